@@ -1,0 +1,326 @@
+"""Client and AsyncClient.
+
+Both classes share one definition per endpoint: each method forwards to the
+native core, which blocks (``Client``, with the GIL released) or returns an
+awaitable (``AsyncClient``) depending on how it was built. Typed signatures
+for each class are in ``_client.pyi``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Iterable
+
+from . import _native
+from .errors import TransportError
+
+__all__ = ["Client", "AsyncClient", "SearchIterator"]
+
+
+class SearchIterator:
+    """Lazily walks search pages (``search_after`` from the last hit's ``sort``).
+
+    Iterate with ``for`` (``Client``) or ``async for`` (``AsyncClient``).
+    ``total``, ``has_more`` and ``search_after`` are known once the first page
+    is read; ``search_after`` is the cursor after the last hit handed out, so a
+    new search with it resumes exactly there. ``count()`` asks for the total
+    only (a ``size=0`` request).
+    """
+
+    __slots__ = ("_cursor", "_buf", "_limit", "_yielded", "_last_sort", "_kind")
+
+    def __init__(self, cursor: Any, limit: int | None, kind: str = "search") -> None:
+        self._cursor = cursor
+        self._buf: deque[Any] = deque()
+        self._limit = limit
+        self._yielded = 0
+        self._last_sort: list[Any] | None = None
+        self._kind = kind
+
+    # -- state
+
+    @property
+    def total(self) -> int | None:
+        """Hits matching the query: exact up to 10,000, then a floor (see ``has_more``)."""
+        return self._cursor.total  # type: ignore[no-any-return]
+
+    @property
+    def has_more(self) -> bool | None:
+        """True when more than 10,000 hits match (``total`` is then a floor)."""
+        return self._cursor.has_more  # type: ignore[no-any-return]
+
+    @property
+    def search_after(self) -> str | None:
+        """The cursor to resume from: after the last hit handed out."""
+        if self._last_sort:
+            return ",".join(str(v) for v in self._last_sort)
+        return self._cursor.search_after if not self._buf else None
+
+    @property
+    def fetched(self) -> int:
+        """Hits handed out so far."""
+        return self._yielded
+
+    def count(self) -> Any:
+        """The number of matching hits (an int, or an awaitable with AsyncClient)."""
+        return self._cursor.count()
+
+    def _exhausted(self) -> bool:
+        return self._limit is not None and self._yielded >= self._limit
+
+    def _take(self) -> Any:
+        hit = self._buf.popleft()
+        self._yielded += 1
+        sort = getattr(hit, "sort", None)
+        if sort:
+            self._last_sort = sort
+        return hit
+
+    # -- sync iteration
+
+    def __iter__(self) -> SearchIterator:
+        if self._cursor.is_async:
+            raise TypeError("this iterator belongs to an AsyncClient: use 'async for'")
+        return self
+
+    def __next__(self) -> Any:
+        if self._exhausted():
+            raise StopIteration
+        while not self._buf:
+            if self._cursor.done:
+                raise StopIteration
+            page = self._cursor.next_page()
+            if page is None:
+                raise StopIteration
+            self._buf.extend(page)
+        return self._take()
+
+    # -- async iteration
+
+    def __aiter__(self) -> SearchIterator:
+        if not self._cursor.is_async:
+            raise TypeError("this iterator belongs to a Client: use 'for'")
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._exhausted():
+            raise StopAsyncIteration
+        while not self._buf:
+            if self._cursor.done:
+                raise StopAsyncIteration
+            page = await self._cursor.next_page()
+            if page is None:
+                raise StopAsyncIteration
+            self._buf.extend(page)
+        return self._take()
+
+    def __repr__(self) -> str:
+        return (
+            f"SearchIterator({self._kind}, fetched={self._yielded}, total={self.total}, "
+            f"has_more={self.has_more}, search_after={self.search_after!r})"
+        )
+
+
+class _BaseClient:
+    _is_async = False
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        user_agent: str | None = None,
+        proxy: str | None = None,
+        verify: bool = True,
+        fail_fast: bool = False,
+    ) -> None:
+        self._closed = False
+        self._core = _native.Core(
+            api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            user_agent=user_agent,
+            proxy=proxy,
+            verify=verify,
+            fail_fast=fail_fast,
+            is_async=self._is_async,
+        )
+
+    @property
+    def _c(self) -> Any:
+        if self._closed:
+            raise TransportError("the client is closed")
+        return self._core
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url  # type: ignore[no-any-return]
+
+    @property
+    def timeout(self) -> float:
+        return self._core.timeout  # type: ignore[no-any-return]
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def rate_limits(self) -> list[dict[str, Any]]:
+        """The latest X-Rate-Limit-* values seen, one dict per action."""
+        return self._core.rate_limits()  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        key = "'***'" if self._core.has_api_key else "None"
+        return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={key})"
+
+    # -- account
+
+    def quotas(self) -> Any:
+        return self._c.quotas()
+
+    def user(self) -> Any:
+        return self._c.user()
+
+    # -- scanning
+
+    def scan(
+        self,
+        url: str,
+        *,
+        visibility: str | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> Any:
+        return self._c.scan(
+            url,
+            visibility=visibility,
+            tags=tags,
+            country=country,
+            referer=referer,
+            custom_agent=custom_agent,
+            override_safety=override_safety,
+        )
+
+    def result(self, uuid: str) -> Any:
+        return self._c.result(uuid)
+
+    def wait_for_result(self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0) -> Any:
+        return self._c.wait_for_result(uuid, timeout=timeout, initial_wait=initial_wait, interval=interval)
+
+    def scan_and_wait(
+        self, url: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0, **scan_options: Any
+    ) -> Any:
+        return self._c.scan_and_wait(url, timeout=timeout, initial_wait=initial_wait, interval=interval, **scan_options)
+
+    def bulk_scan(
+        self,
+        urls: Iterable[str],
+        *,
+        wait: bool = True,
+        concurrency: int = 8,
+        progress: Any = False,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        **scan_options: Any,
+    ) -> Any:
+        return self._c.bulk_scan(
+            urls,
+            wait=wait,
+            concurrency=concurrency,
+            progress=progress,
+            timeout=timeout,
+            initial_wait=initial_wait,
+            interval=interval,
+            **scan_options,
+        )
+
+    def results(self, uuids: Iterable[str], *, concurrency: int = 8, progress: Any = False) -> Any:
+        return self._c.results(uuids, concurrency=concurrency, progress=progress)
+
+    def screenshot(self, uuid: str) -> Any:
+        return self._c.screenshot(uuid)
+
+    def dom(self, uuid: str) -> Any:
+        return self._c.dom(uuid)
+
+    def response(self, sha256: str) -> Any:
+        return self._c.response(sha256)
+
+    def set_visibility(self, uuid: str, visibility: str) -> Any:
+        return self._c.set_visibility(uuid, visibility)
+
+    def reset_visibility(self, uuid: str) -> Any:
+        return self._c.reset_visibility(uuid)
+
+    def available_countries(self) -> Any:
+        return self._c.available_countries()
+
+    def user_agents(self) -> Any:
+        return self._c.user_agents()
+
+    # -- search
+
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: str | None = None,
+        collapse: str | None = None,
+    ) -> SearchIterator:
+        cur = self._c.search_cursor(
+            "search", q=q, size=size, limit=limit, search_after=search_after, datasource=datasource, collapse=collapse
+        )
+        return SearchIterator(cur, limit, "search")
+
+    def similar(
+        self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
+    ) -> SearchIterator:
+        cur = self._c.search_cursor("similar", uuid=uuid, q=q, size=size, limit=limit, search_after=search_after)
+        return SearchIterator(cur, limit, "similar")
+
+    def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
+        cur = self._c.search_cursor("phishfeed", q=q, size=size, limit=limit)
+        return SearchIterator(cur, limit, "phishfeed")
+
+
+class Client(_BaseClient):
+    """The blocking client. Use as a context manager to close it on exit."""
+
+    _is_async = False
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncClient(_BaseClient):
+    """The asyncio client: every method returns an awaitable, iterators are async."""
+
+    _is_async = True
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,554 @@
+"""Typed, frozen models of the service's answers.
+
+Every model wraps the JSON the service sent (``raw``) and reads attributes from
+it lazily, in snake_case (the wire ``_id`` is ``id``). Nothing is dropped:
+fields this package does not know are still reachable as attributes (by their
+snake_case or wire name), in ``raw`` and in ``to_dict()``. Models compare by
+value, pickle, and print a short ``repr``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any, Callable, ClassVar
+
+__all__ = [
+    "Model",
+    "Submission",
+    "ScanResult",
+    "Task",
+    "Page",
+    "Verdicts",
+    "Verdict",
+    "EngineVerdicts",
+    "CommunityVerdict",
+    "VerdictBrand",
+    "Stats",
+    "Lists",
+    "Submitter",
+    "SearchHit",
+    "HitStats",
+    "Quotas",
+    "User",
+    "Team",
+    "VisibilityChange",
+    "UserAgentGroup",
+    "ScanOutcome",
+]
+
+_MISSING = object()
+_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _snake(name: str) -> str:
+    return _CAMEL_SPLIT.sub("_", name.lstrip("_")).lower()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+# ---------------------------------------------------------------- converters
+
+
+def _dt(v: Any) -> datetime | None:
+    """ISO 8601 (``...Z``) or epoch milliseconds -> aware datetime in UTC."""
+    if isinstance(v, str) and v:
+        try:
+            d = datetime.fromisoformat(v.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return datetime.fromtimestamp(v / 1000.0, tz=timezone.utc)
+    return None
+
+
+def _int(v: Any) -> int | None:
+    """Numbers may come as null, floats or numeric strings."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v)
+    if isinstance(v, str):
+        try:
+            return int(float(v))
+        except ValueError:
+            return None
+    return None
+
+
+def _float(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
+def _list(v: Any) -> list[Any]:
+    """``{}`` or null where a list is expected reads as an empty list."""
+    return list(v) if isinstance(v, list) else []
+
+
+def _model(cls: type[Model]) -> Callable[[Any], Any]:
+    def conv(v: Any) -> Any:
+        return cls(v) if isinstance(v, dict) else None
+
+    return conv
+
+
+def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
+    def conv(v: Any) -> list[Any]:
+        return [cls(x) if isinstance(x, dict) else x for x in _list(v)]
+
+    return conv
+
+
+_Field = tuple[str, Callable[[Any], Any] | None]
+
+
+class Model:
+    """Base class: a frozen, lazily decoded view of one JSON object."""
+
+    __slots__ = ("_raw", "_cache")
+    # attribute -> (wire path, converter); a path may be dotted ("task.uuid").
+    _fields: ClassVar[dict[str, _Field]] = {}
+    # attributes shown by repr (default: the first few fields)
+    _repr_fields: ClassVar[tuple[str, ...]] = ()
+
+    _raw: dict[str, Any]
+    _cache: dict[str, Any]
+
+    def __init__(self, raw: dict[str, Any] | None = None) -> None:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise TypeError(f"{type(self).__name__} wraps a JSON object (dict), got {type(raw).__name__}")
+        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_cache", {})
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_raw", "_cache"):
+            raise AttributeError(name)
+        cache = self._cache
+        if name in cache:
+            return cache[name]
+        spec = type(self)._fields.get(name)
+        if spec is not None:
+            wire, conv = spec
+            value = self._lookup(wire)
+            value = None if value is _MISSING else value
+            if conv is not None:
+                value = conv(value)
+        else:
+            value = self._unknown(name)
+        cache[name] = value
+        return value
+
+    def _lookup(self, path: str) -> Any:
+        cur: Any = self._raw
+        for part in path.split("."):
+            if not isinstance(cur, dict) or part not in cur:
+                return _MISSING
+            cur = cur[part]
+        return cur
+
+    def _unknown(self, name: str) -> Any:
+        raw = self._raw
+        for key in (name, _camel(name), "_" + name):
+            if key in raw:
+                return raw[key]
+        for key in raw:
+            if _snake(key) == name:
+                return raw[key]
+        raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The wire JSON as the service sent it."""
+        return self._raw
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the wire JSON (camelCase keys, unknown fields included)."""
+        return copy.deepcopy(self._raw)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._raw == other._raw  # type: ignore[attr-defined, no-any-return]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, json.dumps(self._raw, sort_keys=True, default=str)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self._raw,))
+
+    def __copy__(self) -> Model:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Model:
+        return type(self)(copy.deepcopy(self._raw, memo))
+
+    def __dir__(self) -> list[str]:
+        names = set(super().__dir__()) | set(type(self)._fields)
+        names.update(_snake(k) for k in self._raw)
+        return sorted(names)
+
+    def __repr__(self) -> str:
+        fields = self._repr_fields or tuple(type(self)._fields)[:4]
+        parts = []
+        for f in fields:
+            v = getattr(self, f)
+            if isinstance(v, Model):
+                continue
+            r = repr(v)
+            parts.append(f"{f}={r if len(r) <= 80 else r[:77] + '...'}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    @classmethod
+    def fields(cls) -> tuple[str, ...]:
+        """The documented fields of this model (others are reachable too)."""
+        return tuple(cls._fields)
+
+
+def _f(wire: str, conv: Callable[[Any], Any] | None = None) -> _Field:
+    return (wire, conv)
+
+
+# ---------------------------------------------------------------- scanning
+
+
+class Submission(Model):
+    """The answer to a scan submission."""
+
+    __slots__ = ()
+    _fields = {
+        "uuid": _f("uuid"),
+        "visibility": _f("visibility"),
+        "url": _f("url"),
+        "country": _f("country"),
+        "message": _f("message"),
+        "result": _f("result"),
+        "api": _f("api"),
+        "options": _f("options"),
+    }
+    _repr_fields = ("uuid", "url", "visibility", "country")
+
+
+class VisibilityChange(Model):
+    __slots__ = ()
+    _fields = {"uuid": _f("uuid"), "message": _f("message"), "visibility": _f("visibility")}
+
+
+class UserAgentGroup(Model):
+    __slots__ = ()
+    _fields = {"group": _f("group"), "useragents": _f("useragents", _list), "user_agents": _f("useragents", _list)}
+    _repr_fields = ("group", "useragents")
+
+
+class VerdictBrand(Model):
+    __slots__ = ()
+    _fields = {"key": _f("key"), "name": _f("name"), "country": _f("country", _list), "vertical": _f("vertical", _list)}
+
+
+def _brands(v: Any) -> list[Any]:
+    # Brands come as objects (schema) or as flat identifiers (older docs).
+    return [VerdictBrand(b) if isinstance(b, dict) else b for b in _list(v)]
+
+
+_VERDICT_FIELDS: dict[str, _Field] = {
+    "score": _f("score", _int),
+    "malicious": _f("malicious"),
+    "has_verdicts": _f("hasVerdicts"),
+    "categories": _f("categories", _list),
+    "brands": _f("brands", _brands),
+    "tags": _f("tags", _list),
+}
+
+
+class Verdict(Model):
+    """A verdict (overall or urlscan): score from -100 (legitimate) to 100 (malicious)."""
+
+    __slots__ = ()
+    _fields = _VERDICT_FIELDS
+    _repr_fields = ("score", "malicious", "categories")
+
+
+class EngineVerdicts(Model):
+    __slots__ = ()
+    _fields = {
+        **_VERDICT_FIELDS,
+        "engines_total": _f("enginesTotal", _int),
+        "malicious_total": _f("maliciousTotal", _int),
+        "benign_total": _f("benignTotal", _int),
+        "malicious_verdicts": _f("maliciousVerdicts", _list),
+        "benign_verdicts": _f("benignVerdicts", _list),
+        "verdicts": _f("verdicts", _list),
+    }
+    _repr_fields = ("score", "malicious", "engines_total")
+
+
+class CommunityVerdict(Model):
+    __slots__ = ()
+    _fields = {
+        **_VERDICT_FIELDS,
+        "votes_total": _f("votesTotal", _int),
+        "votes_malicious": _f("votesMalicious", _int),
+        "votes_benign": _f("votesBenign", _int),
+    }
+    _repr_fields = ("score", "malicious", "votes_total")
+
+
+class Verdicts(Model):
+    __slots__ = ()
+    _fields = {
+        "overall": _f("overall", _model(Verdict)),
+        "urlscan": _f("urlscan", _model(Verdict)),
+        "engines": _f("engines", _model(EngineVerdicts)),
+        "community": _f("community", _model(CommunityVerdict)),
+    }
+
+    def __repr__(self) -> str:
+        o = self.overall
+        return f"Verdicts(overall={o!r})"
+
+
+class Task(Model):
+    __slots__ = ()
+    _fields = {
+        "uuid": _f("uuid"),
+        "time": _f("time", _dt),
+        "url": _f("url"),
+        "domain": _f("domain"),
+        "apex_domain": _f("apexDomain"),
+        "visibility": _f("visibility"),
+        "method": _f("method"),
+        "source": _f("source"),
+        "tags": _f("tags", _list),
+        "report_url": _f("reportURL"),
+        "screenshot_url": _f("screenshotURL"),
+        "dom_url": _f("domURL"),
+        "user_agent": _f("userAgent"),
+        "options": _f("options"),
+    }
+    _repr_fields = ("uuid", "url", "time", "visibility")
+
+
+class Page(Model):
+    __slots__ = ()
+    _fields = {
+        "url": _f("url"),
+        "domain": _f("domain"),
+        "apex_domain": _f("apexDomain"),
+        "ip": _f("ip"),
+        "asn": _f("asn"),
+        "asnname": _f("asnname"),
+        "country": _f("country"),
+        "city": _f("city"),
+        "server": _f("server"),
+        "title": _f("title"),
+        "status": _f("status"),
+        "mime_type": _f("mimeType"),
+        "redirected": _f("redirected"),
+        "ptr": _f("ptr"),
+        "tls_issuer": _f("tlsIssuer"),
+        "tls_valid_days": _f("tlsValidDays", _int),
+        "tls_age_days": _f("tlsAgeDays", _int),
+        "tls_valid_from": _f("tlsValidFrom", _dt),
+        "umbrella_rank": _f("umbrellaRank", _int),
+    }
+    _repr_fields = ("url", "domain", "ip", "country")
+
+
+class Stats(Model):
+    """Statistics of a result (the result API's ``stats``)."""
+
+    __slots__ = ()
+    _fields = {
+        "malicious": _f("malicious", _int),
+        "secure_percentage": _f("securePercentage", _float),
+        "secure_requests": _f("secureRequests", _int),
+        "ipv6_percentage": _f("IPv6Percentage", _float),
+        "ad_blocked": _f("adBlocked", _int),
+        "total_links": _f("totalLinks", _int),
+        "uniq_countries": _f("uniqCountries", _int),
+        "domain_stats": _f("domainStats", _list),
+        "ip_stats": _f("ipStats", _list),
+        "protocol_stats": _f("protocolStats", _list),
+        "reg_domain_stats": _f("regDomainStats", _list),
+        "resource_stats": _f("resourceStats", _list),
+        "server_stats": _f("serverStats", _list),
+        "tls_stats": _f("tlsStats", _list),
+    }
+    _repr_fields = ("malicious", "secure_percentage", "uniq_countries", "total_links")
+
+
+class HitStats(Model):
+    """Statistics of a search hit."""
+
+    __slots__ = ()
+    _fields = {
+        "requests": _f("requests", _int),
+        "uniq_ips": _f("uniqIPs", _int),
+        "uniq_countries": _f("uniqCountries", _int),
+        "data_length": _f("dataLength", _int),
+        "encoded_data_length": _f("encodedDataLength", _int),
+        "console_msgs": _f("consoleMsgs", _int),
+    }
+
+
+class Lists(Model):
+    __slots__ = ()
+    _fields = {
+        "ips": _f("ips", _list),
+        "countries": _f("countries", _list),
+        "asns": _f("asns", _list),
+        "domains": _f("domains", _list),
+        "servers": _f("servers", _list),
+        "urls": _f("urls", _list),
+        "link_domains": _f("linkDomains", _list),
+        "certificates": _f("certificates", _list),
+        "hashes": _f("hashes", _list),
+    }
+
+    def __repr__(self) -> str:
+        return f"Lists(domains={len(self.domains)}, ips={len(self.ips)}, urls={len(self.urls)}, hashes={len(self.hashes)})"
+
+
+class Submitter(Model):
+    __slots__ = ()
+    _fields = {"country": _f("country")}
+
+
+class ScanResult(Model):
+    """A finished scan's result document (GET /api/v1/result/{uuid}/)."""
+
+    __slots__ = ()
+    _fields = {
+        "uuid": _f("task.uuid"),
+        "url": _f("task.url"),
+        "time": _f("task.time", _dt),
+        "task": _f("task", _model(Task)),
+        "page": _f("page", _model(Page)),
+        "verdicts": _f("verdicts", _model(Verdicts)),
+        "stats": _f("stats", _model(Stats)),
+        "lists": _f("lists", _model(Lists)),
+        "submitter": _f("submitter", _model(Submitter)),
+        "meta": _f("meta"),
+        "data": _f("data"),
+        "scanner": _f("scanner"),
+    }
+    _repr_fields = ("uuid", "url", "time")
+
+    @property
+    def malicious(self) -> bool:
+        """True when the overall verdict says malicious."""
+        v = self.verdicts
+        return bool(v is not None and v.overall is not None and v.overall.malicious)
+
+    def __repr__(self) -> str:
+        dom = self.page.domain if self.page is not None else None
+        return f"ScanResult(uuid={self.uuid!r}, url={self.url!r}, domain={dom!r}, malicious={self.malicious})"
+
+
+class SearchHit(Model):
+    """One search hit."""
+
+    __slots__ = ()
+    _fields = {
+        "id": _f("_id"),
+        "score": _f("_score"),
+        "sort": _f("sort", _list),
+        "task": _f("task", _model(Task)),
+        "page": _f("page", _model(Page)),
+        "stats": _f("stats", _model(HitStats)),
+        "verdicts": _f("verdicts", _model(Verdict)),
+        "brand": _f("brand", _brands),
+        "result": _f("result"),
+        "screenshot": _f("screenshot"),
+        "indexed_at": _f("indexedAt", _dt),
+    }
+
+    @property
+    def uuid(self) -> str | None:
+        return self._raw.get("_id") or (self.task.uuid if self.task is not None else None)
+
+    def __repr__(self) -> str:
+        t = self.task
+        p = self.page
+        return (
+            f"SearchHit(id={self.id!r}, url={t.url if t else None!r}, domain={p.domain if p else None!r}, "
+            f"time={t.time.isoformat() if t and t.time else None!r})"
+        )
+
+
+# ---------------------------------------------------------------- account
+
+
+class Quotas(Model):
+    """Quotas: ``limits[action][window]`` with limit, used, remaining and percent."""
+
+    __slots__ = ()
+    _fields = {"scope": _f("scope"), "source": _f("source"), "limits": _f("limits")}
+    _repr_fields = ("scope",)
+
+    def remaining(self, action: str, window: str = "day") -> int | None:
+        """Requests left for an action in a window, or None when unknown."""
+        lim = self._raw.get("limits")
+        w = lim.get(action, {}).get(window) if isinstance(lim, dict) else None
+        return _int(w.get("remaining")) if isinstance(w, dict) else None
+
+
+class Team(Model):
+    __slots__ = ()
+    _fields = {"id": _f("_id"), "name": _f("name"), "slug": _f("slug")}
+
+
+class User(Model):
+    __slots__ = ()
+    _fields = {
+        "username": _f("username"),
+        "email": _f("email"),
+        "created_at": _f("createdAt", _dt),
+        "team": _f("team", _model(Team)),
+        "limits": _f("limits"),
+        "products": _f("products", _list),
+        "features": _f("features", _list),
+    }
+    _repr_fields = ("username", "email", "products")
+
+
+# ---------------------------------------------------------------- batch
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanOutcome:
+    """One URL of a bulk scan: its submission and result, or the error."""
+
+    url: str
+    submission: Submission | None
+    result: ScanResult | None
+    error: BaseException | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,136 @@
+//! Converting core values to Python: JSON bodies become dicts (jiter) wrapped
+//! in the model classes of `urlscan_rs.models`; core errors become the
+//! exception classes of `urlscan_rs.errors`.
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyType};
+
+use crate::core::{ApiErrorKind, Error};
+
+static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+static MAKE_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn models(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    Ok(MODELS
+        .get_or_try_init(py, || py.import("urlscan_rs.models").map(Bound::unbind))?
+        .bind(py))
+}
+
+pub fn model_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    Ok(models(py)?.getattr(name)?.cast_into::<PyType>()?)
+}
+
+/// Parse JSON bytes into Python objects.
+pub fn json<'py>(py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let parser = jiter::PythonParse {
+        cache_mode: jiter::StringCacheMode::Keys,
+        ..Default::default()
+    };
+    parser
+        .python_parse(py, body)
+        .map_err(|e| to_pyerr(py, Error::Decode(format!("invalid JSON: {}", e.description(body)))))
+}
+
+/// A JSON body wrapped in a model class.
+pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let raw = json(py, body)?;
+    model_class(py, class)?.call1((raw,))
+}
+
+/// A list of models from `body[key]` (or the body itself when it is a list).
+pub fn model_list<'py>(py: Python<'py>, class: &str, key: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let raw = json(py, body)?;
+    let items = if let Ok(d) = raw.cast::<PyDict>() {
+        match d.get_item(key)? {
+            Some(v) => v,
+            None => PyList::empty(py).into_any(),
+        }
+    } else {
+        raw
+    };
+    let cls = model_class(py, class)?;
+    let out = PyList::empty(py);
+    // `{}` where a list is expected reads as empty.
+    if let Ok(list) = items.cast::<PyList>() {
+        for item in list.iter() {
+            out.append(cls.call1((item,))?)?;
+        }
+    }
+    Ok(out.into_any())
+}
+
+fn error_class_name(e: &Error) -> &'static str {
+    match e {
+        Error::Validation(_) => "ValidationError",
+        Error::Transport(_) | Error::Closed => "TransportError",
+        Error::Timeout(_) => "RequestTimeout",
+        Error::ScanTimeout { .. } => "ScanTimeoutError",
+        Error::Decode(_) => "DecodeError",
+        Error::Api(a) => match a.kind {
+            ApiErrorKind::BadRequest => "BadRequestError",
+            ApiErrorKind::ScanRefused => "ScanRefusedError",
+            ApiErrorKind::Authentication => "AuthenticationError",
+            ApiErrorKind::PermissionDenied => "PermissionDeniedError",
+            ApiErrorKind::NotFound => "NotFoundError",
+            ApiErrorKind::ScanPending => "ScanPendingError",
+            ApiErrorKind::Gone => "GoneError",
+            ApiErrorKind::RateLimited => "RateLimitError",
+            ApiErrorKind::Server => "ServerError",
+            ApiErrorKind::Other => "APIError",
+        },
+    }
+}
+
+/// The exception instance for a core error (not raised).
+pub fn error_value<'py>(py: Python<'py>, e: Error) -> PyResult<Bound<'py, PyAny>> {
+    let make = MAKE_ERROR
+        .get_or_try_init(py, || {
+            py.import("urlscan_rs.errors")?
+                .getattr("_from_native")
+                .map(Bound::unbind)
+        })?
+        .bind(py);
+    let attrs = PyDict::new(py);
+    match &e {
+        Error::Api(a) => {
+            attrs.set_item("status", a.status)?;
+            attrs.set_item("description", a.description.as_deref())?;
+            attrs.set_item("code", a.code.as_deref())?;
+            let errors = match &a.errors {
+                Some(v) => json(py, v.to_string().as_bytes())?,
+                None => py.None().into_bound(py),
+            };
+            attrs.set_item("errors", errors)?;
+            attrs.set_item("body", a.body.as_str())?;
+            attrs.set_item("method", a.method.as_str())?;
+            attrs.set_item("path", a.path.as_str())?;
+            if let Some(rl) = &a.rate_limit {
+                attrs.set_item("action", rl.action.as_deref())?;
+                attrs.set_item("scope", rl.scope.as_deref())?;
+                attrs.set_item("window", rl.window.as_deref())?;
+                attrs.set_item("limit", rl.limit)?;
+                attrs.set_item("remaining", rl.remaining)?;
+                attrs.set_item("reset", rl.reset.as_deref())?;
+                attrs.set_item("reset_after", rl.reset_after)?;
+            }
+        }
+        Error::ScanTimeout { uuid, timeout } => {
+            attrs.set_item("uuid", uuid.as_str())?;
+            attrs.set_item("timeout", *timeout)?;
+        }
+        _ => {}
+    }
+    let message = match &e {
+        Error::Api(a) => a.message.clone(),
+        other => other.to_string(),
+    };
+    let detail = e.to_string();
+    make.call1((error_class_name(&e), message, detail, attrs))
+}
+
+pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
+    match error_value(py, e) {
+        Ok(v) => PyErr::from_value(v),
+        Err(err) => err,
+    }
+}

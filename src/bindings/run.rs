@@ -1,0 +1,65 @@
+//! Running a core future for Python: blocking (sync clients) or as an
+//! awaitable (async clients), with the GIL released while it runs.
+use std::future::Future;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+use super::convert::to_pyerr;
+use crate::core;
+
+/// Turns a core value into a Python object, with the GIL held.
+pub type Conv<T> = Box<dyn for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send>;
+
+pub fn run<T, F>(py: Python<'_>, is_async: bool, fut: F, conv: Conv<T>) -> PyResult<Py<PyAny>>
+where
+    F: Future<Output = core::Result<T>> + Send + 'static,
+    T: Send + 'static,
+{
+    if is_async {
+        let aw = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let out = fut.await;
+            Python::attach(|py| match out {
+                Ok(v) => conv(py, v).map(Bound::unbind),
+                Err(e) => Err(to_pyerr(py, e)),
+            })
+        })?;
+        Ok(aw.unbind())
+    } else {
+        let out = block_on(py, fut)?;
+        match out {
+            Ok(v) => conv(py, v).map(Bound::unbind),
+            Err(e) => Err(to_pyerr(py, e)),
+        }
+    }
+}
+
+/// Block on a future with the GIL released, checking for Ctrl-C (and other
+/// signals) every 50 ms so a long wait can be interrupted.
+pub fn block_on<T, F>(py: Python<'_>, fut: F) -> PyResult<core::Result<T>>
+where
+    F: Future<Output = core::Result<T>> + Send,
+    T: Send,
+{
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "a blocking urlscan_rs call was made from inside a running urlscan_rs task (e.g. a progress callback); use the AsyncClient there",
+        ));
+    }
+    let rt = core::runtime::runtime().map_err(|e| to_pyerr(py, e))?;
+    py.detach(|| {
+        rt.block_on(async {
+            tokio::pin!(fut);
+            let mut tick = tokio::time::interval(Duration::from_millis(50));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    out = &mut fut => return Ok(out),
+                    _ = tick.tick() => {
+                        Python::attach(|py| py.check_signals())?;
+                    }
+                }
+            }
+        })
+    })
+}

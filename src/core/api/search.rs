@@ -1,0 +1,104 @@
+//! Search, structure search (similar) and the phish feed: one page at a time.
+//! `core::paginate` walks the pages.
+use crate::core::client::Client;
+use crate::core::error::{Error, Result};
+use crate::core::models::{Doc, SearchPageHead};
+use crate::core::transport::Req;
+use crate::core::validate;
+
+pub const DATASOURCES: &[&str] = &["scans", "hostnames", "incidents", "notifications", "certificates"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchKind {
+    /// GET /api/v1/search
+    Search,
+    /// GET /api/v1/pro/result/{uuid}/similar/
+    Similar(String),
+    /// GET /api/v1/pro/phishfeed (deprecated by the service)
+    Phishfeed,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchParams {
+    pub kind: SearchKind,
+    pub q: Option<String>,
+    /// Page size asked for (the service clamps it to the account's maximum).
+    pub size: u64,
+    /// Stop after this many hits in all.
+    pub limit: Option<u64>,
+    pub search_after: Option<String>,
+    pub datasource: Option<String>,
+    pub collapse: Option<String>,
+}
+
+impl SearchParams {
+    pub fn new(kind: SearchKind) -> SearchParams {
+        SearchParams {
+            kind,
+            q: None,
+            size: 100,
+            limit: None,
+            search_after: None,
+            datasource: None,
+            collapse: None,
+        }
+    }
+
+    /// Check every rule once, before the first request.
+    pub fn validated(mut self) -> Result<SearchParams> {
+        if let SearchKind::Similar(id) = &self.kind {
+            self.kind = SearchKind::Similar(validate::uuid("uuid", id)?);
+        }
+        if self.size == 0 {
+            return Err(Error::Validation("size must be a positive integer, got 0".into()));
+        }
+        if self.size > 10_000 {
+            return Err(Error::Validation(format!(
+                "size must be at most 10000 (the service's largest page), got {}",
+                self.size
+            )));
+        }
+        if self.limit == Some(0) {
+            return Err(Error::Validation("limit must be a positive integer, got 0".into()));
+        }
+        if let Some(sa) = &self.search_after {
+            self.search_after = Some(validate::search_after(sa)?);
+        }
+        if let Some(ds) = &self.datasource {
+            let l = ds.trim().to_ascii_lowercase();
+            if !DATASOURCES.contains(&l.as_str()) {
+                return Err(Error::Validation(format!(
+                    "datasource must be one of {}, got {ds:?}",
+                    DATASOURCES.join(", ")
+                )));
+            }
+            self.datasource = Some(l);
+        }
+        Ok(self)
+    }
+}
+
+impl Client {
+    /// One page of hits. `size` 0 asks for the total only.
+    pub async fn search_page(
+        &self,
+        p: &SearchParams,
+        size: u64,
+        search_after: Option<&str>,
+    ) -> Result<Doc<SearchPageHead>> {
+        let path = match &p.kind {
+            SearchKind::Search => "/api/v1/search/".to_string(),
+            SearchKind::Similar(id) => format!("/api/v1/pro/result/{id}/similar/"),
+            SearchKind::Phishfeed => "/api/v1/pro/phishfeed".to_string(),
+        };
+        let q = p.q.as_deref().filter(|q| !q.trim().is_empty());
+        let req = Req::get(path)
+            .query_opt("q", q)
+            .query("size", size)
+            .query_opt("search_after", search_after)
+            .query_opt("datasource", p.datasource.as_deref())
+            .query_opt("collapse", p.collapse.as_deref())
+            .action("search");
+        self.doc(req, "search page").await
+    }
+}

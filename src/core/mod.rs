@@ -1,0 +1,14 @@
+//! The pure Rust client: no Python in here, usable and testable from Rust.
+pub mod api;
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod models;
+pub mod paginate;
+pub mod runtime;
+pub mod transport;
+pub mod validate;
+
+pub use client::Client;
+pub use config::Config;
+pub use error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};

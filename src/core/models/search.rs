@@ -1,0 +1,44 @@
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{lenient_u64, list_or_empty};
+
+/// What pagination needs of a search page.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchPageHead {
+    #[serde(default, deserialize_with = "list_or_empty")]
+    pub results: Vec<SearchHitHead>,
+    #[serde(default, deserialize_with = "lenient_u64")]
+    pub total: Option<u64>,
+    #[serde(default)]
+    pub has_more: Option<bool>,
+    #[serde(default, deserialize_with = "lenient_u64")]
+    pub took: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchHitHead {
+    #[serde(default, rename = "_id")]
+    pub id: Option<String>,
+    #[serde(default, deserialize_with = "list_or_empty")]
+    pub sort: Vec<Value>,
+}
+
+impl SearchHitHead {
+    /// The cursor for the next page: the sort values joined by commas.
+    pub fn cursor(&self) -> Option<String> {
+        if self.sort.is_empty() {
+            return None;
+        }
+        Some(
+            self.sort
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+    }
+}

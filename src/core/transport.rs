@@ -1,0 +1,492 @@
+//! Sending requests: headers, retries with backoff, rate-limit bookkeeping and
+//! the mapping of non-2xx answers to typed errors.
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use rand::Rng;
+use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::Method;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use crate::core::config::Config;
+use crate::core::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
+
+/// One request, described before it is sent (so it can be re-sent on retry).
+#[derive(Debug, Clone)]
+pub struct Req {
+    pub method: Method,
+    /// Path below the base URL, already validated/percent-encoded.
+    pub path: String,
+    pub query: Vec<(&'static str, String)>,
+    pub body: Option<Value>,
+    /// The rate-limit action this request counts against, where known.
+    pub action: Option<String>,
+}
+
+impl Req {
+    pub fn get(path: impl Into<String>) -> Req {
+        Req {
+            method: Method::GET,
+            path: path.into(),
+            query: Vec::new(),
+            body: None,
+            action: None,
+        }
+    }
+    pub fn new(method: Method, path: impl Into<String>) -> Req {
+        Req {
+            method,
+            ..Req::get(path)
+        }
+    }
+    pub fn query(mut self, k: &'static str, v: impl ToString) -> Req {
+        self.query.push((k, v.to_string()));
+        self
+    }
+    pub fn query_opt(self, k: &'static str, v: Option<impl ToString>) -> Req {
+        match v {
+            Some(v) => self.query(k, v),
+            None => self,
+        }
+    }
+    pub fn json(mut self, body: Value) -> Req {
+        self.body = Some(body);
+        self
+    }
+    pub fn action(mut self, a: impl Into<String>) -> Req {
+        self.action = Some(a.into());
+        self
+    }
+    fn idempotent(&self) -> bool {
+        self.method != Method::POST
+    }
+    fn display_path(&self) -> String {
+        if self.query.is_empty() {
+            return self.path.clone();
+        }
+        let q = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(self.query.iter().map(|(k, v)| (*k, v.as_str())))
+            .finish();
+        format!("{}?{}", self.path, q)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// Rate-limit state per action, shared by every request of one client.
+#[derive(Debug, Clone)]
+struct LimitState {
+    info: RateLimitInfo,
+    reset_at: Option<Instant>,
+}
+
+pub struct Transport {
+    pub(crate) cfg: Config,
+    http: reqwest::Client,
+    limits: Arc<Mutex<HashMap<String, LimitState>>>,
+    /// Bounds requests in flight for batch jobs; waits between polls hold no permit.
+    pub(crate) gate: Option<Arc<Semaphore>>,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("base_url", &self.cfg.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transport {
+    pub fn new(cfg: Config) -> Result<Transport> {
+        let origin = url::Url::parse(&cfg.base_url)
+            .map_err(|e| Error::Validation(e.to_string()))?
+            .origin();
+        // Follow redirects only within the base URL's origin, so the API key
+        // header never travels to another host.
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= 10 {
+                attempt.error("too many redirects")
+            } else if attempt.url().origin() == origin {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        });
+        let mut b = reqwest::Client::builder()
+            .timeout(cfg.timeout)
+            .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
+            .user_agent(cfg.user_agent.clone())
+            .redirect(policy)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .tls_danger_accept_invalid_certs(!cfg.verify);
+        if let Some(p) = &cfg.proxy {
+            let proxy = reqwest::Proxy::all(p)
+                .map_err(|e| Error::Validation(format!("invalid proxy {p:?}: {e}")))?;
+            b = b.proxy(proxy);
+        }
+        let http = b
+            .build()
+            .map_err(|e| Error::Transport(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Transport {
+            cfg,
+            http,
+            limits: Arc::new(Mutex::new(HashMap::new())),
+            gate: None,
+        })
+    }
+
+    /// The same pool and rate-limit state, with requests in flight bounded by `gate`.
+    pub fn with_gate(&self, gate: Arc<Semaphore>) -> Transport {
+        Transport {
+            cfg: self.cfg.clone(),
+            http: self.http.clone(),
+            limits: Arc::clone(&self.limits),
+            gate: Some(gate),
+        }
+    }
+
+    /// The rate limits seen so far, per action.
+    pub fn rate_limits(&self) -> Vec<RateLimitInfo> {
+        let mut v: Vec<_> = self
+            .limits
+            .lock()
+            .unwrap()
+            .values()
+            .map(|s| s.info.clone())
+            .collect();
+        v.sort_by(|a, b| a.action.cmp(&b.action));
+        v
+    }
+
+    /// Send with retries; a non-2xx answer becomes `Error::Api`.
+    pub async fn send(&self, req: &Req) -> Result<Resp> {
+        let resp = self.send_raw(req).await?;
+        if (200..300).contains(&resp.status) || (300..400).contains(&resp.status) {
+            Ok(resp)
+        } else {
+            Err(api_error(req, &resp))
+        }
+    }
+
+    /// Send with retries and return whatever status came last.
+    pub async fn send_raw(&self, req: &Req) -> Result<Resp> {
+        let mut attempt: u32 = 0;
+        loop {
+            self.wait_for_quota(req).await?;
+            let outcome = self.send_once(req).await;
+            let retry_in = match &outcome {
+                Ok(r) => self.retry_delay_for_status(req, r, attempt),
+                Err(e) => retry_delay_for_error(req, e, attempt),
+            };
+            match retry_in {
+                Some(delay) if attempt < self.cfg.max_retries => {
+                    let why = match &outcome {
+                        Ok(r) => format!("HTTP {}", r.status),
+                        Err(e) => e.to_string(),
+                    };
+                    log::info!(
+                        "retrying {} {} in {:.2}s after {} (attempt {} of {})",
+                        req.method,
+                        req.path,
+                        delay.as_secs_f64(),
+                        why,
+                        attempt + 1,
+                        self.cfg.max_retries
+                    );
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                }
+                _ => return outcome,
+            }
+        }
+    }
+
+    async fn send_once(&self, req: &Req) -> Result<Resp> {
+        let _permit = match &self.gate {
+            Some(g) => Some(g.acquire().await.map_err(|_| Error::Closed)?),
+            None => None,
+        };
+        let url = format!("{}{}", self.cfg.base_url, req.path);
+        let mut rb = self.http.request(req.method.clone(), &url);
+        if !req.query.is_empty() {
+            rb = rb.query(&req.query);
+        }
+        if let Some(key) = &self.cfg.api_key {
+            let mut v = HeaderValue::from_str(key.expose())
+                .map_err(|_| Error::Validation("the API key holds characters that cannot go in an HTTP header".into()))?;
+            v.set_sensitive(true);
+            rb = rb.header("API-Key", v);
+        }
+        if let Some(body) = &req.body {
+            let bytes = serde_json::to_vec(body).map_err(|e| Error::Validation(e.to_string()))?;
+            rb = rb
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(bytes);
+        }
+        let started = Instant::now();
+        let resp = rb.send().await.map_err(map_reqwest_error)?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = read_capped(resp, self.cfg.max_body_bytes).await?;
+        log::debug!(
+            "{} {} -> {} ({} bytes, {:.1} ms)",
+            req.method,
+            req.display_path(),
+            status,
+            body.len(),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        if let Some(info) = parse_rate_limit(&headers) {
+            self.record_limit(info, status);
+        }
+        Ok(Resp {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    fn record_limit(&self, info: RateLimitInfo, status: u16) {
+        let Some(action) = info.action.clone() else {
+            return;
+        };
+        let reset_at = info
+            .reset_after
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+        let mut remaining_info = info;
+        if status == 429 {
+            remaining_info.remaining = Some(0);
+        }
+        self.limits.lock().unwrap().insert(
+            action,
+            LimitState {
+                info: remaining_info,
+                reset_at,
+            },
+        );
+    }
+
+    /// Block (or fail fast) while the action's window is known to be spent.
+    async fn wait_for_quota(&self, req: &Req) -> Result<()> {
+        let Some(action) = &req.action else {
+            return Ok(());
+        };
+        let state = self.limits.lock().unwrap().get(action).cloned();
+        let Some(state) = state else { return Ok(()) };
+        if state.info.remaining != Some(0) {
+            return Ok(());
+        }
+        let Some(reset_at) = state.reset_at else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        if reset_at <= now {
+            return Ok(());
+        }
+        if self.cfg.fail_fast {
+            return Err(Error::Api(Box::new(ApiError {
+                kind: ApiErrorKind::RateLimited,
+                status: 429,
+                message: format!(
+                    "rate limit for action {action:?} is spent until its window resets (not sent)"
+                ),
+                description: None,
+                code: None,
+                errors: None,
+                body: String::new(),
+                method: req.method.to_string(),
+                path: req.display_path(),
+                rate_limit: Some(state.info),
+            })));
+        }
+        let wait = reset_at - now;
+        log::info!(
+            "rate limit for {action:?} spent; waiting {:.2}s for the window to reset",
+            wait.as_secs_f64()
+        );
+        tokio::time::sleep(wait).await;
+        Ok(())
+    }
+
+    fn retry_delay_for_status(&self, req: &Req, r: &Resp, attempt: u32) -> Option<Duration> {
+        match r.status {
+            429 if !self.cfg.fail_fast => Some(
+                header_f64(&r.headers, "x-rate-limit-reset-after")
+                    .or_else(|| header_f64(&r.headers, "retry-after"))
+                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+                    .unwrap_or_else(|| backoff(attempt)),
+            ),
+            502..=504 if req.idempotent() => Some(backoff(attempt)),
+            // A 503 that says when to come back did not process the request.
+            503 => header_f64(&r.headers, "retry-after")
+                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0))),
+            _ => None,
+        }
+    }
+}
+
+fn retry_delay_for_error(req: &Req, e: &Error, attempt: u32) -> Option<Duration> {
+    match e {
+        // A POST is re-sent only when it surely never reached the server.
+        Error::Transport(msg) if req.idempotent() || msg.starts_with("connect") => {
+            Some(backoff(attempt))
+        }
+        Error::Timeout(_) if req.idempotent() => Some(backoff(attempt)),
+        _ => None,
+    }
+}
+
+/// Exponential backoff with full jitter, capped.
+fn backoff(attempt: u32) -> Duration {
+    let cap = (0.25 * 2f64.powi(attempt.min(8) as i32)).min(20.0);
+    let secs = rand::rng().random_range(cap / 2.0..=cap);
+    Duration::from_secs_f64(secs)
+}
+
+fn map_reqwest_error(e: reqwest::Error) -> Error {
+    // reqwest's Display holds the URL but never headers, so the key cannot leak.
+    let msg = error_chain(&e);
+    if e.is_timeout() {
+        Error::Timeout(msg)
+    } else if e.is_connect() {
+        Error::Transport(format!("connect: {msg}"))
+    } else {
+        Error::Transport(msg)
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+async fn read_capped(mut resp: reqwest::Response, cap: usize) -> Result<Bytes> {
+    if let Some(len) = resp.content_length() {
+        if len as usize > cap {
+            return Err(Error::Decode(format!(
+                "response body of {len} bytes exceeds the limit of {cap} bytes"
+            )));
+        }
+    }
+    let mut buf = bytes::BytesMut::new();
+    while let Some(chunk) = resp.chunk().await.map_err(map_reqwest_error)? {
+        if buf.len() + chunk.len() > cap {
+            return Err(Error::Decode(format!(
+                "response body exceeds the limit of {cap} bytes"
+            )));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+fn header_f64(h: &HeaderMap, name: &str) -> Option<f64> {
+    header_str(h, name)
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|f| f.is_finite())
+}
+
+pub fn parse_rate_limit(h: &HeaderMap) -> Option<RateLimitInfo> {
+    let info = RateLimitInfo {
+        scope: header_str(h, "x-rate-limit-scope").map(String::from),
+        action: header_str(h, "x-rate-limit-action").map(String::from),
+        window: header_str(h, "x-rate-limit-window").map(String::from),
+        limit: header_str(h, "x-rate-limit-limit").and_then(|s| s.parse().ok()),
+        remaining: header_str(h, "x-rate-limit-remaining").and_then(|s| s.parse().ok()),
+        reset: header_str(h, "x-rate-limit-reset").map(String::from),
+        reset_after: header_f64(h, "x-rate-limit-reset-after"),
+    };
+    (info.action.is_some() || info.limit.is_some()).then_some(info)
+}
+
+/// Turn a non-2xx response into the typed error, reading the service's envelope
+/// (`message`, `description`, `status`, `code`, `errors`) where there is one.
+pub fn api_error(req: &Req, r: &Resp) -> Error {
+    let text = String::from_utf8_lossy(&r.body).into_owned();
+    let json: Option<Value> = serde_json::from_slice(&r.body).ok();
+    let field = |k: &str| -> Option<String> {
+        json.as_ref()?
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(String::from)
+    };
+    let first_error = |k: &str| -> Option<String> {
+        json.as_ref()?
+            .get("errors")?
+            .get(0)?
+            .get(k)?
+            .as_str()
+            .map(String::from)
+    };
+    let message = field("message")
+        .or_else(|| field("warning"))
+        .or_else(|| first_error("title"))
+        .unwrap_or_else(|| {
+            let snippet: String = text.trim().chars().take(200).collect();
+            if snippet.is_empty() || snippet.starts_with('<') {
+                http_reason(r.status).to_string()
+            } else {
+                snippet
+            }
+        });
+    let description = field("description")
+        .or_else(|| first_error("detail"))
+        .or_else(|| first_error("description"));
+    let code = field("code");
+    let kind = match r.status {
+        400 if req.method == Method::POST
+            && req.path.starts_with("/api/v1/scan")
+            && code.as_deref() != Some("validationerror") =>
+        {
+            ApiErrorKind::ScanRefused
+        }
+        400 => ApiErrorKind::BadRequest,
+        401 => ApiErrorKind::Authentication,
+        403 => ApiErrorKind::PermissionDenied,
+        404 if message.to_ascii_lowercase().contains("not finished") => {
+            ApiErrorKind::ScanPending
+        }
+        404 => ApiErrorKind::NotFound,
+        410 => ApiErrorKind::Gone,
+        429 => ApiErrorKind::RateLimited,
+        500..=599 => ApiErrorKind::Server,
+        _ => ApiErrorKind::Other,
+    };
+    Error::Api(Box::new(ApiError {
+        kind,
+        status: r.status,
+        message,
+        description,
+        code,
+        errors: json.as_ref().and_then(|j| j.get("errors").cloned()),
+        body: text,
+        method: req.method.to_string(),
+        path: req.display_path(),
+        rate_limit: parse_rate_limit(&r.headers),
+    }))
+}
+
+fn http_reason(status: u16) -> &'static str {
+    reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("HTTP error")
+}

@@ -1,0 +1,342 @@
+//! The emulator's state: API keys, scans (seeded corpus and submissions), the
+//! clock, rate limits and the search index.
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+
+use super::content::{self, ScanSpec};
+use super::query::Query;
+use super::ratelimit::{Limits, RateLimiter};
+
+/// Latency added before answers, per endpoint group ("scan", "result",
+/// "search", "screenshot", "dom", "responses", ...), with a default.
+#[derive(Debug, Clone, Default)]
+pub struct Latency {
+    pub default: f64,
+    pub groups: HashMap<String, f64>,
+}
+
+impl Latency {
+    pub fn for_group(&self, g: &str) -> f64 {
+        self.groups.get(g).copied().unwrap_or(self.default)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EmulatorConfig {
+    pub host: String,
+    pub port: u16,
+    pub scans: usize,
+    pub seed: u64,
+    /// Seconds of emulator time from submission until a scan is finished.
+    pub scan_duration: f64,
+    pub latency: Latency,
+    pub rate_limits: HashMap<String, Limits>,
+}
+
+impl Default for EmulatorConfig {
+    fn default() -> Self {
+        EmulatorConfig {
+            host: "127.0.0.1".into(),
+            port: 0,
+            scans: 1000,
+            seed: 0,
+            scan_duration: 10.0,
+            latency: Latency::default(),
+            rate_limits: super::ratelimit::default_limits(),
+        }
+    }
+}
+
+/// The kinds of keys the emulator issues, and what each may do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyInfo {
+    pub kind: &'static str,
+    pub user: String,
+    pub email: String,
+    pub team: Option<String>,
+    pub premium: bool,
+    /// The `readwrite` scope; a read-only key lacks it.
+    pub readwrite: bool,
+}
+
+/// Who is calling.
+#[derive(Debug, Clone)]
+pub enum Caller {
+    Anonymous,
+    Key(KeyInfo),
+}
+
+impl Caller {
+    pub fn key(&self) -> Option<&KeyInfo> {
+        match self {
+            Caller::Key(k) => Some(k),
+            Caller::Anonymous => None,
+        }
+    }
+    pub fn premium(&self) -> bool {
+        self.key().is_some_and(|k| k.premium)
+    }
+    /// The rate-limit subject: the user, or the (loopback) address.
+    pub fn subject(&self) -> String {
+        match self {
+            Caller::Key(k) => format!("user:{}", k.user),
+            Caller::Anonymous => "ip:127.0.0.1".into(),
+        }
+    }
+    pub fn anonymous(&self) -> bool {
+        matches!(self, Caller::Anonymous)
+    }
+}
+
+/// One scan: seeded (no owner) or submitted through the API.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub spec: ScanSpec,
+    pub owner: Option<String>,
+    pub team: Option<String>,
+    pub original_visibility: String,
+    /// Current visibility; "deleted" once deleted.
+    pub visibility: String,
+    pub finish_ms: i64,
+    pub doc: Value,
+    /// The search-hit JSON, serialized once.
+    pub hit: String,
+}
+
+impl Entry {
+    pub fn finished(&self, now: i64) -> bool {
+        now >= self.finish_ms
+    }
+    pub fn deleted(&self) -> bool {
+        self.visibility == "deleted"
+    }
+    /// Owner or owner's team.
+    pub fn owned_by(&self, c: &Caller) -> bool {
+        let Some(k) = c.key() else { return false };
+        self.owner.as_deref() == Some(k.user.as_str())
+            || (self.team.is_some() && self.team == k.team)
+    }
+    /// Searchable by this caller: public scans of anyone, others of the owner and team.
+    pub fn searchable_by(&self, c: &Caller) -> bool {
+        self.visibility == "public" || (!self.deleted() && self.owned_by(c))
+    }
+    /// Readable by uuid: unlisted scans are readable with their id, private
+    /// ones only by owner and team.
+    pub fn readable_by(&self, c: &Caller) -> bool {
+        match self.visibility.as_str() {
+            "private" => self.owned_by(c),
+            _ => true,
+        }
+    }
+}
+
+type SortKey = (Reverse<i64>, Reverse<String>);
+
+#[derive(Debug, Default)]
+pub struct Store {
+    /// Newest first, by (time, uuid) descending: the service's sort order.
+    pub by_time: BTreeMap<SortKey, Entry>,
+    pub time_of: HashMap<String, i64>,
+    /// Response hash -> uuid of a scan that holds it.
+    pub hashes: HashMap<String, String>,
+}
+
+impl Store {
+    pub fn get(&self, uuid: &str) -> Option<&Entry> {
+        let t = *self.time_of.get(uuid)?;
+        self.by_time.get(&(Reverse(t), Reverse(uuid.to_string())))
+    }
+    pub fn get_mut(&mut self, uuid: &str) -> Option<&mut Entry> {
+        let t = *self.time_of.get(uuid)?;
+        self.by_time.get_mut(&(Reverse(t), Reverse(uuid.to_string())))
+    }
+    pub fn insert(&mut self, e: Entry) {
+        for h in e.doc.get("hash").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(h) = h.as_str() {
+                self.hashes.entry(h.to_string()).or_insert_with(|| e.spec.uuid.clone());
+            }
+        }
+        self.time_of.insert(e.spec.uuid.clone(), e.spec.time_ms);
+        self.by_time.insert((Reverse(e.spec.time_ms), Reverse(e.spec.uuid.clone())), e);
+    }
+}
+
+/// A page of search results.
+pub struct Page {
+    pub hits: Vec<String>,
+    pub total: u64,
+    pub has_more: bool,
+}
+
+pub const TOTAL_CAP: u64 = 10_000;
+
+pub struct AppState {
+    pub cfg: EmulatorConfig,
+    pub base_url: String,
+    pub keys: Vec<(String, KeyInfo)>,
+    clock_offset_ms: AtomicI64,
+    pub store: Mutex<Store>,
+    pub limiter: Mutex<RateLimiter>,
+    pub submissions: AtomicU64,
+    pub requests: AtomicU64,
+}
+
+fn wall_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+impl AppState {
+    pub fn new(cfg: EmulatorConfig, base_url: String) -> AppState {
+        let keys = make_keys(cfg.seed);
+        let limiter = RateLimiter::new(cfg.rate_limits.clone());
+        let st = AppState {
+            base_url,
+            keys,
+            clock_offset_ms: AtomicI64::new(0),
+            store: Mutex::new(Store::default()),
+            limiter: Mutex::new(limiter),
+            submissions: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
+            cfg,
+        };
+        let now = st.now_ms();
+        let mut store = st.store.lock().unwrap();
+        for spec in content::corpus(st.cfg.seed, st.cfg.scans, now) {
+            let e = st.entry(spec, None, None, 0);
+            store.insert(e);
+        }
+        drop(store);
+        st
+    }
+
+    /// Emulator time: the wall clock plus whatever `advance` added.
+    pub fn now_ms(&self) -> i64 {
+        wall_ms() + self.clock_offset_ms.load(Ordering::SeqCst)
+    }
+
+    pub fn advance(&self, secs: f64) {
+        self.clock_offset_ms
+            .fetch_add((secs * 1000.0).round() as i64, Ordering::SeqCst);
+    }
+
+    pub fn key_info(&self, key: &str) -> Option<&KeyInfo> {
+        self.keys.iter().find(|(k, _)| k == key).map(|(_, i)| i)
+    }
+
+    pub fn entry(&self, spec: ScanSpec, owner: Option<String>, team: Option<String>, finish_ms: i64) -> Entry {
+        let doc = content::index_doc(&spec);
+        let hit = content::search_hit(&spec, &self.base_url).to_string();
+        Entry {
+            owner,
+            team,
+            original_visibility: spec.visibility.clone(),
+            visibility: spec.visibility.clone(),
+            finish_ms,
+            doc,
+            hit,
+            spec,
+        }
+    }
+
+    /// Re-derive the stored hit after the visibility changed.
+    pub fn refresh_hit(&self, e: &mut Entry) {
+        let mut spec = e.spec.clone();
+        spec.visibility = e.visibility.clone();
+        e.hit = content::search_hit(&spec, &self.base_url).to_string();
+    }
+
+    /// Run a search: `total` counts every match (capped at 10,000, with
+    /// `has_more` beyond); the page holds up to `size` matches after the cursor.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &self,
+        caller: &Caller,
+        query: &Query,
+        extra: &dyn Fn(&Entry) -> bool,
+        size: usize,
+        after: Option<(i64, String)>,
+        collapse: Option<&str>,
+    ) -> Page {
+        let now = self.now_ms();
+        let store = self.store.lock().unwrap();
+        let visible = |e: &Entry| {
+            e.finished(now) && e.searchable_by(caller) && extra(e) && query.matches(&e.doc, now)
+        };
+        let mut total = 0u64;
+        for e in store.by_time.values() {
+            if visible(e) {
+                total += 1;
+                if total > TOTAL_CAP {
+                    break;
+                }
+            }
+        }
+        let mut hits = Vec::new();
+        if size > 0 {
+            let iter: Box<dyn Iterator<Item = &Entry>> = match after {
+                Some((t, id)) => {
+                    let start = (Reverse(t), Reverse(id));
+                    Box::new(
+                        store
+                            .by_time
+                            .range((std::ops::Bound::Excluded(start), std::ops::Bound::Unbounded))
+                            .map(|(_, e)| e),
+                    )
+                }
+                None => Box::new(store.by_time.values()),
+            };
+            let mut seen = std::collections::HashSet::new();
+            for e in iter.filter(|e| visible(e)) {
+                if let Some(field) = collapse {
+                    let key = lookup(&e.doc, field).map(|v| v.to_string()).unwrap_or_default();
+                    if !seen.insert(key) {
+                        continue;
+                    }
+                }
+                hits.push(e.hit.clone());
+                if hits.len() >= size {
+                    break;
+                }
+            }
+        }
+        Page {
+            hits,
+            total: total.min(TOTAL_CAP),
+            has_more: total > TOTAL_CAP,
+        }
+    }
+}
+
+/// A dotted path into a JSON document.
+pub fn lookup<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
+    doc.get(path).or_else(|| path.split('.').try_fold(doc, |v, k| v.get(k)))
+}
+
+/// Keys of every kind, UUID-shaped like the service's, derived from the seed.
+fn make_keys(seed: u64) -> Vec<(String, KeyInfo)> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x6b65_7973);
+    let mut key = || {
+        let b: [u8; 16] = rng.random();
+        uuid::Builder::from_random_bytes(b).into_uuid().to_string()
+    };
+    let info = |kind, user: &str, team: Option<&str>, premium, readwrite| KeyInfo {
+        kind,
+        user: user.into(),
+        email: format!("{user}@example.com"),
+        team: team.map(String::from),
+        premium,
+        readwrite,
+    };
+    vec![
+        (key(), info("premium", "analyst", Some("blue-team"), true, true)),
+        (key(), info("team", "teammate", Some("blue-team"), true, true)),
+        (key(), info("readonly", "analyst", Some("blue-team"), true, false)),
+        (key(), info("free", "free-user", None, false, true)),
+        (key(), info("other", "outsider", Some("red-team"), true, true)),
+    ]
+}

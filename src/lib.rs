@@ -1,0 +1,17 @@
+//! urlscan-rs: a fast, typed client for the urlscan.io API, and a local
+//! emulator of the service. `core` is pure Rust; `bindings` (feature
+//! `python`) is the thin Python layer built by maturin.
+pub mod core;
+pub mod emulator;
+
+#[cfg(feature = "python")]
+mod bindings;
+
+#[cfg(feature = "python")]
+use pyo3::prelude::*;
+
+#[cfg(feature = "python")]
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    bindings::register(m)
+}
