@@ -7,6 +7,9 @@ pub mod emulator;
 #[cfg(feature = "python")]
 mod bindings;
 
+#[cfg(test)]
+mod tests;
+
 #[cfg(feature = "python")]
 use pyo3::prelude::*;
 

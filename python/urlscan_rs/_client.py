@@ -9,7 +9,8 @@ for each class are in ``_client.pyi``.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from . import _native
 from .errors import TransportError
@@ -63,7 +64,12 @@ class SearchIterator:
 
     def count(self) -> Any:
         """The number of matching hits (an int, or an awaitable with AsyncClient)."""
+        if self._cursor.is_async:
+            return self._acount()
         return self._cursor.count()
+
+    async def _acount(self) -> int:
+        return await self._cursor.count()  # type: ignore[no-any-return]
 
     def _exhausted(self) -> bool:
         return self._limit is not None and self._yielded >= self._limit
@@ -149,6 +155,9 @@ class _BaseClient:
             is_async=self._is_async,
         )
 
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self._c, name)(*args, **kwargs)
+
     @property
     def _c(self) -> Any:
         if self._closed:
@@ -179,10 +188,10 @@ class _BaseClient:
     # -- account
 
     def quotas(self) -> Any:
-        return self._c.quotas()
+        return self._call("quotas")
 
     def user(self) -> Any:
-        return self._c.user()
+        return self._call("user")
 
     # -- scanning
 
@@ -197,7 +206,8 @@ class _BaseClient:
         custom_agent: str | None = None,
         override_safety: Any = None,
     ) -> Any:
-        return self._c.scan(
+        return self._call(
+            "scan",
             url,
             visibility=visibility,
             tags=tags,
@@ -208,15 +218,15 @@ class _BaseClient:
         )
 
     def result(self, uuid: str) -> Any:
-        return self._c.result(uuid)
+        return self._call("result", uuid)
 
     def wait_for_result(self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0) -> Any:
-        return self._c.wait_for_result(uuid, timeout=timeout, initial_wait=initial_wait, interval=interval)
+        return self._call("wait_for_result", uuid, timeout=timeout, initial_wait=initial_wait, interval=interval)
 
     def scan_and_wait(
         self, url: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0, **scan_options: Any
     ) -> Any:
-        return self._c.scan_and_wait(url, timeout=timeout, initial_wait=initial_wait, interval=interval, **scan_options)
+        return self._call("scan_and_wait", url, timeout=timeout, initial_wait=initial_wait, interval=interval, **scan_options)
 
     def bulk_scan(
         self,
@@ -230,7 +240,8 @@ class _BaseClient:
         interval: float = 2.0,
         **scan_options: Any,
     ) -> Any:
-        return self._c.bulk_scan(
+        return self._call(
+            "bulk_scan",
             urls,
             wait=wait,
             concurrency=concurrency,
@@ -242,28 +253,28 @@ class _BaseClient:
         )
 
     def results(self, uuids: Iterable[str], *, concurrency: int = 8, progress: Any = False) -> Any:
-        return self._c.results(uuids, concurrency=concurrency, progress=progress)
+        return self._call("results", uuids, concurrency=concurrency, progress=progress)
 
     def screenshot(self, uuid: str) -> Any:
-        return self._c.screenshot(uuid)
+        return self._call("screenshot", uuid)
 
     def dom(self, uuid: str) -> Any:
-        return self._c.dom(uuid)
+        return self._call("dom", uuid)
 
     def response(self, sha256: str) -> Any:
-        return self._c.response(sha256)
+        return self._call("response", sha256)
 
     def set_visibility(self, uuid: str, visibility: str) -> Any:
-        return self._c.set_visibility(uuid, visibility)
+        return self._call("set_visibility", uuid, visibility)
 
     def reset_visibility(self, uuid: str) -> Any:
-        return self._c.reset_visibility(uuid)
+        return self._call("reset_visibility", uuid)
 
     def available_countries(self) -> Any:
-        return self._c.available_countries()
+        return self._call("available_countries")
 
     def user_agents(self) -> Any:
-        return self._c.user_agents()
+        return self._call("user_agents")
 
     # -- search
 
@@ -312,6 +323,14 @@ class AsyncClient(_BaseClient):
     """The asyncio client: every method returns an awaitable, iterators are async."""
 
     _is_async = True
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        # A coroutine, so that the call itself needs no running loop
+        # (asyncio.run(client.result(uuid)) works) and errors surface on await.
+        return self._acall(name, args, kwargs)
+
+    async def _acall(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return await getattr(self._c, name)(*args, **kwargs)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 from ._client import Client
@@ -50,7 +51,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"  listening on {emu.url}\n")
         user = client.user()
         print(f"Signed in as {user.username} (team {user.team.name if user.team else None}), products {user.products}\n")
-        urls = ["https://www.example.com/", "https://login.paypal.com.account-verify.example.net/signin", "https://news.ycombinator.com/"]
+        urls = [
+            "https://www.example.com/",
+            "https://login.paypal.com.account-verify.example.net/signin",
+            "https://news.ycombinator.com/",
+        ]
         print(f"Submitting {len(urls)} scans and waiting for them (scans take {args.scan_duration:g}s here) ...")
         outcomes = client.bulk_scan(urls, initial_wait=args.scan_duration, interval=0.5, timeout=60)
         for o in outcomes:
@@ -60,8 +65,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
             r = o.result
             assert r is not None
             ov = r.verdicts.overall
-            print(f"  {r.uuid}  {r.page.domain:<45} ip={r.page.ip:<15} country={r.page.country}  "
-                  f"score={ov.score:>4} malicious={ov.malicious}")
+            print(
+                f"  {r.uuid}  {r.page.domain:<45} ip={r.page.ip:<15} country={r.page.country}  "
+                f"score={ov.score:>4} malicious={ov.malicious}"
+            )
         print()
         first = outcomes[0].result
         if first is not None:

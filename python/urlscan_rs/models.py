@@ -13,8 +13,9 @@ import copy
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "Model",

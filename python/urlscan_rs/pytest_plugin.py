@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ DEFAULTS: dict[str, Any] = {"scans": 200, "scan_duration": 10.0, "seed": 0}
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "urlscan_emulator(**options): options for the urlscan_emulator fixture (scans, seed, scan_duration, latency, rate_limits)",
+        "urlscan_emulator(**options): options of the urlscan_emulator fixture (scans, seed, scan_duration, latency, rate_limits)",
     )
 
 

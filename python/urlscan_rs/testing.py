@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from . import _native
 from ._client import AsyncClient, Client

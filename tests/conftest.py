@@ -1,0 +1,61 @@
+"""Shared fixtures: emulators on loopback, clients, and helpers to run async code."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+
+from urlscan_rs import AsyncClient, Client
+from urlscan_rs.testing import Emulator
+
+T = TypeVar("T")
+
+
+def run(aw: Awaitable[T]) -> T:
+    """Run one awaitable to completion on a fresh event loop."""
+
+    async def main() -> T:
+        return await aw
+
+    return asyncio.run(main())
+
+
+@pytest.fixture(scope="module")
+def emu() -> Iterator[Emulator]:
+    """A shared emulator for read-mostly tests (300 seeded scans)."""
+    with Emulator(scans=300, scan_duration=10.0, seed=7) as e:
+        yield e
+
+
+@pytest.fixture
+def fresh() -> Iterator[Emulator]:
+    """An emulator of one's own, for tests that change state."""
+    with Emulator(scans=50, scan_duration=10.0, seed=1) as e:
+        yield e
+
+
+@pytest.fixture
+def client(emu: Emulator) -> Iterator[Client]:
+    with emu.client() as c:
+        yield c
+
+
+@pytest.fixture
+def aclient(emu: Emulator) -> Iterator[AsyncClient]:
+    c = emu.async_client()
+    yield c
+    c.close()
+
+
+def requests_served(e: Emulator) -> int:
+    return e.stats()["requests"]
+
+
+def finished_scan(e: Emulator, c: Client, **opts: Any) -> str:
+    """Submit a scan and move the clock so it is finished; returns its uuid."""
+    sub = c.scan("https://www.example.org/landing?x=1", **opts)
+    e.advance(e.scan_duration + 1)
+    return str(sub.uuid)
