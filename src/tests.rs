@@ -27,21 +27,45 @@ fn kind(e: &Error) -> Option<ApiErrorKind> {
 async fn scan_lifecycle_and_errors() {
     let emu = start(10, 5.0).await;
     let c = client(&emu, None);
-    let sub = c.scan("https://www.example.com/", &ScanOptions::default()).await.unwrap();
+    let sub = c
+        .scan("https://www.example.com/", &ScanOptions::default())
+        .await
+        .unwrap();
     assert_eq!(sub.head.visibility.as_deref(), Some("public"));
     let pending = c.result(&sub.head.uuid).await.unwrap_err();
     assert_eq!(kind(&pending), Some(ApiErrorKind::ScanPending));
     emu.advance(6.0);
     let r = c.result(&sub.head.uuid).await.unwrap();
-    assert_eq!(r.head.task.unwrap().uuid.as_deref(), Some(sub.head.uuid.as_str()));
-    let missing = c.result("00000000-0000-4000-8000-000000000000").await.unwrap_err();
+    assert_eq!(
+        r.head.task.unwrap().uuid.as_deref(),
+        Some(sub.head.uuid.as_str())
+    );
+    let missing = c
+        .result("00000000-0000-4000-8000-000000000000")
+        .await
+        .unwrap_err();
     assert_eq!(kind(&missing), Some(ApiErrorKind::NotFound));
-    let refused = c.scan("http://x.invalid/", &ScanOptions::default()).await.unwrap_err();
+    let refused = c
+        .scan("http://x.invalid/", &ScanOptions::default())
+        .await
+        .unwrap_err();
     assert_eq!(kind(&refused), Some(ApiErrorKind::ScanRefused));
-    let bad = c.scan("https://example.com", &ScanOptions { tags: Some(vec!["t".into(); 11]), ..Default::default() }).await;
+    let bad = c
+        .scan(
+            "https://example.com",
+            &ScanOptions {
+                tags: Some(vec!["t".into(); 11]),
+                ..Default::default()
+            },
+        )
+        .await;
     assert!(matches!(bad, Err(Error::Validation(_))));
     // the rate-limit headers of the scan and result answers were recorded
-    let actions: Vec<_> = c.rate_limits().into_iter().filter_map(|r| r.action).collect();
+    let actions: Vec<_> = c
+        .rate_limits()
+        .into_iter()
+        .filter_map(|r| r.action)
+        .collect();
     assert!(actions.contains(&"public".to_string()) && actions.contains(&"retrieve".to_string()));
 }
 
@@ -49,13 +73,27 @@ async fn scan_lifecycle_and_errors() {
 async fn wait_and_bulk() {
     let emu = start(0, 0.2).await;
     let c = client(&emu, None);
-    let w = WaitOptions { timeout: 20.0, initial_wait: 0.0, interval: 0.05 };
-    let urls = vec!["https://a.example.com/".to_string(), "https://b.invalid/".into(), "https://c.example.com/".into()];
-    let out = c.bulk_scan(urls.clone(), &ScanOptions::default(), Some(w), 2, None).await.unwrap();
+    let w = WaitOptions {
+        timeout: 20.0,
+        initial_wait: 0.0,
+        interval: 0.05,
+    };
+    let urls = vec![
+        "https://a.example.com/".to_string(),
+        "https://b.invalid/".into(),
+        "https://c.example.com/".into(),
+    ];
+    let out = c
+        .bulk_scan(urls.clone(), &ScanOptions::default(), Some(w), 2, None)
+        .await
+        .unwrap();
     assert_eq!(out.iter().map(|o| o.url.clone()).collect::<Vec<_>>(), urls);
     assert!(out[0].result.is_some() && out[2].result.is_some());
     assert!(out[1].error.is_some() && out[1].submission.is_none());
-    let t = c.wait_for_result("00000000-0000-4000-8000-000000000000", w).await.unwrap_err();
+    let t = c
+        .wait_for_result("00000000-0000-4000-8000-000000000000", w)
+        .await
+        .unwrap_err();
     assert_eq!(kind(&t), Some(ApiErrorKind::NotFound));
 }
 
@@ -77,7 +115,11 @@ async fn search_pagination() {
     uniq.sort();
     uniq.dedup();
     assert_eq!(uniq.len(), 250);
-    let (n, more) = SearchCursor::new(c, SearchParams::new(SearchKind::Search)).unwrap().count().await.unwrap();
+    let (n, more) = SearchCursor::new(c, SearchParams::new(SearchKind::Search))
+        .unwrap()
+        .count()
+        .await
+        .unwrap();
     assert_eq!((n, more), (250, false));
 }
 
@@ -87,12 +129,20 @@ async fn keys_and_tiers() {
     let keys = emu.keys();
     let free = keys.iter().find(|(k, _)| *k == "free").unwrap().1.clone();
     let c = client(&emu, Some(free));
-    let e = SearchCursor::new(c.clone(), SearchParams::new(SearchKind::Phishfeed)).unwrap().next_page().await.unwrap_err();
+    let e = SearchCursor::new(c.clone(), SearchParams::new(SearchKind::Phishfeed))
+        .unwrap()
+        .next_page()
+        .await
+        .unwrap_err();
     assert_eq!(kind(&e), Some(ApiErrorKind::PermissionDenied));
     let bad = client(&emu, Some("nope".into()));
     let e = bad.quotas().await.unwrap_err();
     assert_eq!(kind(&e), Some(ApiErrorKind::BadRequest));
-    let anon = Client::new(Config { base_url: emu.url(), ..Config::default() }).unwrap();
+    let anon = Client::new(Config {
+        base_url: emu.url(),
+        ..Config::default()
+    })
+    .unwrap();
     let e = anon.user().await.unwrap_err();
     assert_eq!(kind(&e), Some(ApiErrorKind::Authentication));
 }

@@ -105,8 +105,10 @@ def _list(v: Any) -> list[Any]:
 
 
 def _model(cls: type[Model]) -> Callable[[Any], Any]:
+    # A missing part reads as an empty one, so `result.page.domain` is None
+    # rather than an AttributeError on None.
     def conv(v: Any) -> Any:
-        return cls(v) if isinstance(v, dict) else None
+        return cls(v if isinstance(v, dict) else {})
 
     return conv
 
@@ -195,7 +197,7 @@ class Model:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._raw == other._raw  # type: ignore[attr-defined, no-any-return]
+        return self._raw == other._raw
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, json.dumps(self._raw, sort_keys=True, default=str)))
@@ -242,6 +244,14 @@ class Submission(Model):
     """The answer to a scan submission."""
 
     __slots__ = ()
+    uuid: str
+    visibility: str | None
+    url: str | None
+    country: str | None
+    message: str | None
+    result: str | None
+    api: str | None
+    options: dict[str, Any] | None
     _fields = {
         "uuid": _f("uuid"),
         "visibility": _f("visibility"),
@@ -257,17 +267,27 @@ class Submission(Model):
 
 class VisibilityChange(Model):
     __slots__ = ()
+    uuid: str | None
+    message: str | None
+    visibility: str | None
     _fields = {"uuid": _f("uuid"), "message": _f("message"), "visibility": _f("visibility")}
 
 
 class UserAgentGroup(Model):
     __slots__ = ()
+    group: str | None
+    useragents: list[str]
+    user_agents: list[str]
     _fields = {"group": _f("group"), "useragents": _f("useragents", _list), "user_agents": _f("useragents", _list)}
     _repr_fields = ("group", "useragents")
 
 
 class VerdictBrand(Model):
     __slots__ = ()
+    key: str | None
+    name: str | None
+    country: list[str]
+    vertical: list[str]
     _fields = {"key": _f("key"), "name": _f("name"), "country": _f("country", _list), "vertical": _f("vertical", _list)}
 
 
@@ -290,6 +310,12 @@ class Verdict(Model):
     """A verdict (overall or urlscan): score from -100 (legitimate) to 100 (malicious)."""
 
     __slots__ = ()
+    score: int | None
+    malicious: bool | None
+    has_verdicts: bool | None
+    categories: list[str]
+    brands: list[VerdictBrand | str]
+    tags: list[str]
     _fields = _VERDICT_FIELDS
     _repr_fields = ("score", "malicious", "categories")
 
@@ -321,6 +347,10 @@ class CommunityVerdict(Model):
 
 class Verdicts(Model):
     __slots__ = ()
+    overall: Verdict
+    urlscan: Verdict
+    engines: EngineVerdicts
+    community: CommunityVerdict
     _fields = {
         "overall": _f("overall", _model(Verdict)),
         "urlscan": _f("urlscan", _model(Verdict)),
@@ -335,6 +365,20 @@ class Verdicts(Model):
 
 class Task(Model):
     __slots__ = ()
+    uuid: str | None
+    time: datetime | None
+    url: str | None
+    domain: str | None
+    apex_domain: str | None
+    visibility: str | None
+    method: str | None
+    source: str | None
+    tags: list[str]
+    report_url: str | None
+    screenshot_url: str | None
+    dom_url: str | None
+    user_agent: str | None
+    options: dict[str, Any] | None
     _fields = {
         "uuid": _f("uuid"),
         "time": _f("time", _dt),
@@ -356,6 +400,25 @@ class Task(Model):
 
 class Page(Model):
     __slots__ = ()
+    url: str | None
+    domain: str | None
+    apex_domain: str | None
+    ip: str | None
+    asn: str | None
+    asnname: str | None
+    country: str | None
+    city: str | None
+    server: str | None
+    title: str | None
+    status: str | None
+    mime_type: str | None
+    redirected: str | None
+    ptr: str | None
+    tls_issuer: str | None
+    tls_valid_days: int | None
+    tls_age_days: int | None
+    tls_valid_from: datetime | None
+    umbrella_rank: int | None
     _fields = {
         "url": _f("url"),
         "domain": _f("domain"),
@@ -384,6 +447,20 @@ class Stats(Model):
     """Statistics of a result (the result API's ``stats``)."""
 
     __slots__ = ()
+    malicious: int | None
+    secure_percentage: float | None
+    secure_requests: int | None
+    ipv6_percentage: float | None
+    ad_blocked: int | None
+    total_links: int | None
+    uniq_countries: int | None
+    domain_stats: list[Any]
+    ip_stats: list[Any]
+    protocol_stats: list[Any]
+    reg_domain_stats: list[Any]
+    resource_stats: list[Any]
+    server_stats: list[Any]
+    tls_stats: list[Any]
     _fields = {
         "malicious": _f("malicious", _int),
         "secure_percentage": _f("securePercentage", _float),
@@ -407,6 +484,12 @@ class HitStats(Model):
     """Statistics of a search hit."""
 
     __slots__ = ()
+    requests: int | None
+    uniq_ips: int | None
+    uniq_countries: int | None
+    data_length: int | None
+    encoded_data_length: int | None
+    console_msgs: int | None
     _fields = {
         "requests": _f("requests", _int),
         "uniq_ips": _f("uniqIPs", _int),
@@ -419,6 +502,15 @@ class HitStats(Model):
 
 class Lists(Model):
     __slots__ = ()
+    ips: list[str]
+    countries: list[str]
+    asns: list[str]
+    domains: list[str]
+    servers: list[str]
+    urls: list[str]
+    link_domains: list[str]
+    certificates: list[dict[str, Any]]
+    hashes: list[str]
     _fields = {
         "ips": _f("ips", _list),
         "countries": _f("countries", _list),
@@ -437,6 +529,7 @@ class Lists(Model):
 
 class Submitter(Model):
     __slots__ = ()
+    country: str | None
     _fields = {"country": _f("country")}
 
 
@@ -444,6 +537,18 @@ class ScanResult(Model):
     """A finished scan's result document (GET /api/v1/result/{uuid}/)."""
 
     __slots__ = ()
+    uuid: str
+    url: str | None
+    time: datetime | None
+    task: Task
+    page: Page
+    verdicts: Verdicts
+    stats: Stats
+    lists: Lists
+    submitter: Submitter
+    meta: dict[str, Any] | None
+    data: dict[str, Any] | None
+    scanner: dict[str, Any] | None
     _fields = {
         "uuid": _f("task.uuid"),
         "url": _f("task.url"),
@@ -463,11 +568,10 @@ class ScanResult(Model):
     @property
     def malicious(self) -> bool:
         """True when the overall verdict says malicious."""
-        v = self.verdicts
-        return bool(v is not None and v.overall is not None and v.overall.malicious)
+        return bool(self.verdicts.overall.malicious)
 
     def __repr__(self) -> str:
-        dom = self.page.domain if self.page is not None else None
+        dom = self.page.domain
         return f"ScanResult(uuid={self.uuid!r}, url={self.url!r}, domain={dom!r}, malicious={self.malicious})"
 
 
@@ -475,6 +579,17 @@ class SearchHit(Model):
     """One search hit."""
 
     __slots__ = ()
+    id: str
+    score: float | None
+    sort: list[Any]
+    task: Task
+    page: Page
+    stats: HitStats
+    verdicts: Verdict
+    brand: list[VerdictBrand | str]
+    result: str | None
+    screenshot: str | None
+    indexed_at: datetime | None
     _fields = {
         "id": _f("_id"),
         "score": _f("_score"),
@@ -491,15 +606,12 @@ class SearchHit(Model):
 
     @property
     def uuid(self) -> str | None:
-        return self._raw.get("_id") or (self.task.uuid if self.task is not None else None)
+        return self._raw.get("_id") or self.task.uuid
 
     def __repr__(self) -> str:
         t = self.task
-        p = self.page
-        return (
-            f"SearchHit(id={self.id!r}, url={t.url if t else None!r}, domain={p.domain if p else None!r}, "
-            f"time={t.time.isoformat() if t and t.time else None!r})"
-        )
+        when = t.time.isoformat() if t.time else None
+        return f"SearchHit(id={self.id!r}, url={t.url!r}, domain={self.page.domain!r}, time={when!r})"
 
 
 # ---------------------------------------------------------------- account
@@ -509,6 +621,9 @@ class Quotas(Model):
     """Quotas: ``limits[action][window]`` with limit, used, remaining and percent."""
 
     __slots__ = ()
+    scope: str | None
+    source: str | None
+    limits: dict[str, Any] | None
     _fields = {"scope": _f("scope"), "source": _f("source"), "limits": _f("limits")}
     _repr_fields = ("scope",)
 
@@ -521,11 +636,21 @@ class Quotas(Model):
 
 class Team(Model):
     __slots__ = ()
+    id: str | None
+    name: str | None
+    slug: str | None
     _fields = {"id": _f("_id"), "name": _f("name"), "slug": _f("slug")}
 
 
 class User(Model):
     __slots__ = ()
+    username: str | None
+    email: str | None
+    created_at: datetime | None
+    team: Team
+    limits: dict[str, Any] | None
+    products: list[str]
+    features: list[str]
     _fields = {
         "username": _f("username"),
         "email": _f("email"),

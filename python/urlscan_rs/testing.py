@@ -73,21 +73,21 @@ class Emulator:
     @property
     def url(self) -> str:
         """The base URL, e.g. ``http://127.0.0.1:41234``."""
-        return self._native.url  # type: ignore[no-any-return]
+        return self._native.url
 
     @property
     def api_key(self) -> str:
         """A premium key with the readwrite scope."""
-        return self._native.api_key  # type: ignore[no-any-return]
+        return self._native.api_key
 
     @property
     def keys(self) -> dict[str, str]:
         """A key of each kind: premium, team, readonly, free, other."""
-        return self._native.keys  # type: ignore[no-any-return]
+        return self._native.keys
 
     @property
     def running(self) -> bool:
-        return self._native.running  # type: ignore[no-any-return]
+        return self._native.running
 
     def advance(self, seconds: float) -> None:
         """Move the emulator clock forward (scans finish, windows reset)."""
@@ -95,11 +95,11 @@ class Emulator:
 
     def now(self) -> float:
         """Emulator time in seconds since the epoch."""
-        return self._native.now()  # type: ignore[no-any-return]
+        return self._native.now()
 
     def stats(self) -> dict[str, int]:
         """Counters: ``submissions`` (scans accepted) and ``requests`` served."""
-        return self._native.stats()  # type: ignore[no-any-return]
+        return self._native.stats()
 
     def client(self, key: str | None = None, **kwargs: Any) -> Client:
         """A ``Client`` for this emulator; ``key`` is a key kind or a key (default: premium)."""

@@ -164,12 +164,22 @@ impl Core {
 
     fn quotas(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.quotas().await }, conv_model("Quotas"))
+        run(
+            py,
+            self.is_async,
+            async move { c.quotas().await },
+            conv_model("Quotas"),
+        )
     }
 
     fn user(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.user().await }, conv_model("User"))
+        run(
+            py,
+            self.is_async,
+            async move { c.user().await },
+            conv_model("User"),
+        )
     }
 
     #[pyo3(signature = (url, *, visibility=None, tags=None, country=None, referer=None, custom_agent=None, override_safety=None))]
@@ -185,21 +195,50 @@ impl Core {
         custom_agent: Option<String>,
         override_safety: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let opts = scan_options(visibility, tags, country, referer, custom_agent, override_safety.as_ref())?;
+        let opts = scan_options(
+            visibility,
+            tags,
+            country,
+            referer,
+            custom_agent,
+            override_safety.as_ref(),
+        )?;
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.scan(&url, &opts).await }, conv_model("Submission"))
+        run(
+            py,
+            self.is_async,
+            async move { c.scan(&url, &opts).await },
+            conv_model("Submission"),
+        )
     }
 
     fn result(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.result(&uuid).await }, conv_model("ScanResult"))
+        run(
+            py,
+            self.is_async,
+            async move { c.result(&uuid).await },
+            conv_model("ScanResult"),
+        )
     }
 
     #[pyo3(signature = (uuid, *, timeout=120.0, initial_wait=10.0, interval=2.0))]
-    fn wait_for_result(&self, py: Python<'_>, uuid: String, timeout: f64, initial_wait: f64, interval: f64) -> PyResult<Py<PyAny>> {
+    fn wait_for_result(
+        &self,
+        py: Python<'_>,
+        uuid: String,
+        timeout: f64,
+        initial_wait: f64,
+        interval: f64,
+    ) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
         let w = wait_options(timeout, initial_wait, interval);
-        run(py, self.is_async, async move { c.wait_for_result(&uuid, w).await }, conv_model("ScanResult"))
+        run(
+            py,
+            self.is_async,
+            async move { c.wait_for_result(&uuid, w).await },
+            conv_model("ScanResult"),
+        )
     }
 
     #[pyo3(signature = (url, *, timeout=120.0, initial_wait=10.0, interval=2.0, visibility=None, tags=None, country=None, referer=None, custom_agent=None, override_safety=None))]
@@ -218,10 +257,22 @@ impl Core {
         custom_agent: Option<String>,
         override_safety: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let opts = scan_options(visibility, tags, country, referer, custom_agent, override_safety.as_ref())?;
+        let opts = scan_options(
+            visibility,
+            tags,
+            country,
+            referer,
+            custom_agent,
+            override_safety.as_ref(),
+        )?;
         let w = wait_options(timeout, initial_wait, interval);
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.scan_and_wait(&url, &opts, w).await }, conv_model("ScanResult"))
+        run(
+            py,
+            self.is_async,
+            async move { c.scan_and_wait(&url, &opts, w).await },
+            conv_model("ScanResult"),
+        )
     }
 
     #[pyo3(signature = (urls, *, wait=true, concurrency=8, progress=None, timeout=120.0, initial_wait=10.0, interval=2.0, visibility=None, tags=None, country=None, referer=None, custom_agent=None, override_safety=None))]
@@ -244,7 +295,14 @@ impl Core {
         override_safety: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let urls = str_list(&urls, "urls")?;
-        let opts = scan_options(visibility, tags, country, referer, custom_agent, override_safety.as_ref())?;
+        let opts = scan_options(
+            visibility,
+            tags,
+            country,
+            referer,
+            custom_agent,
+            override_safety.as_ref(),
+        )?;
         let w = wait.then(|| wait_options(timeout, initial_wait, interval));
         let concurrency = positive(py, "concurrency", concurrency)?;
         let progress = progress_fn(progress);
@@ -269,11 +327,22 @@ impl Core {
             }
             Ok(out.into_any())
         });
-        run(py, self.is_async, async move { c.bulk_scan(urls, &opts, w, concurrency, progress).await }, conv)
+        run(
+            py,
+            self.is_async,
+            async move { c.bulk_scan(urls, &opts, w, concurrency, progress).await },
+            conv,
+        )
     }
 
     #[pyo3(signature = (uuids, *, concurrency=8, progress=None))]
-    fn results(&self, py: Python<'_>, uuids: Bound<'_, PyAny>, concurrency: i64, progress: Option<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn results(
+        &self,
+        py: Python<'_>,
+        uuids: Bound<'_, PyAny>,
+        concurrency: i64,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let uuids = str_list(&uuids, "uuids")?;
         let concurrency = positive(py, "concurrency", concurrency)?;
         let progress = progress_fn(progress);
@@ -288,37 +357,77 @@ impl Core {
             }
             Ok(out.into_any())
         });
-        run(py, self.is_async, async move { c.results(uuids, concurrency, progress).await }, conv)
+        run(
+            py,
+            self.is_async,
+            async move { c.results(uuids, concurrency, progress).await },
+            conv,
+        )
     }
 
     fn screenshot(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.screenshot(&uuid).await }, Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())))
+        run(
+            py,
+            self.is_async,
+            async move { c.screenshot(&uuid).await },
+            Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+        )
     }
 
     fn dom(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.dom(&uuid).await }, Box::new(|py, s| Ok(PyString::new(py, &s).into_any())))
+        run(
+            py,
+            self.is_async,
+            async move { c.dom(&uuid).await },
+            Box::new(|py, s| Ok(PyString::new(py, &s).into_any())),
+        )
     }
 
     fn response(&self, py: Python<'_>, sha256: String) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.response(&sha256).await }, Box::new(|py, s| Ok(PyString::new(py, &s).into_any())))
+        run(
+            py,
+            self.is_async,
+            async move { c.response(&sha256).await },
+            Box::new(|py, s| Ok(PyString::new(py, &s).into_any())),
+        )
     }
 
-    fn set_visibility(&self, py: Python<'_>, uuid: String, visibility: String) -> PyResult<Py<PyAny>> {
+    fn set_visibility(
+        &self,
+        py: Python<'_>,
+        uuid: String,
+        visibility: String,
+    ) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.set_visibility(&uuid, &visibility).await }, conv_model("VisibilityChange"))
+        run(
+            py,
+            self.is_async,
+            async move { c.set_visibility(&uuid, &visibility).await },
+            conv_model("VisibilityChange"),
+        )
     }
 
     fn reset_visibility(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.reset_visibility(&uuid).await }, conv_model("VisibilityChange"))
+        run(
+            py,
+            self.is_async,
+            async move { c.reset_visibility(&uuid).await },
+            conv_model("VisibilityChange"),
+        )
     }
 
     fn available_countries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let c = self.client.clone();
-        run(py, self.is_async, async move { c.available_countries().await }, Box::new(|py, v| Ok(PyList::new(py, v)?.into_any())))
+        run(
+            py,
+            self.is_async,
+            async move { c.available_countries().await },
+            Box::new(|py, v| Ok(PyList::new(py, v)?.into_any())),
+        )
     }
 
     fn user_agents(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -350,10 +459,17 @@ impl Core {
             ("search", _) => SearchKind::Search,
             ("phishfeed", _) => SearchKind::Phishfeed,
             ("similar", Some(u)) => SearchKind::Similar(u),
-            _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown search kind {kind:?}"))),
+            _ => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown search kind {kind:?}"
+                )))
+            }
         };
         let size = positive(py, "size", size)? as u64;
-        let limit = limit.map(|l| positive(py, "limit", l)).transpose()?.map(|l| l as u64);
+        let limit = limit
+            .map(|l| positive(py, "limit", l))
+            .transpose()?
+            .map(|l| l as u64);
         let params = SearchParams {
             kind,
             q,
@@ -386,7 +502,9 @@ fn str_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
     if obj.is_instance_of::<PyString>() {
         return Err(to_pyerr(
             obj.py(),
-            core::Error::Validation(format!("{what} must be a list of strings, not a single string")),
+            core::Error::Validation(format!(
+                "{what} must be a list of strings, not a single string"
+            )),
         ));
     }
     let mut out = Vec::new();
@@ -465,7 +583,12 @@ impl NativeCursor {
             m.has_more = c.has_more;
             Ok((total, has_more))
         };
-        run(py, self.is_async, fut, Box::new(|py, (t, _): (u64, bool)| Ok(t.into_pyobject(py)?.into_any())))
+        run(
+            py,
+            self.is_async,
+            fut,
+            Box::new(|py, (t, _): (u64, bool)| Ok(t.into_pyobject(py)?.into_any())),
+        )
     }
 
     #[getter]

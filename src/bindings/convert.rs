@@ -26,9 +26,12 @@ pub fn json<'py>(py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
         cache_mode: jiter::StringCacheMode::Keys,
         ..Default::default()
     };
-    parser
-        .python_parse(py, body)
-        .map_err(|e| to_pyerr(py, Error::Decode(format!("invalid JSON: {}", e.description(body)))))
+    parser.python_parse(py, body).map_err(|e| {
+        to_pyerr(
+            py,
+            Error::Decode(format!("invalid JSON: {}", e.description(body))),
+        )
+    })
 }
 
 /// A JSON body wrapped in a model class.
@@ -38,7 +41,12 @@ pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'
 }
 
 /// A list of models from `body[key]` (or the body itself when it is a list).
-pub fn model_list<'py>(py: Python<'py>, class: &str, key: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+pub fn model_list<'py>(
+    py: Python<'py>,
+    class: &str,
+    key: &str,
+    body: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
     let raw = json(py, body)?;
     let items = if let Ok(d) = raw.cast::<PyDict>() {
         match d.get_item(key)? {

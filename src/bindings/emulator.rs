@@ -42,8 +42,17 @@ impl NativeEmulator {
         host: String,
         port: u16,
     ) -> PyResult<NativeEmulator> {
-        if !(scan_duration.is_finite() && scan_duration >= 0.0) || !(latency.is_finite() && latency >= 0.0) {
-            return Err(to_pyerr(py, core::Error::Validation("scan_duration and latency must be zero or more seconds".into())));
+        if !(scan_duration.is_finite()
+            && scan_duration >= 0.0
+            && latency.is_finite()
+            && latency >= 0.0)
+        {
+            return Err(to_pyerr(
+                py,
+                core::Error::Validation(
+                    "scan_duration and latency must be zero or more seconds".into(),
+                ),
+            ));
         }
         let mut cfg = EmulatorConfig {
             host,
@@ -65,9 +74,12 @@ impl NativeEmulator {
                     "hour" => l.hour = v,
                     "day" => l.day = v,
                     other => {
-                        return Err(to_pyerr(py, core::Error::Validation(format!(
-                            "rate limit windows are minute, hour and day, got {other:?}"
-                        ))))
+                        return Err(to_pyerr(
+                            py,
+                            core::Error::Validation(format!(
+                                "rate limit windows are minute, hour and day, got {other:?}"
+                            )),
+                        ))
                     }
                 }
             }
@@ -105,7 +117,9 @@ impl NativeEmulator {
 
     fn advance(&self, seconds: f64) -> PyResult<()> {
         if !seconds.is_finite() || seconds < 0.0 {
-            return Err(pyo3::exceptions::PyValueError::new_err("advance() takes zero or more seconds"));
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "advance() takes zero or more seconds",
+            ));
         }
         self.with(|e| e.advance(seconds))
     }
@@ -119,7 +133,10 @@ impl NativeEmulator {
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (subs, reqs) = self.with(|e| {
             use std::sync::atomic::Ordering::Relaxed;
-            (e.state.submissions.load(Relaxed), e.state.requests.load(Relaxed))
+            (
+                e.state.submissions.load(Relaxed),
+                e.state.requests.load(Relaxed),
+            )
         })?;
         let d = PyDict::new(py);
         d.set_item("submissions", subs)?;

@@ -50,7 +50,11 @@ pub struct ApiError {
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "HTTP {} on {} {}: {}", self.status, self.method, self.path, self.message)?;
+        write!(
+            f,
+            "HTTP {} on {} {}: {}",
+            self.status, self.method, self.path, self.message
+        )?;
         if let Some(d) = self.description.as_deref().filter(|d| *d != self.message) {
             write!(f, " ({d})")?;
         }

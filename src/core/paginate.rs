@@ -82,8 +82,7 @@ impl SearchCursor {
         if self.search_after.is_none() {
             return true; // hits without sort values cannot be paged further
         }
-        let capped = self.has_more == Some(true)
-            || self.total.is_none_or(|t| t >= EXACT_TOTAL_CAP);
+        let capped = self.has_more == Some(true) || self.total.is_none_or(|t| t >= EXACT_TOTAL_CAP);
         if !capped {
             // total is exact; resuming from a cursor counts fewer than total,
             // so a short page also ends the walk.

@@ -220,8 +220,11 @@ impl Transport {
             rb = rb.query(&req.query);
         }
         if let Some(key) = &self.cfg.api_key {
-            let mut v = HeaderValue::from_str(key.expose())
-                .map_err(|_| Error::Validation("the API key holds characters that cannot go in an HTTP header".into()))?;
+            let mut v = HeaderValue::from_str(key.expose()).map_err(|_| {
+                Error::Validation(
+                    "the API key holds characters that cannot go in an HTTP header".into(),
+                )
+            })?;
             v.set_sensitive(true);
             rb = rb.header("API-Key", v);
         }
@@ -461,9 +464,7 @@ pub fn api_error(req: &Req, r: &Resp) -> Error {
         400 => ApiErrorKind::BadRequest,
         401 => ApiErrorKind::Authentication,
         403 => ApiErrorKind::PermissionDenied,
-        404 if message.to_ascii_lowercase().contains("not finished") => {
-            ApiErrorKind::ScanPending
-        }
+        404 if message.to_ascii_lowercase().contains("not finished") => ApiErrorKind::ScanPending,
         404 => ApiErrorKind::NotFound,
         410 => ApiErrorKind::Gone,
         429 => ApiErrorKind::RateLimited,

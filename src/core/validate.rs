@@ -107,7 +107,11 @@ pub fn positive(what: &str, n: i64) -> Result<u64> {
 
 pub fn seconds(what: &str, s: f64, allow_zero: bool) -> Result<f64> {
     if !s.is_finite() || s < 0.0 || (!allow_zero && s == 0.0) {
-        let expect = if allow_zero { "zero or more" } else { "more than zero" };
+        let expect = if allow_zero {
+            "zero or more"
+        } else {
+            "more than zero"
+        };
         return Err(bad(format!("{what} must be {expect} seconds, got {s}")));
     }
     Ok(s)
@@ -116,9 +120,9 @@ pub fn seconds(what: &str, s: f64, allow_zero: bool) -> Result<f64> {
 /// search_after as the service validates it: "<13-digit ms>,<uuid>".
 pub fn search_after(s: &str) -> Result<String> {
     let t = s.trim();
-    let ok = t
-        .split_once(',')
-        .is_some_and(|(ms, id)| ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()) && uuid("", id).is_ok());
+    let ok = t.split_once(',').is_some_and(|(ms, id)| {
+        ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()) && uuid("", id).is_ok()
+    });
     if !ok {
         return Err(bad(format!(
             "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c\", got {s:?}"
@@ -137,12 +141,14 @@ pub fn segment(what: &str, s: &str) -> Result<String> {
     if t == "." || t == ".." {
         return Err(bad(format!("{what} must not be {t:?}")));
     }
-    Ok(percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC)
-        .to_string()
-        .replace("%2D", "-")
-        .replace("%2E", ".")
-        .replace("%5F", "_")
-        .replace("%7E", "~"))
+    Ok(
+        percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC)
+            .to_string()
+            .replace("%2D", "-")
+            .replace("%2E", ".")
+            .replace("%5F", "_")
+            .replace("%7E", "~"),
+    )
 }
 
 #[cfg(test)]
@@ -155,7 +161,13 @@ mod tests {
             uuid("x", "0196D976-07F6-7AAE-8A57-AA019145F31C").unwrap(),
             "0196d976-07f6-7aae-8a57-aa019145f31c"
         );
-        for bad in ["", "abc", "0196d976-07f6-7aae-8a57-aa019145f31", "../../etc/passwd", "0196d976x07f6-7aae-8a57-aa019145f31c"] {
+        for bad in [
+            "",
+            "abc",
+            "0196d976-07f6-7aae-8a57-aa019145f31",
+            "../../etc/passwd",
+            "0196d976x07f6-7aae-8a57-aa019145f31c",
+        ] {
             assert!(uuid("scan id", bad).is_err(), "{bad}");
         }
     }
@@ -178,7 +190,10 @@ mod tests {
         assert!(search_after("1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c").is_ok());
         assert!(search_after("[1611489992146]").is_err());
         assert_eq!(segment("h", "a/b c").unwrap(), "a%2Fb%20c");
-        assert_eq!(segment("h", "www.example-1.com").unwrap(), "www.example-1.com");
+        assert_eq!(
+            segment("h", "www.example-1.com").unwrap(),
+            "www.example-1.com"
+        );
         assert!(segment("h", "..").is_err());
     }
 }

@@ -22,9 +22,28 @@ pub fn search_hit(spec: &ScanSpec, base_url: &str) -> Value {
 pub fn index_doc(spec: &ScanSpec) -> Value {
     json!({"task": {"url": spec.url}, "page": {"domain": "example.com"}, "domain": ["example.com"], "date": super::ratelimit::iso_ms(spec.time_ms), "hash": []})
 }
-pub fn screenshot_png(_spec: &ScanSpec) -> Vec<u8> { b"\x89PNG\r\n\x1a\n".to_vec() }
-pub fn dom(_spec: &ScanSpec) -> String { "<html></html>".into() }
-pub fn response_bodies(_spec: &ScanSpec) -> Vec<(String, String)> { vec![] }
+pub fn screenshot_png(_spec: &ScanSpec) -> Vec<u8> {
+    b"\x89PNG\r\n\x1a\n".to_vec()
+}
+pub fn dom(_spec: &ScanSpec) -> String {
+    "<html></html>".into()
+}
+pub fn response_bodies(_spec: &ScanSpec) -> Vec<(String, String)> {
+    vec![]
+}
 pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
-    (0..n).map(|i| ScanSpec { uuid: format!("{:08x}-0000-4000-8000-{:012x}", seed, i), url: format!("https://site{i}.example.com/"), time_ms: now_ms - (i as i64) * 60_000, visibility: "public".into(), country: None, tags: vec![], method: "api".into(), source: "x".into(), user_agent: None, referer: None }).collect()
+    (0..n)
+        .map(|i| ScanSpec {
+            uuid: format!("{:08x}-0000-4000-8000-{:012x}", seed, i),
+            url: format!("https://site{i}.example.com/"),
+            time_ms: now_ms - (i as i64) * 60_000,
+            visibility: "public".into(),
+            country: None,
+            tags: vec![],
+            method: "api".into(),
+            source: "x".into(),
+            user_agent: None,
+            referer: None,
+        })
+        .collect()
 }

@@ -28,7 +28,11 @@ impl Emulator {
         let addr = listener.local_addr()?;
         let base = format!("http://{addr}");
         // Building the corpus is CPU work; keep it off the async workers.
-        let state = Arc::new(tokio::task::spawn_blocking(move || AppState::new(cfg, base)).await.map_err(std::io::Error::other)?);
+        let state = Arc::new(
+            tokio::task::spawn_blocking(move || AppState::new(cfg, base))
+                .await
+                .map_err(std::io::Error::other)?,
+        );
         let app = routes::router(Arc::clone(&state));
         let (tx, rx) = oneshot::channel::<()>();
         tokio::spawn(async move {
@@ -53,7 +57,11 @@ impl Emulator {
 
     /// (kind, key) for every key kind: premium, team, readonly, free, other.
     pub fn keys(&self) -> Vec<(&'static str, String)> {
-        self.state.keys.iter().map(|(k, i)| (i.kind, k.clone())).collect()
+        self.state
+            .keys
+            .iter()
+            .map(|(k, i)| (i.kind, k.clone()))
+            .collect()
     }
 
     pub fn api_key(&self) -> String {

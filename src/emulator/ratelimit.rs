@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub const WINDOWS: [(&str, i64); 3] = [("minute", 60_000), ("hour", 3_600_000), ("day", 86_400_000)];
+pub const WINDOWS: [(&str, i64); 3] =
+    [("minute", 60_000), ("hour", 3_600_000), ("day", 86_400_000)];
 
 /// Limits of one action; `None` means unlimited in that window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -121,14 +122,23 @@ impl RateLimiter {
     }
 
     fn count(&self, subject: &str, action: &str, window: &'static str, start: i64) -> u64 {
-        match self.used.get(&(subject.to_string(), action.to_string(), window)) {
+        match self
+            .used
+            .get(&(subject.to_string(), action.to_string(), window))
+        {
             Some((s, n)) if *s == start => *n,
             _ => 0,
         }
     }
 
     /// Use of every window of an action (windows without a limit are left out).
-    pub fn usage(&self, subject: &str, action: &str, anonymous: bool, now: i64) -> Vec<(&'static str, WindowUse)> {
+    pub fn usage(
+        &self,
+        subject: &str,
+        action: &str,
+        anonymous: bool,
+        now: i64,
+    ) -> Vec<(&'static str, WindowUse)> {
         let limits = self.limits_for(action, anonymous);
         WINDOWS
             .iter()
@@ -142,7 +152,11 @@ impl RateLimiter {
                         limit,
                         used,
                         remaining: limit.saturating_sub(used),
-                        percent: if limit == 0 { 100.0 } else { (used as f64 * 100.0 / limit as f64 * 100.0).round() / 100.0 },
+                        percent: if limit == 0 {
+                            100.0
+                        } else {
+                            (used as f64 * 100.0 / limit as f64 * 100.0).round() / 100.0
+                        },
                         reset: iso_ms(start + len),
                     },
                 ))
@@ -151,7 +165,13 @@ impl RateLimiter {
     }
 
     /// The window closest to being exceeded (fewest remaining).
-    pub fn snapshot(&self, subject: &str, action: &str, anonymous: bool, now: i64) -> Option<Snapshot> {
+    pub fn snapshot(
+        &self,
+        subject: &str,
+        action: &str,
+        anonymous: bool,
+        now: i64,
+    ) -> Option<Snapshot> {
         let limits = self.limits_for(action, anonymous);
         WINDOWS
             .iter()
@@ -196,14 +216,29 @@ mod tests {
     #[test]
     fn windows_fill_and_reset() {
         let mut limits = HashMap::new();
-        limits.insert("search".to_string(), Limits { minute: Some(2), hour: Some(100), day: None });
+        limits.insert(
+            "search".to_string(),
+            Limits {
+                minute: Some(2),
+                hour: Some(100),
+                day: None,
+            },
+        );
         let mut rl = RateLimiter::new(limits);
         let t0 = 1_700_000_000_000 - 1_700_000_000_000 % 60_000 + 1_000;
         let s = rl.snapshot("u", "search", false, t0).unwrap();
-        assert_eq!((s.window.as_str(), s.remaining, s.reset_after_s), ("minute", 2, 59));
+        assert_eq!(
+            (s.window.as_str(), s.remaining, s.reset_after_s),
+            ("minute", 2, 59)
+        );
         rl.commit("u", "search", t0);
         rl.commit("u", "search", t0 + 10);
-        assert_eq!(rl.snapshot("u", "search", false, t0 + 20).unwrap().remaining, 0);
+        assert_eq!(
+            rl.snapshot("u", "search", false, t0 + 20)
+                .unwrap()
+                .remaining,
+            0
+        );
         // a new minute: the minute window is fresh, the hour keeps counting
         let s = rl.snapshot("u", "search", false, t0 + 60_000).unwrap();
         assert_eq!(s.remaining, 2);

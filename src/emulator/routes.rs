@@ -1,4 +1,6 @@
 //! The HTTP surface of the emulator, answering like the service does.
+// Checks return the finished error answer; boxing every one buys nothing here.
+#![allow(clippy::result_large_err)]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,7 +28,10 @@ pub fn router(st: Arc<AppState>) -> Router {
         ("/user/username", get(user)),
         ("/api/v1/scan", post(submit)),
         ("/api/v1/result/{uuid}", get(result)),
-        ("/api/v1/result/{uuid}/visibility", put(set_visibility).delete(reset_visibility)),
+        (
+            "/api/v1/result/{uuid}/visibility",
+            put(set_visibility).delete(reset_visibility),
+        ),
         ("/screenshots/{file}", get(screenshot)),
         ("/dom/{uuid}", get(dom)),
         ("/responses/{sha}", get(response_body)),
@@ -40,14 +45,21 @@ pub fn router(st: Arc<AppState>) -> Router {
     for (path, mr) in routes {
         r = r.route(path, mr.clone()).route(&format!("{path}/"), mr);
     }
-    r.fallback(|| async { err(StatusCode::NOT_FOUND, "Not Found", Some("We could not find this page")) })
-        .layer(middleware::from_fn_with_state(st.clone(), latency))
-        .with_state(st)
+    r.fallback(|| async {
+        err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this page"),
+        )
+    })
+    .layer(middleware::from_fn_with_state(st.clone(), latency))
+    .with_state(st)
 }
 
 /// Added latency, per endpoint group, like a remote service.
 async fn latency(State(st): St, req: Request, next: Next) -> Response {
-    st.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    st.requests
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let secs = st.cfg.latency.for_group(group_of(req.uri().path()));
     if secs > 0.0 {
         tokio::time::sleep(Duration::from_secs_f64(secs)).await;
@@ -104,15 +116,27 @@ fn ok_json(v: Value) -> Response {
 }
 
 fn not_found_scan() -> Response {
-    err(StatusCode::NOT_FOUND, "No such scan submission", Some("We could not find this scan submission. Check the UUID."))
+    err(
+        StatusCode::NOT_FOUND,
+        "No such scan submission",
+        Some("We could not find this scan submission. Check the UUID."),
+    )
 }
 
 fn gone() -> Response {
-    err(StatusCode::GONE, "Scan was deleted", Some("This scan has been deleted and is no longer available."))
+    err(
+        StatusCode::GONE,
+        "Scan was deleted",
+        Some("This scan has been deleted and is no longer available."),
+    )
 }
 
 fn pending() -> Response {
-    err(StatusCode::NOT_FOUND, "Scan is not finished yet", Some("The scan is still running. Poll again in a few seconds."))
+    err(
+        StatusCode::NOT_FOUND,
+        "Scan is not finished yet",
+        Some("The scan is still running. Poll again in a few seconds."),
+    )
 }
 
 // ---------------------------------------------------------------- auth
@@ -131,22 +155,39 @@ enum Need {
 }
 
 fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<Caller, Response> {
-    let key = headers.get("api-key").and_then(|v| v.to_str().ok()).map(str::trim);
+    let key = headers
+        .get("api-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
     let c = match key {
         None | Some("") => Caller::Anonymous,
         Some(k) => {
             if uuid::Uuid::try_parse(k).is_err() {
-                return Err(err(StatusCode::BAD_REQUEST, "Invalid API key format", Some("The API key must be a UUID.")));
+                return Err(err(
+                    StatusCode::BAD_REQUEST,
+                    "Invalid API key format",
+                    Some("The API key must be a UUID."),
+                ));
             }
             match st.key_info(&k.to_ascii_lowercase()) {
                 Some(i) => Caller::Key(i.clone()),
-                None => return Err(err(StatusCode::UNAUTHORIZED, "API key supplied but not found in database!", None)),
+                None => {
+                    return Err(err(
+                        StatusCode::UNAUTHORIZED,
+                        "API key supplied but not found in database!",
+                        None,
+                    ))
+                }
             }
         }
     };
     match (&c, need) {
         (_, Need::Anyone) => Ok(c),
-        (Caller::Anonymous, Need::KeyLoggedIn) => Err((StatusCode::FORBIDDEN, axum::Json(json!({"warning": "You're not logged in!"}))).into_response()),
+        (Caller::Anonymous, Need::KeyLoggedIn) => Err((
+            StatusCode::FORBIDDEN,
+            axum::Json(json!({"warning": "You're not logged in!"})),
+        )
+            .into_response()),
         (Caller::Anonymous, _) => Err(err(
             StatusCode::UNAUTHORIZED,
             "No API key supplied. Please supply a valid API key in the \"api-key\" HTTP header.",
@@ -155,7 +196,9 @@ fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<Caller, Resp
         (Caller::Key(k), Need::Premium | Need::PremiumWrite) if !k.premium => Err(err(
             StatusCode::FORBIDDEN,
             "This endpoint requires a premium account",
-            Some("Your current plan does not include this feature. Upgrade to a Pro plan to use it."),
+            Some(
+                "Your current plan does not include this feature. Upgrade to a Pro plan to use it.",
+            ),
         )),
         (Caller::Key(k), Need::PremiumWrite | Need::Write) if !k.readwrite => Err(err(
             StatusCode::FORBIDDEN,
@@ -196,7 +239,11 @@ fn with_limit_headers(st: &AppState, c: &Caller, action: &str, mut resp: Respons
 /// 429 when a window of this action is spent.
 fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(), Response> {
     let now = st.now_ms();
-    let snap = st.limiter.lock().unwrap().snapshot(&c.subject(), action, c.anonymous(), now);
+    let snap = st
+        .limiter
+        .lock()
+        .unwrap()
+        .snapshot(&c.subject(), action, c.anonymous(), now);
     match snap {
         Some(s) if s.remaining == 0 => {
             let msg = format!(
@@ -238,12 +285,33 @@ fn limits_json(st: &AppState, c: &Caller) -> Map<String, Value> {
 
 async fn quotas(State(st): St, headers: HeaderMap, uri: axum::http::Uri) -> Response {
     let anonymous_ok = uri.path().starts_with("/user/");
-    let c = tri!(caller(&st, &headers, if anonymous_ok { Need::Anyone } else { Need::Key }));
+    let c = tri!(caller(
+        &st,
+        &headers,
+        if anonymous_ok {
+            Need::Anyone
+        } else {
+            Need::Key
+        }
+    ));
     let mut limits = limits_json(&st, &c);
     if anonymous_ok {
-        limits.insert("maxSearchResults".into(), json!(if c.premium() { 10_000 } else { 100 }));
-        limits.insert("maxRetentionPeriodDays".into(), json!(if c.premium() { 365 } else { 30 }));
-        limits.insert("queryVisibility".into(), json!(if c.anonymous() { ["public"].as_slice() } else { ["public", "unlisted", "private"].as_slice() }));
+        limits.insert(
+            "maxSearchResults".into(),
+            json!(if c.premium() { 10_000 } else { 100 }),
+        );
+        limits.insert(
+            "maxRetentionPeriodDays".into(),
+            json!(if c.premium() { 365 } else { 30 }),
+        );
+        limits.insert(
+            "queryVisibility".into(),
+            json!(if c.anonymous() {
+                ["public"].as_slice()
+            } else {
+                ["public", "unlisted", "private"].as_slice()
+            }),
+        );
     }
     let scope = match &c {
         Caller::Anonymous => "ip-address",
@@ -255,11 +323,19 @@ async fn quotas(State(st): St, headers: HeaderMap, uri: axum::http::Uri) -> Resp
 
 async fn user(State(st): St, headers: HeaderMap) -> Response {
     let c = tri!(caller(&st, &headers, Need::Key));
-    let Caller::Key(k) = &c else { return not_found_scan() };
+    let Caller::Key(k) = &c else {
+        return not_found_scan();
+    };
     let mut limits = limits_json(&st, &c);
-    limits.insert("maxSearchResults".into(), json!(if k.premium { 10_000 } else { 100 }));
+    limits.insert(
+        "maxSearchResults".into(),
+        json!(if k.premium { 10_000 } else { 100 }),
+    );
     limits.insert("queryableFields".into(), json!(queryable_fields(k.premium)));
-    let team = k.team.as_ref().map(|t| json!({"_id": format!("team-{t}"), "name": t, "slug": t}));
+    let team = k
+        .team
+        .as_ref()
+        .map(|t| json!({"_id": format!("team-{t}"), "name": t, "slug": t}));
     ok_json(json!({
         "username": k.user,
         "email": k.email,
@@ -274,13 +350,44 @@ async fn user(State(st): St, headers: HeaderMap) -> Response {
 
 fn queryable_fields(premium: bool) -> Vec<&'static str> {
     let mut f = vec![
-        "date", "domain", "page.domain", "page.apexDomain", "page.url", "page.ip", "page.asn", "page.asnname",
-        "page.country", "page.server", "page.title", "page.status", "page.mimeType", "page.tlsIssuer", "task.url",
-        "task.domain", "task.apexDomain", "task.method", "task.source", "task.tags", "task.visibility", "task.time",
-        "ip", "asn", "asnname", "hash", "filename", "server", "country", "hostname",
+        "date",
+        "domain",
+        "page.domain",
+        "page.apexDomain",
+        "page.url",
+        "page.ip",
+        "page.asn",
+        "page.asnname",
+        "page.country",
+        "page.server",
+        "page.title",
+        "page.status",
+        "page.mimeType",
+        "page.tlsIssuer",
+        "task.url",
+        "task.domain",
+        "task.apexDomain",
+        "task.method",
+        "task.source",
+        "task.tags",
+        "task.visibility",
+        "task.time",
+        "ip",
+        "asn",
+        "asnname",
+        "hash",
+        "filename",
+        "server",
+        "country",
+        "hostname",
     ];
     if premium {
-        f.extend(["verdicts.malicious", "verdicts.score", "verdicts.overall.malicious", "brand.key"]);
+        f.extend([
+            "verdicts.malicious",
+            "verdicts.score",
+            "verdicts.overall.malicious",
+            "brand.key",
+        ]);
     }
     f
 }
@@ -292,7 +399,8 @@ fn premium_field(f: &str) -> bool {
 
 /// Countries the emulator offers for scanning (lowercase, as the service sends them).
 pub const SCAN_COUNTRIES: &[&str] = &[
-    "at", "au", "br", "ca", "ch", "de", "dk", "es", "fi", "fr", "gb", "in", "it", "jp", "nl", "no", "pl", "se", "sg", "us",
+    "at", "au", "br", "ca", "ch", "de", "dk", "es", "fi", "fr", "gb", "in", "it", "jp", "nl", "no",
+    "pl", "se", "sg", "us",
 ];
 
 async fn countries(State(st): St, headers: HeaderMap) -> Response {
@@ -317,7 +425,15 @@ async fn user_agents(State(st): St, headers: HeaderMap) -> Response {
 
 // ---------------------------------------------------------------- scanning
 
-const SCAN_FIELDS: &[&str] = &["url", "visibility", "tags", "country", "referer", "customagent", "overrideSafety"];
+const SCAN_FIELDS: &[&str] = &[
+    "url",
+    "visibility",
+    "tags",
+    "country",
+    "referer",
+    "customagent",
+    "overrideSafety",
+];
 const DNS_FAIL_TLDS: &[&str] = &["invalid", "test", "local", "localhost", "internal", "bar"];
 
 async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
@@ -339,7 +455,9 @@ async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
     }
     let visibility = match obj.get("visibility") {
         None | Some(Value::Null) => "public".to_string(),
-        Some(Value::String(v)) if ["public", "unlisted", "private"].contains(&v.as_str()) => v.clone(),
+        Some(Value::String(v)) if ["public", "unlisted", "private"].contains(&v.as_str()) => {
+            v.clone()
+        }
         Some(_) => return validation("\"visibility\" must be one of [public, unlisted, private]"),
     };
     let action = visibility.clone();
@@ -348,7 +466,12 @@ async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
     with_limit_headers(&st, &c, &action, resp)
 }
 
-fn submit_checked(st: &AppState, c: &Caller, obj: &Map<String, Value>, visibility: String) -> Response {
+fn submit_checked(
+    st: &AppState,
+    c: &Caller,
+    obj: &Map<String, Value>,
+    visibility: String,
+) -> Response {
     let Some(raw_url) = obj.get("url").and_then(Value::as_str) else {
         return validation("\"url\" must be a string");
     };
@@ -356,18 +479,32 @@ fn submit_checked(st: &AppState, c: &Caller, obj: &Map<String, Value>, visibilit
     if raw_url.len() < 5 || raw_url.len() > 2083 {
         return validation("\"url\" length must be between 5 and 2083 characters");
     }
-    let with_scheme = if raw_url.contains("://") { raw_url.to_string() } else { format!("http://{raw_url}") };
+    let with_scheme = if raw_url.contains("://") {
+        raw_url.to_string()
+    } else {
+        format!("http://{raw_url}")
+    };
     let Ok(parsed) = url::Url::parse(&with_scheme) else {
         return validation("\"url\" must be a valid uri");
     };
     if !matches!(parsed.scheme(), "http" | "https") {
-        return validation("\"url\" must be a valid uri with a scheme matching the http|https pattern");
+        return validation(
+            "\"url\" must be a valid uri with a scheme matching the http|https pattern",
+        );
     }
     let host = parsed.host_str().unwrap_or("").to_ascii_lowercase();
     let tld = host.rsplit('.').next().unwrap_or("");
-    if parsed.host().is_some_and(|h| matches!(h, url::Host::Domain(_))) && (!host.contains('.') || DNS_FAIL_TLDS.contains(&tld)) {
+    if parsed
+        .host()
+        .is_some_and(|h| matches!(h, url::Host::Domain(_)))
+        && (!host.contains('.') || DNS_FAIL_TLDS.contains(&tld))
+    {
         let d = format!("The domain {host} could not be resolved to a valid IPv4/IPv6 address. We won't try to load it in the browser.");
-        return err(StatusCode::BAD_REQUEST, "DNS Error - Could not resolve domain", Some(&d));
+        return err(
+            StatusCode::BAD_REQUEST,
+            "DNS Error - Could not resolve domain",
+            Some(&d),
+        );
     }
     if host.split('.').next() == Some("blocked") {
         return err(
@@ -378,15 +515,20 @@ fn submit_checked(st: &AppState, c: &Caller, obj: &Map<String, Value>, visibilit
     }
     let tags: Vec<String> = match obj.get("tags") {
         None | Some(Value::Null) => vec![],
-        Some(Value::Array(a)) if a.len() <= 10 && a.iter().all(Value::is_string) => {
-            a.iter().filter_map(|t| t.as_str().map(String::from)).collect()
+        Some(Value::Array(a)) if a.len() <= 10 && a.iter().all(Value::is_string) => a
+            .iter()
+            .filter_map(|t| t.as_str().map(String::from))
+            .collect(),
+        Some(Value::Array(a)) if a.len() > 10 => {
+            return validation("\"tags\" must contain less than or equal to 10 items")
         }
-        Some(Value::Array(a)) if a.len() > 10 => return validation("\"tags\" must contain less than or equal to 10 items"),
         Some(_) => return validation("\"tags\" must be an array of strings"),
     };
     let country = match obj.get("country") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.len() == 2 && s.chars().all(|ch| ch.is_ascii_alphabetic()) => Some(s.to_ascii_lowercase()),
+        Some(Value::String(s)) if s.len() == 2 && s.chars().all(|ch| ch.is_ascii_alphabetic()) => {
+            Some(s.to_ascii_lowercase())
+        }
         Some(_) => return validation("\"country\" must be a two-letter ISO 3166-1 country code"),
     };
     let str_opt = |k: &str| obj.get(k).and_then(Value::as_str).map(String::from);
@@ -407,16 +549,21 @@ fn submit_checked(st: &AppState, c: &Caller, obj: &Map<String, Value>, visibilit
     };
     let finish = now + (st.cfg.scan_duration * 1000.0).round() as i64;
     let result = content::result_json(&spec, &st.base_url);
-    let used_country = result.pointer("/task/options/country")
+    let used_country = result
+        .pointer("/task/options/country")
         .or_else(|| result.pointer("/submitter/country"))
         .and_then(Value::as_str)
         .map(str::to_ascii_lowercase)
         .or(country)
         .unwrap_or_else(|| "us".into());
-    let ua = result.pointer("/task/userAgent").cloned().unwrap_or(json!(null));
+    let ua = result
+        .pointer("/task/userAgent")
+        .cloned()
+        .unwrap_or(json!(null));
     let entry = st.entry(spec, Some(key.user.clone()), key.team.clone(), finish);
     st.store.lock().unwrap().insert(entry);
-    st.submissions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    st.submissions
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     ok_json(json!({
         "message": "Submission successful",
         "uuid": uuid,
@@ -440,7 +587,9 @@ fn content_hash(s: &str) -> u64 {
 fn readable(st: &AppState, c: &Caller, uuid: &str) -> Result<Entry, Response> {
     let id = uuid.trim().to_ascii_lowercase();
     let store = st.store.lock().unwrap();
-    let Some(e) = store.get(&id) else { return Err(not_found_scan()) };
+    let Some(e) = store.get(&id) else {
+        return Err(not_found_scan());
+    };
     if !e.readable_by(c) {
         return Err(not_found_scan());
     }
@@ -470,21 +619,41 @@ async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> 
 async fn screenshot(State(st): St, headers: HeaderMap, Path(file): Path<String>) -> Response {
     let c = tri!(caller(&st, &headers, Need::Anyone));
     let Some(uuid) = file.strip_suffix(".png") else {
-        return err(StatusCode::NOT_FOUND, "Not Found", Some("We could not find this page"));
+        return err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this page"),
+        );
     };
     match readable(&st, &c, uuid) {
-        Ok(e) => ([(header::CONTENT_TYPE, "image/png")], content::screenshot_png(&e.spec)).into_response(),
+        Ok(e) => (
+            [(header::CONTENT_TYPE, "image/png")],
+            content::screenshot_png(&e.spec),
+        )
+            .into_response(),
         Err(r) if r.status() == StatusCode::GONE => r,
-        Err(_) => err(StatusCode::NOT_FOUND, "Not Found", Some("We could not find this screenshot")),
+        Err(_) => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this screenshot"),
+        ),
     }
 }
 
 async fn dom(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
     let c = tri!(caller(&st, &headers, Need::KeyLoggedIn));
     match readable(&st, &c, &uuid) {
-        Ok(e) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], content::dom(&e.spec)).into_response(),
+        Ok(e) => (
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            content::dom(&e.spec),
+        )
+            .into_response(),
         Err(r) if r.status() == StatusCode::GONE => r,
-        Err(_) => err(StatusCode::NOT_FOUND, "Not Found", Some("We could not find this DOM snapshot")),
+        Err(_) => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this DOM snapshot"),
+        ),
     }
 }
 
@@ -493,27 +662,51 @@ const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495
 async fn response_body(State(st): St, headers: HeaderMap, Path(sha): Path<String>) -> Response {
     tri!(caller(&st, &headers, Need::KeyLoggedIn));
     let sha = sha.to_ascii_lowercase();
-    let text = |s: String| ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], s).into_response();
+    let text =
+        |s: String| ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], s).into_response();
     if sha == EMPTY_SHA256 {
         return text(String::new());
     }
     let spec = {
         let store = st.store.lock().unwrap();
-        store.hashes.get(&sha).and_then(|id| store.get(id)).map(|e| e.spec.clone())
+        store
+            .hashes
+            .get(&sha)
+            .and_then(|id| store.get(id))
+            .map(|e| e.spec.clone())
     };
-    let body = spec.and_then(|s| content::response_bodies(&s).into_iter().find(|(h, _)| *h == sha));
+    let body = spec.and_then(|s| {
+        content::response_bodies(&s)
+            .into_iter()
+            .find(|(h, _)| *h == sha)
+    });
     match body {
         Some((_, b)) => text(b),
-        None => err(StatusCode::NOT_FOUND, "Not Found", Some("We could not find a response with this hash")),
+        None => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find a response with this hash"),
+        ),
     }
 }
 
-async fn set_visibility(State(st): St, headers: HeaderMap, Path(uuid): Path<String>, body: Bytes) -> Response {
+async fn set_visibility(
+    State(st): St,
+    headers: HeaderMap,
+    Path(uuid): Path<String>,
+    body: Bytes,
+) -> Response {
     let c = tri!(caller(&st, &headers, Need::PremiumWrite));
     let v = serde_json::from_slice::<Value>(&body).ok();
-    let vis = match v.as_ref().and_then(|v| v.get("visibility")).and_then(Value::as_str) {
+    let vis = match v
+        .as_ref()
+        .and_then(|v| v.get("visibility"))
+        .and_then(Value::as_str)
+    {
         Some(s) if ["public", "unlisted", "private", "deleted"].contains(&s) => s.to_string(),
-        _ => return validation("\"visibility\" must be one of [public, unlisted, private, deleted]"),
+        _ => {
+            return validation("\"visibility\" must be one of [public, unlisted, private, deleted]")
+        }
     };
     change_visibility(&st, &c, &uuid, Some(vis))
 }
@@ -526,12 +719,18 @@ async fn reset_visibility(State(st): St, headers: HeaderMap, Path(uuid): Path<St
 fn change_visibility(st: &AppState, c: &Caller, uuid: &str, to: Option<String>) -> Response {
     let id = uuid.trim().to_ascii_lowercase();
     let mut store = st.store.lock().unwrap();
-    let Some(e) = store.get_mut(&id) else { return not_found_scan() };
+    let Some(e) = store.get_mut(&id) else {
+        return not_found_scan();
+    };
     if !e.owned_by(c) {
         if !e.readable_by(c) {
             return not_found_scan();
         }
-        return err(StatusCode::FORBIDDEN, "You are not allowed to change the visibility of this scan", Some("Only the owner of a scan and the owner's team can change its visibility."));
+        return err(
+            StatusCode::FORBIDDEN,
+            "You are not allowed to change the visibility of this scan",
+            Some("Only the owner of a scan and the owner's team can change its visibility."),
+        );
     }
     let (message, vis) = match to {
         Some(v) => ("Visibility updated", v),
@@ -553,12 +752,27 @@ struct SearchArgs {
 }
 
 fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned().collect();
-    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let pairs: Vec<(String, String)> =
+        url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+    };
     if pairs.iter().any(|(k, _)| k == "sort") {
-        return Err(err(StatusCode::FORBIDDEN, "You are not allowed to use a custom sort value", None));
+        return Err(err(
+            StatusCode::FORBIDDEN,
+            "You are not allowed to use a custom sort value",
+            None,
+        ));
     }
-    if pairs.iter().any(|(k, _)| k.starts_with("search_after[")) || pairs.iter().filter(|(k, _)| k == "search_after").count() > 1 {
+    if pairs.iter().any(|(k, _)| k.starts_with("search_after["))
+        || pairs.iter().filter(|(k, _)| k == "search_after").count() > 1
+    {
         return Err(validation("\"search_after\" must be a string"));
     }
     let max = if c.premium() { 10_000 } else { 100 };
@@ -580,13 +794,31 @@ fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> 
         })?),
     };
     let datasource = get("datasource").unwrap_or_else(|| "scans".into());
-    if !["scans", "hostnames", "incidents", "notifications", "certificates"].contains(&datasource.as_str()) {
+    if ![
+        "scans",
+        "hostnames",
+        "incidents",
+        "notifications",
+        "certificates",
+    ]
+    .contains(&datasource.as_str())
+    {
         return Err(validation("\"datasource\" must be one of [scans, hostnames, incidents, notifications, certificates]"));
     }
     if datasource != "scans" && !c.premium() {
-        return Err(err(StatusCode::FORBIDDEN, &format!("The datasource '{datasource}' requires a premium account"), None));
+        return Err(err(
+            StatusCode::FORBIDDEN,
+            &format!("The datasource '{datasource}' requires a premium account"),
+            None,
+        ));
     }
-    Ok(SearchArgs { q: get("q").unwrap_or_default(), size, after, datasource, collapse: get("collapse").filter(|s| !s.is_empty()) })
+    Ok(SearchArgs {
+        q: get("q").unwrap_or_default(),
+        size,
+        after,
+        datasource,
+        collapse: get("collapse").filter(|s| !s.is_empty()),
+    })
 }
 
 fn parse_search_after(s: &str) -> Option<(i64, String)> {
@@ -599,25 +831,54 @@ fn parse_search_after(s: &str) -> Option<(i64, String)> {
             _ => ch.is_ascii_digit() || ('a'..='f').contains(&ch),
         })
         && matches!(b[19], b'8' | b'9' | b'a' | b'b');
-    (ok_ms && ok_id).then(|| (ms.parse().ok(), id.to_string())).and_then(|(t, id)| Some((t?, id)))
+    (ok_ms && ok_id)
+        .then(|| (ms.parse().ok(), id.to_string()))
+        .and_then(|(t, id)| Some((t?, id)))
 }
 
 fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
-    let query = Query::parse(q).map_err(|e| err(StatusCode::BAD_REQUEST, &format!("Failed to parse query: {}", e.message), Some(q)))?;
+    let query = Query::parse(q).map_err(|e| {
+        err(
+            StatusCode::BAD_REQUEST,
+            &format!("Failed to parse query: {}", e.message),
+            Some(q),
+        )
+    })?;
     if !c.premium() {
         if let Some(f) = query.fields().into_iter().find(|f| premium_field(f)) {
-            return Err(err(StatusCode::FORBIDDEN, &format!("Your current plan does not allow you to search field '{f}'"), None));
+            return Err(err(
+                StatusCode::FORBIDDEN,
+                &format!("Your current plan does not allow you to search field '{f}'"),
+                None,
+            ));
         }
     }
     Ok(query)
 }
 
-fn page_response(st: &AppState, c: &Caller, a: &SearchArgs, query: &Query, extra: &dyn Fn(&Entry) -> bool) -> Response {
+fn page_response(
+    st: &AppState,
+    c: &Caller,
+    a: &SearchArgs,
+    query: &Query,
+    extra: &dyn Fn(&Entry) -> bool,
+) -> Response {
     let started = std::time::Instant::now();
     let page = if a.datasource == "scans" {
-        st.search(c, query, extra, a.size, a.after.clone(), a.collapse.as_deref())
+        st.search(
+            c,
+            query,
+            extra,
+            a.size,
+            a.after.clone(),
+            a.collapse.as_deref(),
+        )
     } else {
-        super::state::Page { hits: vec![], total: 0, has_more: false }
+        super::state::Page {
+            hits: vec![],
+            total: 0,
+            has_more: false,
+        }
     };
     // Hits are stored serialized; the page is assembled as text.
     let mut body = String::with_capacity(page.hits.iter().map(|h| h.len() + 1).sum::<usize>() + 64);
@@ -635,7 +896,10 @@ fn page_response(st: &AppState, c: &Caller, a: &SearchArgs, query: &Query, extra
         page.has_more
     ));
     let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
-    resp.headers_mut().insert("x-rate-limit-concurrency-limit", HeaderValue::from_static("4"));
+    resp.headers_mut().insert(
+        "x-rate-limit-concurrency-limit",
+        HeaderValue::from_static("4"),
+    );
     resp
 }
 
@@ -649,27 +913,34 @@ async fn search(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -> R
     with_limit_headers(&st, &c, "search", resp)
 }
 
-async fn similar(State(st): St, headers: HeaderMap, Path(uuid): Path<String>, RawQuery(raw): RawQuery) -> Response {
+async fn similar(
+    State(st): St,
+    headers: HeaderMap,
+    Path(uuid): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let c = tri!(caller(&st, &headers, Need::Premium));
     tri!(check_limit(&st, &c, "search"));
     let resp = match readable(&st, &c, &uuid) {
         Err(r) => r,
-        Ok(target) => match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
-            Err(r) => r,
-            Ok((a, q)) => {
-                // Structurally similar: same site (apex domain) or same page title.
-                let key = |e: &Entry, p: &str| super::state::lookup(&e.doc, p).cloned();
-                let apex = key(&target, "page.apexDomain");
-                let title = key(&target, "page.title");
-                let id = target.spec.uuid.clone();
-                let pred = move |e: &Entry| {
-                    e.spec.uuid != id
-                        && ((apex.is_some() && key(e, "page.apexDomain") == apex)
-                            || (title.is_some() && key(e, "page.title") == title))
-                };
-                page_response(&st, &c, &a, &q, &pred)
+        Ok(target) => {
+            match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
+                Err(r) => r,
+                Ok((a, q)) => {
+                    // Structurally similar: same site (apex domain) or same page title.
+                    let key = |e: &Entry, p: &str| super::state::lookup(&e.doc, p).cloned();
+                    let apex = key(&target, "page.apexDomain");
+                    let title = key(&target, "page.title");
+                    let id = target.spec.uuid.clone();
+                    let pred = move |e: &Entry| {
+                        e.spec.uuid != id
+                            && ((apex.is_some() && key(e, "page.apexDomain") == apex)
+                                || (title.is_some() && key(e, "page.title") == title))
+                    };
+                    page_response(&st, &c, &a, &q, &pred)
+                }
             }
-        },
+        }
     };
     with_limit_headers(&st, &c, "search", resp)
 }
@@ -679,7 +950,9 @@ async fn phishfeed(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -
     tri!(check_limit(&st, &c, "search"));
     let resp = match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
         Ok((a, q)) => {
-            let malicious = |e: &Entry| super::state::lookup(&e.doc, "verdicts.malicious") == Some(&Value::Bool(true));
+            let malicious = |e: &Entry| {
+                super::state::lookup(&e.doc, "verdicts.malicious") == Some(&Value::Bool(true))
+            };
             page_response(&st, &c, &a, &q, &malicious)
         }
         Err(r) => r,

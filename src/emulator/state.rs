@@ -153,16 +153,26 @@ impl Store {
     }
     pub fn get_mut(&mut self, uuid: &str) -> Option<&mut Entry> {
         let t = *self.time_of.get(uuid)?;
-        self.by_time.get_mut(&(Reverse(t), Reverse(uuid.to_string())))
+        self.by_time
+            .get_mut(&(Reverse(t), Reverse(uuid.to_string())))
     }
     pub fn insert(&mut self, e: Entry) {
-        for h in e.doc.get("hash").and_then(Value::as_array).into_iter().flatten() {
+        for h in e
+            .doc
+            .get("hash")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(h) = h.as_str() {
-                self.hashes.entry(h.to_string()).or_insert_with(|| e.spec.uuid.clone());
+                self.hashes
+                    .entry(h.to_string())
+                    .or_insert_with(|| e.spec.uuid.clone());
             }
         }
         self.time_of.insert(e.spec.uuid.clone(), e.spec.time_ms);
-        self.by_time.insert((Reverse(e.spec.time_ms), Reverse(e.spec.uuid.clone())), e);
+        self.by_time
+            .insert((Reverse(e.spec.time_ms), Reverse(e.spec.uuid.clone())), e);
     }
 }
 
@@ -228,7 +238,13 @@ impl AppState {
         self.keys.iter().find(|(k, _)| k == key).map(|(_, i)| i)
     }
 
-    pub fn entry(&self, spec: ScanSpec, owner: Option<String>, team: Option<String>, finish_ms: i64) -> Entry {
+    pub fn entry(
+        &self,
+        spec: ScanSpec,
+        owner: Option<String>,
+        team: Option<String>,
+        finish_ms: i64,
+    ) -> Entry {
         let doc = content::index_doc(&spec);
         let hit = content::search_hit(&spec, &self.base_url).to_string();
         Entry {
@@ -293,7 +309,9 @@ impl AppState {
             let mut seen = std::collections::HashSet::new();
             for e in iter.filter(|e| visible(e)) {
                 if let Some(field) = collapse {
-                    let key = lookup(&e.doc, field).map(|v| v.to_string()).unwrap_or_default();
+                    let key = lookup(&e.doc, field)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default();
                     if !seen.insert(key) {
                         continue;
                     }
@@ -314,7 +332,8 @@ impl AppState {
 
 /// A dotted path into a JSON document.
 pub fn lookup<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
-    doc.get(path).or_else(|| path.split('.').try_fold(doc, |v, k| v.get(k)))
+    doc.get(path)
+        .or_else(|| path.split('.').try_fold(doc, |v, k| v.get(k)))
 }
 
 /// Keys of every kind, UUID-shaped like the service's, derived from the seed.
@@ -333,10 +352,22 @@ fn make_keys(seed: u64) -> Vec<(String, KeyInfo)> {
         readwrite,
     };
     vec![
-        (key(), info("premium", "analyst", Some("blue-team"), true, true)),
-        (key(), info("team", "teammate", Some("blue-team"), true, true)),
-        (key(), info("readonly", "analyst", Some("blue-team"), true, false)),
+        (
+            key(),
+            info("premium", "analyst", Some("blue-team"), true, true),
+        ),
+        (
+            key(),
+            info("team", "teammate", Some("blue-team"), true, true),
+        ),
+        (
+            key(),
+            info("readonly", "analyst", Some("blue-team"), true, false),
+        ),
         (key(), info("free", "free-user", None, false, true)),
-        (key(), info("other", "outsider", Some("red-team"), true, true)),
+        (
+            key(),
+            info("other", "outsider", Some("red-team"), true, true),
+        ),
     ]
 }

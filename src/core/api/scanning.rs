@@ -30,7 +30,10 @@ impl ScanOptions {
         let mut m = Map::new();
         m.insert("url".into(), json!(validate::scan_url(url)?));
         if let Some(v) = &self.visibility {
-            m.insert("visibility".into(), json!(validate::visibility(v, validate::VISIBILITIES)?));
+            m.insert(
+                "visibility".into(),
+                json!(validate::visibility(v, validate::VISIBILITIES)?),
+            );
         }
         if let Some(t) = &self.tags {
             validate::tags(t)?;
@@ -110,7 +113,10 @@ impl Client {
         let doc: Doc<Submission> = self.doc(req, "scan submission").await?;
         if let (Some(asked), Some(got)) = (&opts.visibility, &doc.head.visibility) {
             if !asked.eq_ignore_ascii_case(got) {
-                log::info!("visibility of scan {} is enforced to {got} (asked {asked})", doc.head.uuid);
+                log::info!(
+                    "visibility of scan {} is enforced to {got} (asked {asked})",
+                    doc.head.uuid
+                );
             }
         }
         Ok(doc)
@@ -148,7 +154,10 @@ impl Client {
                     timeout: w.timeout,
                 });
             }
-            log::debug!("scan {id} not finished yet; polling again in {}s", w.interval);
+            log::debug!(
+                "scan {id} not finished yet; polling again in {}s",
+                w.interval
+            );
             tokio::time::sleep_until(next).await;
         }
     }
@@ -168,7 +177,9 @@ impl Client {
     /// GET /screenshots/{uuid}.png
     pub async fn screenshot(&self, uuid: &str) -> Result<Bytes> {
         let id = validate::uuid("uuid", uuid)?;
-        let body = self.bytes(Req::get(format!("/screenshots/{id}.png"))).await?;
+        let body = self
+            .bytes(Req::get(format!("/screenshots/{id}.png")))
+            .await?;
         if !body.starts_with(b"\x89PNG\r\n\x1a\n") {
             return Err(Error::Decode(format!(
                 "screenshot of {id} is not a PNG image ({} bytes)",
@@ -221,7 +232,8 @@ impl Client {
 
     /// GET /api/v1/userAgents
     pub async fn user_agents(&self) -> Result<Doc<UserAgentsHead>> {
-        self.doc(Req::get("/api/v1/userAgents"), "user agents").await
+        self.doc(Req::get("/api/v1/userAgents"), "user agents")
+            .await
     }
 }
 

@@ -6,7 +6,13 @@ use crate::core::models::{Doc, SearchPageHead};
 use crate::core::transport::Req;
 use crate::core::validate;
 
-pub const DATASOURCES: &[&str] = &["scans", "hostnames", "incidents", "notifications", "certificates"];
+pub const DATASOURCES: &[&str] = &[
+    "scans",
+    "hostnames",
+    "incidents",
+    "notifications",
+    "certificates",
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchKind {
@@ -50,7 +56,9 @@ impl SearchParams {
             self.kind = SearchKind::Similar(validate::uuid("uuid", id)?);
         }
         if self.size == 0 {
-            return Err(Error::Validation("size must be a positive integer, got 0".into()));
+            return Err(Error::Validation(
+                "size must be a positive integer, got 0".into(),
+            ));
         }
         if self.size > 10_000 {
             return Err(Error::Validation(format!(
@@ -59,7 +67,9 @@ impl SearchParams {
             )));
         }
         if self.limit == Some(0) {
-            return Err(Error::Validation("limit must be a positive integer, got 0".into()));
+            return Err(Error::Validation(
+                "limit must be a positive integer, got 0".into(),
+            ));
         }
         if let Some(sa) = &self.search_after {
             self.search_after = Some(validate::search_after(sa)?);

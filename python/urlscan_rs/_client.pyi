@@ -1,0 +1,231 @@
+# Typed signatures of Client and AsyncClient (one implementation serves both).
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any, Generic, Literal, TypeVar
+
+from .errors import UrlscanError
+from .models import Quotas, ScanOutcome, ScanResult, SearchHit, Submission, User, UserAgentGroup, VisibilityChange
+
+__all__ = ["Client", "AsyncClient", "SearchIterator"]
+
+Visibility = Literal["public", "unlisted", "private"]
+VisibilityOrDeleted = Literal["public", "unlisted", "private", "deleted"]
+Datasource = Literal["scans", "hostnames", "incidents", "notifications", "certificates"]
+Progress = bool | Callable[[int, int], object] | None
+
+_T = TypeVar("_T")
+
+class SearchIterator(Generic[_T]):
+    @property
+    def total(self) -> int | None: ...
+    @property
+    def has_more(self) -> bool | None: ...
+    @property
+    def search_after(self) -> str | None: ...
+    @property
+    def fetched(self) -> int: ...
+    def __iter__(self) -> Iterator[_T]: ...
+    def __next__(self) -> _T: ...
+    def __aiter__(self) -> AsyncIterator[_T]: ...
+    async def __anext__(self) -> _T: ...
+
+class SyncSearchIterator(SearchIterator[_T]):
+    def count(self) -> int: ...
+
+class AsyncSearchIterator(SearchIterator[_T]):
+    def count(self) -> Awaitable[int]: ...
+
+class Client:
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        user_agent: str | None = None,
+        proxy: str | None = None,
+        verify: bool = True,
+        fail_fast: bool = False,
+    ) -> None: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def rate_limits(self) -> list[dict[str, Any]]: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Client: ...
+    def __exit__(self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None) -> None: ...
+    def quotas(self) -> Quotas: ...
+    def user(self) -> User: ...
+    def scan(
+        self,
+        url: str,
+        *,
+        visibility: Visibility | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> Submission: ...
+    def result(self, uuid: str) -> ScanResult: ...
+    def wait_for_result(
+        self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0
+    ) -> ScanResult: ...
+    def scan_and_wait(
+        self,
+        url: str,
+        *,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        visibility: Visibility | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> ScanResult: ...
+    def bulk_scan(
+        self,
+        urls: Iterable[str],
+        *,
+        wait: bool = True,
+        concurrency: int = 8,
+        progress: Progress = False,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        visibility: Visibility | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> list[ScanOutcome]: ...
+    def results(
+        self, uuids: Iterable[str], *, concurrency: int = 8, progress: Progress = False
+    ) -> list[ScanResult | UrlscanError]: ...
+    def screenshot(self, uuid: str) -> bytes: ...
+    def dom(self, uuid: str) -> str: ...
+    def response(self, sha256: str) -> str: ...
+    def set_visibility(self, uuid: str, visibility: VisibilityOrDeleted) -> VisibilityChange: ...
+    def reset_visibility(self, uuid: str) -> VisibilityChange: ...
+    def available_countries(self) -> list[str]: ...
+    def user_agents(self) -> list[UserAgentGroup]: ...
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Datasource | None = None,
+        collapse: str | None = None,
+    ) -> SyncSearchIterator[SearchHit]: ...
+    def similar(
+        self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
+    ) -> SyncSearchIterator[SearchHit]: ...
+    def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SyncSearchIterator[SearchHit]: ...
+
+class AsyncClient:
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        user_agent: str | None = None,
+        proxy: str | None = None,
+        verify: bool = True,
+        fail_fast: bool = False,
+    ) -> None: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def rate_limits(self) -> list[dict[str, Any]]: ...
+    def close(self) -> None: ...
+    async def aclose(self) -> None: ...
+    async def __aenter__(self) -> AsyncClient: ...
+    async def __aexit__(self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None) -> None: ...
+    async def quotas(self) -> Quotas: ...
+    async def user(self) -> User: ...
+    async def scan(
+        self,
+        url: str,
+        *,
+        visibility: Visibility | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> Submission: ...
+    async def result(self, uuid: str) -> ScanResult: ...
+    async def wait_for_result(
+        self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0
+    ) -> ScanResult: ...
+    async def scan_and_wait(
+        self,
+        url: str,
+        *,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        visibility: Visibility | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> ScanResult: ...
+    async def bulk_scan(
+        self,
+        urls: Iterable[str],
+        *,
+        wait: bool = True,
+        concurrency: int = 8,
+        progress: Progress = False,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        visibility: Visibility | None = None,
+        tags: list[str] | None = None,
+        country: str | None = None,
+        referer: str | None = None,
+        custom_agent: str | None = None,
+        override_safety: Any = None,
+    ) -> list[ScanOutcome]: ...
+    async def results(
+        self, uuids: Iterable[str], *, concurrency: int = 8, progress: Progress = False
+    ) -> list[ScanResult | UrlscanError]: ...
+    async def screenshot(self, uuid: str) -> bytes: ...
+    async def dom(self, uuid: str) -> str: ...
+    async def response(self, sha256: str) -> str: ...
+    async def set_visibility(self, uuid: str, visibility: VisibilityOrDeleted) -> VisibilityChange: ...
+    async def reset_visibility(self, uuid: str) -> VisibilityChange: ...
+    async def available_countries(self) -> list[str]: ...
+    async def user_agents(self) -> list[UserAgentGroup]: ...
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Datasource | None = None,
+        collapse: str | None = None,
+    ) -> AsyncSearchIterator[SearchHit]: ...
+    def similar(
+        self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
+    ) -> AsyncSearchIterator[SearchHit]: ...
+    def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> AsyncSearchIterator[SearchHit]: ...
