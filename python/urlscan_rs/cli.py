@@ -82,7 +82,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         it = client.search("date:>now-7d AND NOT page.country:us", size=5, limit=5)
         print(f"Search 'date:>now-7d AND NOT page.country:us' ({it.count()} hits in all); the newest five:")
         for hit in it:
-            print(f"  {hit.task.time:%Y-%m-%d %H:%M}  {hit.page.domain:<40} {hit.page.country}  {hit.page.ip}")
+            when = f"{hit.task.time:%Y-%m-%d %H:%M}" if hit.task.time else "-"
+            print(f"  {when}  {hit.page.domain or '-':<40} {hit.page.country}  {hit.page.ip}")
         q = client.quotas()
         print(f"\nQuota left today: {q.remaining('public')} public scans, {q.remaining('search')} searches")
     print(f"\nDone in {time.monotonic() - started:.1f}s. Next: see README.md for sync, async, search and bulk examples.")
