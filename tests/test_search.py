@@ -133,10 +133,14 @@ def test_premium_field_needs_premium(emu: Emulator) -> None:
 
 
 def test_similar_and_phishfeed(emu: Emulator, client: Client) -> None:
-    target = next(iter(client.search("", limit=1)))
-    similar = list(client.similar(target.id, limit=20))
-    assert all(h.id != target.id for h in similar)
+    hits = list(client.search("", size=300))
+    apexes = [h.page.apex_domain for h in hits]
+    target = next(h for h in hits if apexes.count(h.page.apex_domain) >= 3)
+    similar = list(client.similar(target.id, limit=200))
+    assert similar and all(h.id != target.id for h in similar)
     assert all(h.page.apex_domain == target.page.apex_domain or h.page.title == target.page.title for h in similar)
+    same_site = {h.id for h in hits if h.page.apex_domain == target.page.apex_domain} - {target.id}
+    assert same_site <= {h.id for h in similar}
     feed = list(client.phishfeed(limit=50))
     assert feed and all(h.verdicts.malicious for h in feed)
     with pytest.raises(urlscan_rs.PermissionDeniedError):
