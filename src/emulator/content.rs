@@ -2992,7 +2992,21 @@ impl<'a> Model<'a> {
         let mut t = Map::new();
         t.insert("uuid".into(), json!(s.uuid));
         t.insert("time".into(), json!(iso(s.time_ms)));
-        t.insert("url".into(), json!(self.submitted.url()));
+        // The service echoes the URL as submitted ("https://www.google.com",
+        // no slash); only unusable input is replaced by its normalised form.
+        let raw = s.url.trim();
+        let as_submitted = url::Url::parse(raw)
+            .map(|u| {
+                matches!(u.scheme(), "http" | "https")
+                    && (u.as_str() == raw || u.as_str() == format!("{raw}/"))
+            })
+            .unwrap_or(false);
+        let task_url = if as_submitted {
+            raw.to_string()
+        } else {
+            self.submitted.url()
+        };
+        t.insert("url".into(), json!(task_url));
         t.insert("visibility".into(), json!(s.visibility));
         t.insert("method".into(), json!(s.method));
         t.insert("source".into(), json!(s.source));
@@ -4882,7 +4896,8 @@ mod tests {
         let res = result_json(&spec("http://google.com"), "");
         assert_eq!(res["page"]["url"], json!("https://www.google.com/"));
         assert_eq!(res["page"]["redirected"], json!("sub-domain"));
-        assert_eq!(res["task"]["url"], json!("http://google.com/"));
+        assert_eq!(res["task"]["url"], json!("http://google.com"));
+        assert_eq!(res["lists"]["urls"][0], json!("http://google.com/"));
         let res = result_json(&spec("https://bit.ly/3abcDEF"), "");
         assert_eq!(res["page"]["redirected"], json!("off-domain"));
         assert!(res["lists"]["domains"]

@@ -45,7 +45,8 @@ pub fn router(st: Arc<AppState>) -> Router {
     for (path, mr) in routes {
         r = r.route(path, mr.clone()).route(&format!("{path}/"), mr);
     }
-    r.fallback(|| async {
+    r.merge(super::premium::router())
+        .fallback(|| async {
         err(
             StatusCode::NOT_FOUND,
             "Not Found",
@@ -88,7 +89,7 @@ pub fn group_of(path: &str) -> &'static str {
 // ---------------------------------------------------------------- answers
 
 /// The service's error envelope.
-pub fn err(status: StatusCode, message: &str, description: Option<&str>) -> Response {
+pub(crate) fn err(status: StatusCode, message: &str, description: Option<&str>) -> Response {
     let s = status.as_u16();
     let mut item = json!({"title": message, "detail": description.unwrap_or(message), "status": s});
     let mut body = json!({"message": message, "status": s});
@@ -102,7 +103,7 @@ pub fn err(status: StatusCode, message: &str, description: Option<&str>) -> Resp
 }
 
 /// The validation variant of the envelope (no top-level status).
-fn validation(message: &str) -> Response {
+pub(crate) fn validation(message: &str) -> Response {
     let m = format!("ValidationError: {message}");
     let body = json!({
         "code": "validationerror", "type": "body", "message": m,
@@ -111,11 +112,11 @@ fn validation(message: &str) -> Response {
     (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
 }
 
-fn ok_json(v: Value) -> Response {
+pub(crate) fn ok_json(v: Value) -> Response {
     (StatusCode::OK, axum::Json(v)).into_response()
 }
 
-fn not_found_scan() -> Response {
+pub(crate) fn not_found_scan() -> Response {
     err(
         StatusCode::NOT_FOUND,
         "No such scan submission",
@@ -123,7 +124,7 @@ fn not_found_scan() -> Response {
     )
 }
 
-fn gone() -> Response {
+pub(crate) fn gone() -> Response {
     err(
         StatusCode::GONE,
         "Scan was deleted",
@@ -131,7 +132,7 @@ fn gone() -> Response {
     )
 }
 
-fn pending() -> Response {
+pub(crate) fn pending() -> Response {
     err(
         StatusCode::NOT_FOUND,
         "Scan is not finished yet",
@@ -142,7 +143,7 @@ fn pending() -> Response {
 // ---------------------------------------------------------------- auth
 
 #[derive(Clone, Copy, PartialEq)]
-enum Need {
+pub(crate) enum Need {
     /// Works without a key (a per-address budget).
     Anyone,
     /// Needs a key; no key gets the 401 envelope.
@@ -154,7 +155,7 @@ enum Need {
     Write,
 }
 
-fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<Caller, Response> {
+pub(crate) fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<Caller, Response> {
     let key = headers
         .get("api-key")
         .and_then(|v| v.to_str().ok())
@@ -217,10 +218,12 @@ macro_rules! tri {
         }
     };
 }
+#[allow(unused_imports)] // used by the premium routes
+pub(crate) use tri;
 
 // ---------------------------------------------------------------- rate limits
 
-fn with_limit_headers(st: &AppState, c: &Caller, action: &str, mut resp: Response) -> Response {
+pub(crate) fn with_limit_headers(st: &AppState, c: &Caller, action: &str, mut resp: Response) -> Response {
     let now = st.now_ms();
     let mut rl = st.limiter.lock().unwrap();
     if resp.status() == StatusCode::OK {
@@ -237,7 +240,7 @@ fn with_limit_headers(st: &AppState, c: &Caller, action: &str, mut resp: Respons
 }
 
 /// 429 when a window of this action is spent.
-fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(), Response> {
+pub(crate) fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(), Response> {
     let now = st.now_ms();
     let snap = st
         .limiter
@@ -584,7 +587,7 @@ fn content_hash(s: &str) -> u64 {
 
 /// Find a scan for reading by uuid, answering like the service when it
 /// cannot be read: unknown or private to others 404, deleted 410, running 404.
-fn readable(st: &AppState, c: &Caller, uuid: &str) -> Result<Entry, Response> {
+pub(crate) fn readable(st: &AppState, c: &Caller, uuid: &str) -> Result<Entry, Response> {
     let id = uuid.trim().to_ascii_lowercase();
     let store = st.store.lock().unwrap();
     let Some(e) = store.get(&id) else {
@@ -743,15 +746,15 @@ fn change_visibility(st: &AppState, c: &Caller, uuid: &str, to: Option<String>) 
 
 // ---------------------------------------------------------------- search
 
-struct SearchArgs {
-    q: String,
-    size: usize,
-    after: Option<(i64, String)>,
-    datasource: String,
-    collapse: Option<String>,
+pub(crate) struct SearchArgs {
+    pub q: String,
+    pub size: usize,
+    pub after: Option<(i64, String)>,
+    pub datasource: String,
+    pub collapse: Option<String>,
 }
 
-fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
+pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
     let pairs: Vec<(String, String)> =
         url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
             .into_owned()
@@ -836,7 +839,7 @@ fn parse_search_after(s: &str) -> Option<(i64, String)> {
         .and_then(|(t, id)| Some((t?, id)))
 }
 
-fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
+pub(crate) fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
     let query = Query::parse(q).map_err(|e| {
         err(
             StatusCode::BAD_REQUEST,
@@ -856,7 +859,7 @@ fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
     Ok(query)
 }
 
-fn page_response(
+pub(crate) fn page_response(
     st: &AppState,
     c: &Caller,
     a: &SearchArgs,

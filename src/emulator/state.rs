@@ -191,6 +191,7 @@ pub struct AppState {
     pub keys: Vec<(String, KeyInfo)>,
     clock_offset_ms: AtomicI64,
     pub store: Mutex<Store>,
+    pub premium: Mutex<super::premium::PremiumState>,
     pub limiter: Mutex<RateLimiter>,
     pub submissions: AtomicU64,
     pub requests: AtomicU64,
@@ -209,6 +210,7 @@ impl AppState {
             keys,
             clock_offset_ms: AtomicI64::new(0),
             store: Mutex::new(Store::default()),
+            premium: Mutex::new(super::premium::PremiumState::default()),
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
             requests: AtomicU64::new(0),
@@ -232,6 +234,7 @@ impl AppState {
     pub fn advance(&self, secs: f64) {
         self.clock_offset_ms
             .fetch_add((secs * 1000.0).round() as i64, Ordering::SeqCst);
+        super::premium::tick(self, self.now_ms());
     }
 
     pub fn key_info(&self, key: &str) -> Option<&KeyInfo> {
