@@ -286,3 +286,28 @@ def test_transport_error() -> None:
     with Client("00000000-0000-4000-8000-000000000000", base_url="http://127.0.0.1:9", max_retries=0) as c:
         with pytest.raises(urlscan_rs.TransportError):
             c.quotas()
+
+
+def test_async_cancel_leaves_client_usable(fresh: Emulator) -> None:
+    async def main() -> str:
+        async with fresh.async_client() as ac:
+            sub = await ac.scan("https://example.com/")
+            with pytest.raises(asyncio.TimeoutError):
+                # the scan never finishes within 0.2 s: the wait is cancelled
+                await asyncio.wait_for(ac.wait_for_result(sub.uuid, initial_wait=0, interval=0.05), timeout=0.2)
+            fresh.advance(fresh.scan_duration)
+            r = await ac.result(sub.uuid)
+            return str(r.uuid)
+
+    assert run(main())
+
+
+def test_async_many_concurrent(emu: Emulator, client: Client) -> None:
+    ids = [h.id for h in client.search("", limit=40)]
+
+    async def main() -> list[str]:
+        async with emu.async_client() as ac:
+            rs = await asyncio.gather(*(ac.result(i) for i in ids))
+            return [str(r.uuid) for r in rs]
+
+    assert run(main()) == ids

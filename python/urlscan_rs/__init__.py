@@ -1,7 +1,9 @@
 """urlscan_rs: a fast, typed client for the urlscan.io API, sync and async,
 with a local emulator of the service for tests and demos."""
 
-from . import errors, models
+import atexit
+
+from . import _native, errors, models
 from ._client import AsyncClient, Client, SearchIterator
 from ._native import __version__
 from .errors import (
@@ -32,6 +34,9 @@ from .models import (
     UserAgentGroup,
     VisibilityChange,
 )
+
+# Rust threads outlive the interpreter: tell them before it goes away.
+atexit.register(_native._shutdown)
 
 __all__ = [
     "__version__",

@@ -4,6 +4,8 @@ from typing import Any
 
 __version__: str
 
+def _shutdown() -> None: ...
+
 class Core:
     def __init__(
         self,

@@ -69,11 +69,11 @@ fn progress_fn(p: Option<Bound<'_, PyAny>>) -> Option<Progress> {
     }
     let cb = p.unbind();
     Some(Arc::new(move |done, total| {
-        Python::attach(|py| {
+        super::bridge::enter_python(|py| {
             if let Err(e) = cb.call1(py, (done, total)) {
                 e.write_unraisable(py, None);
             }
-        })
+        });
     }))
 }
 

@@ -2,6 +2,7 @@
 //! method serves `Client` (blocking, GIL released) and `AsyncClient` (an
 //! awaitable), depending on how the `Core` was made. Python code builds the
 //! public classes around it.
+mod bridge;
 mod client;
 mod convert;
 mod emulator;
@@ -9,13 +10,42 @@ mod run;
 
 use pyo3::prelude::*;
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // Rust log records go to Python's `logging` (logger names start with
-    // "urlscan_rs"); failure means a logger is already set, which is fine.
-    let _ = pyo3_log::try_init();
-    if let Ok(rt) = crate::core::runtime::runtime() {
-        let _ = pyo3_async_runtimes::tokio::init_with_runtime(rt);
+/// pyo3-log, made safe for threads that outlive the interpreter: a record
+/// logged while Python shuts down is dropped instead of crashing the process.
+struct GuardedLogger(pyo3_log::Logger);
+
+impl log::Log for GuardedLogger {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        !bridge::is_finalizing() && self.0.enabled(m)
     }
+    fn log(&self, r: &log::Record<'_>) {
+        if self.enabled(r.metadata()) {
+            // Inside Python already (a call on a Python thread), or entering from a Rust thread.
+            if Python::try_attach(|_| ()).is_some() && !bridge::is_finalizing() {
+                bridge::enter_python(|_| self.0.log(r));
+            }
+        }
+    }
+    fn flush(&self) {}
+}
+
+fn install_logger(py: Python<'_>) -> PyResult<()> {
+    // Our records at every level; other crates' (reqwest, hyper) from warnings up.
+    let logger = pyo3_log::Logger::new(py, pyo3_log::Caching::LoggersAndLevels)?
+        .filter(log::LevelFilter::Warn)
+        .filter_target("urlscan_rs".to_string(), log::LevelFilter::Trace);
+    // Failure means a logger is already installed, which is fine.
+    if log::set_boxed_logger(Box::new(GuardedLogger(logger))).is_ok() {
+        log::set_max_level(log::LevelFilter::Trace);
+    }
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Rust log records go to Python's `logging` (logger names start with "urlscan_rs").
+    install_logger(m.py())?;
+    m.add_function(wrap_pyfunction!(bridge::_shutdown, m)?)?;
+    m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;
     m.add_class::<client::NativeCursor>()?;
     m.add_class::<emulator::NativeEmulator>()?;

@@ -17,14 +17,7 @@ where
     T: Send + 'static,
 {
     if is_async {
-        let aw = pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let out = fut.await;
-            Python::attach(|py| match out {
-                Ok(v) => conv(py, v).map(Bound::unbind),
-                Err(e) => Err(to_pyerr(py, e)),
-            })
-        })?;
-        Ok(aw.unbind())
+        Ok(super::bridge::awaitable(py, fut, conv)?.unbind())
     } else {
         let out = block_on(py, fut)?;
         match out {

@@ -3,6 +3,7 @@ pub mod api;
 pub mod client;
 pub mod config;
 pub mod error;
+pub mod fields;
 pub mod models;
 pub mod paginate;
 pub mod runtime;

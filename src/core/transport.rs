@@ -24,6 +24,8 @@ pub struct Req {
     pub body: Option<Value>,
     /// The rate-limit action this request counts against, where known.
     pub action: Option<String>,
+    /// Off for answers whose redirect is the result (data-dump links).
+    pub follow_redirects: bool,
 }
 
 impl Req {
@@ -34,6 +36,7 @@ impl Req {
             query: Vec::new(),
             body: None,
             action: None,
+            follow_redirects: true,
         }
     }
     pub fn new(method: Method, path: impl Into<String>) -> Req {
@@ -91,6 +94,7 @@ struct LimitState {
 pub struct Transport {
     pub(crate) cfg: Config,
     http: reqwest::Client,
+    http_no_redirect: reqwest::Client,
     limits: Arc<Mutex<HashMap<String, LimitState>>>,
     /// Bounds requests in flight for batch jobs; waits between polls hold no permit.
     pub(crate) gate: Option<Arc<Semaphore>>,
@@ -120,24 +124,28 @@ impl Transport {
                 attempt.stop()
             }
         });
-        let mut b = reqwest::Client::builder()
-            .timeout(cfg.timeout)
-            .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
-            .user_agent(cfg.user_agent.clone())
-            .redirect(policy)
-            .pool_idle_timeout(Duration::from_secs(60))
-            .tls_danger_accept_invalid_certs(!cfg.verify);
-        if let Some(p) = &cfg.proxy {
-            let proxy = reqwest::Proxy::all(p)
-                .map_err(|e| Error::Validation(format!("invalid proxy {p:?}: {e}")))?;
-            b = b.proxy(proxy);
-        }
-        let http = b
-            .build()
-            .map_err(|e| Error::Transport(format!("cannot build the HTTP client: {e}")))?;
+        let builder = |policy: reqwest::redirect::Policy| -> Result<reqwest::Client> {
+            let mut b = reqwest::Client::builder()
+                .timeout(cfg.timeout)
+                .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
+                .user_agent(cfg.user_agent.clone())
+                .redirect(policy)
+                .pool_idle_timeout(Duration::from_secs(60))
+                .tls_danger_accept_invalid_certs(!cfg.verify);
+            if let Some(p) = &cfg.proxy {
+                let proxy = reqwest::Proxy::all(p)
+                    .map_err(|e| Error::Validation(format!("invalid proxy {p:?}: {e}")))?;
+                b = b.proxy(proxy);
+            }
+            b.build()
+                .map_err(|e| Error::Transport(format!("cannot build the HTTP client: {e}")))
+        };
+        let http = builder(policy)?;
+        let http_no_redirect = builder(reqwest::redirect::Policy::none())?;
         Ok(Transport {
             cfg,
             http,
+            http_no_redirect,
             limits: Arc::new(Mutex::new(HashMap::new())),
             gate: None,
         })
@@ -148,6 +156,7 @@ impl Transport {
         Transport {
             cfg: self.cfg.clone(),
             http: self.http.clone(),
+            http_no_redirect: self.http_no_redirect.clone(),
             limits: Arc::clone(&self.limits),
             gate: Some(gate),
         }
@@ -215,7 +224,12 @@ impl Transport {
             None => None,
         };
         let url = format!("{}{}", self.cfg.base_url, req.path);
-        let mut rb = self.http.request(req.method.clone(), &url);
+        let http = if req.follow_redirects {
+            &self.http
+        } else {
+            &self.http_no_redirect
+        };
+        let mut rb = http.request(req.method.clone(), &url);
         if !req.query.is_empty() {
             rb = rb.query(&req.query);
         }

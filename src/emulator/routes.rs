@@ -47,14 +47,14 @@ pub fn router(st: Arc<AppState>) -> Router {
     }
     r.merge(super::premium::router())
         .fallback(|| async {
-        err(
-            StatusCode::NOT_FOUND,
-            "Not Found",
-            Some("We could not find this page"),
-        )
-    })
-    .layer(middleware::from_fn_with_state(st.clone(), latency))
-    .with_state(st)
+            err(
+                StatusCode::NOT_FOUND,
+                "Not Found",
+                Some("We could not find this page"),
+            )
+        })
+        .layer(middleware::from_fn_with_state(st.clone(), latency))
+        .with_state(st)
 }
 
 /// Added latency, per endpoint group, like a remote service.
@@ -223,7 +223,12 @@ pub(crate) use tri;
 
 // ---------------------------------------------------------------- rate limits
 
-pub(crate) fn with_limit_headers(st: &AppState, c: &Caller, action: &str, mut resp: Response) -> Response {
+pub(crate) fn with_limit_headers(
+    st: &AppState,
+    c: &Caller,
+    action: &str,
+    mut resp: Response,
+) -> Response {
     let now = st.now_ms();
     let mut rl = st.limiter.lock().unwrap();
     if resp.status() == StatusCode::OK {

@@ -1,8 +1,18 @@
 //! The endpoints, one file per area of the interface.
 pub mod account;
 pub mod batch;
+pub mod brands;
+pub mod channels;
+pub mod datadumps;
+pub mod endpoints;
+pub mod files;
+pub mod hostnames;
+pub mod incidents;
+pub mod livescan;
+pub mod saved_searches;
 pub mod scanning;
 pub mod search;
+pub mod subscriptions;
 
 pub use batch::{Progress, ScanOutcome};
 pub use scanning::{ScanOptions, WaitOptions};

@@ -1,0 +1,14 @@
+//! Brands tracked for phishing detection (premium).
+use reqwest::Method;
+
+use super::endpoints::Endpoint;
+
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        "brands.available",
+        Method::GET,
+        "/api/v1/pro/availableBrands",
+    )
+    .answer(&["kits"]),
+    Endpoint::new("brands.detected", Method::GET, "/api/v1/pro/brands").answer(&["responses"]),
+];

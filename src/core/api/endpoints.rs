@@ -1,0 +1,181 @@
+//! The premium endpoints that follow one pattern (path, optional wrapped body
+//! built from a field table, wrapped or unwrapped answer), one table row each.
+//! Endpoints with their own logic (live-scan resources, hostname paging, file
+//! downloads, data-dump links) have functions in their area's file.
+use reqwest::Method;
+use serde_json::{Map, Value};
+
+use crate::core::client::Client;
+use crate::core::error::{Error, Result};
+use crate::core::fields::{build, Field};
+use crate::core::transport::Req;
+use crate::core::validate;
+
+#[derive(Debug)]
+pub struct Endpoint {
+    /// "namespace.method", as the Python API names it.
+    pub name: &'static str,
+    pub method: Method,
+    /// Path with `{0}`, `{1}`, ... for the ids.
+    pub path: &'static str,
+    /// The request body: wrapper key (or "" for none) and its fields.
+    pub body: Option<(&'static str, &'static [Field])>,
+    /// Required fields are enforced (create) or not (update).
+    pub creating: bool,
+    /// Keys under which the answer may come wrapped, tried in order; the
+    /// answer is used as it is when none is present.
+    pub answer: &'static [&'static str],
+}
+
+impl Endpoint {
+    pub const fn new(name: &'static str, method: Method, path: &'static str) -> Endpoint {
+        Endpoint {
+            name,
+            method,
+            path,
+            body: None,
+            creating: false,
+            answer: &[],
+        }
+    }
+    pub const fn body(
+        mut self,
+        wrapper: &'static str,
+        fields: &'static [Field],
+        creating: bool,
+    ) -> Endpoint {
+        self.body = Some((wrapper, fields));
+        self.creating = creating;
+        self
+    }
+    pub const fn answer(mut self, keys: &'static [&'static str]) -> Endpoint {
+        self.answer = keys;
+        self
+    }
+}
+
+/// Every table of every area.
+pub fn all() -> impl Iterator<Item = &'static Endpoint> {
+    use crate::core::api::{
+        brands, channels, datadumps, incidents, livescan, saved_searches, subscriptions,
+    };
+    [
+        saved_searches::ENDPOINTS,
+        subscriptions::ENDPOINTS,
+        channels::ENDPOINTS,
+        incidents::ENDPOINTS,
+        brands::ENDPOINTS,
+        livescan::ENDPOINTS,
+        datadumps::ENDPOINTS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+pub fn find(name: &str) -> Result<&'static Endpoint> {
+    all()
+        .find(|e| e.name == name)
+        .ok_or_else(|| Error::Validation(format!("unknown endpoint {name:?}")))
+}
+
+/// The value under the first wrapper key present, or the answer itself.
+pub fn unwrap(v: Value, keys: &[&str]) -> Value {
+    if let Value::Object(m) = &v {
+        for k in keys {
+            if let Some(inner) = m.get(*k) {
+                if inner.is_object() || inner.is_array() {
+                    return inner.clone();
+                }
+            }
+        }
+    }
+    v
+}
+
+impl Client {
+    /// Call a table endpoint: `ids` fill the path, `opts` (snake_case) build the body.
+    pub async fn call(
+        &self,
+        name: &str,
+        ids: &[String],
+        opts: &Map<String, Value>,
+    ) -> Result<Value> {
+        let ep = find(name)?;
+        let mut path = ep.path.to_string();
+        for (i, id) in ids.iter().enumerate() {
+            let seg = validate::segment(&format!("{name} id"), id)?;
+            path = path.replace(&format!("{{{i}}}"), &seg);
+        }
+        if path.contains('{') {
+            return Err(Error::Validation(format!("{name}: missing id")));
+        }
+        let mut req = Req::new(ep.method.clone(), path);
+        match ep.body {
+            Some((wrapper, fields)) => {
+                let body = Value::Object(build(name, fields, opts, ep.creating)?);
+                req = req.json(if wrapper.is_empty() {
+                    body
+                } else {
+                    Value::Object(Map::from_iter([(wrapper.to_string(), body)]))
+                });
+            }
+            None if !opts.is_empty() => {
+                let keys: Vec<_> = opts.keys().cloned().collect();
+                return Err(Error::Validation(format!(
+                    "{name} takes no options, got {}",
+                    keys.join(", ")
+                )));
+            }
+            // Actions such as close and restart send an empty object.
+            None if ep.method == Method::PUT || ep.method == Method::POST => {
+                req = req.json(Value::Object(Map::new()))
+            }
+            None => {}
+        }
+        if ep.name.starts_with("livescan.task") || ep.name.starts_with("livescan.scan") {
+            req = req.action("livescan");
+        }
+        let resp = self.t.send(&req).await?;
+        if resp.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Value::Null);
+        }
+        let v: Value = crate::core::models::decode(&resp.body, name)?;
+        Ok(unwrap(v, ep.answer))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_are_unique_and_paths_well_formed() {
+        let mut names: Vec<_> = all().map(|e| e.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+        assert!(all().all(|e| e.path.starts_with("/api/v1/")));
+    }
+
+    #[test]
+    fn unwrapping() {
+        assert_eq!(
+            unwrap(json!({"incident": {"_id": "a"}}), &["incident"]),
+            json!({"_id": "a"})
+        );
+        assert_eq!(
+            unwrap(
+                json!({"incidents": {"_id": "a"}}),
+                &["incidents", "incident"]
+            ),
+            json!({"_id": "a"})
+        );
+        assert_eq!(
+            unwrap(json!({"_id": "a"}), &["channel"]),
+            json!({"_id": "a"})
+        );
+        assert_eq!(unwrap(json!({"channels": []}), &["channels"]), json!([]));
+    }
+}

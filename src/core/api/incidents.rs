@@ -1,0 +1,99 @@
+//! Incidents: observables tracked and scanned repeatedly (premium).
+use reqwest::Method;
+
+use super::endpoints::Endpoint;
+use crate::core::fields::{f, req, Field, Kind};
+
+pub const WATCHABLE: &[&str] = &["detections", "tls", "dns", "labels", "page", "meta", "ip"];
+const SECONDS: Kind = Kind::Int(0, i64::MAX);
+const COUNT: Kind = Kind::Int(1, i64::MAX);
+
+pub const FIELDS: &[Field] = &[
+    req("observable", "observable", Kind::Str),
+    req(
+        "visibility",
+        "visibility",
+        Kind::Enum(&["unlisted", "private"]),
+    ),
+    req("channels", "channels", Kind::StrList),
+    f("scan_interval", "scanInterval", COUNT),
+    f(
+        "scan_interval_mode",
+        "scanIntervalMode",
+        Kind::Enum(&["manual", "automatic"]),
+    ),
+    f(
+        "watched_attributes",
+        "watchedAttributes",
+        Kind::EnumList(WATCHABLE),
+    ),
+    f("user_agents", "userAgents", Kind::StrList),
+    f("user_agents_per_interval", "userAgentsPerInterval", COUNT),
+    f("countries", "countries", Kind::Countries),
+    f("countries_per_interval", "countriesPerInterval", COUNT),
+    f("stop_delay_suspended", "stopDelaySuspended", SECONDS),
+    f("stop_delay_inactive", "stopDelayInactive", SECONDS),
+    f("stop_delay_malicious", "stopDelayMalicious", SECONDS),
+    f(
+        "scan_interval_after_suspended",
+        "scanIntervalAfterSuspended",
+        COUNT,
+    ),
+    f(
+        "scan_interval_after_malicious",
+        "scanIntervalAfterMalicious",
+        COUNT,
+    ),
+    f("incident_profile", "incidentProfile", Kind::Str),
+    f("expire_after", "expireAfter", COUNT),
+    f("extra_path", "extraPath", Kind::ExtraPath),
+];
+
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("incidents.create", Method::POST, "/api/v1/user/incidents")
+        .body("incident", FIELDS, true)
+        .answer(&["incident"]),
+    Endpoint::new("incidents.get", Method::GET, "/api/v1/user/incidents/{0}").answer(&["incident"]),
+    Endpoint::new(
+        "incidents.update",
+        Method::PUT,
+        "/api/v1/user/incidents/{0}",
+    )
+    .body("incident", FIELDS, false)
+    .answer(&["incident"]),
+    Endpoint::new(
+        "incidents.close",
+        Method::PUT,
+        "/api/v1/user/incidents/{0}/close",
+    ),
+    Endpoint::new(
+        "incidents.restart",
+        Method::PUT,
+        "/api/v1/user/incidents/{0}/restart",
+    ),
+    // The service answers copy and fork under the plural key.
+    Endpoint::new(
+        "incidents.copy",
+        Method::POST,
+        "/api/v1/user/incidents/{0}/copy",
+    )
+    .answer(&["incidents", "incident"]),
+    Endpoint::new(
+        "incidents.fork",
+        Method::POST,
+        "/api/v1/user/incidents/{0}/fork",
+    )
+    .answer(&["incidents", "incident"]),
+    Endpoint::new(
+        "incidents.watchable_attributes",
+        Method::GET,
+        "/api/v1/user/watchableAttributes",
+    )
+    .answer(&["attributes"]),
+    Endpoint::new(
+        "incidents.states",
+        Method::GET,
+        "/api/v1/user/incidentstates/{0}/",
+    )
+    .answer(&["incidentstates"]),
+];
