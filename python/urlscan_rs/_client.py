@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import _native
+from ._namespaces import Brands, Channels, DataDumps, Files, Hostnames, Incidents, LiveScan, SavedSearches, Subscriptions
 from .errors import TransportError
 
 __all__ = ["Client", "AsyncClient", "SearchIterator"]
@@ -154,6 +155,15 @@ class _BaseClient:
             fail_fast=fail_fast,
             is_async=self._is_async,
         )
+        self.livescan = LiveScan(self)
+        self.saved_searches = SavedSearches(self)
+        self.subscriptions = Subscriptions(self)
+        self.channels = Channels(self)
+        self.incidents = Incidents(self)
+        self.hostnames = Hostnames(self)
+        self.brands = Brands(self)
+        self.files = Files(self)
+        self.datadumps = DataDumps(self)
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         return getattr(self._c, name)(*args, **kwargs)

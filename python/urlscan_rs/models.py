@@ -14,7 +14,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any, ClassVar
 
 __all__ = [
@@ -39,6 +39,16 @@ __all__ = [
     "VisibilityChange",
     "UserAgentGroup",
     "ScanOutcome",
+    "SavedSearch",
+    "Subscription",
+    "Channel",
+    "Incident",
+    "IncidentState",
+    "HostnameRecord",
+    "Brand",
+    "BrandSummary",
+    "LiveScanner",
+    "DataDumpFile",
 ]
 
 _MISSING = object()
@@ -678,3 +688,312 @@ class ScanOutcome:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+# ---------------------------------------------------------------- premium
+
+
+def _date(v: Any) -> date | None:
+    """YYYY-MM-DD -> date."""
+    if isinstance(v, str) and len(v) >= 10:
+        try:
+            return date.fromisoformat(v[:10])
+        except ValueError:
+            return None
+    return None
+
+
+class SavedSearch(Model):
+    """A saved search (``client.saved_searches``)."""
+
+    __slots__ = ()
+    id: str
+    datasource: str | None
+    name: str | None
+    query: str | None
+    description: str | None
+    long_description: str | None
+    created_at: datetime | None
+    owner_description: str | None
+    permissions: list[str]
+    tlp: str | None
+    user_tags: list[str]
+    _fields = {
+        "id": _f("_id"),
+        "datasource": _f("datasource"),
+        "name": _f("name"),
+        "query": _f("query"),
+        "description": _f("description"),
+        "long_description": _f("longDescription"),
+        "created_at": _f("createdAt", _dt),
+        "owner_description": _f("ownerDescription"),
+        "permissions": _f("permissions", _list),
+        "tlp": _f("tlp"),
+        "user_tags": _f("userTags", _list),
+    }
+    _repr_fields = ("id", "name", "datasource", "query")
+
+    def __getattr__(self, name: str) -> Any:
+        # The schema says "usertags", sample payloads "userTags": read both.
+        if name == "user_tags" and "userTags" not in self._raw and "usertags" in self._raw:
+            return _list(self._raw["usertags"])
+        return super().__getattr__(name)
+
+
+class Subscription(Model):
+    """A subscription to saved searches."""
+
+    __slots__ = ()
+    id: str
+    search_ids: list[str]
+    frequency: str | None
+    email_addresses: list[str]
+    name: str | None
+    description: str | None
+    is_active: bool | None
+    ignore_time: bool | None
+    week_days: list[str]
+    permissions: list[str]
+    channel_ids: list[str]
+    incident_channel_ids: list[str]
+    incident_profile_id: str | None
+    incident_visibility: str | None
+    incident_creation_mode: str | None
+    incident_watch_keys: Any
+    _fields = {
+        "id": _f("_id"),
+        "search_ids": _f("searchIds", _list),
+        "frequency": _f("frequency"),
+        "email_addresses": _f("emailAddresses", _list),
+        "name": _f("name"),
+        "description": _f("description"),
+        "is_active": _f("isActive"),
+        "ignore_time": _f("ignoreTime"),
+        "week_days": _f("weekDays", _list),
+        "permissions": _f("permissions", _list),
+        "channel_ids": _f("channelIds", _list),
+        "incident_channel_ids": _f("incidentChannelIds", _list),
+        "incident_profile_id": _f("incidentProfileId"),
+        "incident_visibility": _f("incidentVisibility"),
+        "incident_creation_mode": _f("incidentCreationMode"),
+        "incident_watch_keys": _f("incidentWatchKeys"),
+    }
+    _repr_fields = ("id", "name", "frequency", "is_active")
+
+
+class Channel(Model):
+    """A notification channel (webhook or e-mail)."""
+
+    __slots__ = ()
+    id: str
+    type: str | None
+    name: str | None
+    webhook_url: str | None
+    frequency: str | None
+    email_addresses: list[str]
+    utc_time: str | None
+    is_active: bool | None
+    is_default: bool | None
+    ignore_time: bool | None
+    week_days: list[str]
+    permissions: list[str]
+    description: str | None
+    _fields = {
+        "id": _f("_id"),
+        "type": _f("type"),
+        "name": _f("name"),
+        "webhook_url": _f("webhookURL"),
+        "frequency": _f("frequency"),
+        "email_addresses": _f("emailAddresses", _list),
+        "utc_time": _f("utcTime"),
+        "is_active": _f("isActive"),
+        "is_default": _f("isDefault"),
+        "ignore_time": _f("ignoreTime"),
+        "week_days": _f("weekDays", _list),
+        "permissions": _f("permissions", _list),
+        "description": _f("description"),
+    }
+    _repr_fields = ("id", "type", "name", "is_active")
+
+
+class Incident(Model):
+    """An incident: an observable tracked and scanned repeatedly."""
+
+    __slots__ = ()
+    id: str
+    observable: str | None
+    visibility: str | None
+    channels: list[str]
+    extra_path: str | None
+    scan_interval: int | None
+    scan_interval_mode: str | None
+    watched_attributes: list[str]
+    user_agents: list[str]
+    user_agents_per_interval: int | None
+    countries: list[str]
+    countries_per_interval: int | None
+    stop_delay_suspended: int | None
+    stop_delay_inactive: int | None
+    stop_delay_malicious: int | None
+    scan_interval_after_suspended: int | None
+    scan_interval_after_malicious: int | None
+    incident_profile: str | None
+    created_at: datetime | None
+    scanned_at: datetime | None
+    expire_at: datetime | None
+    source_type: str | None
+    source_id: str | None
+    state: str | None
+    state_size: int | None
+    state_count: int | None
+    owner: str | None
+    type: str | None
+    labels: list[str]
+    _fields = {
+        "id": _f("_id"),
+        "observable": _f("observable"),
+        "visibility": _f("visibility"),
+        "channels": _f("channels", _list),
+        "extra_path": _f("extraPath"),
+        "scan_interval": _f("scanInterval", _int),
+        "scan_interval_mode": _f("scanIntervalMode"),
+        "watched_attributes": _f("watchedAttributes", _list),
+        "user_agents": _f("userAgents", _list),
+        "user_agents_per_interval": _f("userAgentsPerInterval", _int),
+        "countries": _f("countries", _list),
+        "countries_per_interval": _f("countriesPerInterval", _int),
+        "stop_delay_suspended": _f("stopDelaySuspended", _int),
+        "stop_delay_inactive": _f("stopDelayInactive", _int),
+        "stop_delay_malicious": _f("stopDelayMalicious", _int),
+        "scan_interval_after_suspended": _f("scanIntervalAfterSuspended", _int),
+        "scan_interval_after_malicious": _f("scanIntervalAfterMalicious", _int),
+        "incident_profile": _f("incidentProfile"),
+        "created_at": _f("createdAt", _dt),
+        "scanned_at": _f("scannedAt", _dt),
+        "expire_at": _f("expireAt", _dt),
+        "source_type": _f("sourceType"),
+        "source_id": _f("sourceId"),
+        "state": _f("state"),
+        "state_size": _f("stateSize", _int),
+        "state_count": _f("stateCount", _int),
+        "owner": _f("owner"),
+        "type": _f("type"),
+        "labels": _f("labels", _list),
+    }
+    _repr_fields = ("id", "observable", "state", "state_count")
+
+
+class IncidentState(Model):
+    """One observation of an incident's observable."""
+
+    __slots__ = ()
+    id: str
+    incident: str | None
+    state: dict[str, Any] | None
+    time_start: datetime | None
+    time_end: datetime | None
+    _fields = {
+        "id": _f("_id"),
+        "incident": _f("incident"),
+        "state": _f("state"),
+        "time_start": _f("timeStart", _dt),
+        "time_end": _f("timeEnd", _dt),
+    }
+    _repr_fields = ("id", "incident", "time_start")
+
+
+class HostnameRecord(Model):
+    """One hostname-history observation."""
+
+    __slots__ = ()
+    seen_on: date | None
+    source: str | None
+    sub_id: str | None
+    first_seen: datetime | None
+    last_seen: datetime | None
+    data_type: str | None
+    data: dict[str, Any] | None
+    _fields = {
+        "seen_on": _f("seen_on", _date),
+        "source": _f("source"),
+        "sub_id": _f("sub_id"),
+        "first_seen": _f("first_seen", _dt),
+        "last_seen": _f("last_seen", _dt),
+        "data_type": _f("data_type"),
+        "data": _f("data"),
+    }
+    _repr_fields = ("seen_on", "source", "sub_id")
+
+
+class Brand(Model):
+    """A brand tracked for phishing detection."""
+
+    __slots__ = ()
+    id: str | None
+    key: str | None
+    name: str | None
+    vertical: list[str]
+    country: list[str]
+    terms: dict[str, Any] | None
+    created_at: datetime | None
+    _fields = {
+        "id": _f("_id"),
+        "key": _f("key"),
+        "name": _f("name"),
+        "vertical": _f("vertical", _list),
+        "country": _f("country", _list),
+        "terms": _f("terms"),
+        "created_at": _f("createdAt", _dt),
+    }
+    _repr_fields = ("key", "name", "vertical")
+
+
+class BrandSummary(Model):
+    """A brand with detected phishing pages: total and latest hits."""
+
+    __slots__ = ()
+    brand: Brand
+    total: int | None
+    hits: list[SearchHit]
+    _fields = {
+        "brand": _f("brand", _model(Brand)),
+        "total": _f("total", _int),
+        "hits": _f("hits", _models(SearchHit)),
+    }
+
+    def __repr__(self) -> str:
+        return f"BrandSummary(brand={self.brand.key!r}, total={self.total})"
+
+
+class LiveScanner(Model):
+    """A live scanning node."""
+
+    __slots__ = ()
+    id: str | None
+    name: str | None
+    country: str | None
+    city: str | None
+    online: bool | None
+    _fields = {
+        "id": _f("_id"),
+        "name": _f("name"),
+        "country": _f("country"),
+        "city": _f("city"),
+        "online": _f("online"),
+    }
+    _repr_fields = ("id", "country", "city", "online")
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "id" and "_id" not in self._raw:
+            return self._raw.get("id")
+        return super().__getattr__(name)
+
+
+class DataDumpFile(Model):
+    """A data-dump file listed for a time window, file type and day."""
+
+    __slots__ = ()
+    path: str | None
+    size: int | None
+    timestamp: datetime | None
+    _fields = {"path": _f("path"), "size": _f("size", _int), "timestamp": _f("timestamp", _dt)}

@@ -85,6 +85,15 @@ fn wait_options(timeout: f64, initial_wait: f64, interval: f64) -> WaitOptions {
     }
 }
 
+impl Core {
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+    pub(crate) fn is_async_mode(&self) -> bool {
+        self.is_async
+    }
+}
+
 #[pymethods]
 impl Core {
     #[new]

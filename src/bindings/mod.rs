@@ -6,6 +6,7 @@ mod bridge;
 mod client;
 mod convert;
 mod emulator;
+mod premium;
 mod run;
 
 use pyo3::prelude::*;
@@ -48,6 +49,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;
     m.add_class::<client::NativeCursor>()?;
+    m.add_class::<premium::HostnameCursor>()?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -97,3 +97,27 @@ pub const ENDPOINTS: &[Endpoint] = &[
     )
     .answer(&["incidentstates"]),
 ];
+
+impl crate::core::client::Client {
+    /// Close or restart (PUT .../close|restart), then read the incident back,
+    /// since the service answers these with a message only.
+    pub async fn incident_action(
+        &self,
+        action: &str,
+        id: &str,
+    ) -> crate::core::Result<serde_json::Value> {
+        let name = match action {
+            "close" => "incidents.close",
+            "restart" => "incidents.restart",
+            other => {
+                return Err(crate::core::Error::Validation(format!(
+                    "incident action must be close or restart, got {other:?}"
+                )))
+            }
+        };
+        let ids = [id.to_string()];
+        let empty = serde_json::Map::new();
+        self.call(name, &ids, &empty).await?;
+        self.call("incidents.get", &ids, &empty).await
+    }
+}

@@ -1,0 +1,327 @@
+//! The premium namespaces: table endpoints through one generic method, and
+//! the few endpoints with their own logic.
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+use super::client::Core;
+use super::convert::{json, model, model_class, model_list, to_pyerr};
+use super::run::{run, Conv};
+use crate::core::api::hostnames::HostnamePageHead;
+use crate::core::models::Doc;
+use crate::core::{self, Client};
+
+/// Python values to JSON (options of premium calls).
+pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let bad =
+        || {
+            to_pyerr(
+                v.py(),
+                core::Error::Validation(format!(
+                "option values must be JSON-like (str, int, float, bool, None, list, dict), got {}",
+                v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            )),
+            )
+        };
+    Ok(if v.is_none() {
+        Value::Null
+    } else if v.is_instance_of::<PyBool>() {
+        Value::Bool(v.extract()?)
+    } else if v.is_instance_of::<PyInt>() {
+        Value::Number(Number::from(v.extract::<i64>()?))
+    } else if v.is_instance_of::<PyFloat>() {
+        Number::from_f64(v.extract()?)
+            .map(Value::Number)
+            .ok_or_else(bad)?
+    } else if let Ok(s) = v.cast::<PyString>() {
+        Value::String(s.to_str()?.to_string())
+    } else if let Ok(d) = v.cast::<PyDict>() {
+        let mut m = Map::new();
+        for (k, val) in d.iter() {
+            m.insert(k.extract::<String>().map_err(|_| bad())?, to_json(&val)?);
+        }
+        Value::Object(m)
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        Value::Array(
+            v.try_iter()?
+                .map(|x| to_json(&x?))
+                .collect::<PyResult<_>>()?,
+        )
+    } else {
+        return Err(bad());
+    })
+}
+
+fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    match opts {
+        None => Ok(Map::new()),
+        Some(d) => match to_json(d.as_any())? {
+            Value::Object(m) => Ok(m),
+            _ => Ok(Map::new()),
+        },
+    }
+}
+
+/// A JSON value as Python objects, optionally wrapped in a model class
+/// (each element of a list; None stays None).
+fn wrap<'py>(py: Python<'py>, v: &Value, class: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    let obj = json(py, v.to_string().as_bytes())?;
+    let Some(class) = class else { return Ok(obj) };
+    if v.is_null() {
+        return Ok(py.None().into_bound(py));
+    }
+    let cls = model_class(py, class)?;
+    if let Ok(list) = obj.cast::<PyList>() {
+        let out = PyList::empty(py);
+        for item in list.iter() {
+            out.append(if item.cast::<PyDict>().is_ok() {
+                cls.call1((item,))?
+            } else {
+                item
+            })?;
+        }
+        return Ok(out.into_any());
+    }
+    if obj.cast::<PyDict>().is_ok() {
+        return cls.call1((obj,));
+    }
+    Ok(obj)
+}
+
+#[pymethods]
+impl Core {
+    /// A table endpoint (see core::api::endpoints): `ids` fill the path,
+    /// `options` build the body; the answer is wrapped in `model`, after
+    /// taking `field` from it when given, or dropped with `discard`.
+    #[pyo3(signature = (name, ids, options=None, *, model=None, field=None, discard=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &self,
+        py: Python<'_>,
+        name: String,
+        ids: Vec<String>,
+        options: Option<Bound<'_, PyDict>>,
+        model: Option<String>,
+        field: Option<String>,
+        discard: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let opts = opts_map(options.as_ref())?;
+        let c = self.client().clone();
+        let conv: Conv<Value> = Box::new(move |py, v| {
+            if discard {
+                return Ok(py.None().into_bound(py));
+            }
+            let v = match &field {
+                Some(f) => v.get(f).cloned().unwrap_or(Value::Null),
+                None => v,
+            };
+            wrap(py, &v, model.as_deref())
+        });
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.call(&name, &ids, &opts).await },
+            conv,
+        )
+    }
+
+    /// incidents.close / incidents.restart: the action, then the incident read back.
+    fn incident_action(
+        &self,
+        py: Python<'_>,
+        action: String,
+        incident_id: String,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.client().clone();
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.incident_action(&action, &incident_id).await },
+            Box::new(|py, v| wrap(py, &v, Some("Incident"))),
+        )
+    }
+
+    /// A live scanner's resource: a ScanResult for "result", str for "dom", bytes otherwise.
+    fn livescan_resource(
+        &self,
+        py: Python<'_>,
+        scanner_id: String,
+        resource_type: String,
+        resource_id: String,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.client().clone();
+        let kind = resource_type.clone();
+        let conv: Conv<bytes::Bytes> = Box::new(move |py, b| match kind.as_str() {
+            "result" => model(py, "ScanResult", &b),
+            "dom" => Ok(PyString::new(py, &String::from_utf8_lossy(&b)).into_any()),
+            _ => Ok(PyBytes::new(py, &b).into_any()),
+        });
+        run(
+            py,
+            self.is_async_mode(),
+            async move {
+                c.livescan_resource(&scanner_id, &resource_type, &resource_id)
+                    .await
+            },
+            conv,
+        )
+    }
+
+    #[pyo3(signature = (sha256, *, password=None))]
+    fn download(
+        &self,
+        py: Python<'_>,
+        sha256: String,
+        password: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.client().clone();
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.download(&sha256, password.as_deref()).await },
+            Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+        )
+    }
+
+    #[pyo3(signature = (sha256, *, password=None))]
+    fn download_zip(
+        &self,
+        py: Python<'_>,
+        sha256: String,
+        password: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.client().clone();
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.download_zip(&sha256, password.as_deref()).await },
+            Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+        )
+    }
+
+    fn datadump_list(
+        &self,
+        py: Python<'_>,
+        time_window: String,
+        file_type: String,
+        date: String,
+    ) -> PyResult<Py<PyAny>> {
+        let c = self.client().clone();
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.datadump_list(&time_window, &file_type, &date).await },
+            Box::new(|py, v| wrap(py, &v, Some("DataDumpFile"))),
+        )
+    }
+
+    fn datadump_link(&self, py: Python<'_>, path: String) -> PyResult<Py<PyAny>> {
+        let c = self.client().clone();
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.datadump_link(&path).await },
+            Box::new(|py, s| Ok(PyString::new(py, &s).into_any())),
+        )
+    }
+
+    /// A lazy cursor over hostname history pages.
+    #[pyo3(signature = (hostname, *, limit=1000, page_state=None))]
+    fn hostname_cursor(
+        &self,
+        py: Python<'_>,
+        hostname: String,
+        limit: i64,
+        page_state: Option<String>,
+    ) -> PyResult<HostnameCursor> {
+        // Checked now, so a bad argument fails at the call, not at the first page.
+        core::api::hostnames::hostname(&hostname).map_err(|e| to_pyerr(py, e))?;
+        core::api::hostnames::limit(limit).map_err(|e| to_pyerr(py, e))?;
+        Ok(HostnameCursor {
+            client: self.client().clone(),
+            hostname,
+            limit,
+            state: Arc::new(Mutex::new(HostState {
+                page_state,
+                done: false,
+                fetched: 0,
+            })),
+            is_async: self.is_async_mode(),
+        })
+    }
+}
+
+struct HostState {
+    page_state: Option<String>,
+    done: bool,
+    fetched: u64,
+}
+
+#[pyclass(module = "urlscan_rs._native", frozen)]
+pub struct HostnameCursor {
+    client: Client,
+    hostname: String,
+    limit: i64,
+    state: Arc<Mutex<HostState>>,
+    is_async: bool,
+}
+
+#[pymethods]
+impl HostnameCursor {
+    /// The next batch of records, or None at the end (follows `pageState`).
+    fn next_page(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let (client, host, limit, state) = (
+            self.client.clone(),
+            self.hostname.clone(),
+            self.limit,
+            Arc::clone(&self.state),
+        );
+        let fut = async move {
+            let page_state = {
+                let s = state.lock().unwrap();
+                if s.done {
+                    return Ok(None);
+                }
+                s.page_state.clone()
+            };
+            let doc: Doc<HostnamePageHead> = client
+                .hostname_page(&host, limit, page_state.as_deref())
+                .await?;
+            let mut s = state.lock().unwrap();
+            s.fetched += doc.head.results.len() as u64;
+            s.page_state = doc.head.page_state.clone().filter(|p| !p.is_empty());
+            // No pageState means no more results; an empty page ends it too.
+            s.done = s.page_state.is_none() || doc.head.results.is_empty();
+            Ok(if doc.head.results.is_empty() {
+                None
+            } else {
+                Some(doc)
+            })
+        };
+        let conv: Conv<Option<Doc<HostnamePageHead>>> = Box::new(|py, page| match page {
+            None => Ok(py.None().into_bound(py)),
+            Some(d) => model_list(py, "HostnameRecord", "results", &d.body),
+        });
+        run(py, self.is_async, fut, conv)
+    }
+
+    /// The state to resume from (after the last page read).
+    #[getter]
+    fn page_state(&self) -> Option<String> {
+        self.state.lock().unwrap().page_state.clone()
+    }
+    #[getter]
+    fn done(&self) -> bool {
+        self.state.lock().unwrap().done
+    }
+    #[getter]
+    fn fetched(&self) -> u64 {
+        self.state.lock().unwrap().fetched
+    }
+    #[getter]
+    fn is_async(&self) -> bool {
+        self.is_async
+    }
+}
