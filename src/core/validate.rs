@@ -131,6 +131,23 @@ pub fn search_after(s: &str) -> Result<String> {
     Ok(t.to_ascii_lowercase())
 }
 
+/// An object id (incident, saved search, subscription, channel, scanner):
+/// letters, digits, `-` and `_`, so no id can change the request path.
+pub fn object_id(what: &str, s: &str) -> Result<String> {
+    let t = s.trim();
+    if t.is_empty()
+        || t.len() > 128
+        || !t
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(bad(format!(
+            "{what} must be an id of letters, digits, - and _ (at most 128), got {s:?}"
+        )));
+    }
+    Ok(t.to_string())
+}
+
 /// A free-form path segment (scanner id, hostname, ...): percent-encoded so no
 /// input can change the request path.
 pub fn segment(what: &str, s: &str) -> Result<String> {
@@ -195,5 +212,8 @@ mod tests {
             "www.example-1.com"
         );
         assert!(segment("h", "..").is_err());
+        assert!(object_id("id", "6b0134846f2edf4d9502ca64").is_ok());
+        assert!(object_id("id", "../x").is_err());
+        assert!(object_id("id", "").is_err());
     }
 }

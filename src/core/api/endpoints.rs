@@ -103,7 +103,7 @@ impl Client {
         let ep = find(name)?;
         let mut path = ep.path.to_string();
         for (i, id) in ids.iter().enumerate() {
-            let seg = validate::segment(&format!("{name} id"), id)?;
+            let seg = validate::object_id(&format!("{name}: id"), id)?;
             path = path.replace(&format!("{{{i}}}"), &seg);
         }
         if path.contains('{') {

@@ -88,7 +88,7 @@ impl Client {
         resource_type: &str,
         resource_id: &str,
     ) -> Result<Bytes> {
-        let scanner = validate::segment("scanner_id", scanner_id)?;
+        let scanner = validate::object_id("scanner_id", scanner_id)?;
         if !RESOURCE_TYPES.contains(&resource_type) {
             return Err(Error::Validation(format!(
                 "resource_type must be one of {}, got {resource_type:?}",
