@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from urlscan_rs import Client
 
@@ -41,3 +42,11 @@ def test_emulator_command_serves() -> None:
 def test_cli_error_exit_code() -> None:
     out = subprocess.run([sys.executable, "-m", "urlscan_rs", "--api-key", "x", "result", "nope"], capture_output=True, text=True)
     assert out.returncode == 2 and "UUID" in out.stderr
+
+
+def test_examples_run() -> None:
+    root = Path(__file__).resolve().parent.parent / "examples"
+    for script in sorted(root.glob("*.py")):
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, f"{script.name}: {out.stderr}"
+        assert out.stdout.strip(), script.name

@@ -3,6 +3,26 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar
 
+from ._namespaces import (
+    AsyncBrands,
+    AsyncChannels,
+    AsyncDataDumps,
+    AsyncFiles,
+    AsyncHostnames,
+    AsyncIncidents,
+    AsyncLiveScan,
+    AsyncSavedSearches,
+    AsyncSubscriptions,
+    Brands,
+    Channels,
+    DataDumps,
+    Files,
+    Hostnames,
+    Incidents,
+    LiveScan,
+    SavedSearches,
+    Subscriptions,
+)
 from .errors import UrlscanError
 from .models import Quotas, ScanOutcome, ScanResult, SearchHit, Submission, User, UserAgentGroup, VisibilityChange
 
@@ -36,6 +56,15 @@ class AsyncSearchIterator(SearchIterator[_T]):
     def count(self) -> Awaitable[int]: ...
 
 class Client:
+    livescan: LiveScan
+    saved_searches: SavedSearches
+    subscriptions: Subscriptions
+    channels: Channels
+    incidents: Incidents
+    hostnames: Hostnames
+    brands: Brands
+    files: Files
+    datadumps: DataDumps
     def __init__(
         self,
         api_key: str | None = None,
@@ -133,6 +162,15 @@ class Client:
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SyncSearchIterator[SearchHit]: ...
 
 class AsyncClient:
+    livescan: AsyncLiveScan
+    saved_searches: AsyncSavedSearches
+    subscriptions: AsyncSubscriptions
+    channels: AsyncChannels
+    incidents: AsyncIncidents
+    hostnames: AsyncHostnames
+    brands: AsyncBrands
+    files: AsyncFiles
+    datadumps: AsyncDataDumps
     def __init__(
         self,
         api_key: str | None = None,

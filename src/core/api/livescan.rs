@@ -45,9 +45,10 @@ pub const TASK_FIELDS: &[Field] = &[
     ),
 ];
 
+/// Sent under the `task` wrapper, even when empty.
 pub const STORE_FIELDS: &[Field] = &[f(
     "visibility",
-    "task.visibility",
+    "visibility",
     Kind::Enum(validate::VISIBILITIES),
 )];
 
@@ -69,7 +70,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         true,
     ),
     Endpoint::new("livescan.store", Method::PUT, "/api/v1/livescan/{0}/{1}/").body(
-        "",
+        "task",
         STORE_FIELDS,
         false,
     ),

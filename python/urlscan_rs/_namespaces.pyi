@@ -1,0 +1,344 @@
+# Typed signatures of the premium namespaces: the plain classes belong to
+# Client, the Async* ones to AsyncClient (every call is awaited there).
+import datetime as _dt
+from builtins import list as _List
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Literal
+
+from .models import (
+    Brand,
+    BrandSummary,
+    Channel,
+    DataDumpFile,
+    HostnameRecord,
+    Incident,
+    IncidentState,
+    LiveScanner,
+    SavedSearch,
+    ScanResult,
+    SearchHit,
+    Subscription,
+)
+
+Visibility = Literal["public", "unlisted", "private"]
+IncidentVisibility = Literal["unlisted", "private"]
+Datasource = Literal["scans", "hostnames"]
+Frequency = Literal["live", "hourly", "daily"]
+WeekDay = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+TeamPermission = Literal["team:read", "team:write"]
+SearchPermission = Literal["public:read", "team:read", "team:write"]
+Tlp = Literal["red", "amber+strict", "amber", "green", "clear"]
+CreationMode = Literal["none", "default", "always", "ignore-if-exists"]
+WatchKey = Literal[
+    "scans/page.url", "scans/page.domain", "scans/page.ip", "scans/page.apexDomain", "hostnames/hostname", "hostnames/domain"
+]
+WatchedAttribute = Literal["detections", "tls", "dns", "labels", "page", "meta", "ip"]
+EnableFeature = Literal["bannerBypass", "downloadWait", "fullscreen"]
+DisableFeature = Literal["annotation", "dom", "downloads", "hideheadless", "pageInformation", "responses", "screenshot"]
+ResourceType = Literal["result", "screenshot", "dom", "response", "download"]
+TimeWindow = Literal["days", "hours", "minutes"]
+FileType = Literal["api", "search", "screenshots", "dom"]
+ChannelType = Literal["webhook", "email"]
+ScanIntervalMode = Literal["manual", "automatic"]
+
+class HostnameIterator:
+    @property
+    def page_state(self) -> str | None: ...
+    def __iter__(self) -> Iterator[HostnameRecord]: ...
+    def __next__(self) -> HostnameRecord: ...
+    def __aiter__(self) -> AsyncIterator[HostnameRecord]: ...
+    async def __anext__(self) -> HostnameRecord: ...
+
+class LiveScan:
+    def scanners(self) -> _List[LiveScanner]: ...
+    def task(
+        self,
+        scanner_id: str,
+        url: str,
+        *,
+        visibility: Visibility | None = None,
+        page_timeout: int | None = None,
+        capture_delay: int | None = None,
+        extra_headers: dict[str, str] | None = None,
+        enable_features: _List[EnableFeature] | None = None,
+        disable_features: _List[DisableFeature] | None = None,
+    ) -> str: ...
+    def scan(
+        self,
+        scanner_id: str,
+        url: str,
+        *,
+        visibility: Visibility | None = None,
+        page_timeout: int | None = None,
+        capture_delay: int | None = None,
+        extra_headers: dict[str, str] | None = None,
+        enable_features: _List[EnableFeature] | None = None,
+        disable_features: _List[DisableFeature] | None = None,
+    ) -> str: ...
+    def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
+    def store(self, scanner_id: str, scan_id: str, *, visibility: Visibility | None = None) -> dict[str, Any]: ...
+    def purge(self, scanner_id: str, scan_id: str) -> dict[str, Any]: ...
+
+class SavedSearches:
+    def list(self) -> _List[SavedSearch]: ...
+    def create(
+        self,
+        *,
+        datasource: Datasource,
+        name: str,
+        query: str,
+        description: str | None = None,
+        long_description: str | None = None,
+        permissions: _List[SearchPermission] | None = None,
+        tlp: Tlp | None = None,
+        user_tags: _List[str] | None = None,
+    ) -> SavedSearch: ...
+    def update(
+        self,
+        search_id: str,
+        *,
+        datasource: Datasource | None = None,
+        name: str | None = None,
+        query: str | None = None,
+        description: str | None = None,
+        long_description: str | None = None,
+        permissions: _List[SearchPermission] | None = None,
+        tlp: Tlp | None = None,
+        user_tags: _List[str] | None = None,
+    ) -> SavedSearch: ...
+    def delete(self, search_id: str) -> None: ...
+    def results(self, search_id: str) -> _List[SearchHit]: ...
+
+class Subscriptions:
+    def list(self) -> _List[Subscription]: ...
+    def create(
+        self,
+        *,
+        search_ids: _List[str],
+        frequency: Frequency,
+        email_addresses: _List[str],
+        name: str,
+        is_active: bool,
+        ignore_time: bool,
+        description: str | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        channel_ids: _List[str] | None = None,
+        incident_channel_ids: _List[str] | None = None,
+        incident_profile_id: str | None = None,
+        incident_visibility: IncidentVisibility | None = None,
+        incident_creation_mode: CreationMode | None = None,
+        incident_watch_keys: WatchKey | None = None,
+    ) -> Subscription: ...
+    def update(self, subscription_id: str, **fields: Any) -> Subscription: ...
+    def delete(self, subscription_id: str) -> None: ...
+    def results(self, subscription_id: str, datasource: Datasource) -> _List[SearchHit]: ...
+
+class Channels:
+    def list(self) -> _List[Channel]: ...
+    def create(
+        self,
+        *,
+        type: ChannelType,
+        name: str,
+        webhook_url: str | None = None,
+        frequency: Frequency | None = None,
+        email_addresses: _List[str] | None = None,
+        utc_time: str | None = None,
+        is_active: bool | None = None,
+        is_default: bool | None = None,
+        ignore_time: bool | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        description: str | None = None,
+    ) -> Channel: ...
+    def get(self, channel_id: str) -> Channel: ...
+    def update(self, channel_id: str, **fields: Any) -> Channel: ...
+
+class Incidents:
+    def create(
+        self,
+        observable: str,
+        *,
+        visibility: IncidentVisibility,
+        channels: _List[str],
+        scan_interval: int | None = None,
+        scan_interval_mode: ScanIntervalMode | None = None,
+        watched_attributes: _List[WatchedAttribute] | None = None,
+        user_agents: _List[str] | None = None,
+        user_agents_per_interval: int | None = None,
+        countries: _List[str] | None = None,
+        countries_per_interval: int | None = None,
+        stop_delay_suspended: int | None = None,
+        stop_delay_inactive: int | None = None,
+        stop_delay_malicious: int | None = None,
+        scan_interval_after_suspended: int | None = None,
+        scan_interval_after_malicious: int | None = None,
+        incident_profile: str | None = None,
+        expire_after: int | None = None,
+        extra_path: str | None = None,
+    ) -> Incident: ...
+    def get(self, incident_id: str) -> Incident: ...
+    def update(self, incident_id: str, **options: Any) -> Incident: ...
+    def close(self, incident_id: str) -> Incident: ...
+    def restart(self, incident_id: str) -> Incident: ...
+    def copy(self, incident_id: str) -> Incident: ...
+    def fork(self, incident_id: str) -> Incident: ...
+    def watchable_attributes(self) -> _List[str]: ...
+    def states(self, incident_id: str) -> _List[IncidentState]: ...
+
+class Hostnames:
+    def history(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameIterator: ...
+
+class Brands:
+    def available(self) -> _List[Brand]: ...
+    def detected(self) -> _List[BrandSummary]: ...
+
+class Files:
+    def download(self, sha256: str, *, password: str | None = None) -> bytes: ...
+    def download_zip(self, sha256: str, *, password: str | None = None) -> bytes: ...
+
+class DataDumps:
+    def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
+    def link(self, path: str) -> str: ...
+
+class AsyncLiveScan:
+    async def scanners(self) -> _List[LiveScanner]: ...
+    async def task(
+        self,
+        scanner_id: str,
+        url: str,
+        *,
+        visibility: Visibility | None = None,
+        page_timeout: int | None = None,
+        capture_delay: int | None = None,
+        extra_headers: dict[str, str] | None = None,
+        enable_features: _List[EnableFeature] | None = None,
+        disable_features: _List[DisableFeature] | None = None,
+    ) -> str: ...
+    async def scan(
+        self,
+        scanner_id: str,
+        url: str,
+        *,
+        visibility: Visibility | None = None,
+        page_timeout: int | None = None,
+        capture_delay: int | None = None,
+        extra_headers: dict[str, str] | None = None,
+        enable_features: _List[EnableFeature] | None = None,
+        disable_features: _List[DisableFeature] | None = None,
+    ) -> str: ...
+    async def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
+    async def store(self, scanner_id: str, scan_id: str, *, visibility: Visibility | None = None) -> dict[str, Any]: ...
+    async def purge(self, scanner_id: str, scan_id: str) -> dict[str, Any]: ...
+
+class AsyncSavedSearches:
+    async def list(self) -> _List[SavedSearch]: ...
+    async def create(
+        self,
+        *,
+        datasource: Datasource,
+        name: str,
+        query: str,
+        description: str | None = None,
+        long_description: str | None = None,
+        permissions: _List[SearchPermission] | None = None,
+        tlp: Tlp | None = None,
+        user_tags: _List[str] | None = None,
+    ) -> SavedSearch: ...
+    async def update(self, search_id: str, **fields: Any) -> SavedSearch: ...
+    async def delete(self, search_id: str) -> None: ...
+    async def results(self, search_id: str) -> _List[SearchHit]: ...
+
+class AsyncSubscriptions:
+    async def list(self) -> _List[Subscription]: ...
+    async def create(
+        self,
+        *,
+        search_ids: _List[str],
+        frequency: Frequency,
+        email_addresses: _List[str],
+        name: str,
+        is_active: bool,
+        ignore_time: bool,
+        description: str | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        channel_ids: _List[str] | None = None,
+        incident_channel_ids: _List[str] | None = None,
+        incident_profile_id: str | None = None,
+        incident_visibility: IncidentVisibility | None = None,
+        incident_creation_mode: CreationMode | None = None,
+        incident_watch_keys: WatchKey | None = None,
+    ) -> Subscription: ...
+    async def update(self, subscription_id: str, **fields: Any) -> Subscription: ...
+    async def delete(self, subscription_id: str) -> None: ...
+    async def results(self, subscription_id: str, datasource: Datasource) -> _List[SearchHit]: ...
+
+class AsyncChannels:
+    async def list(self) -> _List[Channel]: ...
+    async def create(
+        self,
+        *,
+        type: ChannelType,
+        name: str,
+        webhook_url: str | None = None,
+        frequency: Frequency | None = None,
+        email_addresses: _List[str] | None = None,
+        utc_time: str | None = None,
+        is_active: bool | None = None,
+        is_default: bool | None = None,
+        ignore_time: bool | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        description: str | None = None,
+    ) -> Channel: ...
+    async def get(self, channel_id: str) -> Channel: ...
+    async def update(self, channel_id: str, **fields: Any) -> Channel: ...
+
+class AsyncIncidents:
+    async def create(
+        self,
+        observable: str,
+        *,
+        visibility: IncidentVisibility,
+        channels: _List[str],
+        scan_interval: int | None = None,
+        scan_interval_mode: ScanIntervalMode | None = None,
+        watched_attributes: _List[WatchedAttribute] | None = None,
+        user_agents: _List[str] | None = None,
+        user_agents_per_interval: int | None = None,
+        countries: _List[str] | None = None,
+        countries_per_interval: int | None = None,
+        stop_delay_suspended: int | None = None,
+        stop_delay_inactive: int | None = None,
+        stop_delay_malicious: int | None = None,
+        scan_interval_after_suspended: int | None = None,
+        scan_interval_after_malicious: int | None = None,
+        incident_profile: str | None = None,
+        expire_after: int | None = None,
+        extra_path: str | None = None,
+    ) -> Incident: ...
+    async def get(self, incident_id: str) -> Incident: ...
+    async def update(self, incident_id: str, **options: Any) -> Incident: ...
+    async def close(self, incident_id: str) -> Incident: ...
+    async def restart(self, incident_id: str) -> Incident: ...
+    async def copy(self, incident_id: str) -> Incident: ...
+    async def fork(self, incident_id: str) -> Incident: ...
+    async def watchable_attributes(self) -> _List[str]: ...
+    async def states(self, incident_id: str) -> _List[IncidentState]: ...
+
+class AsyncHostnames:
+    def history(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameIterator: ...
+
+class AsyncBrands:
+    async def available(self) -> _List[Brand]: ...
+    async def detected(self) -> _List[BrandSummary]: ...
+
+class AsyncFiles:
+    async def download(self, sha256: str, *, password: str | None = None) -> bytes: ...
+    async def download_zip(self, sha256: str, *, password: str | None = None) -> bytes: ...
+
+class AsyncDataDumps:
+    async def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
+    async def link(self, path: str) -> str: ...
