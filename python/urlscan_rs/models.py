@@ -993,7 +993,7 @@ class DataDumpFile(Model):
     """A data-dump file listed for a time window, file type and day."""
 
     __slots__ = ()
-    path: str | None
+    path: str
     size: int | None
     timestamp: datetime | None
     _fields = {"path": _f("path"), "size": _f("size", _int), "timestamp": _f("timestamp", _dt)}
