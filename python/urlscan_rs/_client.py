@@ -121,6 +121,28 @@ class SearchIterator:
             self._buf.extend(page)
         return self._take()
 
+    def to_records(self) -> list[dict[str, Any]]:
+        """Read the remaining hits into flat dicts (a sync iterator; honours ``limit``)."""
+        return [hit.to_record() for hit in self]
+
+    def to_pandas(self) -> Any:
+        """The remaining hits as a pandas DataFrame (needs pandas: pip install pandas)."""
+        from ._display import to_pandas
+
+        return to_pandas(self.to_records())
+
+    def _repr_html_(self) -> str:
+        from ._display import table
+
+        if not self._buf and not self._cursor.is_async and not self._cursor.done and self._yielded == 0:
+            # First display in a notebook: read the first page (it stays buffered).
+            page = self._cursor.next_page()
+            if page:
+                self._buf.extend(page)
+        more = "+" if self.has_more else ""
+        caption = f"{self._kind}: total {self.total}{more}, handed out {self._yielded}, next {len(self._buf)} shown"
+        return table(list(self._buf), caption)
+
     def __repr__(self) -> str:
         return (
             f"SearchIterator({self._kind}, fetched={self._yielded}, total={self.total}, "
@@ -190,6 +212,11 @@ class _BaseClient:
     def rate_limits(self) -> list[dict[str, Any]]:
         """The latest X-Rate-Limit-* values seen, one dict per action."""
         return self._core.rate_limits()  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled with its settings (the key included) so it can cross a
+        # process pool; a new connection pool is built on the other side.
+        return (_rebuild_client, (type(self), self._core._config()))
 
     def __repr__(self) -> str:
         key = "'***'" if self._core.has_api_key else "None"
@@ -312,6 +339,11 @@ class _BaseClient:
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
         cur = self._c.search_cursor("phishfeed", q=q, size=size, limit=limit)
         return SearchIterator(cur, limit, "phishfeed")
+
+
+def _rebuild_client(cls: type[_BaseClient], config: dict[str, Any]) -> _BaseClient:
+    config = dict(config)
+    return cls(config.pop("api_key"), **config)
 
 
 class Client(_BaseClient):

@@ -39,6 +39,7 @@ __all__ = [
     "VisibilityChange",
     "UserAgentGroup",
     "ScanOutcome",
+    "Screenshot",
     "SavedSearch",
     "Subscription",
     "Channel",
@@ -584,6 +585,17 @@ class ScanResult(Model):
         dom = self.page.domain
         return f"ScanResult(uuid={self.uuid!r}, url={self.url!r}, domain={dom!r}, malicious={self.malicious})"
 
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
+        from ._display import record
+
+        return record(self)
+
+    def _repr_html_(self) -> str:
+        from ._display import table
+
+        return table([self])
+
 
 class SearchHit(Model):
     """One search hit."""
@@ -617,6 +629,17 @@ class SearchHit(Model):
     @property
     def uuid(self) -> str | None:
         return self._raw.get("_id") or self.task.uuid
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
+        from ._display import record
+
+        return record(self)
+
+    def _repr_html_(self) -> str:
+        from ._display import table
+
+        return table([self])
 
     def __repr__(self) -> str:
         t = self.task
@@ -671,6 +694,21 @@ class User(Model):
         "features": _f("features", _list),
     }
     _repr_fields = ("username", "email", "products")
+
+
+class Screenshot(bytes):
+    """A PNG screenshot: plain ``bytes`` that also display as an image in notebooks."""
+
+    def _repr_png_(self) -> bytes:
+        return bytes(self)
+
+    def save(self, path: str) -> None:
+        """Write the PNG to a file."""
+        with open(path, "wb") as f:
+            f.write(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Screenshot, (bytes(self),))
 
 
 # ---------------------------------------------------------------- batch

@@ -17,6 +17,9 @@ use crate::core::{self, Client, Config};
 pub struct Core {
     client: Client,
     is_async: bool,
+    /// The process that built the client: its connections belong to that
+    /// process's runtime, which a forked child does not have.
+    pid: u32,
 }
 
 fn conv_model<T: Send + 'static>(class: &'static str) -> Conv<Doc<T>> {
@@ -86,8 +89,18 @@ fn wait_options(timeout: f64, initial_wait: f64, interval: f64) -> WaitOptions {
 }
 
 impl Core {
-    pub(crate) fn client(&self) -> &Client {
-        &self.client
+    /// The core client, refused across fork() (it would hang on the parent's
+    /// connections); a client made in the child works.
+    pub(crate) fn client(&self, py: Python<'_>) -> PyResult<Client> {
+        if self.pid == std::process::id() {
+            return Ok(self.client.clone());
+        }
+        Err(to_pyerr(
+            py,
+            core::Error::Transport(
+                "this client was created in the parent process before fork(); create a new Client in the child process".into(),
+            ),
+        ))
     }
     pub(crate) fn is_async_mode(&self) -> bool {
         self.is_async
@@ -131,7 +144,11 @@ impl Core {
             Client::new(cfg)
         };
         let client = build().map_err(|e| to_pyerr(py, e))?;
-        Ok(Core { client, is_async })
+        Ok(Core {
+            client,
+            is_async,
+            pid: std::process::id(),
+        })
     }
 
     #[getter]
@@ -142,6 +159,21 @@ impl Core {
     #[getter]
     fn is_async(&self) -> bool {
         self.is_async
+    }
+
+    /// Everything needed to rebuild this client (pickling); includes the key.
+    fn _config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let cfg = self.client.config();
+        let d = PyDict::new(py);
+        d.set_item("api_key", cfg.api_key.as_ref().map(|k| k.expose().to_string()))?;
+        d.set_item("base_url", cfg.base_url.as_str())?;
+        d.set_item("timeout", cfg.timeout.as_secs_f64())?;
+        d.set_item("max_retries", cfg.max_retries)?;
+        d.set_item("user_agent", cfg.user_agent.as_str())?;
+        d.set_item("proxy", cfg.proxy.as_deref())?;
+        d.set_item("verify", cfg.verify)?;
+        d.set_item("fail_fast", cfg.fail_fast)?;
+        Ok(d)
     }
 
     #[getter]
@@ -172,7 +204,7 @@ impl Core {
     }
 
     fn quotas(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -182,7 +214,7 @@ impl Core {
     }
 
     fn user(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -212,7 +244,7 @@ impl Core {
             custom_agent,
             override_safety.as_ref(),
         )?;
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -222,7 +254,7 @@ impl Core {
     }
 
     fn result(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -240,7 +272,7 @@ impl Core {
         initial_wait: f64,
         interval: f64,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         let w = wait_options(timeout, initial_wait, interval);
         run(
             py,
@@ -275,7 +307,7 @@ impl Core {
             override_safety.as_ref(),
         )?;
         let w = wait_options(timeout, initial_wait, interval);
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -315,7 +347,7 @@ impl Core {
         let w = wait.then(|| wait_options(timeout, initial_wait, interval));
         let concurrency = positive(py, "concurrency", concurrency)?;
         let progress = progress_fn(progress);
-        let c = self.client.clone();
+        let c = self.client(py)?;
         let conv: Conv<Vec<core::api::ScanOutcome>> = Box::new(|py, outcomes| {
             let cls = model_class(py, "ScanOutcome")?;
             let out = PyList::empty(py);
@@ -355,7 +387,7 @@ impl Core {
         let uuids = str_list(&uuids, "uuids")?;
         let concurrency = positive(py, "concurrency", concurrency)?;
         let progress = progress_fn(progress);
-        let c = self.client.clone();
+        let c = self.client(py)?;
         let conv: Conv<Vec<core::Result<Doc<core::models::ResultHead>>>> = Box::new(|py, items| {
             let out = PyList::empty(py);
             for item in items {
@@ -375,17 +407,17 @@ impl Core {
     }
 
     fn screenshot(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
             async move { c.screenshot(&uuid).await },
-            Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+            Box::new(|py, b| model_class(py, "Screenshot")?.call1((PyBytes::new(py, &b),))),
         )
     }
 
     fn dom(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -395,7 +427,7 @@ impl Core {
     }
 
     fn response(&self, py: Python<'_>, sha256: String) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -410,7 +442,7 @@ impl Core {
         uuid: String,
         visibility: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -420,7 +452,7 @@ impl Core {
     }
 
     fn reset_visibility(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -430,7 +462,7 @@ impl Core {
     }
 
     fn available_countries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -440,7 +472,7 @@ impl Core {
     }
 
     fn user_agents(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client.clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async,
@@ -488,7 +520,7 @@ impl Core {
             datasource,
             collapse,
         };
-        let cursor = SearchCursor::new(self.client.clone(), params).map_err(|e| to_pyerr(py, e))?;
+        let cursor = SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
         Ok(NativeCursor {
             mirror: Arc::new(Mutex::new(Mirror {
                 search_after: cursor.search_after.clone(),

@@ -108,7 +108,7 @@ impl Core {
         discard: bool,
     ) -> PyResult<Py<PyAny>> {
         let opts = opts_map(options.as_ref())?;
-        let c = self.client().clone();
+        let c = self.client(py)?;
         let conv: Conv<Value> = Box::new(move |py, v| {
             if discard {
                 return Ok(py.None().into_bound(py));
@@ -134,7 +134,7 @@ impl Core {
         action: String,
         incident_id: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client().clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async_mode(),
@@ -151,7 +151,7 @@ impl Core {
         resource_type: String,
         resource_id: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client().clone();
+        let c = self.client(py)?;
         let kind = resource_type.clone();
         let conv: Conv<bytes::Bytes> = Box::new(move |py, b| match kind.as_str() {
             "result" => model(py, "ScanResult", &b),
@@ -176,7 +176,7 @@ impl Core {
         sha256: String,
         password: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client().clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async_mode(),
@@ -192,7 +192,7 @@ impl Core {
         sha256: String,
         password: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client().clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async_mode(),
@@ -208,7 +208,7 @@ impl Core {
         file_type: String,
         date: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client().clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async_mode(),
@@ -218,7 +218,7 @@ impl Core {
     }
 
     fn datadump_link(&self, py: Python<'_>, path: String) -> PyResult<Py<PyAny>> {
-        let c = self.client().clone();
+        let c = self.client(py)?;
         run(
             py,
             self.is_async_mode(),
@@ -240,7 +240,7 @@ impl Core {
         core::api::hostnames::hostname(&hostname).map_err(|e| to_pyerr(py, e))?;
         core::api::hostnames::limit(limit).map_err(|e| to_pyerr(py, e))?;
         Ok(HostnameCursor {
-            client: self.client().clone(),
+            client: self.client(py)?,
             hostname,
             limit,
             state: Arc::new(Mutex::new(HostState {

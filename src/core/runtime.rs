@@ -1,29 +1,31 @@
 //! The one tokio runtime shared by every client (sync and async use) and by
-//! the in-process emulator. Built lazily; a process that forked after building
-//! it gets a clear error instead of a hang (the runtime's threads do not exist
-//! in the child).
-use std::sync::OnceLock;
+//! the in-process emulator, built lazily. A forked child gets a runtime of its
+//! own: the parent's worker threads do not exist there.
+use std::sync::Mutex;
 
 use tokio::runtime::Runtime;
 
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 
-static RUNTIME: OnceLock<(u32, &'static Runtime)> = OnceLock::new();
+/// (process id, runtime). Runtimes are leaked on purpose: dropping one in a
+/// forked child would wait for threads that only the parent has.
+static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
 
 pub fn runtime() -> Result<&'static Runtime> {
-    let (pid, rt) = RUNTIME.get_or_init(|| {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("urlscan-rs")
-            .enable_all()
-            .build()
-            .expect("cannot start the tokio runtime");
-        (std::process::id(), Box::leak(Box::new(rt)))
-    });
-    if *pid != std::process::id() {
-        return Err(Error::Transport(
-            "urlscan-rs was first used in a parent process before fork(); its I/O threads do not exist in this child. Use the 'spawn' start method (multiprocessing.set_start_method('spawn')) or create clients only after forking".into(),
-        ));
+    let pid = std::process::id();
+    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((owner, rt)) = *slot {
+        if owner == pid {
+            return Ok(rt);
+        }
     }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("urlscan-rs")
+        .enable_all()
+        .build()
+        .map_err(|e| crate::core::Error::Transport(format!("cannot start the I/O runtime: {e}")))?;
+    let rt: &'static Runtime = Box::leak(Box::new(rt));
+    *slot = Some((pid, rt));
     Ok(rt)
 }

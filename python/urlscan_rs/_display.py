@@ -1,0 +1,66 @@
+"""Notebook display and tabular export of results and search hits."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from typing import Any
+
+COLUMNS = ("time", "url", "domain", "ip", "country", "score", "malicious", "report", "screenshot")
+
+
+def record(obj: Any) -> dict[str, Any]:
+    """A flat record of a ScanResult or SearchHit: what a table needs."""
+    task, page = obj.task, obj.page
+    verdict = obj.verdicts.overall if hasattr(obj.verdicts, "overall") else obj.verdicts
+    uuid = getattr(obj, "uuid", None) or task.uuid
+    report = task.report_url or (f"https://urlscan.io/result/{uuid}/" if uuid else None)
+    return {
+        "uuid": uuid,
+        "time": task.time,
+        "url": page.url or task.url,
+        "domain": page.domain,
+        "ip": page.ip,
+        "country": page.country,
+        "asn": page.asn,
+        "server": page.server,
+        "title": page.title,
+        "score": verdict.score,
+        "malicious": verdict.malicious,
+        "report": report,
+        "screenshot": task.screenshot_url or getattr(obj, "screenshot", None),
+    }
+
+
+def _cell(key: str, value: Any) -> str:
+    if value is None:
+        return "<td></td>"
+    if key in ("report", "screenshot"):
+        label = "report" if key == "report" else "screenshot"
+        return f'<td><a href="{html.escape(str(value))}" target="_blank">{label}</a></td>'
+    if key == "time":
+        return f"<td>{html.escape(value.strftime('%Y-%m-%d %H:%M:%S'))}</td>"
+    if key == "malicious":
+        return f"<td>{'&#9888; yes' if value else 'no'}</td>"
+    text = str(value)
+    short = text if len(text) <= 80 else text[:77] + "..."
+    return f'<td title="{html.escape(text)}">{html.escape(short)}</td>'
+
+
+def table(objs: Iterable[Any], caption: str | None = None) -> str:
+    """A compact HTML table: URL, domain, IP, country, verdict, time, links."""
+    rows = [record(o) for o in objs]
+    head = "".join(f"<th>{c}</th>" for c in COLUMNS)
+    body = "".join("<tr>" + "".join(_cell(c, r.get(c)) for c in COLUMNS) + "</tr>" for r in rows)
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'<table class="urlscan-rs">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def to_pandas(records: list[dict[str, Any]]) -> Any:
+    import importlib
+
+    try:
+        pd = importlib.import_module("pandas")
+    except ImportError as e:
+        raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+    return pd.DataFrame.from_records(records)
