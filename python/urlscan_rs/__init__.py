@@ -2,6 +2,8 @@
 with a local emulator of the service for tests and demos."""
 
 import atexit
+import logging
+from typing import Any
 
 from . import _native, errors, models
 from ._client import AsyncClient, Client, SearchIterator
@@ -37,6 +39,24 @@ from .models import (
 
 # Rust threads outlive the interpreter: tell them before it goes away.
 atexit.register(_native._shutdown)
+
+
+def _hook_log_levels() -> None:
+    # Log levels are cached on the Rust side; logging clears its own cache
+    # whenever a level changes (Logger.setLevel, logging.disable): clear ours then too.
+    manager: Any = logging.Logger.manager
+    original = getattr(manager, "_clear_cache", None)
+    if original is None:  # another Python's logging: levels are read once per logger
+        return
+
+    def clear_cache() -> None:
+        original()
+        _native._reset_log_cache()
+
+    manager._clear_cache = clear_cache
+
+
+_hook_log_levels()
 
 __all__ = [
     "__version__",

@@ -3,8 +3,17 @@
 * ``urlscan_emulator``: a fresh :class:`~urlscan_rs.testing.Emulator` per test.
   Configure it with the marker ``@pytest.mark.urlscan_emulator(scans=50, seed=1,
   scan_duration=0, latency=0.0, rate_limits={...})``.
-* ``urlscan_client``: a ``Client`` for it (premium key).
+* ``urlscan_client``: a ``Client`` for it (premium key; ``key="free"`` in the
+  marker picks another kind: premium, team, readonly, free, other).
 * ``urlscan_async_client``: an ``AsyncClient`` for it.
+
+Each test gets its own emulator, so state never leaks between tests; the
+marker's ``scans`` keeps start-up quick (default 200). Example::
+
+    @pytest.mark.urlscan_emulator(scans=50, scan_duration=0, key="free")
+    def test_my_playbook(urlscan_client, urlscan_emulator):
+        sub = urlscan_client.scan("https://example.com")
+        assert urlscan_client.wait_for_result(sub.uuid, initial_wait=0).page.domain == "example.com"
 """
 
 from __future__ import annotations
@@ -23,28 +32,34 @@ DEFAULTS: dict[str, Any] = {"scans": 200, "scan_duration": 10.0, "seed": 0}
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "urlscan_emulator(**options): options of the urlscan_emulator fixture (scans, seed, scan_duration, latency, rate_limits)",
+        "urlscan_emulator(**options): urlscan_emulator fixture options (scans, seed, scan_duration, latency, rate_limits, key)",
     )
 
 
 @pytest.fixture
 def urlscan_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
-    opts = dict(DEFAULTS)
-    marker = request.node.get_closest_marker("urlscan_emulator")
-    if marker is not None:
-        opts.update(marker.kwargs)
+    opts = _options(request)
+    opts.pop("key", None)
     with Emulator(**opts) as emu:
         yield emu
 
 
+def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
+    opts = dict(DEFAULTS)
+    marker = request.node.get_closest_marker("urlscan_emulator")
+    if marker is not None:
+        opts.update(marker.kwargs)
+    return opts
+
+
 @pytest.fixture
-def urlscan_client(urlscan_emulator: Emulator) -> Iterator[Client]:
-    with urlscan_emulator.client() as c:
+def urlscan_client(urlscan_emulator: Emulator, request: pytest.FixtureRequest) -> Iterator[Client]:
+    with urlscan_emulator.client(_options(request).get("key")) as c:
         yield c
 
 
 @pytest.fixture
-def urlscan_async_client(urlscan_emulator: Emulator) -> Iterator[AsyncClient]:
-    c = urlscan_emulator.async_client()
+def urlscan_async_client(urlscan_emulator: Emulator, request: pytest.FixtureRequest) -> Iterator[AsyncClient]:
+    c = urlscan_emulator.async_client(_options(request).get("key"))
     yield c
     c.close()

@@ -165,7 +165,10 @@ impl Core {
     fn _config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let cfg = self.client.config();
         let d = PyDict::new(py);
-        d.set_item("api_key", cfg.api_key.as_ref().map(|k| k.expose().to_string()))?;
+        d.set_item(
+            "api_key",
+            cfg.api_key.as_ref().map(|k| k.expose().to_string()),
+        )?;
         d.set_item("base_url", cfg.base_url.as_str())?;
         d.set_item("timeout", cfg.timeout.as_secs_f64())?;
         d.set_item("max_retries", cfg.max_retries)?;

@@ -30,11 +30,22 @@ impl log::Log for GuardedLogger {
     fn flush(&self) {}
 }
 
+static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
+
+/// Forget the cached Python log levels (called when a level changes).
+#[pyfunction]
+fn _reset_log_cache() {
+    if let Some(h) = LOG_RESET.get() {
+        h.reset();
+    }
+}
+
 fn install_logger(py: Python<'_>) -> PyResult<()> {
     // Our records at every level; other crates' (reqwest, hyper) from warnings up.
     let logger = pyo3_log::Logger::new(py, pyo3_log::Caching::LoggersAndLevels)?
         .filter(log::LevelFilter::Warn)
         .filter_target("urlscan_rs".to_string(), log::LevelFilter::Trace);
+    let _ = LOG_RESET.set(logger.reset_handle());
     // Failure means a logger is already installed, which is fine.
     if log::set_boxed_logger(Box::new(GuardedLogger(logger))).is_ok() {
         log::set_max_level(log::LevelFilter::Trace);
@@ -46,6 +57,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Rust log records go to Python's `logging` (logger names start with "urlscan_rs").
     install_logger(m.py())?;
     m.add_function(wrap_pyfunction!(bridge::_shutdown, m)?)?;
+    m.add_function(wrap_pyfunction!(_reset_log_cache, m)?)?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;
     m.add_class::<client::NativeCursor>()?;
