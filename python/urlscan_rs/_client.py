@@ -8,6 +8,7 @@ for each class are in ``_client.pyi``.
 
 from __future__ import annotations
 
+import importlib
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -150,6 +151,28 @@ class SearchIterator:
         )
 
 
+def _progress(progress: Any, label: str) -> Any:
+    """``progress=True``: a tqdm bar when tqdm is installed (it draws in notebooks
+    too), otherwise a counter on stderr; a callable gets (done, total)."""
+    if progress is not True:
+        return progress
+    try:
+        tqdm = importlib.import_module("tqdm.auto").tqdm
+    except ImportError:
+        return True
+    bar: Any = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=label, unit="url" if label == "bulk scan" else "result")
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
 class _BaseClient:
     _is_async = False
 
@@ -282,7 +305,7 @@ class _BaseClient:
             urls,
             wait=wait,
             concurrency=concurrency,
-            progress=progress,
+            progress=_progress(progress, "bulk scan"),
             timeout=timeout,
             initial_wait=initial_wait,
             interval=interval,
@@ -290,7 +313,7 @@ class _BaseClient:
         )
 
     def results(self, uuids: Iterable[str], *, concurrency: int = 8, progress: Any = False) -> Any:
-        return self._call("results", uuids, concurrency=concurrency, progress=progress)
+        return self._call("results", uuids, concurrency=concurrency, progress=_progress(progress, "results"))
 
     def screenshot(self, uuid: str) -> Any:
         return self._call("screenshot", uuid)

@@ -759,18 +759,33 @@ pub(crate) struct SearchArgs {
     pub collapse: Option<String>,
 }
 
-pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
-    let pairs: Vec<(String, String)> =
-        url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
-    let get = |k: &str| {
-        pairs
+/// Query parameters as sent; the last value of a repeated name wins.
+pub(crate) struct Params(Vec<(String, String)>);
+
+impl Params {
+    pub(crate) fn parse(raw: Option<String>) -> Params {
+        Params(
+            url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+    pub(crate) fn get(&self, k: &str) -> Option<String> {
+        self.0
             .iter()
             .rev()
             .find(|(n, _)| n == k)
             .map(|(_, v)| v.clone())
-    };
+    }
+    pub(crate) fn all(&self) -> &[(String, String)] {
+        &self.0
+    }
+}
+
+pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
+    let params = Params::parse(raw);
+    let pairs = params.all();
+    let get = |k: &str| params.get(k);
     if pairs.iter().any(|(k, _)| k == "sort") {
         return Err(err(
             StatusCode::FORBIDDEN,

@@ -84,18 +84,8 @@ async fn download(
             Some("The file hash must be a SHA256 hash (64 hexadecimal characters)."),
         );
     }
-    let pairs: Vec<(String, String)> =
-        url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
-    let get = |k: &str| {
-        pairs
-            .iter()
-            .rev()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
-            .filter(|v| !v.is_empty())
-    };
+    let params = crate::emulator::routes::Params::parse(raw);
+    let get = |k: &str| params.get(k).filter(|v| !v.is_empty());
     let password = get("password").unwrap_or_else(|| DEFAULT_PASSWORD.into());
     let filename = get("filename").unwrap_or_else(|| format!("{sha}.zip"));
     let Some(data) = body_of(&st, &sha) else {

@@ -356,17 +356,8 @@ async fn history(
     if !valid_hostname(&host) {
         return validation("\"hostname\" must be a valid hostname");
     }
-    let pairs: Vec<(String, String)> =
-        url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
-    let get = |k: &str| {
-        pairs
-            .iter()
-            .rev()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
-    };
+    let params = crate::emulator::routes::Params::parse(raw);
+    let get = |k: &str| params.get(k);
     let limit = match get("limit") {
         None => 1000,
         Some(s) => match s.trim().parse::<i64>() {
