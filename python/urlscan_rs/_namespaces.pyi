@@ -20,6 +20,19 @@ from .models import (
     Subscription,
 )
 
+__all__ = [
+    "LiveScan",
+    "SavedSearches",
+    "Subscriptions",
+    "Channels",
+    "Incidents",
+    "Hostnames",
+    "Brands",
+    "Files",
+    "DataDumps",
+    "HostnameIterator",
+]
+
 Visibility = Literal["public", "unlisted", "private"]
 IncidentVisibility = Literal["unlisted", "private"]
 Datasource = Literal["scans", "hostnames"]
