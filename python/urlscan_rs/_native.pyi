@@ -175,6 +175,21 @@ class NativeEmulator:
     def advance(self, seconds: float) -> None: ...
     @property
     def api_key(self) -> str: ...
+    def faults(
+        self,
+        kind: str | None = None,
+        *,
+        count: int | None = ...,
+        path: str | None = None,
+        method: str | None = None,
+        status: int | None = None,
+        seconds: float | None = None,
+        every: int | None = None,
+        probability: float | None = None,
+        location: str | None = None,
+        seed: int | None = None,
+        clear: bool = False,
+    ) -> int: ...
     @property
     def keys(self) -> dict[str, str]: ...
     def now(self) -> float: ...

@@ -6,12 +6,19 @@
 ...     sub = client.scan("https://example.com")
 ...     emu.advance(5)                      # the scan finishes on the emulator clock
 ...     result = client.wait_for_result(sub.uuid, initial_wait=0)
+
+Faults can be scripted to test how code copes with a misbehaving service:
+
+>>> with Emulator(scans=20) as emu:
+...     emu.inject("status", status=503, count=2, path="/api/v1/search")
+...     hits = list(emu.client(max_retries=3).search("page.domain:example.com", limit=5))
+...     assert emu.stats()["faults"] == 2
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from . import _native
 from ._client import AsyncClient, Client
@@ -98,8 +105,83 @@ class Emulator:
         return self._native.now()
 
     def stats(self) -> dict[str, int]:
-        """Counters: ``submissions`` (scans accepted) and ``requests`` served."""
+        """Counters: ``submissions`` (scans accepted), ``requests`` served and
+        ``faults`` (requests a fault of :meth:`inject` affected).
+
+        A submission answered by a fault that skips the handler ("status",
+        "rate_limit", "reset", ...) is not in ``submissions``; one that was
+        only delayed or damaged ("stall", "slow", "truncate") is.
+        """
         return self._native.stats()
+
+    def inject(
+        self,
+        kind: Literal["status", "rate_limit", "reset", "stall", "slow", "truncate", "malformed", "html_error", "redirect"],
+        *,
+        count: int | None = 1,
+        path: str | None = None,
+        method: str | None = None,
+        status: int | None = None,
+        seconds: float | None = None,
+        every: int | None = None,
+        probability: float | None = None,
+        location: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """Queue a fault: the emulator misbehaves on the requests it matches.
+
+        A fault matches requests whose path starts with ``path`` (None: any
+        path; the client sends paths like ``/api/v1/search/`` and
+        ``/api/v1/result/<uuid>/``) and whose method is ``method`` (None: any).
+        Of the matching requests it affects every one, or every ``every``-th,
+        or a pseudo-random fraction ``probability`` (drawn from ``seed``,
+        default 0, so a run repeats exactly), until it has affected ``count`` of them (None: until
+        :meth:`clear_faults`). Faults are tried in the order they were
+        queued; the first that affects a request applies, the others do not
+        see it.
+
+        Kinds, and what goes over the wire:
+
+        * ``"status"``: ``status`` (default 500) with the service's JSON error
+          envelope; the handler does not run. With ``seconds``, also
+          ``Retry-After: <seconds>``.
+        * ``"rate_limit"``: 429 with the JSON envelope, ``X-Rate-Limit-*``
+          headers (the request's action, window ``minute``, its limit,
+          remaining 0, reset and reset-after ``seconds``, default 1) and
+          ``Retry-After``; the handler does not run.
+        * ``"reset"``: the connection is closed with no answer at all.
+        * ``"stall"``: waits ``seconds`` (real time), then answers normally.
+        * ``"slow"``: answers normally, the body spread over ``seconds``.
+        * ``"truncate"``: the normal status and headers with the Content-Length
+          of the full body, then half of the body, then the connection closes.
+        * ``"malformed"``: 200 ``application/json`` with ``{"results": [``.
+        * ``"html_error"``: ``status`` (default 502) with a proxy's HTML error
+          page (and ``Retry-After`` with ``seconds``).
+        * ``"redirect"``: ``status`` (default 302) to ``location``.
+
+        Bad options raise ``urlscan_rs.ValidationError`` (a ``ValueError``).
+        """
+        self._native.faults(
+            kind,
+            count=count,
+            path=path,
+            method=method,
+            status=status,
+            seconds=None if seconds is None else float(seconds),
+            every=every,
+            probability=None if probability is None else float(probability),
+            location=location,
+            seed=seed,
+        )
+
+    def clear_faults(self) -> None:
+        """Drop every queued fault (``stats()["faults"]`` keeps its count)."""
+        self._native.faults(clear=True)
+
+    def faults_remaining(self) -> int:
+        """How many more requests the queued faults will affect; a fault
+        without a ``count`` counts as one. 0 once every fault is spent."""
+        return self._native.faults()
 
     def client(self, key: str | None = None, **kwargs: Any) -> Client:
         """A ``Client`` for this emulator; ``key`` is a key kind or a key (default: premium)."""

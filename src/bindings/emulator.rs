@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 
 use super::convert::to_pyerr;
 use crate::core;
-use crate::emulator::{Emulator, EmulatorConfig, Latency, Limits};
+use crate::emulator::{Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits};
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct NativeEmulator {
@@ -129,19 +129,71 @@ impl NativeEmulator {
         self.with(|e| e.state.now_ms() as f64 / 1000.0)
     }
 
-    /// Counters: scans submitted and requests served.
+    /// Counters: scans submitted, requests served and requests a fault affected.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (subs, reqs) = self.with(|e| {
+        let (subs, reqs, faults) = self.with(|e| {
             use std::sync::atomic::Ordering::Relaxed;
             (
                 e.state.submissions.load(Relaxed),
                 e.state.requests.load(Relaxed),
+                e.state.faults.lock().unwrap().affected(),
             )
         })?;
         let d = PyDict::new(py);
         d.set_item("submissions", subs)?;
         d.set_item("requests", reqs)?;
+        d.set_item("faults", faults)?;
         Ok(d)
+    }
+
+    /// The fault plan: with `clear` drop every queued fault; with a `kind`
+    /// queue one; either way return how many requests the plan will still affect.
+    #[pyo3(signature = (kind=None, *, count=Some(1), path=None, method=None, status=None, seconds=None, every=None, probability=None, location=None, seed=None, clear=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn faults(
+        &self,
+        py: Python<'_>,
+        kind: Option<&str>,
+        count: Option<i64>,
+        path: Option<String>,
+        method: Option<String>,
+        status: Option<u16>,
+        seconds: Option<f64>,
+        every: Option<i64>,
+        probability: Option<f64>,
+        location: Option<String>,
+        seed: Option<u64>,
+        clear: bool,
+    ) -> PyResult<u64> {
+        let invalid = |m: String| to_pyerr(py, core::Error::Validation(m));
+        let positive = |name: &str, v: Option<i64>| match v {
+            Some(n) if n < 1 => Err(invalid(format!("{name} must be 1 or more, got {n}"))),
+            v => Ok(v.map(|n| n as u64)),
+        };
+        let spec = match kind {
+            None => None,
+            Some(k) => Some(FaultSpec {
+                count: positive("count", count)?,
+                path,
+                method,
+                status,
+                seconds,
+                every: positive("every", every)?,
+                probability,
+                location,
+                seed,
+                ..FaultSpec::new(FaultKind::parse(k).map_err(invalid)?)
+            }),
+        };
+        self.with(|e| {
+            if clear {
+                e.clear_faults();
+            }
+            if let Some(spec) = spec {
+                e.inject(spec).map_err(invalid)?;
+            }
+            Ok(e.faults_remaining())
+        })?
     }
 
     fn stop(&self) {

@@ -178,10 +178,24 @@ impl Transport {
     /// Send with retries; a non-2xx answer becomes `Error::Api`.
     pub async fn send(&self, req: &Req) -> Result<Resp> {
         let resp = self.send_raw(req).await?;
-        if (200..300).contains(&resp.status) || (300..400).contains(&resp.status) {
-            Ok(resp)
-        } else {
-            Err(api_error(req, &resp))
+        match resp.status {
+            200..=299 => Ok(resp),
+            // Wanted as the answer (data-dump links).
+            300..=399 if !req.follow_redirects => Ok(resp),
+            // A redirect still standing was not followed: it leaves the base
+            // URL's origin, where the API key must not go.
+            300..=399 => {
+                let mut e = api_error(req, &resp);
+                if let Error::Api(a) = &mut e {
+                    let to = header_str(&resp.headers, "location").unwrap_or("?");
+                    a.message = format!(
+                        "redirected to {to}, outside {}; not followed, so the API key is not sent there",
+                        self.cfg.base_url
+                    );
+                }
+                Err(e)
+            }
+            _ => Err(api_error(req, &resp)),
         }
     }
 

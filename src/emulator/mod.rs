@@ -1,6 +1,7 @@
 //! A local emulator of the service: a real HTTP server on loopback that
 //! behaves like the service (state machines, visibility, rate limits, errors).
 pub mod content;
+pub mod faults;
 pub mod premium;
 pub mod query;
 pub mod ratelimit;
@@ -12,6 +13,7 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
+pub use faults::{FaultKind, FaultSpec};
 pub use ratelimit::Limits;
 pub use state::{AppState, EmulatorConfig, KeyInfo, Latency};
 
@@ -72,6 +74,21 @@ impl Emulator {
     /// Move the emulator clock forward.
     pub fn advance(&self, secs: f64) {
         self.state.advance(secs);
+    }
+
+    /// Queue a fault (see `faults`); an error names the option that is wrong.
+    pub fn inject(&self, spec: FaultSpec) -> Result<(), String> {
+        self.state.faults.lock().unwrap().push(spec)
+    }
+
+    /// Drop every queued fault.
+    pub fn clear_faults(&self) {
+        self.state.faults.lock().unwrap().clear();
+    }
+
+    /// How many more requests the queued faults will affect (unlimited ones count as one).
+    pub fn faults_remaining(&self) -> u64 {
+        self.state.faults.lock().unwrap().remaining()
     }
 
     pub fn stop(&mut self) {

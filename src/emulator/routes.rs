@@ -53,6 +53,11 @@ pub fn router(st: Arc<AppState>) -> Router {
                 Some("We could not find this page"),
             )
         })
+        // Faults apply inside the latency layer, before the handlers.
+        .layer(middleware::from_fn_with_state(
+            st.clone(),
+            super::faults::middleware,
+        ))
         .layer(middleware::from_fn_with_state(st.clone(), latency))
         .with_state(st)
 }

@@ -195,6 +195,8 @@ pub struct AppState {
     pub limiter: Mutex<RateLimiter>,
     pub submissions: AtomicU64,
     pub requests: AtomicU64,
+    /// The fault plan (and how many requests it affected).
+    pub faults: Mutex<super::faults::FaultPlan>,
 }
 
 fn wall_ms() -> i64 {
@@ -214,6 +216,7 @@ impl AppState {
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
             requests: AtomicU64::new(0),
+            faults: Mutex::new(super::faults::FaultPlan::default()),
             cfg,
         };
         let now = st.now_ms();
