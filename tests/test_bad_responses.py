@@ -110,3 +110,18 @@ def test_request_timeout() -> None:
         with pytest.raises(urlscan_rs.RequestTimeout) as exc:
             c.quotas()
         assert isinstance(exc.value, TimeoutError) and isinstance(exc.value, urlscan_rs.TransportError)
+
+
+def test_panics_never_reach_python(emu: Emulator) -> None:
+    c = emu.client()
+    with pytest.raises(urlscan_rs.UrlscanError) as exc:
+        c._core._panic_probe()
+    assert type(exc.value) is urlscan_rs.UrlscanError and "internal error" in str(exc.value)
+
+    async def main() -> None:
+        ac = emu.async_client()
+        with pytest.raises(urlscan_rs.UrlscanError):
+            await ac._core._panic_probe()  # an error, not a hang
+
+    run(main())
+    assert c.quotas().scope == "team"  # the client still works

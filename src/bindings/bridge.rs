@@ -103,7 +103,10 @@ where
         // Building Python objects holds the GIL: keep it off the async workers.
         let _ = tokio::task::spawn_blocking(move || {
             enter_python(|py| {
-                let (ok, value) = match out.map_err(|e| to_pyerr(py, e)).and_then(|v| conv(py, v)) {
+                let (ok, value) = match out
+                    .map_err(|e| to_pyerr(py, e))
+                    .and_then(|v| super::run::convert(py, conv, v))
+                {
                     Ok(v) => (true, v.unbind()),
                     Err(e) => (false, e.into_value(py).into_any()),
                 };

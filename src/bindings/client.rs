@@ -161,6 +161,23 @@ impl Core {
         self.is_async
     }
 
+    /// Runs a future that panics: tests use it to prove that a panic reaches
+    /// Python as a `UrlscanError`, never as `PanicException` or a hang.
+    fn _panic_probe(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let fut = async {
+            if std::process::id() > 0 {
+                panic!("probe");
+            }
+            Ok(())
+        };
+        run(
+            py,
+            self.is_async,
+            fut,
+            Box::new(|py, ()| Ok(py.None().into_bound(py))),
+        )
+    }
+
     /// Everything needed to rebuild this client (pickling); includes the key.
     fn _config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let cfg = self.client.config();

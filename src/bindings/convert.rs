@@ -71,6 +71,7 @@ fn error_class_name(e: &Error) -> &'static str {
     match e {
         Error::Validation(_) => "ValidationError",
         Error::Transport(_) | Error::Closed => "TransportError",
+        Error::Internal(_) => "UrlscanError",
         Error::Timeout(_) => "RequestTimeout",
         Error::ScanTimeout { .. } => "ScanTimeoutError",
         Error::Decode(_) => "DecodeError",

@@ -81,6 +81,9 @@ pub enum Error {
     Decode(String),
     #[error("the client is closed")]
     Closed,
+    /// A bug inside urlscan-rs (a caught panic), reported instead of crashing.
+    #[error("internal error in urlscan-rs (please report it): {0}")]
+    Internal(String),
 }
 
 impl Error {
