@@ -8,6 +8,8 @@ pub mod emulator;
 mod bindings;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
 
 #[cfg(feature = "python")]

@@ -37,6 +37,14 @@ pub fn json<'py>(py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 /// A JSON body wrapped in a model class.
 pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let raw = json(py, body)?;
+    // serde reads a struct from an array too, so the shape is checked here.
+    if raw.cast::<PyDict>().is_err() {
+        let kind = raw.get_type().name()?.to_string();
+        return Err(to_pyerr(
+            py,
+            Error::Decode(format!("{class}: expected a JSON object, got {kind}")),
+        ));
+    }
     model_class(py, class)?.call1((raw,))
 }
 
@@ -61,6 +69,15 @@ pub fn model_list<'py>(
     // `{}` where a list is expected reads as empty.
     if let Ok(list) = items.cast::<PyList>() {
         for item in list.iter() {
+            if item.cast::<PyDict>().is_err() {
+                let kind = item.get_type().name()?.to_string();
+                return Err(to_pyerr(
+                    py,
+                    Error::Decode(format!(
+                        "{key}: expected a list of JSON objects, found a {kind}"
+                    )),
+                ));
+            }
             out.append(cls.call1((item,))?)?;
         }
     }

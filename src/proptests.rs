@@ -1,0 +1,96 @@
+//! Property tests: arbitrary bytes and arbitrary JSON never make the response
+//! decoders or the emulator's query parser panic.
+use proptest::prelude::*;
+use serde_json::Value;
+
+use crate::core::models::{decode, AnyObject, ResultHead, SearchPageHead, Submission};
+use crate::core::transport::{api_error, Req, Resp};
+use crate::emulator::query::Query;
+
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        ".{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::hash_map(
+                prop_oneof![
+                    Just("results".to_string()),
+                    Just("total".to_string()),
+                    Just("has_more".to_string()),
+                    Just("sort".to_string()),
+                    Just("_id".to_string()),
+                    Just("task".to_string()),
+                    Just("uuid".to_string()),
+                    "[a-z]{1,6}"
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn decode_all(body: &[u8]) {
+    let _ = decode::<SearchPageHead>(body, "search");
+    let _ = decode::<ResultHead>(body, "result");
+    let _ = decode::<Submission>(body, "scan");
+    let _ = decode::<AnyObject>(body, "object");
+    for status in [400u16, 404, 429, 503] {
+        let resp = Resp {
+            status,
+            headers: Default::default(),
+            body: bytes::Bytes::copy_from_slice(body),
+        };
+        let _ = api_error(&Req::get("/api/v1/scan/"), &resp);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn decoders_survive_arbitrary_bytes(body in prop::collection::vec(any::<u8>(), 0..400)) {
+        decode_all(&body);
+    }
+
+    #[test]
+    fn decoders_survive_arbitrary_json(doc in json()) {
+        decode_all(doc.to_string().as_bytes());
+        if let Ok(page) = decode::<SearchPageHead>(doc.to_string().as_bytes(), "search") {
+            for hit in &page.results {
+                let _ = hit.cursor();
+            }
+        }
+    }
+
+    #[test]
+    fn query_parser_survives_arbitrary_text(q in ".{0,60}", doc in json()) {
+        if let Ok(query) = Query::parse(&q) {
+            let _ = query.matches(&doc, 1_700_000_000_000);
+            let _ = query.fields();
+        }
+    }
+
+    #[test]
+    fn query_parser_survives_query_like_text(parts in prop::collection::vec(
+        prop_oneof![
+            Just("AND "), Just("OR "), Just("NOT "), Just("("), Just(")"), Just("["), Just("]"), Just("{"), Just("}"),
+            Just(" TO "), Just("\""), Just("*"), Just("?"), Just(":"), Just("\\"), Just("date:"), Just("page.domain:"),
+            Just(">now-7d"), Just("<=2020-01-01"), Just("a"), Just("b.com"), Just(" "), Just("-"), Just("!"), Just("~2"), Just("^3"),
+        ], 0..30)) {
+        let q: String = parts.concat();
+        if let Ok(query) = Query::parse(&q) {
+            let doc = serde_json::json!({"page": {"domain": "www.b.com", "title": "a b"}, "date": "2020-01-01T00:00:00.000Z", "domain": ["b.com"]});
+            let _ = query.matches(&doc, 1_700_000_000_000);
+        }
+    }
+}
