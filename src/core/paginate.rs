@@ -38,10 +38,6 @@ impl SearchCursor {
         })
     }
 
-    pub fn limit(&self) -> Option<u64> {
-        self.params.limit
-    }
-
     pub fn is_done(&self) -> bool {
         self.done
     }

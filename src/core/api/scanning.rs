@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use crate::core::client::Client;
-use crate::core::error::{ApiErrorKind, Error, Result};
+use crate::core::error::{Error, Result};
 use crate::core::models::{list_or_empty, AnyObject, Doc, ResultHead, Submission};
 use crate::core::transport::Req;
 use crate::core::validate;
@@ -235,9 +235,4 @@ impl Client {
         self.doc(Req::get("/api/v1/userAgents"), "user agents")
             .await
     }
-}
-
-/// Errors after which polling a result again cannot help.
-pub fn is_final(e: &Error) -> bool {
-    !matches!(e.api_kind(), Some(ApiErrorKind::ScanPending))
 }
