@@ -146,3 +146,86 @@ async fn keys_and_tiers() {
     let e = anon.user().await.unwrap_err();
     assert_eq!(kind(&e), Some(ApiErrorKind::Authentication));
 }
+
+/// Concurrent requests share the action's window: none overshoots it, so the
+/// service never answers 429, and each window is used in full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pacing_keeps_concurrent_requests_inside_the_window() {
+    let mut limits = crate::emulator::ratelimit::default_limits();
+    limits
+        .get_mut("search")
+        .unwrap()
+        .set("1s", Some(6))
+        .unwrap();
+    let emu = Emulator::start(EmulatorConfig {
+        scans: 20,
+        rate_limits: limits,
+        ..EmulatorConfig::default()
+    })
+    .await
+    .unwrap();
+    let c = client(&emu, None);
+    let p = SearchParams::new(SearchKind::Search);
+    let start = emu.state.now_ms();
+    let jobs = (0..30).map(|_| c.search_page(&p, 1, None));
+    for r in futures::future::join_all(jobs).await {
+        r.unwrap();
+    }
+    let end = emu.state.now_ms();
+    let throttled = emu
+        .state
+        .throttled
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(throttled, 0, "the service answered 429");
+    // 30 requests at 6 per window need 5 windows; a spare one allows for a slow machine.
+    let windows = end / 1000 - start / 1000 + 1;
+    assert!((5..=6).contains(&windows), "{windows} windows");
+    let rl = c.rate_limits();
+    let search = rl
+        .iter()
+        .find(|r| r.action.as_deref() == Some("search"))
+        .unwrap();
+    assert_eq!(search.window.as_deref(), Some("1s"));
+}
+
+/// `close()` ends calls in flight (here a wait that would take minutes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_ends_calls_in_flight() {
+    let emu = start(5, 600.0).await;
+    let c = client(&emu, None);
+    let sub = c
+        .scan("https://www.example.com/", &ScanOptions::default())
+        .await
+        .unwrap();
+    let waiter = {
+        let c = c.clone();
+        let uuid = sub.head.uuid.clone();
+        tokio::spawn(async move {
+            c.wait_for_result(
+                &uuid,
+                WaitOptions {
+                    timeout: 600.0,
+                    initial_wait: 0.0,
+                    interval: 2.0,
+                },
+            )
+            .await
+        })
+    };
+    // Let the first poll come back "not finished"; then close.
+    while emu
+        .state
+        .requests
+        .load(std::sync::atomic::Ordering::Relaxed)
+        < 2
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    c.close();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(10), waiter)
+        .await
+        .expect("the wait ended")
+        .unwrap();
+    assert!(matches!(out, Err(Error::Closed)), "{out:?}");
+    assert!(matches!(c.user().await, Err(Error::Closed)));
+}

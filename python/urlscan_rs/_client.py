@@ -187,6 +187,8 @@ class _BaseClient:
         proxy: str | None = None,
         verify: bool = True,
         fail_fast: bool = False,
+        retry_deadline: float | None = 600.0,
+        max_body_bytes: int = 256 * 1024 * 1024,
     ) -> None:
         self._closed = False
         self._core = _native.Core(
@@ -198,6 +200,8 @@ class _BaseClient:
             proxy=proxy,
             verify=verify,
             fail_fast=fail_fast,
+            retry_deadline=retry_deadline,
+            max_body_bytes=max_body_bytes,
             is_async=self._is_async,
         )
         self.livescan = LiveScan(self)
@@ -375,7 +379,9 @@ class Client(_BaseClient):
     _is_async = False
 
     def close(self) -> None:
+        """Close the client; calls in flight in other threads raise ``TransportError``."""
         self._closed = True
+        self._core.close()
 
     def __enter__(self) -> Client:
         return self
@@ -398,10 +404,12 @@ class AsyncClient(_BaseClient):
         return await getattr(self._c, name)(*args, **kwargs)
 
     async def aclose(self) -> None:
-        self._closed = True
+        """Close the client; awaits in flight raise ``TransportError``."""
+        self.close()
 
     def close(self) -> None:
         self._closed = True
+        self._core.close()
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -80,6 +80,8 @@ class Client:
         proxy: str | None = None,
         verify: bool = True,
         fail_fast: bool = False,
+        retry_deadline: float | None = 600.0,
+        max_body_bytes: int = 268435456,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -186,6 +188,8 @@ class AsyncClient:
         proxy: str | None = None,
         verify: bool = True,
         fail_fast: bool = False,
+        retry_deadline: float | None = 600.0,
+        max_body_bytes: int = 268435456,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...

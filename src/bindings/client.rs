@@ -110,7 +110,7 @@ impl Core {
 #[pymethods]
 impl Core {
     #[new]
-    #[pyo3(signature = (api_key=None, *, base_url=None, timeout=30.0, max_retries=3, user_agent=None, proxy=None, verify=true, fail_fast=false, is_async=false))]
+    #[pyo3(signature = (api_key=None, *, base_url=None, timeout=30.0, max_retries=3, user_agent=None, proxy=None, verify=true, fail_fast=false, retry_deadline=Some(600.0), max_body_bytes=268_435_456, is_async=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -122,10 +122,15 @@ impl Core {
         proxy: Option<String>,
         verify: bool,
         fail_fast: bool,
+        retry_deadline: Option<f64>,
+        max_body_bytes: i64,
         is_async: bool,
     ) -> PyResult<Core> {
         let build = || -> core::Result<Client> {
-            let mut cfg = Config::new(api_key, base_url)?.with_timeout(timeout)?;
+            let mut cfg = Config::new(api_key, base_url)?
+                .with_timeout(timeout)?
+                .with_retry_deadline(retry_deadline)?
+                .with_max_body_bytes(max_body_bytes)?;
             if !(0..=100).contains(&max_retries) {
                 return Err(core::Error::Validation(format!(
                     "max_retries must be between 0 and 100, got {max_retries}"
@@ -193,7 +198,22 @@ impl Core {
         d.set_item("proxy", cfg.proxy.as_deref())?;
         d.set_item("verify", cfg.verify)?;
         d.set_item("fail_fast", cfg.fail_fast)?;
+        d.set_item(
+            "retry_deadline",
+            cfg.retry_deadline.map(|d| d.as_secs_f64()),
+        )?;
+        d.set_item("max_body_bytes", cfg.max_body_bytes)?;
         Ok(d)
+    }
+
+    /// End the calls in flight (they raise `TransportError`) and refuse new ones.
+    fn close(&self) {
+        self.client.close();
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.client.is_closed()
     }
 
     #[getter]

@@ -67,21 +67,10 @@ impl NativeEmulator {
             ..EmulatorConfig::default()
         };
         for (action, windows) in rate_limits.unwrap_or_default() {
-            let mut l: Limits = cfg.rate_limits.get(&action).copied().unwrap_or_default();
+            let mut l: Limits = cfg.rate_limits.get(&action).cloned().unwrap_or_default();
             for (w, v) in windows {
-                match w.as_str() {
-                    "minute" => l.minute = v,
-                    "hour" => l.hour = v,
-                    "day" => l.day = v,
-                    other => {
-                        return Err(to_pyerr(
-                            py,
-                            core::Error::Validation(format!(
-                                "rate limit windows are minute, hour and day, got {other:?}"
-                            )),
-                        ))
-                    }
-                }
+                l.set(&w, v)
+                    .map_err(|m| to_pyerr(py, core::Error::Validation(m)))?;
             }
             cfg.rate_limits.insert(action, l);
         }
@@ -129,20 +118,23 @@ impl NativeEmulator {
         self.with(|e| e.state.now_ms() as f64 / 1000.0)
     }
 
-    /// Counters: scans submitted, requests served and requests a fault affected.
+    /// Counters: scans submitted, requests served, requests a fault affected
+    /// and 429s the rate limiter gave.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (subs, reqs, faults) = self.with(|e| {
+        let (subs, reqs, faults, throttled) = self.with(|e| {
             use std::sync::atomic::Ordering::Relaxed;
             (
                 e.state.submissions.load(Relaxed),
                 e.state.requests.load(Relaxed),
                 e.state.faults.lock().unwrap().affected(),
+                e.state.throttled.load(Relaxed),
             )
         })?;
         let d = PyDict::new(py);
         d.set_item("submissions", subs)?;
         d.set_item("requests", reqs)?;
         d.set_item("faults", faults)?;
+        d.set_item("throttled", throttled)?;
         Ok(d)
     }
 

@@ -32,6 +32,15 @@ impl Client {
         self.t.rate_limits()
     }
 
+    /// End every call in flight with `Error::Closed` and refuse new ones.
+    pub fn close(&self) {
+        self.t.close();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.t.is_closed()
+    }
+
     /// A client whose requests in flight are bounded by `n` (batch jobs).
     pub(crate) fn gated(&self, n: usize) -> Client {
         Client {

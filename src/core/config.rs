@@ -47,6 +47,9 @@ pub struct Config {
     pub fail_fast: bool,
     /// Largest response body accepted, so a broken server cannot exhaust memory.
     pub max_body_bytes: usize,
+    /// Longest a call keeps retrying after its first attempt (backoff and
+    /// waits after a 429 included); `None` leaves only `max_retries`.
+    pub retry_deadline: Option<Duration>,
 }
 
 impl Default for Config {
@@ -61,6 +64,7 @@ impl Default for Config {
             verify: true,
             fail_fast: false,
             max_body_bytes: 256 * 1024 * 1024,
+            retry_deadline: Some(Duration::from_secs(600)),
         }
     }
 }
@@ -92,6 +96,29 @@ impl Config {
             )));
         }
         self.timeout = Duration::from_secs_f64(secs);
+        Ok(self)
+    }
+
+    pub fn with_retry_deadline(mut self, secs: Option<f64>) -> Result<Config> {
+        self.retry_deadline = match secs {
+            None => None,
+            Some(s) if s.is_finite() && s >= 0.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) => {
+                return Err(Error::Validation(format!(
+                    "retry_deadline must be None or a number of seconds >= 0, got {s}"
+                )))
+            }
+        };
+        Ok(self)
+    }
+
+    pub fn with_max_body_bytes(mut self, n: i64) -> Result<Config> {
+        if n < 1024 {
+            return Err(Error::Validation(format!(
+                "max_body_bytes must be at least 1024, got {n}"
+            )));
+        }
+        self.max_body_bytes = usize::try_from(n).unwrap_or(usize::MAX);
         Ok(self)
     }
 }

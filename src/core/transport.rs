@@ -9,7 +9,7 @@ use rand::Rng;
 use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::Method;
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::core::config::Config;
 use crate::core::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
@@ -85,10 +85,24 @@ pub struct Resp {
 }
 
 /// Rate-limit state per action, shared by every request of one client.
-#[derive(Debug, Clone)]
+///
+/// Pacing: a request takes a slot only while the server's `remaining` (from
+/// the newest answer of the current window) exceeds the requests already in
+/// flight, so concurrent requests never overshoot the window; once it is
+/// spent, requests wait for the reset. After a reset (or before any answer)
+/// the count is unknown, and one request at a time probes it.
+#[derive(Debug, Default)]
 struct LimitState {
-    info: RateLimitInfo,
+    /// The newest headers, as shown to the user.
+    info: Option<RateLimitInfo>,
+    /// Which window `remaining` belongs to: (reset timestamp, window name).
+    window: Option<(String, String)>,
+    remaining: Option<u64>,
     reset_at: Option<Instant>,
+    /// Requests of this action sent (or about to be) and not yet answered.
+    in_flight: u64,
+    /// An answer came without headers: this action is not paced.
+    unpaced: bool,
 }
 
 pub struct Transport {
@@ -96,8 +110,27 @@ pub struct Transport {
     http: reqwest::Client,
     http_no_redirect: reqwest::Client,
     limits: Arc<Mutex<HashMap<String, LimitState>>>,
+    /// Wakes requests waiting for a slot whenever one is given back.
+    slot_freed: Arc<Notify>,
+    /// Set by `close()`: every call in flight ends with `Error::Closed`.
+    closed: Arc<watch::Sender<bool>>,
     /// Bounds requests in flight for batch jobs; waits between polls hold no permit.
     pub(crate) gate: Option<Arc<Semaphore>>,
+}
+
+/// A request's place in its action's window; given back on drop.
+struct Slot<'a> {
+    t: &'a Transport,
+    action: String,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if let Some(st) = self.t.limits.lock().unwrap().get_mut(&self.action) {
+            st.in_flight = st.in_flight.saturating_sub(1);
+        }
+        self.t.slot_freed.notify_waiters();
+    }
 }
 
 impl std::fmt::Debug for Transport {
@@ -147,6 +180,8 @@ impl Transport {
             http,
             http_no_redirect,
             limits: Arc::new(Mutex::new(HashMap::new())),
+            slot_freed: Arc::new(Notify::new()),
+            closed: Arc::new(watch::channel(false).0),
             gate: None,
         })
     }
@@ -158,8 +193,40 @@ impl Transport {
             http: self.http.clone(),
             http_no_redirect: self.http_no_redirect.clone(),
             limits: Arc::clone(&self.limits),
+            slot_freed: Arc::clone(&self.slot_freed),
+            closed: Arc::clone(&self.closed),
             gate: Some(gate),
         }
+    }
+
+    /// End every call in flight (they fail with `Error::Closed`) and refuse new ones.
+    pub fn close(&self) {
+        self.closed.send_replace(true);
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    /// Run `fut` unless or until the client is closed.
+    pub async fn guarded<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        let mut rx = self.closed.subscribe();
+        if *rx.borrow_and_update() {
+            return Err(Error::Closed);
+        }
+        tokio::select! {
+            out = fut => out,
+            _ = rx.wait_for(|closed| *closed) => Err(Error::Closed),
+        }
+    }
+
+    /// A pause that ends early, with `Error::Closed`, when the client is closed.
+    pub async fn sleep_until(&self, at: tokio::time::Instant) -> Result<()> {
+        self.guarded(async {
+            tokio::time::sleep_until(at).await;
+            Ok(())
+        })
+        .await
     }
 
     /// The rate limits seen so far, per action.
@@ -169,7 +236,7 @@ impl Transport {
             .lock()
             .unwrap()
             .values()
-            .map(|s| s.info.clone())
+            .filter_map(|s| s.info.clone())
             .collect();
         v.sort_by(|a, b| a.action.cmp(&b.action));
         v
@@ -201,15 +268,34 @@ impl Transport {
 
     /// Send with retries and return whatever status came last.
     pub async fn send_raw(&self, req: &Req) -> Result<Resp> {
+        self.guarded(self.send_with_retries(req)).await
+    }
+
+    async fn send_with_retries(&self, req: &Req) -> Result<Resp> {
         let mut attempt: u32 = 0;
+        // Set at the first attempt: waiting for a slot before it is pacing, not retrying.
+        let mut deadline: Option<Option<Instant>> = None;
         loop {
-            self.wait_for_quota(req).await?;
+            let slot = self.acquire_slot(req, deadline.flatten()).await?;
+            let end = *deadline
+                .get_or_insert_with(|| self.cfg.retry_deadline.map(|d| Instant::now() + d));
             let outcome = self.send_once(req).await;
+            drop(slot);
             let retry_in = match &outcome {
                 Ok(r) => self.retry_delay_for_status(req, r, attempt),
                 Err(e) => retry_delay_for_error(req, e, attempt),
             };
+            let past_deadline = |d: Duration| end.is_some_and(|end| Instant::now() + d > end);
             match retry_in {
+                Some(delay) if attempt < self.cfg.max_retries && past_deadline(delay) => {
+                    log::info!(
+                        "not retrying {} {}: the retry deadline of {:.0}s would pass",
+                        req.method,
+                        req.path,
+                        self.cfg.retry_deadline.unwrap_or_default().as_secs_f64()
+                    );
+                    return outcome;
+                }
                 Some(delay) if attempt < self.cfg.max_retries => {
                     let why = match &outcome {
                         Ok(r) => format!("HTTP {}", r.status),
@@ -275,9 +361,7 @@ impl Transport {
             body.len(),
             started.elapsed().as_secs_f64() * 1000.0
         );
-        if let Some(info) = parse_rate_limit(&headers) {
-            self.record_limit(info, status);
-        }
+        self.record_limit(req, parse_rate_limit(&headers), status);
         Ok(Resp {
             status,
             headers,
@@ -285,66 +369,129 @@ impl Transport {
         })
     }
 
-    fn record_limit(&self, info: RateLimitInfo, status: u16) {
-        let Some(action) = info.action.clone() else {
+    /// Take in the headers of an answer (any status; only 200s count on the server).
+    fn record_limit(&self, req: &Req, info: Option<RateLimitInfo>, status: u16) {
+        let Some(action) = info
+            .as_ref()
+            .and_then(|i| i.action.clone())
+            .or_else(|| req.action.clone())
+        else {
             return;
+        };
+        let mut map = self.limits.lock().unwrap();
+        let st = map.entry(action).or_default();
+        let Some(info) = info else {
+            // A real answer without headers (not a proxy's 5xx) means the
+            // service does not limit this action here.
+            if st.remaining.is_none() && status < 500 {
+                st.unpaced = true;
+            }
+            return;
+        };
+        st.unpaced = false;
+        let remaining = if status == 429 {
+            Some(0)
+        } else {
+            info.remaining
         };
         let reset_at = info
             .reset_after
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
-        let mut remaining_info = info;
-        if status == 429 {
-            remaining_info.remaining = Some(0);
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 86_400.0)));
+        let window = info
+            .reset
+            .clone()
+            .map(|r| (r, info.window.clone().unwrap_or_default()));
+        // Answers can arrive out of order: within one window the smallest
+        // `remaining` is the newest; an answer from an older window is stale.
+        let same = window.is_some() && window == st.window;
+        let newer = match (&window, &st.window) {
+            (Some((r, _)), Some((old, _))) => r > old,
+            (_, None) => true,
+            (None, Some(_)) => reset_at.is_some(),
+        };
+        if same {
+            st.remaining = match (st.remaining, remaining) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => b.or(a),
+            };
+            st.reset_at = match (st.reset_at, reset_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => b.or(a),
+            };
+        } else if newer {
+            st.window = window;
+            st.remaining = remaining;
+            st.reset_at = reset_at;
+        } else {
+            return;
         }
-        self.limits.lock().unwrap().insert(
-            action,
-            LimitState {
-                info: remaining_info,
-                reset_at,
-            },
-        );
+        let mut shown = info;
+        shown.remaining = st.remaining;
+        st.info = Some(shown);
     }
 
-    /// Block (or fail fast) while the action's window is known to be spent.
-    async fn wait_for_quota(&self, req: &Req) -> Result<()> {
+    /// Wait for a slot in the action's window (pacing); see [`LimitState`].
+    /// `deadline` bounds the wait of a retry.
+    async fn acquire_slot(&self, req: &Req, deadline: Option<Instant>) -> Result<Option<Slot<'_>>> {
         let Some(action) = &req.action else {
-            return Ok(());
+            return Ok(None);
         };
-        let state = self.limits.lock().unwrap().get(action).cloned();
-        let Some(state) = state else { return Ok(()) };
-        if state.info.remaining != Some(0) {
-            return Ok(());
+        loop {
+            let freed = self.slot_freed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            let reset_at = {
+                let mut map = self.limits.lock().unwrap();
+                let st = map.entry(action.clone()).or_default();
+                let now = Instant::now();
+                if st.reset_at.is_some_and(|r| r <= now) {
+                    // The window is over; the new one's count is unknown.
+                    st.remaining = None;
+                    st.reset_at = None;
+                }
+                let free = match st.remaining {
+                    None => st.unpaced || st.in_flight == 0,
+                    Some(r) => r > st.in_flight,
+                };
+                if free {
+                    st.in_flight += 1;
+                    return Ok(Some(Slot {
+                        t: self,
+                        action: action.clone(),
+                    }));
+                }
+                let spent = st.remaining == Some(0);
+                let reset_at = st.reset_at.filter(|_| spent);
+                if let Some(reset_at) = reset_at {
+                    let too_late = deadline.is_some_and(|d| reset_at > d);
+                    if self.cfg.fail_fast || too_late {
+                        let why = if too_late {
+                            "its reset comes after the retry deadline"
+                        } else {
+                            "fail_fast is set"
+                        };
+                        return Err(spent_error(
+                            req,
+                            action,
+                            st.info.clone(),
+                            reset_at - now,
+                            why,
+                        ));
+                    }
+                    log::info!(
+                        "rate limit for {action:?} spent; waiting {:.2}s for the window to reset",
+                        (reset_at - now).as_secs_f64()
+                    );
+                }
+                reset_at
+            };
+            // Until the reset, or until an answer changes the picture.
+            let until = reset_at.unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
+            tokio::select! {
+                _ = &mut freed => {}
+                _ = tokio::time::sleep_until(until.into()) => {}
+            }
         }
-        let Some(reset_at) = state.reset_at else {
-            return Ok(());
-        };
-        let now = Instant::now();
-        if reset_at <= now {
-            return Ok(());
-        }
-        if self.cfg.fail_fast {
-            return Err(Error::Api(Box::new(ApiError {
-                kind: ApiErrorKind::RateLimited,
-                status: 429,
-                message: format!(
-                    "rate limit for action {action:?} is spent until its window resets (not sent)"
-                ),
-                description: None,
-                code: None,
-                errors: None,
-                body: String::new(),
-                method: req.method.to_string(),
-                path: req.display_path(),
-                rate_limit: Some(state.info),
-            })));
-        }
-        let wait = reset_at - now;
-        log::info!(
-            "rate limit for {action:?} spent; waiting {:.2}s for the window to reset",
-            wait.as_secs_f64()
-        );
-        tokio::time::sleep(wait).await;
-        Ok(())
     }
 
     fn retry_delay_for_status(&self, req: &Req, r: &Resp, attempt: u32) -> Option<Duration> {
@@ -362,6 +509,31 @@ impl Transport {
             _ => None,
         }
     }
+}
+
+/// `RateLimitError` for a request not sent because its window is spent.
+fn spent_error(
+    req: &Req,
+    action: &str,
+    info: Option<RateLimitInfo>,
+    wait: Duration,
+    why: &str,
+) -> Error {
+    Error::Api(Box::new(ApiError {
+        kind: ApiErrorKind::RateLimited,
+        status: 429,
+        message: format!(
+            "rate limit for action {action:?} is spent for another {:.1}s and {why} (not sent)",
+            wait.as_secs_f64()
+        ),
+        description: None,
+        code: None,
+        errors: None,
+        body: String::new(),
+        method: req.method.to_string(),
+        path: req.display_path(),
+        rate_limit: info,
+    }))
 }
 
 fn retry_delay_for_error(req: &Req, e: &Error, attempt: u32) -> Option<Duration> {

@@ -429,7 +429,7 @@ async fn rate_limited(st: &AppState, secs: f64, req: Request) -> Response {
         .cfg
         .rate_limits
         .get(&action)
-        .and_then(|l| l.minute)
+        .and_then(|l| l.get("minute"))
         .map(|n| if anonymous { (n / 10).max(1) } else { n })
         .unwrap_or(60);
     let now = st.now_ms();

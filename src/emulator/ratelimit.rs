@@ -4,33 +4,61 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+/// The service's windows. Tests may add short ones ("2s", "10s") so that
+/// pacing can be exercised in seconds.
 pub const WINDOWS: [(&str, i64); 3] =
     [("minute", 60_000), ("hour", 3_600_000), ("day", 86_400_000)];
 
-/// Limits of one action; `None` means unlimited in that window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// Length in milliseconds of a window name: minute, hour, day or `<N>s`.
+pub fn window_len(name: &str) -> Option<i64> {
+    if let Some((_, len)) = WINDOWS.iter().find(|(w, _)| *w == name) {
+        return Some(*len);
+    }
+    let secs: f64 = name.strip_suffix('s')?.parse().ok()?;
+    (0.1..=86_400.0)
+        .contains(&secs)
+        .then(|| (secs * 1000.0).round() as i64)
+}
+
+/// Limits of one action: per window, `None` meaning unlimited.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Limits {
-    pub minute: Option<u64>,
-    pub hour: Option<u64>,
-    pub day: Option<u64>,
+    windows: Vec<(String, i64, Option<u64>)>,
 }
 
 impl Limits {
-    pub const fn new(minute: u64, hour: u64, day: u64) -> Limits {
-        Limits {
-            minute: Some(minute),
-            hour: Some(hour),
-            day: Some(day),
+    pub fn new(minute: u64, hour: u64, day: u64) -> Limits {
+        let mut l = Limits::default();
+        for (w, n) in [("minute", minute), ("hour", hour), ("day", day)] {
+            l.set(w, Some(n)).expect("known window");
         }
+        l
     }
-    fn get(&self, window: &str) -> Option<u64> {
-        match window {
-            "minute" => self.minute,
-            "hour" => self.hour,
-            _ => self.day,
+    /// Set one window's limit; the name is minute, hour, day or `<N>s`.
+    pub fn set(&mut self, window: &str, limit: Option<u64>) -> Result<(), String> {
+        let len = window_len(window).ok_or_else(|| {
+            format!("rate limit windows are minute, hour, day or a number of seconds like \"10s\", got {window:?}")
+        })?;
+        match self.windows.iter_mut().find(|(w, _, _)| w == window) {
+            Some(e) => e.2 = limit,
+            None => self.windows.push((window.to_string(), len, limit)),
         }
+        self.windows.sort_by_key(|(_, len, _)| *len);
+        Ok(())
+    }
+    pub fn get(&self, window: &str) -> Option<u64> {
+        self.windows
+            .iter()
+            .find(|(w, _, _)| w == window)
+            .and_then(|(_, _, n)| *n)
+    }
+    /// (name, length ms, limit) of every window with a limit.
+    fn limited(&self) -> impl Iterator<Item = (&str, i64, u64)> + '_ {
+        self.windows
+            .iter()
+            .filter_map(|(w, len, n)| n.map(|n| (w.as_str(), *len, n)))
     }
 }
 
@@ -97,7 +125,7 @@ pub struct WindowUse {
 pub struct RateLimiter {
     pub limits: HashMap<String, Limits>,
     /// (subject, action, window) -> (window start ms, count)
-    used: HashMap<(String, String, &'static str), (i64, u64)>,
+    used: HashMap<(String, String, String), (i64, u64)>,
 }
 
 impl RateLimiter {
@@ -109,22 +137,19 @@ impl RateLimiter {
     }
 
     fn limits_for(&self, action: &str, anonymous: bool) -> Limits {
-        let l = self.limits.get(action).copied().unwrap_or_default();
-        if !anonymous {
-            return l;
+        let mut l = self.limits.get(action).cloned().unwrap_or_default();
+        if anonymous {
+            for w in &mut l.windows {
+                w.2 = w.2.map(|n| (n / 10).max(1));
+            }
         }
-        let tenth = |v: Option<u64>| v.map(|n| (n / 10).max(1));
-        Limits {
-            minute: tenth(l.minute),
-            hour: tenth(l.hour),
-            day: tenth(l.day),
-        }
+        l
     }
 
-    fn count(&self, subject: &str, action: &str, window: &'static str, start: i64) -> u64 {
+    fn count(&self, subject: &str, action: &str, window: &str, start: i64) -> u64 {
         match self
             .used
-            .get(&(subject.to_string(), action.to_string(), window))
+            .get(&(subject.to_string(), action.to_string(), window.to_string()))
         {
             Some((s, n)) if *s == start => *n,
             _ => 0,
@@ -138,16 +163,15 @@ impl RateLimiter {
         action: &str,
         anonymous: bool,
         now: i64,
-    ) -> Vec<(&'static str, WindowUse)> {
+    ) -> Vec<(String, WindowUse)> {
         let limits = self.limits_for(action, anonymous);
-        WINDOWS
-            .iter()
-            .filter_map(|(w, len)| {
-                let limit = limits.get(w)?;
-                let start = now - now.rem_euclid(*len);
+        limits
+            .limited()
+            .map(|(w, len, limit)| {
+                let start = now - now.rem_euclid(len);
                 let used = self.count(subject, action, w, start);
-                Some((
-                    *w,
+                (
+                    w.to_string(),
                     WindowUse {
                         limit,
                         used,
@@ -159,7 +183,7 @@ impl RateLimiter {
                         },
                         reset: iso_ms(start + len),
                     },
-                ))
+                )
             })
             .collect()
     }
@@ -173,14 +197,13 @@ impl RateLimiter {
         now: i64,
     ) -> Option<Snapshot> {
         let limits = self.limits_for(action, anonymous);
-        WINDOWS
-            .iter()
-            .filter_map(|(w, len)| {
-                let limit = limits.get(w)?;
-                let start = now - now.rem_euclid(*len);
+        limits
+            .limited()
+            .map(|(w, len, limit)| {
+                let start = now - now.rem_euclid(len);
                 let used = self.count(subject, action, w, start);
                 let reset = start + len;
-                Some(Snapshot {
+                Snapshot {
                     scope: if anonymous { "ip-address" } else { "user" }.to_string(),
                     action: action.to_string(),
                     window: w.to_string(),
@@ -188,14 +211,46 @@ impl RateLimiter {
                     remaining: limit.saturating_sub(used),
                     reset_ms: reset,
                     reset_after_s: ((reset - now) as f64 / 1000.0).ceil() as i64,
-                })
+                }
             })
             .min_by_key(|s| (s.remaining, s.reset_ms))
     }
 
-    /// Count one successful request in every window.
-    pub fn commit(&mut self, subject: &str, action: &str, now: i64) {
-        for (w, len) in WINDOWS {
+    /// Count one request in every window, or refuse it with the spent window's
+    /// snapshot. Checking and counting under one lock keeps concurrent
+    /// requests from overshooting; `refund` takes back one that did not end in 200.
+    pub fn reserve(
+        &mut self,
+        subject: &str,
+        action: &str,
+        anonymous: bool,
+        now: i64,
+    ) -> Result<(), Snapshot> {
+        if let Some(s) = self.snapshot(subject, action, anonymous, now) {
+            if s.remaining == 0 {
+                return Err(s);
+            }
+        }
+        self.add(subject, action, now, 1);
+        Ok(())
+    }
+
+    pub fn refund(&mut self, subject: &str, action: &str, now: i64) {
+        self.add(subject, action, now, -1);
+    }
+
+    fn add(&mut self, subject: &str, action: &str, now: i64, n: i64) {
+        let windows: Vec<(String, i64)> = self
+            .limits
+            .get(action)
+            .map(|l| {
+                l.windows
+                    .iter()
+                    .map(|(w, len, _)| (w.clone(), *len))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (w, len) in windows {
             let start = now - now.rem_euclid(len);
             let e = self
                 .used
@@ -204,7 +259,7 @@ impl RateLimiter {
             if e.0 != start {
                 *e = (start, 0);
             }
-            e.1 += 1;
+            e.1 = e.1.saturating_add_signed(n);
         }
     }
 }
@@ -216,14 +271,10 @@ mod tests {
     #[test]
     fn windows_fill_and_reset() {
         let mut limits = HashMap::new();
-        limits.insert(
-            "search".to_string(),
-            Limits {
-                minute: Some(2),
-                hour: Some(100),
-                day: None,
-            },
-        );
+        let mut l = Limits::default();
+        l.set("minute", Some(2)).unwrap();
+        l.set("hour", Some(100)).unwrap();
+        limits.insert("search".to_string(), l);
         let mut rl = RateLimiter::new(limits);
         let t0 = 1_700_000_000_000 - 1_700_000_000_000 % 60_000 + 1_000;
         let s = rl.snapshot("u", "search", false, t0).unwrap();
@@ -231,8 +282,11 @@ mod tests {
             (s.window.as_str(), s.remaining, s.reset_after_s),
             ("minute", 2, 59)
         );
-        rl.commit("u", "search", t0);
-        rl.commit("u", "search", t0 + 10);
+        rl.reserve("u", "search", false, t0).unwrap();
+        rl.reserve("u", "search", false, t0 + 10).unwrap();
+        assert!(rl.reserve("u", "search", false, t0 + 15).is_err());
+        rl.refund("u", "search", t0 + 16);
+        rl.reserve("u", "search", false, t0 + 17).unwrap();
         assert_eq!(
             rl.snapshot("u", "search", false, t0 + 20)
                 .unwrap()
@@ -243,8 +297,28 @@ mod tests {
         let s = rl.snapshot("u", "search", false, t0 + 60_000).unwrap();
         assert_eq!(s.remaining, 2);
         let usage = rl.usage("u", "search", false, t0 + 60_000);
-        assert_eq!(usage.iter().find(|(w, _)| *w == "hour").unwrap().1.used, 2);
+        assert_eq!(usage.iter().find(|(w, _)| w == "hour").unwrap().1.used, 2);
         // anonymous callers get a tenth, at least one
         assert_eq!(rl.snapshot("ip", "search", true, t0).unwrap().limit, 1);
+    }
+
+    #[test]
+    fn short_windows_for_tests() {
+        assert_eq!(window_len("10s"), Some(10_000));
+        assert_eq!(window_len("0.5s"), Some(500));
+        assert_eq!(window_len("minute"), Some(60_000));
+        assert_eq!(window_len("week"), None);
+        assert_eq!(window_len("0s"), None);
+        let mut l = Limits::default();
+        l.set("2s", Some(3)).unwrap();
+        assert!(l.set("fortnight", Some(3)).is_err());
+        let mut rl = RateLimiter::new([("public".to_string(), l)].into());
+        let t0 = 1_700_000_000_000;
+        for i in 0..3 {
+            rl.reserve("u", "public", false, t0 + i).unwrap();
+        }
+        let spent = rl.reserve("u", "public", false, t0 + 5).unwrap_err();
+        assert_eq!((spent.window.as_str(), spent.reset_after_s), ("2s", 2));
+        rl.reserve("u", "public", false, t0 + 2_000).unwrap();
     }
 }

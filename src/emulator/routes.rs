@@ -228,6 +228,8 @@ pub(crate) use tri;
 
 // ---------------------------------------------------------------- rate limits
 
+/// Headers of the action's tightest window; a request that did not end in
+/// 200 gives back the place `check_limit` counted (only 200s count).
 pub(crate) fn with_limit_headers(
     st: &AppState,
     c: &Caller,
@@ -236,8 +238,8 @@ pub(crate) fn with_limit_headers(
 ) -> Response {
     let now = st.now_ms();
     let mut rl = st.limiter.lock().unwrap();
-    if resp.status() == StatusCode::OK {
-        rl.commit(&c.subject(), action, now);
+    if resp.status() != StatusCode::OK {
+        rl.refund(&c.subject(), action, now);
     }
     if let Some(snap) = rl.snapshot(&c.subject(), action, c.anonymous(), now) {
         for (k, v) in snap.headers() {
@@ -249,16 +251,19 @@ pub(crate) fn with_limit_headers(
     resp
 }
 
-/// 429 when a window of this action is spent.
+/// Count the request against the action's windows, or answer 429 when one
+/// is spent. Must be paired with `with_limit_headers`.
 pub(crate) fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(), Response> {
     let now = st.now_ms();
-    let snap = st
+    let spent = st
         .limiter
         .lock()
         .unwrap()
-        .snapshot(&c.subject(), action, c.anonymous(), now);
-    match snap {
-        Some(s) if s.remaining == 0 => {
+        .reserve(&c.subject(), action, c.anonymous(), now);
+    match spent {
+        Err(s) => {
+            st.throttled
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let msg = format!(
                 "Rate limit for action '{}' exceeded: {} requests per {}. Retry in {} seconds.",
                 s.action, s.limit, s.window, s.reset_after_s
@@ -274,7 +279,7 @@ pub(crate) fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(),
             }
             Err(resp)
         }
-        _ => Ok(()),
+        Ok(()) => Ok(()),
     }
 }
 
@@ -289,7 +294,7 @@ fn limits_json(st: &AppState, c: &Caller) -> Map<String, Value> {
     for a in actions {
         let mut w = Map::new();
         for (name, u) in rl.usage(&c.subject(), a, c.anonymous(), now) {
-            w.insert(name.into(), serde_json::to_value(u).unwrap_or_default());
+            w.insert(name, serde_json::to_value(u).unwrap_or_default());
         }
         m.insert(a.clone(), Value::Object(w));
     }

@@ -194,6 +194,8 @@ pub struct AppState {
     pub premium: Mutex<super::premium::PremiumState>,
     pub limiter: Mutex<RateLimiter>,
     pub submissions: AtomicU64,
+    /// 429 answers of the rate limiter (injected ones count as faults).
+    pub throttled: AtomicU64,
     pub requests: AtomicU64,
     /// The fault plan (and how many requests it affected).
     pub faults: Mutex<super::faults::FaultPlan>,
@@ -215,6 +217,7 @@ impl AppState {
             premium: Mutex::new(super::premium::PremiumState::default()),
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
+            throttled: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             faults: Mutex::new(super::faults::FaultPlan::default()),
             cfg,

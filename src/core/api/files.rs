@@ -45,6 +45,10 @@ impl Client {
 /// Find the one file named after the hash, refusing unsafe names and
 /// oversized content, and check its SHA-256.
 pub fn unpack(zip: &[u8], sha256: &str, password: &str) -> Result<Bytes> {
+    unpack_capped(zip, sha256, password, MAX_UNPACKED)
+}
+
+fn unpack_capped(zip: &[u8], sha256: &str, password: &str, max: u64) -> Result<Bytes> {
     let bad = |m: String| Error::Decode(m);
     let mut archive = zip::ZipArchive::new(Cursor::new(zip))
         .map_err(|e| bad(format!("invalid ZIP archive: {e}")))?;
@@ -74,22 +78,20 @@ pub fn unpack(zip: &[u8], sha256: &str, password: &str) -> Result<Bytes> {
         }
         Err(e) => return Err(bad(format!("cannot open the file in the ZIP: {e}"))),
     };
-    if entry.size() > MAX_UNPACKED {
+    if entry.size() > max {
         return Err(bad(format!(
-            "the file in the ZIP is {} bytes, over the limit of {MAX_UNPACKED}",
+            "the file in the ZIP is {} bytes, over the limit of {max}",
             entry.size()
         )));
     }
     let mut out = Vec::new();
     // `take` bounds what is read even if the header lies about the size.
     entry
-        .take(MAX_UNPACKED + 1)
+        .take(max + 1)
         .read_to_end(&mut out)
         .map_err(|e| bad(format!("cannot unpack the file: {e}")))?;
-    if out.len() as u64 > MAX_UNPACKED {
-        return Err(bad(format!(
-            "the file in the ZIP exceeds {MAX_UNPACKED} bytes"
-        )));
+    if out.len() as u64 > max {
+        return Err(bad(format!("the file in the ZIP exceeds {max} bytes")));
     }
     let got = hex::encode(Sha256::digest(&out));
     if got != sha256 {
@@ -98,4 +100,110 @@ pub fn unpack(zip: &[u8], sha256: &str, password: &str) -> Result<Bytes> {
         )));
     }
     Ok(Bytes::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use zip::unstable::write::FileOptionsExt;
+
+    /// A ZIP of (name, data) entries, ZipCrypto-encrypted with `password`.
+    fn zip_of(entries: &[(&str, &[u8])], password: &str) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .with_deprecated_encryption(password.as_bytes())
+            .unwrap();
+        for (name, data) in entries {
+            w.start_file(*name, opts).unwrap();
+            w.write_all(data).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    fn sha(data: &[u8]) -> String {
+        hex::encode(Sha256::digest(data))
+    }
+
+    fn decode_err(r: Result<Bytes>) -> String {
+        match r {
+            Err(Error::Decode(m)) => m,
+            other => panic!("expected a DecodeError, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unpacks_and_checks_the_hash() {
+        let data = b"<html>hello</html>";
+        let h = sha(data);
+        let z = zip_of(&[(&h, data)], DEFAULT_PASSWORD);
+        assert_eq!(&unpack(&z, &h, DEFAULT_PASSWORD).unwrap()[..], data);
+        // Same name, other content: the hash check catches it.
+        let other = sha(b"something else");
+        let z = zip_of(&[(&other, data)], DEFAULT_PASSWORD);
+        assert!(decode_err(unpack(&z, &other, DEFAULT_PASSWORD)).contains("not the requested"));
+        // Wrong password is the caller's mistake, not a decode error.
+        let z = zip_of(&[(&h, data)], "other");
+        assert!(matches!(
+            unpack(&z, &h, DEFAULT_PASSWORD),
+            Err(Error::Validation(_))
+        ));
+    }
+
+    #[test]
+    fn refuses_path_traversal_and_absolute_names() {
+        let data = b"x";
+        let h = sha(data);
+        for evil in [
+            "../../etc/passwd",
+            "a/../../b",
+            "/etc/passwd",
+            "..\\windows\\system32",
+            "dir\\file",
+        ] {
+            let z = zip_of(&[(&h, data), (evil, data)], DEFAULT_PASSWORD);
+            let m = decode_err(unpack(&z, &h, DEFAULT_PASSWORD));
+            assert!(m.contains("unsafe name"), "{evil}: {m}");
+        }
+    }
+
+    #[test]
+    fn caps_the_unpacked_size_against_zip_bombs() {
+        // 8 MiB of zeros deflate to a few KB.
+        let bomb = vec![0u8; 8 << 20];
+        let h = sha(&bomb);
+        let z = zip_of(&[(&h, &bomb)], DEFAULT_PASSWORD);
+        assert!(z.len() < 64 * 1024, "{} bytes", z.len());
+        let m = decode_err(unpack_capped(&z, &h, DEFAULT_PASSWORD, 1 << 20));
+        assert!(m.contains("over the limit"), "{m}");
+
+        // A header that understates the size: the read is still bounded.
+        let mut lying = z.clone();
+        let size = (bomb.len() as u32).to_le_bytes();
+        let small = 16u32.to_le_bytes();
+        let mut patched = 0;
+        for i in 0..lying.len().saturating_sub(4) {
+            if lying[i..i + 4] == size {
+                lying[i..i + 4].copy_from_slice(&small);
+                patched += 1;
+            }
+        }
+        assert!(patched >= 2, "uncompressed size fields not found");
+        let r = unpack_capped(&lying, &h, DEFAULT_PASSWORD, 1 << 20);
+        assert!(
+            matches!(r, Err(Error::Decode(_))),
+            "a lying header must not unpack: {r:?}"
+        );
+    }
+
+    #[test]
+    fn refuses_what_is_not_the_requested_file() {
+        let data = b"x";
+        let h = sha(data);
+        let z = zip_of(&[("a", data), ("b", data)], DEFAULT_PASSWORD);
+        assert!(decode_err(unpack(&z, &h, DEFAULT_PASSWORD)).contains("no file named"));
+        assert!(decode_err(unpack(b"PK not a zip", &h, DEFAULT_PASSWORD)).contains("invalid ZIP"));
+        assert!(decode_err(unpack(&z[..z.len() / 2], &h, DEFAULT_PASSWORD)).contains("invalid ZIP"));
+    }
 }

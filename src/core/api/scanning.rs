@@ -135,7 +135,8 @@ impl Client {
         let id = validate::uuid("uuid", uuid)?;
         let w = w.validated()?;
         let deadline = Instant::now() + Duration::from_secs_f64(w.timeout);
-        tokio::time::sleep(Duration::from_secs_f64(w.initial_wait.min(w.timeout))).await;
+        let first = Instant::now() + Duration::from_secs_f64(w.initial_wait.min(w.timeout));
+        self.t.sleep_until(first).await?;
         let mut polls = 0u32;
         loop {
             polls += 1;
@@ -158,7 +159,7 @@ impl Client {
                 "scan {id} not finished yet; polling again in {}s",
                 w.interval
             );
-            tokio::time::sleep_until(next).await;
+            self.t.sleep_until(next).await?;
         }
     }
 
