@@ -191,3 +191,50 @@ def test_rate_limit_429_from_server() -> None:
         with pytest.raises(urlscan_rs.RateLimitError) as exc:
             c2.search("").count()  # c2 has not seen the headers yet: the server answers 429
         assert exc.value.status == 429 and exc.value.reset_after is not None
+
+
+def test_sharded_export_keeps_the_single_walk_order(emu: Emulator, client: Client) -> None:
+    """A large export walks shards concurrently; the merge gives exactly the order of one walk."""
+    for q in ("", "page.domain:*", "NOT page.country:de"):
+        single = [h.id for h in client.search(q, size=20, parallel=1)]
+        it = client.search(q, size=20, parallel=8)
+        merged = [h.id for h in it]
+        assert merged == single and len(single) > 100
+        assert it.total == len(single) and it.fetched == len(single)
+    assert [h.id for h in client.search("", size=20, limit=133)] == single_limit(client, 133)
+
+
+def single_limit(client: Client, n: int) -> list[str]:
+    return [h.id for h in client.search("", size=20, limit=n, parallel=1)]
+
+
+def test_sharded_export_resumes_exactly(client: Client) -> None:
+    it = client.search("", size=25)
+    first = [next(it).id for _ in range(111)]
+    rest = [h.id for h in client.search("", size=25, search_after=it.search_after)]
+    assert first + rest == [h.id for h in client.search("", size=100, parallel=1)]
+
+
+def test_sharded_export_async(emu: Emulator, aclient: AsyncClient) -> None:
+    async def main() -> tuple[list[str], list[str]]:
+        merged = [h.id async for h in aclient.search("", size=30)]
+        single = [h.id async for h in aclient.search("", size=30, parallel=1)]
+        return merged, single
+
+    merged, single = run(main())
+    assert merged == single and len(merged) == 300
+
+
+def test_sharding_falls_back_when_a_shard_answers_badly(fresh: Emulator) -> None:
+    """The second search request is a shard's first page; a broken answer there means one walk instead."""
+    with fresh.client() as c:
+        expected = [h.id for h in c.search("", size=10, parallel=1)]
+        fresh.inject("malformed", count=1, every=2, path="/api/v1/search/")
+        assert [h.id for h in c.search("", size=10)] == expected
+        assert fresh.stats()["faults"] == 1
+
+
+def test_parallel_is_checked(client: Client) -> None:
+    for bad in (0, 17, -1):
+        with pytest.raises(urlscan_rs.ValidationError, match="parallel"):
+            client.search("", parallel=bad)

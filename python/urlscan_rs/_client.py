@@ -351,9 +351,24 @@ class _BaseClient:
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
+        parallel: int | None = None,
     ) -> SearchIterator:
+        """Hits of ``q``, newest first, fetched lazily page by page.
+
+        The next page is requested while the current one is read. A large export
+        (several pages still to come) walks ``parallel`` shards of the scans at
+        once (default 8; 1 turns it off) and merges them, so the order is exactly
+        that of a single walk.
+        """
         cur = self._c.search_cursor(
-            "search", q=q, size=size, limit=limit, search_after=search_after, datasource=datasource, collapse=collapse
+            "search",
+            q=q,
+            size=size,
+            limit=limit,
+            search_after=search_after,
+            datasource=datasource,
+            collapse=collapse,
+            parallel=parallel,
         )
         return SearchIterator(cur, limit, "search")
 

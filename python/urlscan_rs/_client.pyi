@@ -161,6 +161,7 @@ class Client:
         search_after: str | None = None,
         datasource: Datasource | None = None,
         collapse: str | None = None,
+        parallel: int | None = None,
     ) -> SyncSearchIterator[SearchHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
@@ -270,6 +271,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: Datasource | None = None,
         collapse: str | None = None,
+        parallel: int | None = None,
     ) -> AsyncSearchIterator[SearchHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None

@@ -127,6 +127,7 @@ class Core:
         datasource: str | None = None,
         collapse: str | None = None,
         uuid: str | None = None,
+        parallel: int | None = None,
     ) -> Any: ...
     def set_visibility(self, uuid: str, visibility: str | None) -> Any: ...
     @property

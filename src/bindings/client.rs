@@ -522,7 +522,7 @@ impl Core {
     }
 
     /// A lazy cursor over search, similar or phishfeed pages.
-    #[pyo3(signature = (kind, *, q=None, size=100, limit=None, search_after=None, datasource=None, collapse=None, uuid=None))]
+    #[pyo3(signature = (kind, *, q=None, size=100, limit=None, search_after=None, datasource=None, collapse=None, uuid=None, parallel=None))]
     #[allow(clippy::too_many_arguments)]
     fn search_cursor(
         &self,
@@ -535,6 +535,7 @@ impl Core {
         datasource: Option<String>,
         collapse: Option<String>,
         uuid: Option<String>,
+        parallel: Option<i64>,
     ) -> PyResult<NativeCursor> {
         let kind = match (kind, uuid) {
             ("search", _) => SearchKind::Search,
@@ -559,6 +560,10 @@ impl Core {
             search_after,
             datasource,
             collapse,
+            parallel: match parallel {
+                None => core::paginate::AUTO_PARALLEL,
+                Some(n) => usize::try_from(n).unwrap_or(0),
+            },
         };
         let cursor = SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
         Ok(NativeCursor {

@@ -35,6 +35,8 @@ pub struct SearchParams {
     pub search_after: Option<String>,
     pub datasource: Option<String>,
     pub collapse: Option<String>,
+    /// Requests in flight for a large export (1: one page after another).
+    pub parallel: usize,
 }
 
 impl SearchParams {
@@ -47,6 +49,7 @@ impl SearchParams {
             search_after: None,
             datasource: None,
             collapse: None,
+            parallel: crate::core::paginate::AUTO_PARALLEL,
         }
     }
 
@@ -64,6 +67,12 @@ impl SearchParams {
             return Err(Error::Validation(format!(
                 "size must be at most 10000 (the service's largest page), got {}",
                 self.size
+            )));
+        }
+        if !(1..=16).contains(&self.parallel) {
+            return Err(Error::Validation(format!(
+                "parallel must be between 1 and 16, got {}",
+                self.parallel
             )));
         }
         if self.limit == Some(0) {
