@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import urlscan_rs
+from urlscan_rs import Client
 from urlscan_rs.models import ScanResult, SearchHit, Stats
 from urlscan_rs.testing import Emulator
 
@@ -83,3 +84,40 @@ def test_scan_outcome_pickles() -> None:
     o = urlscan_rs.ScanOutcome("u", None, None, urlscan_rs.NotFoundError("gone", status=404))
     o2 = pickle.loads(pickle.dumps(o))
     assert o2.url == "u" and isinstance(o2.error, urlscan_rs.NotFoundError) and o2.error.status == 404
+
+
+def test_lazy_models_read_only_the_parts_used() -> None:
+    """Large documents stay bytes until read; each top-level part is decoded on first use."""
+    from urlscan_rs.models import _Lazy
+
+    doc = {
+        "task": {"uuid": "0196d976-07f6-7aae-8a57-aa019145f31c", "time": "2026-01-02T03:04:05.000Z"},
+        "page": {"domain": "example.com", "ip": "1.2.3.4"},
+        "data": {"requests": [{"request": {"url": f"https://example.com/{i}"}} for i in range(2000)]},
+        "verdicts": {"overall": {"malicious": True, "score": 100}},
+        "someNewPart": {"x": [1, 2]},
+        "caf\u00e9": '\u00e9\n"q"',
+    }
+    body = json.dumps(doc).encode()
+    lazy, eager = ScanResult._lazy(body), ScanResult(doc)
+    assert lazy.page.domain == eager.page.domain == "example.com"
+    assert lazy.verdicts.overall.malicious is True
+    assert isinstance(lazy._r, _Lazy) and sorted(lazy._r.parts) == ["page", "verdicts"]
+    assert lazy.some_new_part == {"x": [1, 2]} and lazy.task.time == eager.task.time
+    assert lazy.lists is not None and lazy.lists.urls == []  # a missing part reads as empty
+    assert lazy == eager and hash(lazy) == hash(eager)
+    assert lazy.raw == doc and lazy.to_dict() == doc and not isinstance(lazy._r, _Lazy)
+    assert pickle.loads(pickle.dumps(ScanResult._lazy(body))) == eager
+    assert repr(ScanResult._lazy(body)) == repr(eager)
+    assert "some_new_part" in dir(ScanResult._lazy(body))
+
+
+def test_large_results_from_the_service_are_lazy(client: Client) -> None:
+    from urlscan_rs.models import _Lazy
+
+    results = [client.result(h.id) for h in client.search("", limit=40)]
+    lazy = [r for r in results if isinstance(r._r, _Lazy)]
+    assert lazy, "no result of 32 KB or more among 40"
+    for r in lazy:
+        assert r.task.uuid and r.page.domain
+        assert r == ScanResult(json.loads(json.dumps(r.raw)))

@@ -8,6 +8,8 @@ from typing_extensions import Self
 __all__ = [
     "_shutdown",
     "_reset_log_cache",
+    "json_index",
+    "json_slice",
     "CancelOnDone",
     "Core",
     "NativeCursor",
@@ -19,6 +21,8 @@ __version__: str
 
 def _shutdown() -> None: ...
 def _reset_log_cache() -> None: ...
+def json_index(data: bytes) -> list[tuple[str, int, int]]: ...
+def json_slice(data: bytes, start: int, end: int) -> Any: ...
 
 @final
 class Core:

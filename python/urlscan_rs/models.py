@@ -134,16 +134,49 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
 _Field = tuple[str, Callable[[Any], Any] | None]
 
 
+class _Lazy:
+    """A JSON object kept as bytes; each top-level part becomes Python objects when first read."""
+
+    __slots__ = ("data", "index", "parts")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.index: dict[str, tuple[int, int]] | None = None
+        self.parts: dict[str, Any] = {}
+
+    def spans(self) -> dict[str, tuple[int, int]]:
+        if self.index is None:
+            from . import _native
+
+            self.index = {k: (a, b) for k, a, b in _native.json_index(self.data)}
+        return self.index
+
+    def get(self, key: str) -> Any:
+        parts = self.parts
+        if key in parts:
+            return parts[key]
+        span = self.spans().get(key)
+        if span is None:
+            return _MISSING
+        from . import _native
+
+        value = parts[key] = _native.json_slice(self.data, *span)
+        return value
+
+    def full(self) -> dict[str, Any]:
+        return {k: self.get(k) for k in self.spans()}
+
+
 class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
-    __slots__ = ("_raw", "_cache")
+    __slots__ = ("_r", "_cache")
     # attribute -> (wire path, converter); a path may be dotted ("task.uuid").
     _fields: ClassVar[dict[str, _Field]] = {}
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
 
-    _raw: dict[str, Any]
+    _r: dict[str, Any] | _Lazy
     _cache: dict[str, Any]
 
     def __init__(self, raw: dict[str, Any] | None = None) -> None:
@@ -151,11 +184,33 @@ class Model:
             raw = {}
         if not isinstance(raw, dict):
             raise TypeError(f"{type(self).__name__} wraps a JSON object (dict), got {type(raw).__name__}")
-        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_r", raw)
         object.__setattr__(self, "_cache", {})
 
+    @classmethod
+    def _lazy(cls, data: bytes) -> Any:
+        """A model over a (validated) JSON object in bytes, decoded part by part as it is read."""
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "_r", _Lazy(data))
+        object.__setattr__(obj, "_cache", {})
+        return obj
+
+    @property
+    def _raw(self) -> dict[str, Any]:
+        r = self._r
+        if isinstance(r, _Lazy):
+            r = r.full()
+            object.__setattr__(self, "_r", r)
+        return r
+
+    def _top(self, key: str) -> Any:
+        r = self._r
+        if isinstance(r, _Lazy):
+            return r.get(key)
+        return r.get(key, _MISSING)
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_raw", "_cache"):
+        if name.startswith("__") or name in ("_r", "_cache", "_raw"):
             raise AttributeError(name)
         cache = self._cache
         if name in cache:
@@ -173,21 +228,25 @@ class Model:
         return value
 
     def _lookup(self, path: str) -> Any:
-        cur: Any = self._raw
-        for part in path.split("."):
+        head, _, rest = path.partition(".")
+        cur: Any = self._top(head)
+        if cur is _MISSING or not rest:
+            return cur
+        for part in rest.split("."):
             if not isinstance(cur, dict) or part not in cur:
                 return _MISSING
             cur = cur[part]
         return cur
 
     def _unknown(self, name: str) -> Any:
-        raw = self._raw
+        r = self._r
+        keys = r.spans() if isinstance(r, _Lazy) else r
         for key in (name, _camel(name), "_" + name):
-            if key in raw:
-                return raw[key]
-        for key in raw:
+            if key in keys:
+                return self._top(key)
+        for key in keys:
             if _snake(key) == name:
-                return raw[key]
+                return self._top(key)
         raise AttributeError(f"{type(self).__name__} has no field {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:

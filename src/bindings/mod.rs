@@ -58,6 +58,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_logger(m.py())?;
     m.add_function(wrap_pyfunction!(bridge::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(_reset_log_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::json_index, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::json_slice, m)?)?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;
     m.add_class::<client::NativeCursor>()?;
