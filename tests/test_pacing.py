@@ -174,3 +174,16 @@ def test_close_ends_a_stalled_request_and_awaits() -> None:
         # Another client on the same emulator is unaffected.
         with Client(emu.api_key, base_url=emu.url) as c:
             assert c.user() is not None
+
+
+def test_concurrency_none_is_bounded_by_the_quota() -> None:
+    """results(concurrency=None): up to 64 in flight, the 1 s window of 25 is the real bound."""
+    n, limit = 100, 25
+    with Emulator(scans=5, scan_duration=1.0, rate_limits={"retrieve": {"1s": limit}}) as emu:
+        with emu.client() as c:
+            uuid = finished_scan(emu, c)
+            out = c.results([uuid] * n, concurrency=None)
+            assert all(not isinstance(r, Exception) and r.task.uuid == uuid for r in out)
+            assert emu.stats()["throttled"] == 0
+            with pytest.raises(ValidationError, match="concurrency"):
+                c.results([uuid], concurrency=0)

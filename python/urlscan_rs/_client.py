@@ -297,7 +297,7 @@ class _BaseClient:
         urls: Iterable[str],
         *,
         wait: bool = True,
-        concurrency: int = 8,
+        concurrency: int | None = 8,
         progress: Any = False,
         timeout: float = 120.0,
         initial_wait: float = 10.0,
@@ -316,7 +316,7 @@ class _BaseClient:
             **scan_options,
         )
 
-    def results(self, uuids: Iterable[str], *, concurrency: int = 8, progress: Any = False) -> Any:
+    def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Any = False) -> Any:
         return self._call("results", uuids, concurrency=concurrency, progress=_progress(progress, "results"))
 
     def screenshot(self, uuid: str) -> Any:

@@ -130,7 +130,7 @@ class Client:
         urls: Iterable[str],
         *,
         wait: bool = True,
-        concurrency: int = 8,
+        concurrency: int | None = 8,
         progress: Progress = False,
         timeout: float = 120.0,
         initial_wait: float = 10.0,
@@ -143,7 +143,7 @@ class Client:
         override_safety: Any = None,
     ) -> list[ScanOutcome]: ...
     def results(
-        self, uuids: Iterable[str], *, concurrency: int = 8, progress: Progress = False
+        self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False
     ) -> list[ScanResult | UrlscanError]: ...
     def screenshot(self, uuid: str) -> Screenshot: ...
     def dom(self, uuid: str) -> str: ...
@@ -240,7 +240,7 @@ class AsyncClient:
         urls: Iterable[str],
         *,
         wait: bool = True,
-        concurrency: int = 8,
+        concurrency: int | None = 8,
         progress: Progress = False,
         timeout: float = 120.0,
         initial_wait: float = 10.0,
@@ -253,7 +253,7 @@ class AsyncClient:
         override_safety: Any = None,
     ) -> list[ScanOutcome]: ...
     async def results(
-        self, uuids: Iterable[str], *, concurrency: int = 8, progress: Progress = False
+        self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False
     ) -> list[ScanResult | UrlscanError]: ...
     async def screenshot(self, uuid: str) -> Screenshot: ...
     async def dom(self, uuid: str) -> str: ...

@@ -54,7 +54,7 @@ class Core:
         urls: Iterable[str],
         *,
         wait: bool = True,
-        concurrency: int = 8,
+        concurrency: int | None = 8,
         progress: Any = None,
         timeout: float = 120.0,
         initial_wait: float = 10.0,
@@ -93,7 +93,7 @@ class Core:
     def reset_visibility(self, uuid: str) -> Any: ...
     def response(self, sha256: str) -> Any: ...
     def result(self, uuid: str) -> Any: ...
-    def results(self, uuids: Iterable[str], *, concurrency: int = 8, progress: Any = None) -> Any: ...
+    def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Any = None) -> Any: ...
     def scan(
         self,
         url: str,

@@ -363,7 +363,7 @@ impl Core {
         py: Python<'_>,
         urls: Bound<'_, PyAny>,
         wait: bool,
-        concurrency: i64,
+        concurrency: Option<i64>,
         progress: Option<Bound<'_, PyAny>>,
         timeout: f64,
         initial_wait: f64,
@@ -385,7 +385,7 @@ impl Core {
             override_safety.as_ref(),
         )?;
         let w = wait.then(|| wait_options(timeout, initial_wait, interval));
-        let concurrency = positive(py, "concurrency", concurrency)?;
+        let concurrency = batch_concurrency(py, concurrency)?;
         let progress = progress_fn(progress);
         let c = self.client(py)?;
         let conv: Conv<Vec<core::api::ScanOutcome>> = Box::new(|py, outcomes| {
@@ -421,11 +421,11 @@ impl Core {
         &self,
         py: Python<'_>,
         uuids: Bound<'_, PyAny>,
-        concurrency: i64,
+        concurrency: Option<i64>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let uuids = str_list(&uuids, "uuids")?;
-        let concurrency = positive(py, "concurrency", concurrency)?;
+        let concurrency = batch_concurrency(py, concurrency)?;
         let progress = progress_fn(progress);
         let c = self.client(py)?;
         let conv: Conv<Vec<core::Result<Doc<core::models::ResultHead>>>> = Box::new(|py, items| {
@@ -574,6 +574,15 @@ impl Core {
             cursor: Arc::new(tokio::sync::Mutex::new(cursor)),
             is_async: self.is_async,
         })
+    }
+}
+
+/// `None`: as many as the rate limits allow (pacing holds back what the
+/// quota cannot take), with at most `MAX_CONCURRENCY` connections.
+fn batch_concurrency(py: Python<'_>, n: Option<i64>) -> PyResult<usize> {
+    match n {
+        None => Ok(core::api::batch::MAX_CONCURRENCY),
+        Some(n) => positive(py, "concurrency", n),
     }
 }
 

@@ -22,6 +22,9 @@ pub struct ScanOutcome {
     pub error: Option<crate::core::Error>,
 }
 
+/// Requests in flight for `concurrency=None` (the quota is the real bound).
+pub const MAX_CONCURRENCY: usize = 64;
+
 impl Client {
     /// Submit every URL (and, with `wait`, wait for each result). At most
     /// `concurrency` requests are in flight; waiting between polls holds no
