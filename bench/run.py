@@ -94,11 +94,14 @@ def side(name: str, emu: Emu, **cfg: Any) -> dict[str, Any]:
     return out
 
 
-def repeat(n: int, name: str, emu: Emu, **cfg: Any) -> list[dict[str, Any]]:
+def repeat(times: int, name: str, emu: Emu, **cfg: Any) -> list[dict[str, Any]]:
     runs = []
-    for i in range(n):
+    for i in range(times):
         r = side(name, emu, **cfg)
-        log(f"    {name} #{i + 1}: wall {r['wall']:.3f}s cpu {r['cpu']:.3f}s count {r['count']} peak {r['rss_peak_kb'] / 1024:.0f} MB")
+        log(
+            f"    {name} #{i + 1}: wall {r['wall']:.3f}s cpu {r['cpu']:.3f}s count {r['count']} "
+            f"peak {r['rss_peak_kb'] / 1024:.0f} MB"
+        )
         runs.append(r)
     return runs
 
@@ -160,7 +163,9 @@ class Report:
         ratio = theirs / ours if ours > 0 else float("inf")
         verdict = "" if target is None else ("PASS" if ratio >= target else "MISS")
         self.rows.append(
-            dict(workload=workload, metric=metric, ours=ours, theirs=theirs, ratio=ratio, target=target, verdict=verdict, what=what)
+            dict(
+                workload=workload, metric=metric, ours=ours, theirs=theirs, ratio=ratio, target=target, verdict=verdict, what=what
+            )
         )
         t = "" if target is None else f" (target {target:g}x: {verdict})"
         log(f"  => {workload}: {metric} ours {ours:.4g} vs {what} {theirs:.4g}: {ratio:.2f}x{t}")
@@ -216,7 +221,8 @@ def write_results(rep: Report, facts: list[tuple[str, str]], path: Path) -> None
     for r in rep.rows:
         t = "" if r["target"] is None else f"{r['target']:g}x"
         lines.append(
-            f"| {r['workload']} | {r['metric']} | {r['ours']:.4g} | {r['what']} | {r['theirs']:.4g} | {r['ratio']:.2f}x | {t} | {r['verdict']} |"
+            f"| {r['workload']} | {r['metric']} | {r['ours']:.4g} | {r['what']} | {r['theirs']:.4g} | "
+            f"{r['ratio']:.2f}x | {t} | {r['verdict']} |"
         )
     if rep.extra:
         lines += ["", "## Other measurements", "", "| what | value |", "|---|---|"]
@@ -239,22 +245,39 @@ def w_search_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         theirs = repeat(a.repeat, "search_official", emu, hits=hits)
         ours_s = repeat(1, "search_rs", emu, hits=small)
         theirs_s = repeat(1, "search_official", emu, hits=small)
-        rep.row("search export (CPU)", f"client CPU s / {hits} hits", med(ours, "cpu"), med(theirs, "cpu"), 3, "official iterator")
+        rep.row(
+            "search export (CPU)", f"client CPU s / {hits} hits", med(ours, "cpu"), med(theirs, "cpu"), 3, "official iterator"
+        )
         rep.extra.append(("search export: urlscan-rs hits per CPU second", f"{hits / med(ours, 'cpu'):,.0f}"))
         rep.extra.append(("search export: official hits per CPU second", f"{hits / med(theirs, 'cpu'):,.0f}"))
         g_ours = (med(ours, "rss_peak_kb") - ours_s[0]["rss_peak_kb"]) / 1024
         g_theirs = (med(theirs, "rss_peak_kb") - theirs_s[0]["rss_peak_kb"]) / 1024
         verdict = "PASS" if g_ours < 50 else "MISS"
         rep.extra.append(
-            (f"search export: peak RSS growth {small} -> {hits} hits", f"urlscan-rs {g_ours:+.1f} MB ({verdict}, target < 50 MB); official {g_theirs:+.1f} MB")
+            (
+                f"search export: peak RSS growth {small} -> {hits} hits",
+                f"urlscan-rs {g_ours:+.1f} MB ({verdict}, target < 50 MB); official {g_theirs:+.1f} MB",
+            )
         )
-        rep.extra.append(("search export: client request rate (pages/s, wall)", f"urlscan-rs {med(ours, 'req_rate'):.0f}, official {med(theirs, 'req_rate'):.0f}"))
+        rep.extra.append(
+            (
+                "search export: client request rate (pages/s, wall)",
+                f"urlscan-rs {med(ours, 'req_rate'):.0f}, official {med(theirs, 'req_rate'):.0f}",
+            )
+        )
         rates.append(("search export (CPU)", max(med(ours, "req_rate"), med(theirs, "req_rate"))))
         c = [ceiling(ceil, "search", emu.url, emu.key, hits) for _ in range(a.repeat)]
         cs = [x for x in c if x]
         if cs:
             cpu = statistics.median(x["cpu"] for x in cs)
-            rep.row("search export (CPU)", f"pure-Rust core CPU s / {hits} hits (ceiling)", med(ours, "cpu"), cpu, None, "pure-Rust core")
+            rep.row(
+                "search export (CPU)",
+                f"pure-Rust core CPU s / {hits} hits (ceiling)",
+                med(ours, "cpu"),
+                cpu,
+                None,
+                "pure-Rust core",
+            )
             rep.extra.append(("search export: pure-Rust core hits per CPU second", f"{hits / cpu:,.0f} (tick resolution 10 ms)"))
 
 
@@ -264,10 +287,18 @@ def w_search_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> N
     with Emu(scans=hits + 500, seed=2, latency={"search": 0.15}) as emu:
         ours = repeat(a.repeat, "search_rs", emu, hits=hits)
         theirs = repeat(a.slow_repeat, "search_official", emu, hits=hits)
-        rep.row("search export (latency 150 ms)", f"wall s / {hits} hits", med(ours, "wall"), med(theirs, "wall"), 4, "official iterator")
+        rep.row(
+            "search export (latency 150 ms)",
+            f"wall s / {hits} hits",
+            med(ours, "wall"),
+            med(theirs, "wall"),
+            4,
+            "official iterator",
+        )
         pages = hits / 100
         rep.notes.append(
-            f"search export (latency): {pages:.0f} pages at 150 ms each is {pages * 0.15:.1f} s for any client that fetches pages "
+            f"search export (latency): {pages:.0f} pages at 150 ms each is {pages * 0.15:.1f} s for any client that fetches "
+            "pages "
             f"one after another; urlscan-rs took {med(ours, 'wall'):.1f} s ({med(ours, 'requests'):.0f} requests)."
         )
 
@@ -280,15 +311,41 @@ def w_results_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None
         ours = repeat(a.repeat, "results_rs_loop", emu, uuids_file=uf, n=n)
         batch = repeat(a.repeat, "results_rs_batch", emu, uuids_file=uf, n=n, concurrency=8)
         theirs = repeat(a.repeat, "results_official_loop", emu, uuids_file=uf, n=n)
-        rep.row("result fetch (CPU)", f"client CPU s / {n} results, result() loop", med(ours, "cpu"), med(theirs, "cpu"), 3, "official get_result loop")
-        rep.row("result fetch (CPU)", f"client CPU s / {n} results, results() batch", med(batch, "cpu"), med(theirs, "cpu"), 3, "official get_result loop")
+        rep.row(
+            "result fetch (CPU)",
+            f"client CPU s / {n} results, result() loop",
+            med(ours, "cpu"),
+            med(theirs, "cpu"),
+            3,
+            "official get_result loop",
+        )
+        rep.row(
+            "result fetch (CPU)",
+            f"client CPU s / {n} results, results() batch",
+            med(batch, "cpu"),
+            med(theirs, "cpu"),
+            3,
+            "official get_result loop",
+        )
         rates.append(("result fetch (CPU)", max(med(ours, "req_rate"), med(batch, "req_rate"), med(theirs, "req_rate"))))
         emu_rate = n / med(ours, "wall")
-        rep.extra.append(("result fetch (CPU): results per wall second, result() loop", f"urlscan-rs {emu_rate:.0f}, official {n / med(theirs, 'wall'):.0f}"))
+        rep.extra.append(
+            (
+                "result fetch (CPU): results per wall second, result() loop",
+                f"urlscan-rs {emu_rate:.0f}, official {n / med(theirs, 'wall'):.0f}",
+            )
+        )
         c = [ceiling(ceil, "results", emu.url, emu.key, n, 1) for _ in range(a.repeat)]
         cs = [x for x in c if x]
         if cs:
-            rep.row("result fetch (CPU)", f"pure-Rust core CPU s / {n} results (ceiling)", med(ours, "cpu"), statistics.median(x["cpu"] for x in cs), None, "pure-Rust core")
+            rep.row(
+                "result fetch (CPU)",
+                f"pure-Rust core CPU s / {n} results (ceiling)",
+                med(ours, "cpu"),
+                statistics.median(x["cpu"] for x in cs),
+                None,
+                "pure-Rust core",
+            )
 
 
 def w_results_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
@@ -300,10 +357,38 @@ def w_results_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> 
         ours8 = repeat(a.repeat, "results_rs_batch", emu, uuids_file=uf, n=n, concurrency=8)
         theirs = repeat(a.slow_repeat, "results_official_loop", emu, uuids_file=uf, n=n)
         theirs16 = repeat(a.repeat, "results_official_threads", emu, uuids_file=uf, n=n, threads=16)
-        rep.row("result fetch (latency 80 ms)", "wall s, results(concurrency=16)", med(ours, "wall"), med(theirs, "wall"), 10, "official loop")
-        rep.row("result fetch (latency 80 ms)", "wall s, results(concurrency=16)", med(ours, "wall"), med(theirs16, "wall"), 1.5, "official in 16 threads")
-        rep.row("result fetch (latency 80 ms)", "wall s, results() default concurrency 8", med(ours8, "wall"), med(theirs, "wall"), 10, "official loop")
-        rep.row("result fetch (latency 80 ms)", "wall s, results() default concurrency 8", med(ours8, "wall"), med(theirs16, "wall"), 1.5, "official in 16 threads")
+        rep.row(
+            "result fetch (latency 80 ms)",
+            "wall s, results(concurrency=16)",
+            med(ours, "wall"),
+            med(theirs, "wall"),
+            10,
+            "official loop",
+        )
+        rep.row(
+            "result fetch (latency 80 ms)",
+            "wall s, results(concurrency=16)",
+            med(ours, "wall"),
+            med(theirs16, "wall"),
+            1.5,
+            "official in 16 threads",
+        )
+        rep.row(
+            "result fetch (latency 80 ms)",
+            "wall s, results() default concurrency 8",
+            med(ours8, "wall"),
+            med(theirs, "wall"),
+            10,
+            "official loop",
+        )
+        rep.row(
+            "result fetch (latency 80 ms)",
+            "wall s, results() default concurrency 8",
+            med(ours8, "wall"),
+            med(theirs16, "wall"),
+            1.5,
+            "official in 16 threads",
+        )
 
 
 def w_bulk(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
@@ -316,11 +401,26 @@ def w_bulk(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         ours = repeat(a.repeat, "bulk_rs", emu, urls=urls, wait=wait, concurrency=16)
         theirs16 = repeat(a.repeat, "bulk_official_threads", emu, urls=urls, wait=wait, threads=16)
         theirs = repeat(a.slow_repeat, "bulk_official", emu, urls=urls, wait=wait)
-        rep.row("bulk scan and wait (latency 80 ms)", "wall s, bulk_scan(concurrency=16)", med(ours, "wall"), med(theirs, "wall"), 50, "official bulk_scan_and_get_results")
-        rep.row("bulk scan and wait (latency 80 ms)", "wall s, bulk_scan(concurrency=16)", med(ours, "wall"), med(theirs16, "wall"), 3, "official in 16 threads")
+        rep.row(
+            "bulk scan and wait (latency 80 ms)",
+            "wall s, bulk_scan(concurrency=16)",
+            med(ours, "wall"),
+            med(theirs, "wall"),
+            50,
+            "official bulk_scan_and_get_results",
+        )
+        rep.row(
+            "bulk scan and wait (latency 80 ms)",
+            "wall s, bulk_scan(concurrency=16)",
+            med(ours, "wall"),
+            med(theirs16, "wall"),
+            3,
+            "official in 16 threads",
+        )
         rep.notes.append(
             f"bulk scan: every scan takes {dur:g} s on the emulator, so no client can finish in under {dur:g} s; the official "
-            f"sequential run took {med(theirs, 'wall'):.1f} s, which caps any client's ratio at about {med(theirs, 'wall') / dur:.1f}x "
+            f"sequential run took {med(theirs, 'wall'):.1f} s, which caps any client's ratio at about "
+            f"{med(theirs, 'wall') / dur:.1f}x "
             f"(and {med(theirs16, 'wall') / dur:.1f}x against the 16-thread run). Errors: urlscan-rs {med(ours, 'errors'):.0f}, "
             f"official {med(theirs, 'errors'):.0f}, official 16 threads {med(theirs16, 'errors'):.0f}."
         )
@@ -333,7 +433,14 @@ def w_threads(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         uf = uuids_file(emu, n, "threads")
         one = repeat(a.repeat, "threads_rs", emu, uuids_file=uf, n=n, threads=1)
         eight = repeat(a.repeat, "threads_rs", emu, uuids_file=uf, n=n, threads=8)
-        rep.row("8 Python threads, sync calls (latency 20 ms)", f"wall s / {n} calls", med(eight, "wall"), med(one, "wall"), 6, "1 thread")
+        rep.row(
+            "8 Python threads, sync calls (latency 20 ms)",
+            f"wall s / {n} calls",
+            med(eight, "wall"),
+            med(one, "wall"),
+            6,
+            "1 thread",
+        )
 
 
 def w_fanout(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
@@ -347,9 +454,17 @@ def w_fanout(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         if cs:
             rust = statistics.median(x["cpu"] for x in cs)
             # target: Python costs at most 1.3x the pure-Rust CPU, i.e. rust/ours >= 1/1.3
-            rep.row("async fan-out, 1,000 result() awaits (CPU)", "client CPU s", med(ours, "cpu"), rust, 1 / 1.3, "same loop in pure Rust")
+            rep.row(
+                "async fan-out, 1,000 result() awaits (CPU)",
+                "client CPU s",
+                med(ours, "cpu"),
+                rust,
+                1 / 1.3,
+                "same loop in pure Rust",
+            )
             rep.notes.append(
-                f"async fan-out: Python {med(ours, 'cpu'):.3f} CPU s vs pure Rust {rust:.3f} CPU s = {med(ours, 'cpu') / rust:.2f}x "
+                f"async fan-out: Python {med(ours, 'cpu'):.3f} CPU s vs pure Rust {rust:.3f} CPU s = "
+                f"{med(ours, 'cpu') / rust:.2f}x "
                 "(target at most 1.3x; CPU from /proc ticks, 10 ms resolution, for the Rust side)."
             )
 
@@ -357,7 +472,7 @@ def w_fanout(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
 def w_quota(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     limit = 10 if a.quick else 20
     windows = [({"10s": limit}, 10.0), ({"minute": limit}, 60.0)]
-    for spec, secs in windows:
+    for spec, secs in windows:  # noqa: B007 (the window found is used below)
         try:
             emu = Emu(scans=10, seed=8, rate_limits={**UNLIMITED, "public": {"minute": None, "hour": None, "day": None, **spec}})
         except RuntimeError:
@@ -396,13 +511,19 @@ def w_emulator(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         if cs:
             rate = statistics.median(x["count"] / x["wall"] for x in cs)
             emu_rate.append(rate)
-            rep.extra.append(("emulator: trivial endpoint throughput (separate process, client in Rust)", f"{rate:,.0f} requests/s"))
+            rep.extra.append(
+                ("emulator: trivial endpoint throughput (separate process, client in Rust)", f"{rate:,.0f} requests/s")
+            )
     if ceil is not None:
         scans = 10_000 if a.quick else 100_000
         e = ceiling(ceil, "emulator", scans, 1000)
         if e:
             rep.extra.append(
-                (f"emulator in-process: corpus of {scans} scans", f"build {e['build']:.2f} s; search page (size 100, search_after walk of {e['pages']} pages) {e['per_page'] * 1e6:.0f} us")
+                (
+                    f"emulator in-process: corpus of {scans} scans",
+                    f"build {e['build']:.2f} s; search page (size 100, search_after walk of {e['pages']} pages) "
+                    f"{e['per_page'] * 1e6:.0f} us",
+                )
             )
 
 
@@ -413,7 +534,12 @@ def w_import(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
 
     ours = statistics.median(t("urlscan_rs") for _ in range(7))
     theirs = statistics.median(t("urlscan") for _ in range(7))
-    rep.extra.append(("import time (median of 7 fresh processes)", f"urlscan_rs {ours * 1000:.1f} ms; urlscan (official) {theirs * 1000:.1f} ms"))
+    rep.extra.append(
+        (
+            "import time (median of 7 fresh processes)",
+            f"urlscan_rs {ours * 1000:.1f} ms; urlscan (official) {theirs * 1000:.1f} ms",
+        )
+    )
 
 
 def w_wheel(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
@@ -431,16 +557,17 @@ rates: list[tuple[str, float]] = []
 emu_rate: list[float] = []
 
 WORKLOADS = {
+    # CPU-regime workloads first, while nothing else runs; the latency ones mostly wait.
     "search_cpu": w_search_cpu,
-    "search_latency": w_search_latency,
     "results_cpu": w_results_cpu,
-    "results_latency": w_results_latency,
-    "bulk": w_bulk,
-    "threads": w_threads,
     "fanout": w_fanout,
-    "quota": w_quota,
     "emulator": w_emulator,
     "import": w_import,
+    "threads": w_threads,
+    "search_latency": w_search_latency,
+    "results_latency": w_results_latency,
+    "bulk": w_bulk,
+    "quota": w_quota,
     "wheel": w_wheel,
 }
 
@@ -472,7 +599,12 @@ def main() -> int:
     if emu_rate and rates:
         for name, r in rates:
             ok = "PASS" if emu_rate[0] >= 10 * r else "MISS"
-            rep.extra.append((f"emulator headroom vs {name}", f"{emu_rate[0] / r:.1f}x the client's request rate ({r:.0f}/s) ({ok}, target >= 10x)"))
+            rep.extra.append(
+                (
+                    f"emulator headroom vs {name}",
+                    f"{emu_rate[0] / r:.1f}x the client's request rate ({r:.0f}/s) ({ok}, target >= 10x)",
+                )
+            )
     facts = machine(a)
     facts.append(("suite wall time", f"{time.monotonic() - started:.0f} s"))
     out = Path(a.output)
