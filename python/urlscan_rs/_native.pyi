@@ -182,6 +182,7 @@ class NativeEmulator:
         rate_limits: dict[str, dict[str, int | None]] | None = None,
         host: str = ...,
         port: int = 0,
+        result_size: tuple[int, int] | None = None,
     ) -> Self: ...
     def advance(self, seconds: float) -> None: ...
     @property

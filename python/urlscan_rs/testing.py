@@ -40,6 +40,10 @@ class Emulator:
     * ``rate_limits``: per action ("public", "unlisted", "private", "retrieve",
       "search", ...) a dict of window ("minute", "hour", "day") to a limit
       (None for unlimited), e.g. ``{"search": {"minute": 30}}``.
+    * ``result_size``: ``(min, max)`` bytes; result documents are grown (more
+      ``data.requests`` entries, copies of the page's own requests) to a size
+      drawn per scan from this range, deterministically. ``None`` (the
+      default) keeps their natural size of tens of kilobytes.
 
     Emulator time runs with the wall clock plus whatever :meth:`advance` added.
     ``keys`` holds an API key of each kind: ``premium`` (also ``api_key``),
@@ -57,6 +61,7 @@ class Emulator:
         rate_limits: RateLimitSpec | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        result_size: tuple[int, int] | None = None,
     ) -> None:
         if isinstance(latency, Mapping):
             groups = {str(k): float(v) for k, v in latency.items()}
@@ -72,6 +77,7 @@ class Emulator:
             rate_limits={k: dict(v) for k, v in (rate_limits or {}).items()},
             host=host,
             port=port,
+            result_size=None if result_size is None else (int(result_size[0]), int(result_size[1])),
         )
         self.scans = scans
         self.seed = seed

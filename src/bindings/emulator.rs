@@ -29,7 +29,7 @@ impl NativeEmulator {
 #[pymethods]
 impl NativeEmulator {
     #[new]
-    #[pyo3(signature = (*, scans=1000, seed=0, scan_duration=10.0, latency=0.0, latency_groups=None, rate_limits=None, host="127.0.0.1".to_string(), port=0))]
+    #[pyo3(signature = (*, scans=1000, seed=0, scan_duration=10.0, latency=0.0, latency_groups=None, rate_limits=None, host="127.0.0.1".to_string(), port=0, result_size=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -41,7 +41,18 @@ impl NativeEmulator {
         rate_limits: Option<HashMap<String, HashMap<String, Option<u64>>>>,
         host: String,
         port: u16,
+        result_size: Option<(usize, usize)>,
     ) -> PyResult<NativeEmulator> {
+        if let Some((lo, hi)) = result_size {
+            if lo > hi || hi == 0 {
+                return Err(to_pyerr(
+                    py,
+                    core::Error::Validation(format!(
+                        "result_size must be (min, max) bytes with 0 < max and min <= max, got ({lo}, {hi})"
+                    )),
+                ));
+            }
+        }
         if !(scan_duration.is_finite()
             && scan_duration >= 0.0
             && latency.is_finite()
@@ -60,6 +71,7 @@ impl NativeEmulator {
             scans,
             seed,
             scan_duration,
+            result_size,
             latency: Latency {
                 default: latency,
                 groups: latency_groups.unwrap_or_default(),

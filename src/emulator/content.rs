@@ -52,7 +52,80 @@ pub struct ScanSpec {
 /// `base_url` (like `http://127.0.0.1:8000`, no trailing slash) prefixes
 /// `task.reportURL`, `task.screenshotURL` and `task.domURL`.
 pub fn result_json(spec: &ScanSpec, base_url: &str) -> Value {
-    Model::build(spec).result(base_url)
+    let mut doc = Model::build(spec).result(base_url);
+    if let Some((lo, hi)) = result_size(base_url) {
+        pad_result(&mut doc, &spec.uuid, lo, hi);
+    }
+    doc
+}
+
+/// Result sizes asked for, per emulator (keyed by its base URL): `(min, max)`
+/// bytes of the serialized result document.
+static RESULT_SIZES: std::sync::RwLock<Vec<(String, (usize, usize))>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Make the result documents served under `base_url` weigh between `min`
+/// and `max` bytes (deterministically per scan), or restore the natural size
+/// with `None`.
+pub fn set_result_size(base_url: &str, range: Option<(usize, usize)>) {
+    let mut sizes = RESULT_SIZES.write().unwrap_or_else(|e| e.into_inner());
+    sizes.retain(|(b, _)| b != base_url);
+    if let Some(r) = range {
+        sizes.push((base_url.to_string(), r));
+    }
+}
+
+fn result_size(base_url: &str) -> Option<(usize, usize)> {
+    let sizes = RESULT_SIZES.read().unwrap_or_else(|e| e.into_inner());
+    if sizes.is_empty() {
+        return None;
+    }
+    sizes.iter().find(|(b, _)| b == base_url).map(|(_, r)| *r)
+}
+
+/// Grow a result document to a size drawn per scan from `lo..=hi` bytes, the
+/// way big real pages are big: more `data.requests` entries (copies of the
+/// page's own requests under fresh request ids). A document already larger
+/// than the target is left as it is; the result never exceeds `hi` because of
+/// the padding.
+fn pad_result(doc: &mut Value, uuid: &str, lo: usize, hi: usize) {
+    let (lo, hi) = (lo.min(hi), hi.max(lo));
+    let target = lo + (h64(&["result-size", uuid]) % (hi - lo + 1) as u64) as usize;
+    let mut size = serde_json::to_vec(&*doc).map(|v| v.len()).unwrap_or(0);
+    let Some(Value::Array(reqs)) = doc.pointer_mut("/data/requests") else {
+        return;
+    };
+    if reqs.is_empty() || size >= target {
+        return;
+    }
+    let base: Vec<(Value, usize)> = reqs
+        .iter()
+        .map(|r| {
+            (
+                r.clone(),
+                serde_json::to_vec(r).map(|v| v.len()).unwrap_or(1),
+            )
+        })
+        .collect();
+    let mut k = 0usize;
+    while size < target {
+        let (entry, len) = &base[k % base.len()];
+        let mut e = entry.clone();
+        let suffix = format!(".{}", k / base.len() + 1);
+        let mut len = *len;
+        for p in ["/request/requestId", "/response/requestId", "/requestId"] {
+            if let Some(Value::String(id)) = e.pointer_mut(p) {
+                id.push_str(&suffix);
+                len += suffix.len();
+            }
+        }
+        if size + len + 1 > hi {
+            break;
+        }
+        reqs.push(e);
+        size += len + 1;
+        k += 1;
+    }
 }
 
 /// The search-hit form of the same scan, consistent with [`result_json`].

@@ -36,6 +36,10 @@ pub struct EmulatorConfig {
     pub scan_duration: f64,
     pub latency: Latency,
     pub rate_limits: HashMap<String, Limits>,
+    /// `(min, max)` bytes: result documents are grown (more `data.requests`
+    /// entries) to a size drawn per scan from this range; `None` keeps their
+    /// natural size (tens of kilobytes).
+    pub result_size: Option<(usize, usize)>,
 }
 
 impl Default for EmulatorConfig {
@@ -48,6 +52,7 @@ impl Default for EmulatorConfig {
             scan_duration: 10.0,
             latency: Latency::default(),
             rate_limits: super::ratelimit::default_limits(),
+            result_size: None,
         }
     }
 }
@@ -140,10 +145,17 @@ type SortKey = (Reverse<i64>, Reverse<String>);
 #[derive(Debug, Default)]
 pub struct Store {
     /// Newest first, by (time, uuid) descending: the service's sort order.
+    /// Change entries through `insert` and `get_mut` only: they keep the
+    /// cached search totals honest.
     pub by_time: BTreeMap<SortKey, Entry>,
     pub time_of: HashMap<String, i64>,
     /// Response hash -> uuid of a scan that holds it.
     pub hashes: HashMap<String, String>,
+    /// Bumped by every change (`insert`, `get_mut`).
+    generation: u64,
+    /// Finish times (epoch ms) of the scans that were submitted, with counts:
+    /// a scan finishing changes what searches see.
+    finishes: BTreeMap<i64, u32>,
 }
 
 impl Store {
@@ -153,6 +165,7 @@ impl Store {
     }
     pub fn get_mut(&mut self, uuid: &str) -> Option<&mut Entry> {
         let t = *self.time_of.get(uuid)?;
+        self.generation += 1;
         self.by_time
             .get_mut(&(Reverse(t), Reverse(uuid.to_string())))
     }
@@ -170,11 +183,32 @@ impl Store {
                     .or_insert_with(|| e.spec.uuid.clone());
             }
         }
+        self.generation += 1;
+        if e.finish_ms > 0 {
+            *self.finishes.entry(e.finish_ms).or_default() += 1;
+        }
         self.time_of.insert(e.spec.uuid.clone(), e.spec.time_ms);
         self.by_time
             .insert((Reverse(e.spec.time_ms), Reverse(e.spec.uuid.clone())), e);
     }
+
+    /// Did any scan finish in `(from, to]`?
+    fn finished_between(&self, from: i64, to: i64) -> bool {
+        from < to && self.finishes.range(from + 1..=to).next().is_some()
+    }
 }
+
+/// A search total, counted once and reused by the following pages of the
+/// same search while nothing changed.
+#[derive(Debug, Clone)]
+struct CachedTotal {
+    generation: u64,
+    at_ms: i64,
+    /// Matches counted, up to `TOTAL_CAP + 1`.
+    count: u64,
+}
+
+const TOTAL_CACHE_ENTRIES: usize = 256;
 
 /// A page of search results.
 pub struct Page {
@@ -199,6 +233,16 @@ pub struct AppState {
     pub requests: AtomicU64,
     /// The fault plan (and how many requests it affected).
     pub faults: Mutex<super::faults::FaultPlan>,
+    /// Search totals by (query, caller): see `search`.
+    totals: Mutex<HashMap<String, CachedTotal>>,
+}
+
+impl Drop for AppState {
+    fn drop(&mut self) {
+        if self.cfg.result_size.is_some() {
+            content::set_result_size(&self.base_url, None);
+        }
+    }
 }
 
 fn wall_ms() -> i64 {
@@ -220,12 +264,46 @@ impl AppState {
             throttled: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             faults: Mutex::new(super::faults::FaultPlan::default()),
+            totals: Mutex::new(HashMap::new()),
             cfg,
         };
+        if st.cfg.result_size.is_some() {
+            content::set_result_size(&st.base_url, st.cfg.result_size);
+        }
         let now = st.now_ms();
+        let specs = content::corpus(st.cfg.seed, st.cfg.scans, now);
+        // Deriving a scan's content is the expensive part: spread it over the cores.
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 16);
+        let chunk = specs.len().div_ceil(threads).max(1);
+        let entries: Vec<Vec<Entry>> = if specs.len() < 512 || threads == 1 {
+            vec![specs
+                .into_iter()
+                .map(|s| st.entry(s, None, None, 0))
+                .collect()]
+        } else {
+            std::thread::scope(|scope| {
+                let st = &st;
+                let handles: Vec<_> = specs
+                    .chunks(chunk)
+                    .map(|part| {
+                        scope.spawn(move || {
+                            part.iter()
+                                .map(|s| st.entry(s.clone(), None, None, 0))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("building the corpus"))
+                    .collect()
+            })
+        };
         let mut store = st.store.lock().unwrap();
-        for spec in content::corpus(st.cfg.seed, st.cfg.scans, now) {
-            let e = st.entry(spec, None, None, 0);
+        for e in entries.into_iter().flatten() {
             store.insert(e);
         }
         drop(store);
@@ -292,15 +370,48 @@ impl AppState {
         let visible = |e: &Entry| {
             e.finished(now) && e.searchable_by(caller) && extra(e) && query.matches(&e.doc, now)
         };
-        let mut total = 0u64;
-        for e in store.by_time.values() {
-            if visible(e) {
-                total += 1;
-                if total > TOTAL_CAP {
-                    break;
+        // The total does not depend on the cursor: the pages of one search walk
+        // count it once. It is cached for unfiltered searches (the predicate
+        // `extra` keeps even a scan with no facts) whose query does not move
+        // with the clock, until the store changes or a submitted scan finishes.
+        let key = self.total_key(caller, query, extra);
+        let cached = key.as_ref().and_then(|k| {
+            let totals = self.totals.lock().unwrap();
+            let c = totals.get(k)?;
+            (c.generation == store.generation
+                && now >= c.at_ms
+                && !store.finished_between(c.at_ms, now))
+            .then_some(c.count)
+        });
+        let total = match cached {
+            Some(t) => t,
+            None => {
+                let mut total = 0u64;
+                for e in store.by_time.values() {
+                    if visible(e) {
+                        total += 1;
+                        if total > TOTAL_CAP {
+                            break;
+                        }
+                    }
                 }
+                if let Some(k) = key {
+                    let mut totals = self.totals.lock().unwrap();
+                    if totals.len() >= TOTAL_CACHE_ENTRIES {
+                        totals.clear();
+                    }
+                    totals.insert(
+                        k,
+                        CachedTotal {
+                            generation: store.generation,
+                            at_ms: now,
+                            count: total,
+                        },
+                    );
+                }
+                total
             }
-        }
+        };
         let mut hits = Vec::new();
         if size > 0 {
             let iter: Box<dyn Iterator<Item = &Entry>> = match after {
@@ -336,6 +447,53 @@ impl AppState {
             total: total.min(TOTAL_CAP),
             has_more: total > TOTAL_CAP,
         }
+    }
+}
+
+impl AppState {
+    /// The cache key of a search total, or `None` when it must be counted
+    /// every time: a predicate that captures state or filters scans (similar
+    /// scans, the phish feed), or a query with date math on `now`.
+    fn total_key(
+        &self,
+        caller: &Caller,
+        query: &Query,
+        extra: &dyn Fn(&Entry) -> bool,
+    ) -> Option<String> {
+        if std::mem::size_of_val(extra) != 0 || !extra(&blank_entry()) {
+            return None;
+        }
+        let q = format!("{query:?}");
+        if q.to_ascii_lowercase().contains("now") {
+            return None;
+        }
+        let team = caller.key().and_then(|k| k.team.as_deref()).unwrap_or("");
+        Some(format!("{}\u{1f}{team}\u{1f}{q}", caller.subject()))
+    }
+}
+
+/// A scan with no facts at all: what a filtering predicate rejects.
+fn blank_entry() -> Entry {
+    Entry {
+        spec: ScanSpec {
+            uuid: String::new(),
+            url: String::new(),
+            time_ms: 0,
+            visibility: String::new(),
+            country: None,
+            tags: vec![],
+            method: String::new(),
+            source: String::new(),
+            user_agent: None,
+            referer: None,
+        },
+        owner: None,
+        team: None,
+        original_visibility: String::new(),
+        visibility: String::new(),
+        finish_ms: 0,
+        doc: Value::Null,
+        hit: String::new(),
     }
 }
 

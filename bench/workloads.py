@@ -1,0 +1,291 @@
+"""One side of one workload, run in a fresh process by ``bench/run.py``.
+
+    python bench/workloads.py SIDE '{"url": ..., "key": ..., ...}'
+
+Prints one JSON line: ``wall`` (seconds), ``cpu`` (``time.process_time()``
+of this process, every thread), ``rss_start_kb`` (after imports and set-up),
+``rss_peak_kb`` (VmHWM), ``count`` (items handled) and side-specific extras.
+Each library is used the way its documentation shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _rs_client(cfg: dict[str, Any]) -> Any:
+    import urlscan_rs
+
+    return urlscan_rs.Client(cfg["key"], base_url=cfg["url"], **cfg.get("client", {}))
+
+
+def _official_client(cfg: dict[str, Any]) -> Any:
+    import urlscan
+
+    return urlscan.Client(cfg["key"], base_url=cfg["url"])
+
+
+# --- search export --------------------------------------------------------------------------------
+
+
+def search_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        n, chars = 0, 0
+        for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]):
+            n += 1
+            chars += len(hit.id) + len(hit.page.domain or "")
+        return {"count": n, "chars": chars}
+
+    return run
+
+
+def search_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _official_client(cfg)
+
+    def run() -> dict[str, Any]:
+        n, chars = 0, 0
+        for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]):
+            n += 1
+            chars += len(hit["_id"]) + len(hit["page"].get("domain") or "")
+        return {"count": n, "chars": chars}
+
+    return run
+
+
+# --- result fetch ---------------------------------------------------------------------------------
+
+
+def _few_rs(r: Any) -> int:
+    """The few typed fields a playbook reads."""
+    t = r.task.time
+    return len(r.page.domain or "") + int(bool(r.verdicts.overall.malicious)) + (1 if t is not None else 0)
+
+
+def _few_official(d: dict[str, Any]) -> int:
+    t = d["task"].get("time")
+    return len(d["page"].get("domain") or "") + int(bool(d["verdicts"]["overall"].get("malicious"))) + (1 if t else 0)
+
+
+def results_rs_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        s = sum(_few_rs(client.result(u)) for u in cfg["uuids"])
+        return {"count": len(cfg["uuids"]), "fields": s}
+
+    return run
+
+
+def results_rs_batch(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        out = client.results(cfg["uuids"], concurrency=cfg.get("concurrency", 8))
+        errors = [r for r in out if isinstance(r, Exception)]
+        s = sum(_few_rs(r) for r in out if not isinstance(r, Exception))
+        return {"count": len(out) - len(errors), "errors": len(errors), "fields": s}
+
+    return run
+
+
+def results_official_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _official_client(cfg)
+
+    def run() -> dict[str, Any]:
+        s = sum(_few_official(client.get_result(u)) for u in cfg["uuids"])
+        return {"count": len(cfg["uuids"]), "fields": s}
+
+    return run
+
+
+def results_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _official_client(cfg)
+
+    def run() -> dict[str, Any]:
+        with ThreadPoolExecutor(cfg.get("threads", 16)) as pool:
+            s = sum(pool.map(lambda u: _few_official(client.get_result(u)), cfg["uuids"]))
+        return {"count": len(cfg["uuids"]), "fields": s}
+
+    return run
+
+
+# --- bulk scan and wait ---------------------------------------------------------------------------
+
+
+def bulk_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+    w = cfg["wait"]
+
+    def run() -> dict[str, Any]:
+        out = client.bulk_scan(
+            cfg["urls"],
+            concurrency=cfg.get("concurrency", 8),
+            visibility="public",
+            timeout=w["timeout"],
+            initial_wait=w["initial_wait"],
+            interval=w["interval"],
+        )
+        ok = sum(1 for o in out if o.error is None and o.result is not None)
+        return {"count": ok, "errors": len(out) - ok}
+
+    return run
+
+
+def bulk_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _official_client(cfg)
+    w = cfg["wait"]
+
+    def run() -> dict[str, Any]:
+        out = client.bulk_scan_and_get_results(
+            cfg["urls"], visibility="public", timeout=w["timeout"], initial_wait=w["initial_wait"], interval=w["interval"]
+        )
+        ok = sum(1 for _, r in out if not isinstance(r, Exception))
+        return {"count": ok, "errors": len(out) - ok}
+
+    return run
+
+
+def bulk_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    """16 threads: submit every URL, then wait for and fetch every result (same polling rules)."""
+    client = _official_client(cfg)
+    w = cfg["wait"]
+
+    def one_wait(sub: Any) -> Any:
+        if isinstance(sub, Exception):
+            return sub
+        try:
+            client.wait_for_result(sub["uuid"], timeout=w["timeout"], initial_wait=w["initial_wait"], interval=w["interval"])
+            return client.get_result(sub["uuid"])
+        except Exception as e:
+            return e
+
+    def one_scan(url: str) -> Any:
+        try:
+            return client.scan(url, visibility="public")
+        except Exception as e:
+            return e
+
+    def run() -> dict[str, Any]:
+        with ThreadPoolExecutor(cfg.get("threads", 16)) as pool:
+            subs = list(pool.map(one_scan, cfg["urls"]))
+            out = list(pool.map(one_wait, subs))
+        ok = sum(1 for r in out if not isinstance(r, Exception))
+        return {"count": ok, "errors": len(out) - ok}
+
+    return run
+
+
+# --- threads and async ----------------------------------------------------------------------------
+
+
+def threads_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+    n = cfg["threads"]
+    uuids = cfg["uuids"]
+
+    def run() -> dict[str, Any]:
+        done = [0] * n
+
+        def worker(i: int) -> None:
+            for u in uuids[i::n]:
+                client.result(u)
+                done[i] += 1
+
+        ts = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        return {"count": sum(done)}
+
+    return run
+
+
+def fanout_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import urlscan_rs
+
+    async def main() -> int:
+        async with urlscan_rs.AsyncClient(cfg["key"], base_url=cfg["url"]) as client:
+            results = await asyncio.gather(*(client.result(u) for u in cfg["uuids"]))
+            return len(results)
+
+    def run() -> dict[str, Any]:
+        return {"count": asyncio.run(main())}
+
+    return run
+
+
+# --- quota pacing ---------------------------------------------------------------------------------
+
+
+def quota_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import urlscan_rs
+
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        out = client.bulk_scan(cfg["urls"], wait=False, concurrency=cfg.get("concurrency", 4), visibility="public")
+        ok = sum(1 for o in out if o.error is None)
+        limited = sum(1 for o in out if isinstance(o.error, urlscan_rs.RateLimitError))
+        return {"count": ok, "rate_limited": limited, "other_errors": len(out) - ok - limited}
+
+    return run
+
+
+SIDES: dict[str, Callable[[dict[str, Any]], Callable[[], dict[str, Any]]]] = {
+    f.__name__: f
+    for f in (
+        search_rs,
+        search_official,
+        results_rs_loop,
+        results_rs_batch,
+        results_official_loop,
+        results_official_threads,
+        bulk_rs,
+        bulk_official,
+        bulk_official_threads,
+        threads_rs,
+        fanout_rs,
+        quota_rs,
+    )
+}
+
+
+def main() -> int:
+    side, cfg = sys.argv[1], json.loads(sys.argv[2])
+    if cfg.get("uuids_file"):
+        with open(cfg["uuids_file"]) as f:
+            cfg["uuids"] = json.load(f)[: cfg.get("n")]
+    run = SIDES[side](cfg)
+    rss_start = _status_kb("VmRSS")
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    out = run()
+    out.update(
+        wall=time.perf_counter() - wall0,
+        cpu=time.process_time() - cpu0,
+        rss_start_kb=rss_start,
+        rss_peak_kb=_status_kb("VmHWM"),
+    )
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
