@@ -353,13 +353,13 @@ def w_results_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> 
     log(f"result fetch, latency 80 ms: {n} results")
     with Emu(scans=n + 50, seed=4, latency={"result": 0.08}) as emu:
         uf = uuids_file(emu, n, "results-latency")
-        ours = repeat(a.repeat, "results_rs_batch", emu, uuids_file=uf, n=n, concurrency=16)
+        ours = repeat(a.repeat, "results_rs_batch", emu, uuids_file=uf, n=n, concurrency=None)
         ours8 = repeat(a.repeat, "results_rs_batch", emu, uuids_file=uf, n=n, concurrency=8)
         theirs = repeat(a.slow_repeat, "results_official_loop", emu, uuids_file=uf, n=n)
         theirs16 = repeat(a.repeat, "results_official_threads", emu, uuids_file=uf, n=n, threads=16)
         rep.row(
             "result fetch (latency 80 ms)",
-            "wall s, results(concurrency=16)",
+            "wall s, results(concurrency=None)",
             med(ours, "wall"),
             med(theirs, "wall"),
             10,
@@ -367,7 +367,7 @@ def w_results_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> 
         )
         rep.row(
             "result fetch (latency 80 ms)",
-            "wall s, results(concurrency=16)",
+            "wall s, results(concurrency=None)",
             med(ours, "wall"),
             med(theirs16, "wall"),
             1.5,
@@ -398,12 +398,12 @@ def w_bulk(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     log(f"bulk scan and wait: {n} URLs, latency 80 ms, scans finish after {dur} s, polling {wait}")
     urls = [f"https://bench-{i}.example.com/page/{i}" for i in range(n)]
     with Emu(scans=10, seed=5, latency=0.08, scan_duration=dur) as emu:
-        ours = repeat(a.repeat, "bulk_rs", emu, urls=urls, wait=wait, concurrency=16)
+        ours = repeat(a.repeat, "bulk_rs", emu, urls=urls, wait=wait, concurrency=None)
         theirs16 = repeat(a.repeat, "bulk_official_threads", emu, urls=urls, wait=wait, threads=16)
         theirs = repeat(a.slow_repeat, "bulk_official", emu, urls=urls, wait=wait)
         rep.row(
             "bulk scan and wait (latency 80 ms)",
-            "wall s, bulk_scan(concurrency=16)",
+            "wall s, bulk_scan(concurrency=None)",
             med(ours, "wall"),
             med(theirs, "wall"),
             50,
@@ -411,7 +411,7 @@ def w_bulk(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         )
         rep.row(
             "bulk scan and wait (latency 80 ms)",
-            "wall s, bulk_scan(concurrency=16)",
+            "wall s, bulk_scan(concurrency=None)",
             med(ours, "wall"),
             med(theirs16, "wall"),
             3,

@@ -88,7 +88,7 @@ def test_scan_outcome_pickles() -> None:
 
 def test_lazy_models_read_only_the_parts_used() -> None:
     """Large documents stay bytes until read; each top-level part is decoded on first use."""
-    from urlscan_rs.models import _Lazy
+    from urlscan_rs._native import LazyDoc
 
     doc = {
         "task": {"uuid": "0196d976-07f6-7aae-8a57-aa019145f31c", "time": "2026-01-02T03:04:05.000Z"},
@@ -99,25 +99,47 @@ def test_lazy_models_read_only_the_parts_used() -> None:
         "caf\u00e9": '\u00e9\n"q"',
     }
     body = json.dumps(doc).encode()
-    lazy, eager = ScanResult._lazy(body), ScanResult(doc)
+    lazy, eager = ScanResult._lazy(LazyDoc(body)), ScanResult(doc)
     assert lazy.page.domain == eager.page.domain == "example.com"
     assert lazy.verdicts.overall.malicious is True
-    assert isinstance(lazy._r, _Lazy) and sorted(lazy._r.parts) == ["page", "verdicts"]
+    assert isinstance(lazy._r, LazyDoc) and sorted(lazy._r.decoded) == ["page", "verdicts"]
     assert lazy.some_new_part == {"x": [1, 2]} and lazy.task.time == eager.task.time
     assert lazy.lists is not None and lazy.lists.urls == []  # a missing part reads as empty
     assert lazy == eager and hash(lazy) == hash(eager)
-    assert lazy.raw == doc and lazy.to_dict() == doc and not isinstance(lazy._r, _Lazy)
-    assert pickle.loads(pickle.dumps(ScanResult._lazy(body))) == eager
-    assert repr(ScanResult._lazy(body)) == repr(eager)
-    assert "some_new_part" in dir(ScanResult._lazy(body))
+    assert lazy.raw == doc and lazy.to_dict() == doc and not isinstance(lazy._r, LazyDoc)
+    assert pickle.loads(pickle.dumps(ScanResult._lazy(LazyDoc(body)))) == eager
+    assert repr(ScanResult._lazy(LazyDoc(body))) == repr(eager)
+    assert "some_new_part" in dir(ScanResult._lazy(LazyDoc(body)))
 
 
 def test_large_results_from_the_service_are_lazy(client: Client) -> None:
-    from urlscan_rs.models import _Lazy
+    from urlscan_rs._native import LazyDoc
 
     results = [client.result(h.id) for h in client.search("", limit=40)]
-    lazy = [r for r in results if isinstance(r._r, _Lazy)]
+    lazy = [r for r in results if isinstance(r._r, LazyDoc)]
     assert lazy, "no result of 32 KB or more among 40"
     for r in lazy:
         assert r.task.uuid and r.page.domain
         assert r == ScanResult(json.loads(json.dumps(r.raw)))
+
+
+def test_lazy_doc_rules() -> None:
+    from urlscan_rs._native import LazyDoc
+
+    d = LazyDoc(b' {"a": 1, "k\\u00e9y": {"x": [1, 2]}, "a": 2} ')
+    assert d.get("a") == 2 and d.keys() == ["a", "k\u00e9y"] and "k\u00e9y" in d
+    assert d.get("missing", "dflt") == "dflt" and d.decoded == ["a"]
+    assert d.full() == {"a": 2, "k\u00e9y": {"x": [1, 2]}} == json.loads(' {"a": 1, "k\\u00e9y": {"x": [1, 2]}, "a": 2} ')
+    for bad in (b"[1, 2]", b'{"a": 1', b'{"a": 1} x', b"", b"\xff"):
+        with pytest.raises(urlscan_rs.DecodeError):
+            LazyDoc(bad)
+
+
+def test_search_hits_are_lazy(client: Client) -> None:
+    from urlscan_rs._native import LazyDoc
+
+    hits = list(client.search("", limit=150))
+    assert all(isinstance(h._r, LazyDoc) for h in hits)
+    assert [h.id for h in hits] == [h.task.uuid for h in hits]
+    assert all(sorted(h._r.decoded) == ["_id", "task"] for h in hits)
+    assert hits[0] == urlscan_rs.SearchHit(json.loads(json.dumps(hits[0].raw)))

@@ -201,7 +201,7 @@ def test_sharded_export_keeps_the_single_walk_order(emu: Emulator, client: Clien
         merged = [h.id for h in it]
         assert merged == single and len(single) > 100
         assert it.total == len(single) and it.fetched == len(single)
-    assert [h.id for h in client.search("", size=20, limit=133)] == single_limit(client, 133)
+    assert [h.id for h in client.search("", size=20, limit=133, parallel=2)] == single_limit(client, 133)
 
 
 def single_limit(client: Client, n: int) -> list[str]:
@@ -209,7 +209,7 @@ def single_limit(client: Client, n: int) -> list[str]:
 
 
 def test_sharded_export_resumes_exactly(client: Client) -> None:
-    it = client.search("", size=25)
+    it = client.search("", size=25, parallel=8)
     first = [next(it).id for _ in range(111)]
     rest = [h.id for h in client.search("", size=25, search_after=it.search_after)]
     assert first + rest == [h.id for h in client.search("", size=100, parallel=1)]
@@ -217,7 +217,7 @@ def test_sharded_export_resumes_exactly(client: Client) -> None:
 
 def test_sharded_export_async(emu: Emulator, aclient: AsyncClient) -> None:
     async def main() -> tuple[list[str], list[str]]:
-        merged = [h.id async for h in aclient.search("", size=30)]
+        merged = [h.id async for h in aclient.search("", size=30, parallel=4)]
         single = [h.id async for h in aclient.search("", size=30, parallel=1)]
         return merged, single
 
@@ -230,7 +230,7 @@ def test_sharding_falls_back_when_a_shard_answers_badly(fresh: Emulator) -> None
     with fresh.client() as c:
         expected = [h.id for h in c.search("", size=10, parallel=1)]
         fresh.inject("malformed", count=1, every=2, path="/api/v1/search/")
-        assert [h.id for h in c.search("", size=10)] == expected
+        assert [h.id for h in c.search("", size=10, parallel=8)] == expected
         assert fresh.stats()["faults"] == 1
 
 
@@ -238,3 +238,14 @@ def test_parallel_is_checked(client: Client) -> None:
     for bad in (0, 17, -1):
         with pytest.raises(urlscan_rs.ValidationError, match="parallel"):
             client.search("", parallel=bad)
+
+
+def test_sharding_is_automatic_when_pages_are_slow() -> None:
+    """Pages taking 30 ms: the default walks shards (more requests in flight), in the same order."""
+    with Emulator(scans=400, seed=3, latency={"search": 0.03}) as slow:
+        with slow.client() as c:
+            single = [h.id for h in c.search("", size=25, parallel=1)]
+            before = slow.stats()["requests"]
+            assert [h.id for h in c.search("", size=25)] == single
+            # one walk takes 16 pages; 8 shards each end with a short page of their own
+            assert slow.stats()["requests"] - before > 16

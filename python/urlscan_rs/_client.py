@@ -30,14 +30,14 @@ class SearchIterator:
     only (a ``size=0`` request).
     """
 
-    __slots__ = ("_cursor", "_buf", "_limit", "_yielded", "_last_sort", "_kind")
+    __slots__ = ("_cursor", "_buf", "_limit", "_yielded", "_last", "_kind")
 
     def __init__(self, cursor: Any, limit: int | None, kind: str = "search") -> None:
         self._cursor = cursor
         self._buf: deque[Any] = deque()
         self._limit = limit
         self._yielded = 0
-        self._last_sort: list[Any] | None = None
+        self._last: Any = None
         self._kind = kind
 
     # -- state
@@ -55,8 +55,9 @@ class SearchIterator:
     @property
     def search_after(self) -> str | None:
         """The cursor to resume from: after the last hit handed out."""
-        if self._last_sort:
-            return ",".join(str(v) for v in self._last_sort)
+        sort = getattr(self._last, "sort", None)
+        if sort:
+            return ",".join(str(v) for v in sort)
         return self._cursor.search_after if not self._buf else None
 
     @property
@@ -77,11 +78,9 @@ class SearchIterator:
         return self._limit is not None and self._yielded >= self._limit
 
     def _take(self) -> Any:
-        hit = self._buf.popleft()
+        # Per hit: no decoding here (the cursor is read from the last hit on demand).
+        hit = self._last = self._buf.popleft()
         self._yielded += 1
-        sort = getattr(hit, "sort", None)
-        if sort:
-            self._last_sort = sort
         return hit
 
     # -- sync iteration
@@ -92,6 +91,10 @@ class SearchIterator:
         return self
 
     def __next__(self) -> Any:
+        if self._buf and self._limit is None:
+            hit = self._last = self._buf.popleft()
+            self._yielded += 1
+            return hit
         if self._exhausted():
             raise StopIteration
         while not self._buf:
@@ -357,8 +360,9 @@ class _BaseClient:
 
         The next page is requested while the current one is read. A large export
         (several pages still to come) walks ``parallel`` shards of the scans at
-        once (default 8; 1 turns it off) and merges them, so the order is exactly
-        that of a single walk.
+        once and merges them, so the order is exactly that of a single walk.
+        By default (None) it shards in 8 when pages are slow to come back
+        (25 ms or more, as from the real service); 1 turns sharding off.
         """
         cur = self._c.search_cursor(
             "search",

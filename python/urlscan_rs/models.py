@@ -17,6 +17,8 @@ from collections.abc import Callable
 from datetime import date, datetime, timezone
 from typing import Any, ClassVar
 
+from ._native import LazyDoc
+
 __all__ = [
     "Model",
     "Submission",
@@ -134,39 +136,6 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
 _Field = tuple[str, Callable[[Any], Any] | None]
 
 
-class _Lazy:
-    """A JSON object kept as bytes; each top-level part becomes Python objects when first read."""
-
-    __slots__ = ("data", "index", "parts")
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.index: dict[str, tuple[int, int]] | None = None
-        self.parts: dict[str, Any] = {}
-
-    def spans(self) -> dict[str, tuple[int, int]]:
-        if self.index is None:
-            from . import _native
-
-            self.index = {k: (a, b) for k, a, b in _native.json_index(self.data)}
-        return self.index
-
-    def get(self, key: str) -> Any:
-        parts = self.parts
-        if key in parts:
-            return parts[key]
-        span = self.spans().get(key)
-        if span is None:
-            return _MISSING
-        from . import _native
-
-        value = parts[key] = _native.json_slice(self.data, *span)
-        return value
-
-    def full(self) -> dict[str, Any]:
-        return {k: self.get(k) for k in self.spans()}
-
-
 class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
@@ -176,7 +145,7 @@ class Model:
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
 
-    _r: dict[str, Any] | _Lazy
+    _r: dict[str, Any] | LazyDoc
     _cache: dict[str, Any]
 
     def __init__(self, raw: dict[str, Any] | None = None) -> None:
@@ -188,26 +157,23 @@ class Model:
         object.__setattr__(self, "_cache", {})
 
     @classmethod
-    def _lazy(cls, data: bytes) -> Any:
-        """A model over a (validated) JSON object in bytes, decoded part by part as it is read."""
+    def _lazy(cls, doc: LazyDoc) -> Any:
+        """A model over a JSON object still in bytes, decoded part by part as it is read."""
         obj = cls.__new__(cls)
-        object.__setattr__(obj, "_r", _Lazy(data))
+        object.__setattr__(obj, "_r", doc)
         object.__setattr__(obj, "_cache", {})
         return obj
 
     @property
     def _raw(self) -> dict[str, Any]:
         r = self._r
-        if isinstance(r, _Lazy):
+        if type(r) is LazyDoc:
             r = r.full()
             object.__setattr__(self, "_r", r)
-        return r
+        return r  # type: ignore[return-value]
 
     def _top(self, key: str) -> Any:
-        r = self._r
-        if isinstance(r, _Lazy):
-            return r.get(key)
-        return r.get(key, _MISSING)
+        return self._r.get(key, _MISSING)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in ("_r", "_cache", "_raw"):
@@ -240,7 +206,7 @@ class Model:
 
     def _unknown(self, name: str) -> Any:
         r = self._r
-        keys = r.spans() if isinstance(r, _Lazy) else r
+        keys = r.keys() if type(r) is LazyDoc else r
         for key in (name, _camel(name), "_" + name):
             if key in keys:
                 return self._top(key)
@@ -687,7 +653,7 @@ class SearchHit(Model):
 
     @property
     def uuid(self) -> str | None:
-        return self._raw.get("_id") or self.task.uuid
+        return self._r.get("_id") or self.task.uuid
 
     def to_record(self) -> dict[str, Any]:
         """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""

@@ -562,7 +562,7 @@ impl Core {
             collapse,
             parallel: match parallel {
                 None => core::paginate::AUTO_PARALLEL,
-                Some(n) => usize::try_from(n).unwrap_or(0),
+                Some(n) => positive(py, "parallel", n)?,
             },
         };
         let cursor = SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
@@ -641,7 +641,7 @@ pub struct NativeCursor {
 fn hits<'py>(py: Python<'py>, page: Option<Doc<SearchPageHead>>) -> PyResult<Bound<'py, PyAny>> {
     match page {
         None => Ok(py.None().into_bound(py)),
-        Some(d) => model_list(py, "SearchHit", "results", &d.body),
+        Some(d) => super::lazy::lazy_hits(py, "SearchHit", &d).map(Bound::into_any),
     }
 }
 

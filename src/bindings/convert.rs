@@ -3,7 +3,7 @@
 //! exception classes of `urlscan_rs.errors`.
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyList, PyType};
+use pyo3::types::{PyDict, PyList, PyType};
 
 use crate::core::{ApiErrorKind, Error};
 
@@ -44,7 +44,8 @@ pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'
     // The body was already parsed (and so validated) into its typed head.
     let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if body.len() >= LAZY_MIN_BYTES && object {
-        return model_class(py, class)?.call_method1("_lazy", (PyBytes::new(py, body),));
+        let doc = super::lazy::LazyDoc::from_body(py, bytes::Bytes::copy_from_slice(body))?;
+        return model_class(py, class)?.call_method1("_lazy", (doc,));
     }
     let raw = json(py, body)?;
     // serde reads a struct from an array too, so the shape is checked here.
@@ -169,67 +170,4 @@ pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
         Ok(v) => PyErr::from_value(v),
         Err(err) => err,
     }
-}
-
-/// Top-level keys of a JSON object with the byte span of each value, in
-/// order; values are skipped, not built.
-#[pyfunction]
-pub fn json_index(py: Python<'_>, data: &[u8]) -> PyResult<Vec<(String, usize, usize)>> {
-    struct Index<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
-    impl<'de: 'a, 'a> serde::Deserialize<'de> for Index<'a> {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V<'a>(std::marker::PhantomData<&'a ()>);
-            impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
-                type Value = Index<'a>;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("a JSON object")
-                }
-                fn visit_map<M: serde::de::MapAccess<'de>>(
-                    self,
-                    mut m: M,
-                ) -> Result<Index<'a>, M::Error> {
-                    let mut out = Vec::new();
-                    while let Some((k, v)) =
-                        m.next_entry::<String, &'de serde_json::value::RawValue>()?
-                    {
-                        out.push((k, v));
-                    }
-                    Ok(Index(out))
-                }
-            }
-            d.deserialize_map(V(std::marker::PhantomData))
-        }
-    }
-    let idx: Index<'_> = py
-        .detach(|| serde_json::from_slice(data))
-        .map_err(|e| to_pyerr(py, Error::Decode(format!("invalid JSON document: {e}"))))?;
-    let base = data.as_ptr() as usize;
-    Ok(idx
-        .0
-        .into_iter()
-        .map(|(k, v)| {
-            let start = v.get().as_ptr() as usize - base;
-            (k, start, start + v.get().len())
-        })
-        .collect())
-}
-
-/// The JSON value in `data[start..end]` as Python objects.
-#[pyfunction]
-pub fn json_slice<'py>(
-    py: Python<'py>,
-    data: &[u8],
-    start: usize,
-    end: usize,
-) -> PyResult<Bound<'py, PyAny>> {
-    let part = data.get(start..end).ok_or_else(|| {
-        to_pyerr(
-            py,
-            Error::Decode(format!(
-                "no bytes {start}..{end} in a document of {}",
-                data.len()
-            )),
-        )
-    })?;
-    json(py, part)
 }

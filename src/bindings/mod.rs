@@ -6,6 +6,7 @@ mod bridge;
 mod client;
 mod convert;
 mod emulator;
+mod lazy;
 mod premium;
 mod run;
 
@@ -58,8 +59,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_logger(m.py())?;
     m.add_function(wrap_pyfunction!(bridge::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(_reset_log_cache, m)?)?;
-    m.add_function(wrap_pyfunction!(convert::json_index, m)?)?;
-    m.add_function(wrap_pyfunction!(convert::json_slice, m)?)?;
+    m.add_class::<lazy::LazyDoc>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;
     m.add_class::<client::NativeCursor>()?;

@@ -21,8 +21,11 @@ use crate::core::error::{ApiErrorKind, Error, Result};
 use crate::core::models::{Doc, SearchHitHead, SearchPageHead};
 
 pub const EXACT_TOTAL_CAP: u64 = 10_000;
-/// Requests in flight for a large export unless the caller says otherwise.
-pub const AUTO_PARALLEL: usize = 8;
+/// `parallel` 0: shard (into `AUTO_SHARDS`) only when a page takes at least
+/// `SLOW_PAGE` to come back; on a fast link one walk with prefetch costs less CPU.
+pub const AUTO_PARALLEL: usize = 0;
+const AUTO_SHARDS: usize = 8;
+const SLOW_PAGE: std::time::Duration = std::time::Duration::from_millis(25);
 /// Shard only when at least this many more pages are expected.
 const SHARD_MIN_PAGES: u64 = 4;
 
@@ -176,6 +179,8 @@ pub struct SearchCursor {
     mode: Mode,
     /// Hits handed out from shards (0: a failing shard may still fall back).
     fetched_from_shards: u64,
+    /// How long the first page took.
+    first_page: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for SearchCursor {
@@ -203,6 +208,7 @@ impl SearchCursor {
             done: false,
             mode: Mode::Linear { next: None },
             fetched_from_shards: 0,
+            first_page: None,
         })
     }
 
@@ -241,6 +247,7 @@ impl SearchCursor {
             Mode::Linear { next } => next.take(),
             Mode::Sharded { .. } => None,
         };
+        let started = std::time::Instant::now();
         let doc = match prefetched {
             Some((asked, p)) if asked == size => p.get().await??,
             _ => {
@@ -249,6 +256,7 @@ impl SearchCursor {
                     .await?
             }
         };
+        self.first_page.get_or_insert_with(|| started.elapsed());
         let n = doc.head.results.len() as u64;
         self.pages += 1;
         self.total = doc.head.total.or(self.total);
@@ -297,7 +305,9 @@ impl SearchCursor {
     /// Worth sharding: a scans search with many pages still to come.
     fn shardable(&self, first: &Doc<SearchPageHead>) -> bool {
         let p = &self.params;
-        if p.parallel < 2
+        let slow = self.first_page.is_some_and(|t| t >= SLOW_PAGE);
+        if p.parallel == 1
+            || (p.parallel == AUTO_PARALLEL && !slow)
             || p.kind != SearchKind::Search
             || p.collapse.is_some()
             || p.datasource.as_deref().is_some_and(|d| d != "scans")
@@ -320,7 +330,11 @@ impl SearchCursor {
     }
 
     fn start_shards(&mut self) {
-        let n = self.params.parallel.next_power_of_two().min(16);
+        let wanted = match self.params.parallel {
+            AUTO_PARALLEL => AUTO_SHARDS,
+            n => n,
+        };
+        let n = wanted.next_power_of_two().min(16);
         let digits: Vec<char> = "0123456789abcdef".chars().collect();
         let per = 16 / n;
         let q = self
@@ -450,15 +464,8 @@ fn merged_page(
         body.extend_from_slice(format!(",\"has_more\":{m}").as_bytes());
     }
     body.push(b'}');
-    Ok(Doc {
-        body: body.into(),
-        head: SearchPageHead {
-            results: hits.into_iter().map(|h| h.head).collect(),
-            total,
-            has_more,
-            took: None,
-        },
-    })
+    // Indexed like any page, so the bindings read it the same way.
+    crate::core::models::index::search_page(body.into())
 }
 
 impl SearchCursor {

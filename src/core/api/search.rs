@@ -35,7 +35,8 @@ pub struct SearchParams {
     pub search_after: Option<String>,
     pub datasource: Option<String>,
     pub collapse: Option<String>,
-    /// Requests in flight for a large export (1: one page after another).
+    /// Requests in flight for a large export (1: one page after another;
+    /// 0: automatic, sharding only when the service is slow to answer).
     pub parallel: usize,
 }
 
@@ -69,7 +70,7 @@ impl SearchParams {
                 self.size
             )));
         }
-        if !(1..=16).contains(&self.parallel) {
+        if self.parallel > 16 {
             return Err(Error::Validation(format!(
                 "parallel must be between 1 and 16, got {}",
                 self.parallel
@@ -118,6 +119,7 @@ impl Client {
             .query_opt("datasource", p.datasource.as_deref())
             .query_opt("collapse", p.collapse.as_deref())
             .action("search");
-        self.doc(req, "search page").await
+        let resp = self.t.send(&req).await?;
+        crate::core::models::index::search_page(resp.body)
     }
 }

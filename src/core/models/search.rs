@@ -14,6 +14,10 @@ pub struct SearchPageHead {
     pub has_more: Option<bool>,
     #[serde(default, deserialize_with = "lenient_u64")]
     pub took: Option<u64>,
+    /// Where each hit's top-level values are in the body (set by
+    /// `index::search_page`; empty when the head was decoded otherwise).
+    #[serde(skip)]
+    pub hits: Vec<super::index::DocIndex>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

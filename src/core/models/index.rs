@@ -1,0 +1,294 @@
+//! One-pass indexes of JSON objects: where each top-level value sits in the
+//! body, without building it. Search pages are read this way once, for both
+//! the cursor (ids, sort values) and the bindings (lazy documents).
+use std::borrow::Cow;
+
+use bytes::Bytes;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{Doc, SearchHitHead, SearchPageHead};
+use crate::core::error::{Error, Result};
+
+/// A top-level key: its bytes in the body, or decoded when it had escapes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Key {
+    At(usize, usize),
+    Owned(String),
+}
+
+/// One top-level value: its key and the byte span of the value in the body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: Key,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Entry {
+    pub fn key<'a>(&'a self, body: &'a [u8]) -> &'a str {
+        match &self.key {
+            Key::At(a, b) => std::str::from_utf8(&body[*a..*b]).unwrap_or(""),
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+pub type DocIndex = Vec<Entry>;
+
+fn text(body: &[u8]) -> Result<&str> {
+    std::str::from_utf8(body).map_err(|e| Error::Decode(format!("invalid JSON document: {e}")))
+}
+
+/// The index of the JSON object that is `body`.
+pub fn object_index(body: &[u8]) -> Result<DocIndex> {
+    let t = text(body)?;
+    let entries = serde_json::from_str::<Entries<'_>>(t)
+        .map_err(|e| Error::Decode(format!("invalid JSON document: {e}")))?;
+    Ok(entries.index(t.as_ptr() as usize))
+}
+
+/// A search page in one pass: the cursor's head and each hit's index.
+pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
+    let t = text(&body)?;
+    let mut de = serde_json::Deserializer::from_str(t);
+    let page = de
+        .deserialize_map(PageVisitor)
+        .map_err(|e| Error::Decode(format!("search page: {e}")))?;
+    de.end()
+        .map_err(|e| Error::Decode(format!("search page: {e}")))?;
+    let origin = t.as_ptr() as usize;
+    let mut results = Vec::with_capacity(page.hits.len());
+    let mut hits = Vec::with_capacity(page.hits.len());
+    for e in page.hits {
+        results.push(e.head()?);
+        hits.push(e.index(origin));
+    }
+    let head = SearchPageHead {
+        results,
+        total: page.total.as_ref().and_then(super::lenient_value_u64),
+        has_more: page.has_more.as_ref().and_then(Value::as_bool),
+        took: page.took.as_ref().and_then(super::lenient_value_u64),
+        hits,
+    };
+    Ok(Doc { body, head })
+}
+
+/// The entries of one object, values unparsed.
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl Entries<'_> {
+    fn index(self, origin: usize) -> DocIndex {
+        self.0
+            .into_iter()
+            .map(|(k, v)| {
+                let key = match k {
+                    Cow::Borrowed(s) => {
+                        let a = s.as_ptr() as usize - origin;
+                        Key::At(a, a + s.len())
+                    }
+                    Cow::Owned(s) => Key::Owned(s),
+                };
+                let start = v.get().as_ptr() as usize - origin;
+                Entry {
+                    key,
+                    start,
+                    end: start + v.get().len(),
+                }
+            })
+            .collect()
+    }
+
+    /// The id and sort values a cursor needs (lenient, like the typed heads).
+    fn head(&self) -> Result<SearchHitHead> {
+        let get = |k: &str| {
+            self.0
+                .iter()
+                .rev()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.get())
+        };
+        let id = get("_id").and_then(|r| serde_json::from_str::<Option<String>>(r).ok().flatten());
+        let sort = match get("sort") {
+            Some(r) => serde_json::from_str::<Value>(r)
+                .map_err(|e| Error::Decode(format!("search hit sort: {e}")))?
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        Ok(SearchHitHead { id, sort })
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> std::result::Result<Entries<'de>, M::Error> {
+                let mut out = Vec::with_capacity(12);
+                while let Some(k) = m.next_key::<KeyStr<'de>>()? {
+                    out.push((k.0, m.next_value::<&'de RawValue>()?));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A key, borrowed when it has no escapes.
+struct KeyStr<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for KeyStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeyStr<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<KeyStr<'de>, E> {
+                Ok(KeyStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<KeyStr<'de>, E> {
+                Ok(KeyStr(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+struct RawPage<'a> {
+    hits: Vec<Entries<'a>>,
+    total: Option<Value>,
+    has_more: Option<Value>,
+    took: Option<Value>,
+}
+
+struct PageVisitor;
+
+impl<'de> Visitor<'de> for PageVisitor {
+    type Value = RawPage<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> std::result::Result<RawPage<'de>, M::Error> {
+        let mut page = RawPage {
+            hits: Vec::new(),
+            total: None,
+            has_more: None,
+            took: None,
+        };
+        while let Some(k) = m.next_key::<KeyStr<'de>>()? {
+            match k.0.as_ref() {
+                "results" => page.hits = m.next_value::<Hits<'de>>()?.0,
+                "total" => page.total = m.next_value()?,
+                "has_more" => page.has_more = m.next_value()?,
+                "took" => page.took = m.next_value()?,
+                _ => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(page)
+    }
+}
+
+/// A list of objects; `{}`, null or another non-list reads as empty.
+struct Hits<'a>(Vec<Entries<'a>>);
+
+impl<'de> Deserialize<'de> for Hits<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Hits<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of JSON objects")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(
+                self,
+                mut s: S,
+            ) -> std::result::Result<Hits<'de>, S::Error> {
+                let mut out = Vec::with_capacity(s.size_hint().unwrap_or(100));
+                while let Some(e) = s.next_element::<Entries<'de>>()? {
+                    out.push(e);
+                }
+                Ok(Hits(out))
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> std::result::Result<Hits<'de>, M::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_str<E>(self, _: &str) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_and_objects() {
+        let body = Bytes::from_static(
+            br#"{"results":[{"_id":"a","sort":[2,"a"],"page":{"x":1}},{"k\u00e9":1,"_id":null}],"total":"7","has_more":false,"extra":[1]}"#,
+        );
+        let doc = search_page(body.clone()).unwrap();
+        assert_eq!(doc.head.total, Some(7));
+        assert_eq!(doc.head.has_more, Some(false));
+        assert_eq!(doc.head.results[0].cursor().as_deref(), Some("2,a"));
+        assert_eq!(doc.head.results[1].id, None);
+        let first = &doc.head.hits[0];
+        let page = first.iter().find(|e| e.key(&body) == "page").unwrap();
+        assert_eq!(&body[page.start..page.end], br#"{"x":1}"#);
+        assert_eq!(doc.head.hits[1][0].key, Key::Owned("k\u{e9}".into()));
+        for odd in [&br#"{"results":{}}"#[..], br#"{"results":null}"#, br#"{}"#] {
+            let d = search_page(Bytes::copy_from_slice(odd)).unwrap();
+            assert!(d.head.results.is_empty() && d.head.hits.is_empty());
+        }
+        for bad in [
+            &br#"{"results":[1]}"#[..],
+            br#"[]"#,
+            br#"{"results":[{}]"#,
+            b"\xff",
+        ] {
+            assert!(matches!(
+                search_page(Bytes::copy_from_slice(bad)),
+                Err(Error::Decode(_))
+            ));
+        }
+        let idx = object_index(br#" {"a": [1, {"b": "}"}], "c": "x"} "#).unwrap();
+        assert_eq!(idx.len(), 2);
+    }
+}
