@@ -170,7 +170,7 @@ class Model:
         if type(r) is LazyDoc:
             r = r.full()
             object.__setattr__(self, "_r", r)
-        return r  # type: ignore[return-value]
+        return r
 
     def _top(self, key: str) -> Any:
         return self._r.get(key, _MISSING)
