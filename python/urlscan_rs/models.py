@@ -136,6 +136,40 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
 _Field = tuple[str, Callable[[Any], Any] | None]
 
 
+class _FieldView:
+    """A declared field, read on first access and cached per instance.
+
+    A class attribute, so reading a field neither raises nor catches an
+    AttributeError (which ``__getattr__`` would: that costs more than the read).
+    """
+
+    __slots__ = ("name", "head", "rest", "conv")
+
+    def __init__(self, name: str, wire: str, conv: Callable[[Any], Any] | None) -> None:
+        head, _, rest = wire.partition(".")
+        self.name, self.head, self.rest, self.conv = name, head, tuple(rest.split(".")) if rest else (), conv
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        cache = obj._cache
+        name = self.name
+        if name in cache:
+            return cache[name]
+        value = obj._r.get(self.head, _MISSING)
+        for part in self.rest:
+            if not isinstance(value, dict) or part not in value:
+                value = _MISSING
+                break
+            value = value[part]
+        if value is _MISSING:
+            value = None
+        if self.conv is not None:
+            value = self.conv(value)
+        cache[name] = value
+        return value
+
+
 class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
@@ -147,6 +181,16 @@ class Model:
 
     _r: dict[str, Any] | LazyDoc
     _cache: dict[str, Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if any("__getattr__" in k.__dict__ for k in cls.__mro__[:-2]):
+            return  # the class reads some fields its own way
+        for name, (wire, conv) in cls.__dict__.get("_fields", {}).items():
+            # Names the class (or a base) defines itself, e.g. a property, win.
+            defined = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+            if defined is None or isinstance(defined, _FieldView):
+                setattr(cls, name, _FieldView(name, wire, conv))
 
     def __init__(self, raw: dict[str, Any] | None = None) -> None:
         if raw is None:
