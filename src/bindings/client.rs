@@ -23,7 +23,15 @@ pub struct Core {
 }
 
 fn conv_model<T: Send + 'static>(class: &'static str) -> Conv<Doc<T>> {
-    Box::new(move |py, d: Doc<T>| model(py, class, &d.body))
+    Box::new(move |py, d: Doc<T>| doc_model(py, class, d))
+}
+
+/// A document as its model: lazy over the body when the core indexed it.
+fn doc_model<'py, T>(py: Python<'py>, class: &str, d: Doc<T>) -> PyResult<Bound<'py, PyAny>> {
+    match d.index {
+        Some(index) => super::lazy::lazy_model(py, class, d.body, index),
+        None => model(py, class, &d.body),
+    }
 }
 
 fn scan_options(
@@ -397,7 +405,7 @@ impl Core {
                     None => py.None().into_bound(py),
                 };
                 let res = match o.result {
-                    Some(d) => model(py, "ScanResult", &d.body)?,
+                    Some(d) => doc_model(py, "ScanResult", d)?,
                     None => py.None().into_bound(py),
                 };
                 let err = match o.error {
@@ -432,7 +440,7 @@ impl Core {
             let out = PyList::empty(py);
             for item in items {
                 out.append(match item {
-                    Ok(d) => model(py, "ScanResult", &d.body)?,
+                    Ok(d) => doc_model(py, "ScanResult", d)?,
                     Err(e) => error_value(py, e)?,
                 })?;
             }

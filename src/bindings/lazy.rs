@@ -148,6 +148,18 @@ fn set_slot(
     }
 }
 
+/// A model over a whole indexed body (no copy, no second pass).
+pub fn lazy_model<'py>(
+    py: Python<'py>,
+    class: &str,
+    body: Bytes,
+    index: DocIndex,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cls = model_class(py, class)?;
+    let d = Bound::new(py, LazyDoc::new(body, index))?;
+    new_model(&cls, d)
+}
+
 /// The hits of a search page as lazy models sharing the page's bytes (a hit
 /// kept alive keeps its page).
 pub fn lazy_hits<'py>(

@@ -126,7 +126,8 @@ impl Client {
     pub async fn result(&self, uuid: &str) -> Result<Doc<ResultHead>> {
         let id = validate::uuid("uuid", uuid)?;
         let req = Req::get(format!("/api/v1/result/{id}/")).action("retrieve");
-        self.doc(req, "scan result").await
+        let resp = self.t.send(&req).await?;
+        crate::core::models::index::result_doc(resp.body)
     }
 
     /// Poll the result as documented: "not finished yet" keeps polling; any

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{Doc, SearchHitHead, SearchPageHead};
+
 use crate::core::error::{Error, Result};
 
 /// A top-level key: its bytes in the body, or decoded when it had escapes.
@@ -73,7 +74,34 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
         took: page.took.as_ref().and_then(super::lenient_value_u64),
         hits,
     };
-    Ok(Doc { body, head })
+    Ok(Doc {
+        body,
+        head,
+        index: None,
+    })
+}
+
+/// A result document in one pass: the index of its parts, and the head
+/// (`task`) read from its own part only.
+pub fn result_doc(body: Bytes) -> Result<Doc<super::ResultHead>> {
+    let index = object_index(&body)?;
+    let task = index
+        .iter()
+        .rev()
+        .find(|e| e.key(&body) == "task")
+        .map(|e| {
+            super::decode::<Option<super::scanning::TaskHead>>(
+                &body[e.start..e.end],
+                "scan result task",
+            )
+        })
+        .transpose()?
+        .flatten();
+    Ok(Doc {
+        head: super::ResultHead { task },
+        body,
+        index: Some(index),
+    })
 }
 
 /// The entries of one object, values unparsed.

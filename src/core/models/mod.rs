@@ -20,12 +20,18 @@ pub use search::{SearchHitHead, SearchPageHead};
 pub struct Doc<T> {
     pub body: Bytes,
     pub head: T,
+    /// Where the body's top-level values are, when it was read that way.
+    pub index: Option<index::DocIndex>,
 }
 
 impl<T: DeserializeOwned> Doc<T> {
     pub fn decode(body: Bytes, what: &str) -> Result<Doc<T>> {
         let head = decode(&body, what)?;
-        Ok(Doc { body, head })
+        Ok(Doc {
+            body,
+            head,
+            index: None,
+        })
     }
 }
 
