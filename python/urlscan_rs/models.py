@@ -136,16 +136,23 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
 _Field = tuple[str, Callable[[Any], Any] | None]
 
 
-class _FieldView:
+def _frozen(obj: Any, value: Any) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field: {type(obj).__name__} is frozen")
+
+
+class _FieldView(property):
     """A declared field, read on first access and cached per instance.
 
     A class attribute, so reading a field neither raises nor catches an
     AttributeError (which ``__getattr__`` would: that costs more than the read).
+    A property, so type checkers see the annotated field; ``__get__`` is its
+    own, for speed. Assignment raises as on any frozen model.
     """
 
     __slots__ = ("name", "head", "rest", "conv")
 
     def __init__(self, name: str, wire: str, conv: Callable[[Any], Any] | None) -> None:
+        super().__init__(fset=_frozen)
         head, _, rest = wire.partition(".")
         self.name, self.head, self.rest, self.conv = name, head, tuple(rest.split(".")) if rest else (), conv
 
@@ -186,7 +193,11 @@ class Model:
         super().__init_subclass__(**kwargs)
         if any("__getattr__" in k.__dict__ for k in cls.__mro__[:-2]):
             return  # the class reads some fields its own way
+        # Only annotated fields (the typed surface); others go through __getattr__.
+        annotated = cls.__dict__.get("__annotations__", {})
         for name, (wire, conv) in cls.__dict__.get("_fields", {}).items():
+            if name not in annotated:
+                continue
             # Names the class (or a base) defines itself, e.g. a property, win.
             defined = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
             if defined is None or isinstance(defined, _FieldView):
