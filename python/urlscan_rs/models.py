@@ -13,7 +13,7 @@ import copy
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
 from typing import Any, ClassVar
 
@@ -136,6 +136,15 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
 _Field = tuple[str, Callable[[Any], Any] | None]
 
 
+def _walk(cur: Any, parts: Iterable[str]) -> Any:
+    """Follow the rest of a dotted path below a top-level value."""
+    for part in parts:
+        if not isinstance(cur, dict) or part not in cur:
+            return _MISSING
+        cur = cur[part]
+    return cur
+
+
 def _frozen(obj: Any, value: Any) -> None:
     raise dataclasses.FrozenInstanceError(f"cannot assign to field: {type(obj).__name__} is frozen")
 
@@ -164,11 +173,8 @@ class _FieldView(property):
         if name in cache:
             return cache[name]
         value = obj._r.get(self.head, _MISSING)
-        for part in self.rest:
-            if not isinstance(value, dict) or part not in value:
-                value = _MISSING
-                break
-            value = value[part]
+        if self.rest and value is not _MISSING:
+            value = _walk(value, self.rest)
         if value is _MISSING:
             value = None
         if self.conv is not None:
@@ -253,11 +259,7 @@ class Model:
         cur: Any = self._top(head)
         if cur is _MISSING or not rest:
             return cur
-        for part in rest.split("."):
-            if not isinstance(cur, dict) or part not in cur:
-                return _MISSING
-            cur = cur[part]
-        return cur
+        return _walk(cur, rest.split("."))
 
     def _unknown(self, name: str) -> Any:
         r = self._r

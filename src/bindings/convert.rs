@@ -44,8 +44,7 @@ pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'
     // The body was already parsed (and so validated) into its typed head.
     let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if body.len() >= LAZY_MIN_BYTES && object {
-        let doc = super::lazy::LazyDoc::from_body(py, bytes::Bytes::copy_from_slice(body))?;
-        return model_class(py, class)?.call_method1("_lazy", (doc,));
+        return super::lazy::body_model(py, class, bytes::Bytes::copy_from_slice(body));
     }
     let raw = json(py, body)?;
     // serde reads a struct from an array too, so the shape is checked here.

@@ -148,6 +148,12 @@ fn set_slot(
     }
 }
 
+/// A model over a body not indexed yet (indexed here, off the GIL).
+pub fn body_model<'py>(py: Python<'py>, class: &str, body: Bytes) -> PyResult<Bound<'py, PyAny>> {
+    let doc = LazyDoc::from_body(py, body)?;
+    new_model(&model_class(py, class)?, Bound::new(py, doc)?)
+}
+
 /// A model over a whole indexed body (no copy, no second pass).
 pub fn lazy_model<'py>(
     py: Python<'py>,
