@@ -226,6 +226,8 @@ pub struct AppState {
     clock_offset_ms: AtomicI64,
     pub store: Mutex<Store>,
     pub premium: Mutex<super::premium::PremiumState>,
+    /// Notifications (see `events`; lock order: premium, store, events).
+    pub events: Mutex<super::events::Events>,
     pub limiter: Mutex<RateLimiter>,
     pub submissions: AtomicU64,
     /// 429 answers of the rate limiter (injected ones count as faults).
@@ -259,6 +261,7 @@ impl AppState {
             clock_offset_ms: AtomicI64::new(0),
             store: Mutex::new(Store::default()),
             premium: Mutex::new(super::premium::PremiumState::default()),
+            events: Mutex::new(super::events::Events::default()),
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
