@@ -40,4 +40,9 @@ pub struct Events {
     pub incident_changes: Vec<IncidentChange>,
     /// Every notification created, oldest first.
     pub notifications: Vec<Stored>,
+    /// Delivered e-mails, oldest first: `{"to", "subject", "notification", "at"}`.
+    pub outbox: Vec<Value>,
+    /// Every webhook attempt, oldest first:
+    /// `{"url", "status", "error", "attempt", "notification", "at"}`.
+    pub deliveries: Vec<Value>,
 }

@@ -40,6 +40,8 @@ pub struct EmulatorConfig {
     /// entries) to a size drawn per scan from this range; `None` keeps their
     /// natural size (tens of kilobytes).
     pub result_size: Option<(usize, usize)>,
+    /// Wall-clock seconds one webhook delivery attempt may take.
+    pub webhook_timeout: f64,
 }
 
 impl Default for EmulatorConfig {
@@ -53,6 +55,7 @@ impl Default for EmulatorConfig {
             latency: Latency::default(),
             rate_limits: super::ratelimit::default_limits(),
             result_size: None,
+            webhook_timeout: 5.0,
         }
     }
 }
