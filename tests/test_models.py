@@ -143,3 +143,18 @@ def test_search_hits_are_lazy(client: Client) -> None:
     assert [h.id for h in hits] == [h.task.uuid for h in hits]
     assert all(sorted(h._r.decoded) == ["_id", "task"] for h in hits)
     assert hits[0] == urlscan_rs.SearchHit(json.loads(json.dumps(hits[0].raw)))
+
+
+def test_unknown_verdict_is_not_clean() -> None:
+    from urlscan_rs import cli
+    from urlscan_rs._display import table
+
+    old = ScanResult(json.loads((DATA / "result-2018-google.json").read_text()))  # scanned before verdicts existed
+    assert old.malicious is None and old.verdicts.overall.malicious is None
+    assert "malicious=None" in repr(old)
+    assert old.to_record()["malicious"] is None
+    assert "<td>unknown</td>" in table([old])
+    text, _ = cli._verdict(old.verdicts.overall)
+    assert text.startswith("no verdict") and "not malicious" not in text
+    assert ScanResult({"verdicts": {"overall": {"malicious": False}}}).malicious is False
+    assert ScanResult({"verdicts": {"overall": {"malicious": True}}}).malicious is True

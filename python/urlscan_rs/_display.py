@@ -34,14 +34,14 @@ def record(obj: Any) -> dict[str, Any]:
 
 def _cell(key: str, value: Any) -> str:
     if value is None:
-        return "<td></td>"
+        return "<td>unknown</td>" if key == "malicious" else "<td></td>"
     if key in ("report", "screenshot"):
         label = "report" if key == "report" else "screenshot"
         return f'<td><a href="{html.escape(str(value))}" target="_blank">{label}</a></td>'
     if key == "time":
         return f"<td>{html.escape(value.strftime('%Y-%m-%d %H:%M:%S'))}</td>"
     if key == "malicious":
-        return f"<td>{'&#9888; yes' if value else 'no'}</td>"
+        return f"<td>{'&#9888; yes' if value is True else 'no' if value is False else 'unknown'}</td>"
     text = str(value)
     short = text if len(text) <= 80 else text[:77] + "..."
     return f'<td title="{html.escape(text)}">{html.escape(short)}</td>'

@@ -301,8 +301,10 @@ def _clip(text: str | None, width: int) -> str:
 
 def _verdict(v: Verdict) -> Cell:
     score = "?" if v.score is None else str(v.score)
-    if v.malicious:
+    if v.malicious is True:
         text, code = f"malicious (score {score})", RED
+    elif v.malicious is None:  # unknown is never shown as clean
+        text, code = f"no verdict (score {score})", None
     elif v.has_verdicts is False and not v.score:
         text, code = f"no classification (score {score})", None
     else:
@@ -318,7 +320,7 @@ def _verdict(v: Verdict) -> Cell:
 
 def _score(v: Verdict) -> Cell:
     text = "-" if v.score is None else str(v.score)
-    return (text, RED) if v.malicious else text
+    return (text, RED) if v.malicious is True else text
 
 
 # ------------------------------------------------------------------ printing models

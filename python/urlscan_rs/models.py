@@ -659,9 +659,13 @@ class ScanResult(Model):
     _repr_fields = ("uuid", "url", "time")
 
     @property
-    def malicious(self) -> bool:
-        """True when the overall verdict says malicious."""
-        return bool(self.verdicts.overall.malicious)
+    def malicious(self) -> bool | None:
+        """The overall verdict: True (malicious), False (not), None when the service gave none.
+
+        None is "not known", never "clean": results without verdicts exist (older scans).
+        """
+        m = self.verdicts.overall.malicious
+        return m if isinstance(m, bool) else None
 
     def __repr__(self) -> str:
         dom = self.page.domain
