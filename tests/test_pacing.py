@@ -92,6 +92,34 @@ def test_fail_fast_raises_instead_of_waiting_and_sends_nothing() -> None:
             assert emu.stats()["submissions"] == 2
 
 
+def test_advance_ends_a_spent_window_for_clients_too() -> None:
+    """The emulator clock drives the windows: advancing past a spent one lets calls go at once."""
+    with Emulator(scans=5, rate_limits={"search": {"minute": 2}}) as emu:
+        with emu.client(fail_fast=True) as c:
+            c.search("").count()
+            c.search("").count()
+            with pytest.raises(RateLimitError):
+                c.search("").count()
+            with pytest.raises(RateLimitError):  # the emulator agrees: the window is spent
+                emu.client(fail_fast=True, max_retries=0).search("").count()
+            emu.advance(60)
+            assert c.search("").count() == 5  # at once: the window moved on with the clock
+        emu.advance(60)
+
+        async def paced() -> int:
+            async with emu.async_client() as ac:
+                await ac.search("").count()
+                await ac.search("").count()
+                return await ac.search("").count()  # waits for the spent window ...
+
+        moved = threading.Timer(1.0, lambda: emu.advance(60))  # ... which advance() ends
+        moved.start()
+        started = time.monotonic()
+        assert asyncio.run(paced()) == 5
+        assert time.monotonic() - started < 30  # not the minute of wall time
+        moved.join()
+
+
 def test_retry_deadline_bounds_waiting_after_a_429() -> None:
     """A 429 asking for 30 s: with a 1 s deadline the call gives up at once instead of sleeping."""
     with Emulator(scans=5) as emu:

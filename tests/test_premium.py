@@ -48,6 +48,9 @@ def test_free_and_readonly_keys(pe: Emulator) -> None:
     ):
         with pytest.raises(urlscan_rs.PermissionDeniedError):
             call()
+    # channels are not premium in the specification
+    assert free.channels.create(type="email", name="mine", email_addresses=["me@example.com"]).name == "mine"
+    assert [c.name for c in free.channels.list()] == ["mine"]
     ro = pe.client("readonly")
     assert ro.saved_searches.list() == []
     with pytest.raises(urlscan_rs.PermissionDeniedError):
@@ -232,6 +235,8 @@ def test_livescan(pe: Emulator, pc: Client) -> None:
         pc.result(uuid)  # temporary: not a snapshot yet
     pc.livescan.store("de01", uuid, visibility="unlisted")
     assert pc.result(uuid).uuid == uuid
+    with pytest.raises(urlscan_rs.NotFoundError):  # no longer temporary on the scanner
+        pc.livescan.resource("de01", "result", uuid)
     # blocking scan, then purge
     done = pc.livescan.scan("us01", "https://www.example.net/")
     assert pc.livescan.resource("us01", "result", done).uuid == done

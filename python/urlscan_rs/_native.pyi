@@ -8,6 +8,7 @@ from typing_extensions import Self
 __all__ = [
     "_shutdown",
     "_reset_log_cache",
+    "_server_clock_moved",
     "LazyDoc",
     "CancelOnDone",
     "Core",
@@ -20,6 +21,7 @@ __version__: str
 
 def _shutdown() -> None: ...
 def _reset_log_cache() -> None: ...
+def _server_clock_moved() -> None: ...
 
 @final
 class Core:

@@ -103,8 +103,12 @@ class Emulator:
         return self._native.running
 
     def advance(self, seconds: float) -> None:
-        """Move the emulator clock forward (scans finish, windows reset)."""
+        """Move the emulator clock forward (scans finish, windows reset).
+
+        Clients in this process forget the rate-limit windows they were pacing by,
+        so a spent window is over for them too."""
         self._native.advance(float(seconds))
+        _native._server_clock_moved()
 
     def now(self) -> float:
         """Emulator time in seconds since the epoch."""

@@ -34,6 +34,13 @@ impl log::Log for GuardedLogger {
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
 /// Forget the cached Python log levels (called when a level changes).
+/// An emulator in this process moved its clock: clients forget the
+/// rate-limit windows they paced by, as the windows moved on too.
+#[pyfunction]
+fn _server_clock_moved() {
+    crate::core::transport::server_clock_moved();
+}
+
 #[pyfunction]
 fn _reset_log_cache() {
     if let Some(h) = LOG_RESET.get() {
@@ -59,6 +66,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_logger(m.py())?;
     m.add_function(wrap_pyfunction!(bridge::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(_reset_log_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(_server_clock_moved, m)?)?;
     m.add_class::<lazy::LazyDoc>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;

@@ -1,6 +1,7 @@
 //! Sending requests: headers, retries with backoff, rate-limit bookkeeping and
 //! the mapping of non-2xx answers to typed errors.
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,18 @@ use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::core::config::Config;
 use crate::core::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
+
+/// Bumped when a server's clock jumps (an emulator in this process moved its
+/// clock): the rate-limit windows every transport remembers are then over,
+/// and the new ones are probed. Real clocks never jump, so this costs nothing.
+static CLOCK_EPOCH: AtomicU64 = AtomicU64::new(0);
+static CLOCK_MOVED: Notify = Notify::const_new();
+
+/// A server's clock jumped forward: forget the windows seen so far.
+pub fn server_clock_moved() {
+    CLOCK_EPOCH.fetch_add(1, Ordering::SeqCst);
+    CLOCK_MOVED.notify_waiters();
+}
 
 /// One request, described before it is sent (so it can be re-sent on retry).
 #[derive(Debug, Clone)]
@@ -103,6 +116,8 @@ struct LimitState {
     in_flight: u64,
     /// An answer came without headers: this action is not paced.
     unpaced: bool,
+    /// `CLOCK_EPOCH` when `remaining` and `reset_at` were learnt.
+    epoch: u64,
 }
 
 pub struct Transport {
@@ -425,6 +440,7 @@ impl Transport {
         } else {
             return;
         }
+        st.epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
         let mut shown = info;
         shown.remaining = st.remaining;
         st.info = Some(shown);
@@ -440,14 +456,19 @@ impl Transport {
             let freed = self.slot_freed.notified();
             tokio::pin!(freed);
             freed.as_mut().enable();
+            let moved = CLOCK_MOVED.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
             let reset_at = {
                 let mut map = self.limits.lock().unwrap();
                 let st = map.entry(action.clone()).or_default();
                 let now = Instant::now();
-                if st.reset_at.is_some_and(|r| r <= now) {
+                let epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
+                if st.epoch != epoch || st.reset_at.is_some_and(|r| r <= now) {
                     // The window is over; the new one's count is unknown.
                     st.remaining = None;
                     st.reset_at = None;
+                    st.epoch = epoch;
                 }
                 let free = match st.remaining {
                     None => st.unpaced || st.in_flight == 0,
@@ -489,6 +510,7 @@ impl Transport {
             let until = reset_at.unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
             tokio::select! {
                 _ = &mut freed => {}
+                _ = &mut moved => {}
                 _ = tokio::time::sleep_until(until.into()) => {}
             }
         }

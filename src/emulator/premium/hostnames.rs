@@ -390,13 +390,12 @@ async fn history(
     };
     let page: Vec<&(Key, Rec)> = all[start..].iter().take(limit).collect();
     let results: Vec<Value> = page.iter().map(|(k, r)| record_json(k, r)).collect();
-    let mut body = json!({ "results": results });
-    if start + page.len() < all.len() {
-        if let Some((k, _)) = page.last() {
-            body["pageState"] = json!(page_state(k));
-        }
-    }
-    ok_json(body)
+    // The service sends `pageState: null` on the last page (clients index it).
+    let next = page
+        .last()
+        .filter(|_| start + page.len() < all.len())
+        .map(|(k, _)| page_state(k));
+    ok_json(json!({ "results": results, "pageState": next }))
 }
 
 // ---------------------------------------------------------------- datasource

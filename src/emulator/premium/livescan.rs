@@ -470,6 +470,8 @@ async fn store(
         let entry = st.entry(spec, Some(k.user.clone()), k.team.clone(), s.finish_ms);
         st.store.lock().unwrap().insert(entry);
     }
+    // Stored, it leaves the temporary state: the scanner no longer holds it.
+    st.premium.lock().unwrap().livescans.remove(&uuid);
     ok_json(json!({"uuid": uuid, "message": "Scan stored", "visibility": vis}))
 }
 
