@@ -242,13 +242,23 @@ def quota_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
     def run() -> dict[str, Any]:
         window = cfg.get("window", 1.0)
-        time.sleep(window - time.time() % window + 0.005)  # start on a window boundary
+        start_at = cfg.get("start_at")  # several processes start together at this epoch second
+        if start_at is None:
+            time.sleep(window - time.time() % window + 0.005)  # start on a window boundary
+        else:
+            time.sleep(max(0.0, start_at - time.time()))
         started = time.perf_counter()
         out = client.bulk_scan(cfg["urls"], wait=False, concurrency=cfg.get("concurrency", 4), visibility="public")
         job = time.perf_counter() - started
         ok = sum(1 for o in out if o.error is None)
         limited = sum(1 for o in out if isinstance(o.error, urlscan_rs.RateLimitError))
-        return {"count": ok, "rate_limited": limited, "other_errors": len(out) - ok - limited, "job_wall": job}
+        return {
+            "count": ok,
+            "rate_limited": limited,
+            "other_errors": len(out) - ok - limited,
+            "job_wall": job,
+            "ended_at": time.time(),
+        }
 
     return run
 

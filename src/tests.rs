@@ -229,3 +229,43 @@ async fn close_ends_calls_in_flight() {
     assert!(matches!(out, Err(Error::Closed)), "{out:?}");
     assert!(matches!(c.user().await, Err(Error::Closed)));
 }
+
+/// A client that never finishes its request headers is disconnected; one
+/// that does gets its answer on the same kind of connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unfinished_request_headers_are_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let emu = Emulator::start(EmulatorConfig {
+        scans: 1,
+        header_read_timeout: 0.3,
+        ..EmulatorConfig::default()
+    })
+    .await
+    .expect("emulator starts");
+    let mut slow = tokio::net::TcpStream::connect(emu.addr).await.unwrap();
+    slow.write_all(b"GET /api/v1/quotas HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    // Bounded generously: the emulator closes after 0.3 s; 30 s means it never did.
+    let read = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        slow.read_to_end(&mut buf),
+    )
+    .await;
+    assert!(read.is_ok(), "the connection was still open after 30 s");
+
+    let mut fine = tokio::net::TcpStream::connect(emu.addr).await.unwrap();
+    let req = format!(
+        "GET /api/v1/availableCountries HTTP/1.1\r\nHost: x\r\napi-key: {}\r\nConnection: close\r\n\r\n",
+        emu.api_key()
+    );
+    fine.write_all(req.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    fine.read_to_end(&mut answer).await.unwrap();
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+}

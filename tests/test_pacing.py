@@ -215,3 +215,52 @@ def test_concurrency_none_is_bounded_by_the_quota() -> None:
             assert emu.stats()["throttled"] == 0
             with pytest.raises(ValidationError, match="concurrency"):
                 c.results([uuid], concurrency=0)
+
+
+def test_clients_sharing_a_key_wait_out_each_others_windows() -> None:
+    """Two clients (like two processes) on one key: the 429s of the shared window are waited
+    out until its reset, not counted as retries, so none reaches the caller."""
+    with Emulator(scans=5, rate_limits={"search": {"1s": 3}}) as emu:
+        clients = [emu.client(max_retries=1) for _ in range(2)]
+        errors: list[BaseException] = []
+
+        def work(c: Client) -> None:
+            try:
+                for _ in range(6):
+                    c.search("").count()
+            except BaseException as e:  # noqa: BLE001 - collected and asserted below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(c,)) for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        for c in clients:
+            c.close()
+    with Emulator(scans=5, rate_limits={"search": {"minute": 3}}) as emu:
+        emu.advance(60 - emu.now() % 60 + 0.01)  # the start of a minute window
+        with emu.client() as a, emu.client(max_retries=1) as b:
+            for _ in range(3):
+                a.search("").count()  # spends the window; `a` knows, `b` does not
+            done = threading.Event()
+
+            def next_minute() -> None:  # once b got its 429, end the window on the emulator clock
+                while emu.stats()["throttled"] == 0 and not done.wait(0.02):
+                    pass
+                while not done.wait(0.25):
+                    emu.advance(60)
+
+            clock = threading.Thread(target=next_minute)
+            clock.start()
+            try:
+                assert b.search("").count() == 5  # the 429 is waited out, not raised
+            finally:
+                done.set()
+                clock.join()
+            assert emu.stats()["throttled"] == 1
+    with Emulator(scans=5, rate_limits={"search": {"minute": 1}}) as emu:
+        emu.client().search("").count()  # another user of the key spends the window
+        with emu.client(max_retries=0) as strict, pytest.raises(RateLimitError):
+            strict.search("").count()  # no retries asked for: the 429 is raised

@@ -21,6 +21,9 @@ use crate::core::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
 static CLOCK_EPOCH: AtomicU64 = AtomicU64::new(0);
 static CLOCK_MOVED: Notify = Notify::const_new();
 
+/// At most this many waits for a window spent by others, per request.
+const MAX_LIMITED_WAITS: u32 = 100;
+
 /// A server's clock jumped forward: forget the windows seen so far.
 pub fn server_clock_moved() {
     CLOCK_EPOCH.fetch_add(1, Ordering::SeqCst);
@@ -288,6 +291,10 @@ impl Transport {
 
     async fn send_with_retries(&self, req: &Req) -> Result<Resp> {
         let mut attempt: u32 = 0;
+        // 429s of the service's limiter that said when to come back (other
+        // processes or hosts spent the shared key's window): waiting them out
+        // is pacing, bounded by the deadline, not a retry of a failure.
+        let mut limited: u32 = 0;
         // Set at the first attempt: waiting for a slot before it is pacing, not retrying.
         let mut deadline: Option<Option<Instant>> = None;
         loop {
@@ -301,8 +308,12 @@ impl Transport {
                 Err(e) => retry_delay_for_error(req, e, attempt),
             };
             let past_deadline = |d: Duration| end.is_some_and(|end| Instant::now() + d > end);
+            let paced = self.cfg.max_retries > 0
+                && limited < MAX_LIMITED_WAITS
+                && matches!(&outcome, Ok(r) if r.status == 429 && header_f64(&r.headers, "x-rate-limit-reset-after").is_some());
+            let may_retry = paced || attempt < self.cfg.max_retries;
             match retry_in {
-                Some(delay) if attempt < self.cfg.max_retries && past_deadline(delay) => {
+                Some(delay) if may_retry && past_deadline(delay) => {
                     log::info!(
                         "not retrying {} {}: the retry deadline of {:.0}s would pass",
                         req.method,
@@ -311,7 +322,21 @@ impl Transport {
                     );
                     return outcome;
                 }
-                Some(delay) if attempt < self.cfg.max_retries => {
+                Some(delay) if paced => {
+                    log::info!(
+                        "{} {}: the rate-limit window is spent (the key is shared); sending again in {:.2}s",
+                        req.method,
+                        req.path,
+                        delay.as_secs_f64()
+                    );
+                    // An in-process emulator moving its clock ends the window too.
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = CLOCK_MOVED.notified() => {}
+                    }
+                    limited += 1;
+                }
+                Some(delay) if may_retry => {
                     let why = match &outcome {
                         Ok(r) => format!("HTTP {}", r.status),
                         Err(e) => e.to_string(),

@@ -12,7 +12,11 @@ pub mod state;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use tokio::sync::oneshot;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::sync::{oneshot, watch};
 
 pub use faults::{FaultKind, FaultSpec};
 pub use ratelimit::Limits;
@@ -39,14 +43,8 @@ impl Emulator {
         );
         let app = routes::router(Arc::clone(&state));
         let (tx, rx) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let serve = axum::serve(listener, app).with_graceful_shutdown(async {
-                let _ = rx.await;
-            });
-            if let Err(e) = serve.await {
-                log::error!("emulator stopped: {e}");
-            }
-        });
+        let header_timeout = Duration::from_secs_f64(state.cfg.header_read_timeout.max(0.001));
+        tokio::spawn(serve(listener, app, rx, header_timeout));
         log::info!("emulator listening on http://{addr}");
         Ok(Emulator {
             addr,
@@ -97,6 +95,51 @@ impl Emulator {
             let _ = tx.send(());
         }
     }
+}
+
+/// Serve HTTP/1 connections until `stop`, then let open ones finish their
+/// answer. Unlike `axum::serve`, a client that does not finish sending its
+/// request headers within `header_timeout` is disconnected.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    mut stop: oneshot::Receiver<()>,
+    header_timeout: Duration,
+) {
+    let (closing, _) = watch::channel(());
+    loop {
+        let stream = tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    log::debug!("emulator accept failed: {e}");
+                    continue;
+                }
+            },
+        };
+        let service = TowerToHyperService::new(app.clone());
+        let mut closed = closing.subscribe();
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                done = conn.as_mut() => {
+                    if let Err(e) = done {
+                        log::debug!("emulator connection ended: {e}");
+                    }
+                }
+                _ = closed.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+        });
+    }
+    log::info!("emulator stopped");
 }
 
 impl Drop for Emulator {

@@ -42,6 +42,9 @@ pub struct EmulatorConfig {
     pub result_size: Option<(usize, usize)>,
     /// Wall-clock seconds one webhook delivery attempt may take.
     pub webhook_timeout: f64,
+    /// Wall-clock seconds a client may take to send a request's headers;
+    /// the connection is closed after that.
+    pub header_read_timeout: f64,
 }
 
 impl Default for EmulatorConfig {
@@ -56,6 +59,7 @@ impl Default for EmulatorConfig {
             rate_limits: super::ratelimit::default_limits(),
             result_size: None,
             webhook_timeout: 5.0,
+            header_read_timeout: 10.0,
         }
     }
 }
