@@ -2,6 +2,8 @@
 //! behaves like the service (state machines, visibility, rate limits, errors).
 pub mod content;
 pub mod events;
+#[cfg(test)]
+mod events_tests;
 pub mod faults;
 pub mod premium;
 pub mod query;
@@ -23,6 +25,8 @@ pub struct Emulator {
     pub addr: SocketAddr,
     pub state: Arc<AppState>,
     shutdown: Option<oneshot::Sender<()>>,
+    /// The background clock tick of notifications.
+    ticker: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Emulator {
@@ -47,11 +51,13 @@ impl Emulator {
                 log::error!("emulator stopped: {e}");
             }
         });
+        let ticker = events::start(&state);
         log::info!("emulator listening on http://{addr}");
         Ok(Emulator {
             addr,
             state,
             shutdown: Some(tx),
+            ticker: Some(ticker),
         })
     }
 
@@ -95,6 +101,10 @@ impl Emulator {
     pub fn stop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
+        }
+        if let Some(t) = self.ticker.take() {
+            t.abort();
+            events::stop(&self.state);
         }
     }
 }
