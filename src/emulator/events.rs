@@ -166,6 +166,9 @@ struct Match {
     item: Queued,
     /// Values at the subscription's `incidentWatchKeys`.
     watched: Vec<String>,
+    /// The scan was made by an incident: it opens no incident (an `always`
+    /// subscription matching its own incidents' scans would never stop).
+    by_incident: bool,
 }
 
 /// An incident to open for a match.
@@ -475,6 +478,7 @@ fn matches(
                     searches,
                 },
                 watched: watched(s.item, "scans", &e.doc),
+                by_incident: e.spec.source == "incident",
             });
         }
         for (owner, caller) in &owners {
@@ -521,6 +525,7 @@ fn matches(
                             searches,
                         },
                         watched: watched(s.item, "hostnames", &doc),
+                        by_incident: e.spec.source == "incident",
                     });
                 }
             }
@@ -538,7 +543,7 @@ fn incident_opens(st: &AppState, p: &PremiumState, m: &Match) -> Vec<Open> {
     let Some(key) = owner_key(st, &sub.owner) else {
         return vec![];
     };
-    if mode == "none" {
+    if mode == "none" || m.by_incident {
         return vec![];
     }
     let channels: Vec<String> = texts(sub, "incidentChannelIds")

@@ -821,6 +821,27 @@ async fn incident_creation_modes() {
     t.advance(11.0);
     assert_eq!(t.opened(&subs["default"]).len(), 2);
     assert_eq!(t.opened(&subs["ignore-if-exists"]).len(), 1);
+    // a scan made by an incident opens none, even for `always`
+    {
+        let st = &t.emu.state;
+        let now = st.now_ms();
+        let spec = crate::emulator::content::ScanSpec {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            url: "https://always.modes.example.org/".into(),
+            time_ms: now,
+            visibility: "private".into(),
+            country: None,
+            tags: vec![],
+            method: "api".into(),
+            source: "incident".into(),
+            user_agent: None,
+            referer: None,
+        };
+        let e = st.entry(spec, Some("analyst".into()), Some("blue-team".into()), now);
+        st.store.lock().unwrap().insert(e);
+    }
+    t.advance(1.0);
+    assert_eq!(t.opened(&subs["always"]).len(), 2);
 
     // the subscription's incident options, and another watch key
     let sid = t
