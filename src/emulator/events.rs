@@ -4,7 +4,31 @@
 //!
 //! Lock order: `AppState::premium`, then `AppState::store`, then
 //! `AppState::events`; never the reverse.
-use serde_json::Value;
+//!
+//! The engine runs on every `tick` (each `advance` and a background task
+//! every 200 ms of wall time):
+//! * submitted scans whose finish time passed are matched against the saved
+//!   searches of active subscriptions (datasource scans), and their
+//!   hostnames seen for the first time by the owner against those of
+//!   datasource hostnames; matches queue per (subscription, target, data
+//!   source) and may open incidents (`incidentCreationMode`);
+//! * queues cut into notifications when their frequency says so (`live` at
+//!   once, `hourly` at each full hour, `daily` at the channel's `utcTime`);
+//! * incident changes become notifications to the incident's channels;
+//! * e-mails land in the outbox; webhook attempts that are due start as
+//!   tasks and are recorded when they end; failed ones are retried on the
+//!   emulator clock.
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use chrono::Datelike;
+use serde_json::{json, Map, Value};
+use tokio::sync::watch;
+
+use super::premium::{self, Item, PremiumState};
+use super::query::Query;
+use super::state::{lookup, AppState, Caller, Entry, KeyInfo, Store};
 
 /// A watched attribute of an incident changed between two observations;
 /// queued by the incident clock, turned into notifications by this module.
@@ -45,4 +69,912 @@ pub struct Events {
     /// Every webhook attempt, oldest first:
     /// `{"url", "status", "error", "attempt", "notification", "at"}`.
     pub deliveries: Vec<Value>,
+    engine: Engine,
+}
+
+impl Events {
+    /// Incidents opened by subscriptions: (subscription id, incident id), oldest first.
+    pub fn opened_incidents(&self) -> &[(String, String)] {
+        &self.engine.opened
+    }
+}
+
+const HOUR_MS: i64 = 3_600_000;
+const DAY_MS: i64 = 86_400_000;
+/// Webhook attempts per notification.
+const MAX_ATTEMPTS: u32 = 5;
+/// Emulator time from the end of the first failed attempt to the second;
+/// doubled for each further one.
+const FIRST_BACKOFF_MS: i64 = 10_000;
+const TICK_EVERY: Duration = Duration::from_millis(200);
+
+#[derive(Debug, Default)]
+struct Engine {
+    /// Submitted scans not finished yet: (finish ms, uuid).
+    unfinished: Vec<(i64, String)>,
+    /// Hostnames in each owner's searchable scans, for hostnames searches;
+    /// filled the first time the owner has such a subscription.
+    hosts_seen: HashMap<String, HashSet<String>>,
+    /// Matched items waiting for their batch.
+    queues: Vec<Queue>,
+    /// Webhook notifications not yet delivered or given up.
+    webhooks: Vec<Webhook>,
+    /// Incidents opened by subscriptions: (subscription id, incident id).
+    opened: Vec<(String, String)>,
+    /// Present while the emulator runs (webhook attempts need it).
+    runner: Option<Runner>,
+}
+
+#[derive(Debug)]
+struct Runner {
+    rt: tokio::runtime::Handle,
+    app: Weak<AppState>,
+    /// Set to true when the emulator stops: running attempts end.
+    stop: watch::Sender<bool>,
+    /// Built on first use; follows no redirects.
+    client: Option<reqwest::Client>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Target {
+    Channel(String),
+    /// The subscription's own `emailAddresses`.
+    Email,
+}
+
+#[derive(Debug)]
+struct Queue {
+    subscription: String,
+    target: Target,
+    datasource: &'static str,
+    items: Vec<Queued>,
+}
+
+#[derive(Debug, Clone)]
+struct Queued {
+    /// When the item matched (the scan's finish time).
+    at_ms: i64,
+    /// The hit's sort key: (epoch ms, id).
+    sort: (i64, String),
+    hit: Value,
+    searches: Vec<String>,
+}
+
+#[derive(Debug)]
+struct Webhook {
+    id: String,
+    channel: String,
+    payload: Value,
+    /// Attempts started so far.
+    attempts: u32,
+    /// When the next attempt is due; `None` while one runs.
+    due_ms: Option<i64>,
+}
+
+/// A webhook attempt to start.
+struct Attempt {
+    id: String,
+    url: String,
+    n: u32,
+    payload: Value,
+}
+
+/// An item that matched a subscription.
+struct Match {
+    subscription: String,
+    datasource: &'static str,
+    item: Queued,
+    /// Values at the subscription's `incidentWatchKeys`.
+    watched: Vec<String>,
+    /// The scan was made by an incident: it opens no incident (an `always`
+    /// subscription matching its own incidents' scans would never stop).
+    by_incident: bool,
+}
+
+/// An incident to open for a match.
+struct Open {
+    key: KeyInfo,
+    mode: String,
+    fields: Map<String, Value>,
+    subscription: String,
+}
+
+// ---------------------------------------------------------------- running
+
+/// Start the background tick (every 200 ms of wall time) on the current
+/// runtime and allow webhook attempts; the task ends when the state is
+/// gone or on `stop`.
+pub(crate) fn start(st: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
+    let (stop, _) = watch::channel(false);
+    st.events.lock().unwrap().engine.runner = Some(Runner {
+        rt: tokio::runtime::Handle::current(),
+        app: Arc::downgrade(st),
+        stop,
+        client: None,
+    });
+    let app = Arc::downgrade(st);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(TICK_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            let Some(st) = app.upgrade() else { break };
+            let now = st.now_ms();
+            premium::tick(&st, now);
+            tick(&st, now);
+        }
+    })
+}
+
+/// No more webhook attempts; running ones end.
+pub(crate) fn stop(st: &AppState) {
+    if let Some(r) = st.events.lock().unwrap().engine.runner.take() {
+        r.stop.send_replace(true);
+    }
+}
+
+/// Bring notifications up to the emulator time `now`: match newly finished
+/// scans, open incidents, cut due batches, record e-mails and start due
+/// webhook attempts (which run as tasks, not here).
+pub fn tick(st: &AppState, now: i64) {
+    let mut p = st.premium.lock().unwrap();
+    let mut opens = Vec::new();
+    let attempts = {
+        let mut store = st.store.lock().unwrap();
+        let mut guard = st.events.lock().unwrap();
+        let ev = &mut *guard;
+        let fresh = store.take_new_finishes();
+        ev.engine.unfinished.extend(fresh);
+        let mut due: Vec<(i64, String)> = Vec::new();
+        ev.engine.unfinished.retain(|(t, u)| {
+            let done = *t <= now;
+            if done {
+                due.push((*t, u.clone()));
+            }
+            !done
+        });
+        due.sort();
+        let found = if due.is_empty() {
+            vec![]
+        } else {
+            matches(st, &p, &store, &mut ev.engine, &due, now)
+        };
+        drop(store);
+        for m in found {
+            opens.extend(incident_opens(st, &p, &m));
+            enqueue(&p, &mut ev.engine, m);
+        }
+        incident_notifications(st, &p, ev, now);
+        cut(st, &p, ev, now);
+        due_attempts(&p, ev, now)
+    };
+    if !opens.is_empty() {
+        let mut opened = Vec::new();
+        for o in opens {
+            let id = premium::open_for_subscription(
+                &mut p,
+                &o.key,
+                now,
+                &o.mode,
+                o.fields,
+                &o.subscription,
+            );
+            if let Some(id) = id {
+                opened.push((o.subscription, id));
+            }
+        }
+        st.events.lock().unwrap().engine.opened.extend(opened);
+    }
+    drop(p);
+    launch(st, attempts);
+}
+
+// ---------------------------------------------------------------- matching
+
+fn text<'a>(it: &'a Item, k: &str) -> Option<&'a str> {
+    it.body.get(k).and_then(Value::as_str)
+}
+
+/// A list field; a single string counts as a list of one.
+fn texts(it: &Item, k: &str) -> Vec<String> {
+    match it.body.get(k) {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect(),
+        Some(Value::String(s)) => vec![s.clone()],
+        _ => vec![],
+    }
+}
+
+fn active(it: &Item) -> bool {
+    it.body.get("isActive").and_then(Value::as_bool) != Some(false)
+}
+
+/// `weekDays` allow alerts on this UTC day, or `ignoreTime` is set. No
+/// `weekDays` (or an empty list) allows every day.
+fn day_allowed(it: &Item, at_ms: i64) -> bool {
+    if it.body.get("ignoreTime").and_then(Value::as_bool) == Some(true) {
+        return true;
+    }
+    let days = texts(it, "weekDays");
+    let day = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(at_ms)
+        .map(|d| d.weekday().num_days_from_monday() as usize)
+        .unwrap_or(0);
+    days.is_empty() || days.iter().any(|d| d == premium::WEEK_DAYS[day])
+}
+
+fn owner_key<'a>(st: &'a AppState, user: &str) -> Option<&'a KeyInfo> {
+    st.keys.iter().map(|(_, k)| k).find(|k| k.user == user)
+}
+
+/// The hostnames a scan saw: the listed domains and the page's own host.
+fn host_names(e: &Entry) -> Vec<String> {
+    let mut names: Vec<String> = e
+        .doc
+        .get("domain")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(p) = lookup(&e.doc, "page.domain").and_then(Value::as_str) {
+        names.push(p.to_string());
+    }
+    let mut uniq = HashSet::new();
+    names.retain(|n| uniq.insert(n.clone()));
+    names
+}
+
+/// The hostnames-datasource document of a hostname first seen by scan `e`
+/// (the shape the hostnames search answers), and its hit with `_id` and `sort`.
+fn host_doc(e: &Entry, host: &str) -> (Value, Value) {
+    let page = lookup(&e.doc, "page.domain").and_then(Value::as_str) == Some(host);
+    let apex = page
+        .then(|| lookup(&e.doc, "page.apexDomain").and_then(Value::as_str))
+        .flatten()
+        .map(String::from)
+        .unwrap_or_else(|| premium::approx_apex(host));
+    let t = e.spec.time_ms;
+    let src = if page { "scan" } else { "scan-link" };
+    let doc = json!({
+        "hostname": host,
+        "domain": apex,
+        "apexDomain": apex,
+        "date": iso(t),
+        "first_seen": iso(t),
+        "last_seen": iso(t),
+        "sources": ["pdns", src],
+    });
+    let mut hit = doc.clone();
+    use sha2::Digest;
+    let digest = hex::encode(sha2::Sha256::digest(host.as_bytes()));
+    hit["_id"] = json!(&digest[..24]);
+    hit["sort"] = json!([t, host]);
+    (doc, hit)
+}
+
+/// Values at the watch keys of a subscription for one datasource (default
+/// `scans/page.domain` and `hostnames/hostname`).
+fn watched(sub: &Item, datasource: &str, doc: &Value) -> Vec<String> {
+    let prefix = format!("{datasource}/");
+    let mut keys: Vec<String> = texts(sub, "incidentWatchKeys")
+        .into_iter()
+        .filter_map(|k| k.strip_prefix(&prefix).map(String::from))
+        .collect();
+    if keys.is_empty() {
+        keys.push(
+            if datasource == "scans" {
+                "page.domain"
+            } else {
+                "hostname"
+            }
+            .into(),
+        );
+    }
+    let mut out: Vec<String> = Vec::new();
+    for k in keys {
+        let v = match lookup(doc, &k) {
+            Some(Value::String(s)) => s.clone(),
+            Some(v @ Value::Number(_)) => v.to_string(),
+            _ => continue,
+        };
+        if !v.is_empty() && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Matches of newly finished scans (`due`: (finish ms, uuid), oldest first).
+fn matches(
+    st: &AppState,
+    p: &PremiumState,
+    store: &Store,
+    eng: &mut Engine,
+    due: &[(i64, String)],
+    now: i64,
+) -> Vec<Match> {
+    // Active subscriptions with their saved searches, by data source.
+    struct Sub<'a> {
+        item: &'a Item,
+        caller: Caller,
+        scans: Vec<(&'a str, Query)>,
+        hostnames: Vec<(&'a str, Query)>,
+    }
+    let mut subs: Vec<Sub> = Vec::new();
+    for s in p.subscriptions().iter().filter(|s| active(s)) {
+        let Some(k) = owner_key(st, &s.owner) else {
+            continue;
+        };
+        let mut sub = Sub {
+            item: s,
+            caller: Caller::Key(k.clone()),
+            scans: vec![],
+            hostnames: vec![],
+        };
+        let ids = texts(s, "searchIds");
+        for saved in p.searches().iter().filter(|x| ids.contains(&x.id)) {
+            let Ok(q) = Query::parse(text(saved, "query").unwrap_or("")) else {
+                continue;
+            };
+            match text(saved, "datasource") {
+                Some("hostnames") => sub.hostnames.push((&saved.id, q)),
+                _ => sub.scans.push((&saved.id, q)),
+            }
+        }
+        if !sub.scans.is_empty() || !sub.hostnames.is_empty() {
+            subs.push(sub);
+        }
+    }
+    // Owners whose first sightings of hostnames are tracked.
+    let mut owners: Vec<(String, Caller)> = Vec::new();
+    for s in subs.iter().filter(|s| !s.hostnames.is_empty()) {
+        if !owners.iter().any(|(o, _)| *o == s.item.owner) {
+            owners.push((s.item.owner.clone(), s.caller.clone()));
+        }
+    }
+    for o in eng.hosts_seen.keys() {
+        if !owners.iter().any(|(x, _)| x == o) {
+            if let Some(k) = owner_key(st, o) {
+                owners.push((o.clone(), Caller::Key(k.clone())));
+            }
+        }
+    }
+    if subs.is_empty() && owners.is_empty() {
+        return vec![];
+    }
+    let batch: HashSet<&str> = due.iter().map(|(_, u)| u.as_str()).collect();
+    let mut out = Vec::new();
+    for (_, uuid) in due {
+        let Some(e) = store.get(uuid) else { continue };
+        let mut hit: Option<Value> = None;
+        for s in &subs {
+            if s.scans.is_empty() || s.item.created_ms > e.finish_ms || !e.searchable_by(&s.caller)
+            {
+                continue;
+            }
+            let searches: Vec<String> = s
+                .scans
+                .iter()
+                .filter(|(_, q)| q.matches(&e.doc, now))
+                .map(|(id, _)| id.to_string())
+                .collect();
+            if searches.is_empty() {
+                continue;
+            }
+            let hit = hit
+                .get_or_insert_with(|| serde_json::from_str(&e.hit).unwrap_or(Value::Null))
+                .clone();
+            out.push(Match {
+                subscription: s.item.id.clone(),
+                datasource: "scans",
+                item: Queued {
+                    at_ms: e.finish_ms,
+                    sort: (e.spec.time_ms, e.spec.uuid.clone()),
+                    hit,
+                    searches,
+                },
+                watched: watched(s.item, "scans", &e.doc),
+                by_incident: e.spec.source == "incident",
+            });
+        }
+        for (owner, caller) in &owners {
+            if !e.searchable_by(caller) {
+                continue;
+            }
+            let seen = eng.hosts_seen.entry(owner.clone()).or_insert_with(|| {
+                store
+                    .by_time
+                    .values()
+                    .filter(|x| {
+                        x.finished(now)
+                            && x.searchable_by(caller)
+                            && !batch.contains(x.spec.uuid.as_str())
+                    })
+                    .flat_map(host_names)
+                    .collect()
+            });
+            for host in host_names(e) {
+                if !seen.insert(host.clone()) {
+                    continue;
+                }
+                let (doc, hit) = host_doc(e, &host);
+                for s in subs.iter().filter(|s| s.item.owner == *owner) {
+                    if s.item.created_ms > e.finish_ms {
+                        continue;
+                    }
+                    let searches: Vec<String> = s
+                        .hostnames
+                        .iter()
+                        .filter(|(_, q)| q.matches(&doc, now))
+                        .map(|(id, _)| id.to_string())
+                        .collect();
+                    if searches.is_empty() {
+                        continue;
+                    }
+                    out.push(Match {
+                        subscription: s.item.id.clone(),
+                        datasource: "hostnames",
+                        item: Queued {
+                            at_ms: e.finish_ms,
+                            sort: (e.spec.time_ms, host.clone()),
+                            hit: hit.clone(),
+                            searches,
+                        },
+                        watched: watched(s.item, "hostnames", &doc),
+                        by_incident: e.spec.source == "incident",
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The incidents a match opens, per the subscription's `incidentCreationMode`.
+fn incident_opens(st: &AppState, p: &PremiumState, m: &Match) -> Vec<Open> {
+    let Some(sub) = p.subscriptions().iter().find(|s| s.id == m.subscription) else {
+        return vec![];
+    };
+    let mode = text(sub, "incidentCreationMode").unwrap_or("none");
+    let Some(key) = owner_key(st, &sub.owner) else {
+        return vec![];
+    };
+    if mode == "none" || m.by_incident {
+        return vec![];
+    }
+    let channels: Vec<String> = texts(sub, "incidentChannelIds")
+        .into_iter()
+        .filter(|id| p.channels().iter().any(|c| c.id == *id))
+        .collect();
+    m.watched
+        .iter()
+        .map(|value| {
+            let mut fields = Map::new();
+            fields.insert("observable".into(), json!(value));
+            fields.insert(
+                "visibility".into(),
+                json!(text(sub, "incidentVisibility").unwrap_or("private")),
+            );
+            fields.insert("channels".into(), json!(channels));
+            if let Some(profile) = text(sub, "incidentProfileId") {
+                fields.insert("incidentProfile".into(), json!(profile));
+            }
+            Open {
+                key: key.clone(),
+                mode: mode.to_string(),
+                fields,
+                subscription: sub.id.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Queue a match for each target of the subscription that takes it.
+fn enqueue(p: &PremiumState, eng: &mut Engine, m: Match) {
+    let Some(sub) = p.subscriptions().iter().find(|s| s.id == m.subscription) else {
+        return;
+    };
+    if !day_allowed(sub, m.item.at_ms) {
+        return;
+    }
+    let mut targets = Vec::new();
+    for id in texts(sub, "channelIds") {
+        let Some(ch) = p.channels().iter().find(|c| c.id == id) else {
+            continue;
+        };
+        if active(ch)
+            && day_allowed(ch, m.item.at_ms)
+            && !targets.contains(&Target::Channel(id.clone()))
+        {
+            targets.push(Target::Channel(id));
+        }
+    }
+    if !texts(sub, "emailAddresses").is_empty() {
+        targets.push(Target::Email);
+    }
+    for target in targets {
+        let q = match eng.queues.iter_mut().position(|q| {
+            q.subscription == m.subscription && q.target == target && q.datasource == m.datasource
+        }) {
+            Some(i) => &mut eng.queues[i],
+            None => {
+                eng.queues.push(Queue {
+                    subscription: m.subscription.clone(),
+                    target,
+                    datasource: m.datasource,
+                    items: vec![],
+                });
+                eng.queues.last_mut().expect("just pushed")
+            }
+        };
+        match q.items.iter_mut().find(|i| i.sort == m.item.sort) {
+            Some(i) => {
+                for s in &m.item.searches {
+                    if !i.searches.contains(s) {
+                        i.searches.push(s.clone());
+                    }
+                }
+            }
+            None => q.items.push(m.item.clone()),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- batches
+
+/// The latest instant at or before `now` that is `offset` past a multiple
+/// of `period`.
+fn last_boundary(now: i64, period: i64, offset: i64) -> i64 {
+    now - (now - offset).rem_euclid(period)
+}
+
+/// A channel's `utcTime` ("HH:MM") as milliseconds past midnight; 0 unset.
+fn utc_offset(ch: Option<&Item>) -> i64 {
+    let Some(t) = ch.and_then(|c| text(c, "utcTime")) else {
+        return 0;
+    };
+    let (h, m) = t.split_once(':').unwrap_or(("0", "0"));
+    let h: i64 = h.parse().unwrap_or(0);
+    let m: i64 = m.parse().unwrap_or(0);
+    (h * 60 + m) * 60_000
+}
+
+/// Turn the queued items that are due into notifications.
+fn cut(st: &AppState, p: &PremiumState, ev: &mut Events, now: i64) {
+    let queues = std::mem::take(&mut ev.engine.queues);
+    for mut q in queues {
+        let Some(sub) = p.subscriptions().iter().find(|s| s.id == q.subscription) else {
+            continue;
+        };
+        if !active(sub) {
+            continue;
+        }
+        let ch = match &q.target {
+            Target::Channel(id) => match p.channels().iter().find(|c| c.id == *id) {
+                Some(c) if active(c) => Some(c),
+                _ => continue,
+            },
+            Target::Email => None,
+        };
+        let frequency = ch
+            .and_then(|c| text(c, "frequency"))
+            .or_else(|| text(sub, "frequency"))
+            .unwrap_or("live");
+        let boundary = match frequency {
+            "hourly" => last_boundary(now, HOUR_MS, 0),
+            "daily" => last_boundary(now, DAY_MS, utc_offset(ch)),
+            _ => now,
+        };
+        let (mut batch, keep): (Vec<Queued>, Vec<Queued>) =
+            q.items.drain(..).partition(|i| i.at_ms <= boundary);
+        if !batch.is_empty() {
+            batch.sort_by(|a, b| b.sort.cmp(&a.sort));
+            let order = texts(sub, "searchIds");
+            let mut searches: Vec<String> = order
+                .into_iter()
+                .filter(|id| batch.iter().any(|i| i.searches.contains(id)))
+                .collect();
+            for i in &batch {
+                for s in &i.searches {
+                    if !searches.contains(s) {
+                        searches.push(s.clone());
+                    }
+                }
+            }
+            let results: Vec<Value> = batch.into_iter().map(|i| i.hit).collect();
+            let payload = json!({
+                "id": premium::new_id(now),
+                "type": "subscription",
+                "createdAt": iso(now),
+                "frequency": frequency,
+                "subscriptionId": sub.id,
+                "subscriptionName": text(sub, "name"),
+                "searchIds": searches,
+                "incidentId": null,
+                "observable": null,
+                "changes": [],
+                "channelId": ch.map(|c| c.id.clone()),
+                "datasource": q.datasource,
+                "total": results.len(),
+                "results": results,
+            });
+            let name = text(sub, "name").unwrap_or("");
+            let n = payload["total"].as_u64().unwrap_or(0);
+            let subject = format!(
+                "[urlscan] {n} new {} for subscription \"{name}\"",
+                if n == 1 { "result" } else { "results" }
+            );
+            let emails = match ch {
+                None => texts(sub, "emailAddresses"),
+                Some(_) => vec![],
+            };
+            deliver(
+                st, ev, &sub.owner, &sub.team, ch, emails, subject, payload, now,
+            );
+        }
+        if !keep.is_empty() {
+            q.items = keep;
+            ev.engine.queues.push(q);
+        }
+    }
+}
+
+/// Incident changes become `incident` notifications to the incident's
+/// active channels, at once.
+fn incident_notifications(st: &AppState, p: &PremiumState, ev: &mut Events, now: i64) {
+    let changes = std::mem::take(&mut ev.incident_changes);
+    for c in changes {
+        let attrs: Vec<&str> = c
+            .changes
+            .iter()
+            .filter_map(|x| x.get("attribute").and_then(Value::as_str))
+            .collect();
+        let subject = format!(
+            "[urlscan] incident {}: {} changed",
+            c.observable,
+            attrs.join(", ")
+        );
+        let mut done: Vec<&str> = Vec::new();
+        for id in &c.channels {
+            if done.contains(&id.as_str()) {
+                continue;
+            }
+            done.push(id);
+            let Some(ch) = p.channels().iter().find(|x| x.id == *id) else {
+                continue;
+            };
+            if !active(ch) {
+                continue;
+            }
+            let payload = json!({
+                "id": premium::new_id(now),
+                "type": "incident",
+                "createdAt": iso(now),
+                "frequency": "live",
+                "subscriptionId": null,
+                "subscriptionName": null,
+                "searchIds": [],
+                "incidentId": c.incident_id,
+                "observable": c.observable,
+                "changes": c.changes,
+                "channelId": ch.id,
+                "datasource": "scans",
+                "results": [c.hit],
+                "total": 1,
+            });
+            deliver(
+                st,
+                ev,
+                &c.owner,
+                &c.team,
+                Some(ch),
+                vec![],
+                subject.clone(),
+                payload,
+                now,
+            );
+        }
+    }
+}
+
+/// Keep a notification and send it: an outbox entry for e-mail (the
+/// channel's addresses, else the owner's; or `emails` without a channel),
+/// a pending webhook attempt for webhook channels.
+#[allow(clippy::too_many_arguments)]
+fn deliver(
+    st: &AppState,
+    ev: &mut Events,
+    owner: &str,
+    team: &Option<String>,
+    ch: Option<&Item>,
+    emails: Vec<String>,
+    subject: String,
+    payload: Value,
+    now: i64,
+) {
+    ev.notifications.push(Stored {
+        owner: owner.to_string(),
+        team: team.clone(),
+        created_ms: now,
+        payload: payload.clone(),
+    });
+    let to = match ch {
+        None => emails,
+        Some(c) if text(c, "type") == Some("email") => {
+            let mut to = texts(c, "emailAddresses");
+            if to.is_empty() {
+                to.extend(owner_key(st, owner).map(|k| k.email.clone()));
+            }
+            to
+        }
+        Some(c) => {
+            ev.engine.webhooks.push(Webhook {
+                id: payload["id"].as_str().unwrap_or_default().to_string(),
+                channel: c.id.clone(),
+                payload,
+                attempts: 0,
+                due_ms: Some(now),
+            });
+            return;
+        }
+    };
+    ev.outbox.push(json!({
+        "to": to,
+        "subject": subject,
+        "notification": payload,
+        "at": iso(now),
+    }));
+}
+
+// ---------------------------------------------------------------- webhooks
+
+/// Webhook attempts due at `now`, marked as running. A channel disabled or
+/// deleted meanwhile ends its notifications' attempts.
+fn due_attempts(p: &PremiumState, ev: &mut Events, now: i64) -> Vec<Attempt> {
+    if ev.engine.runner.is_none() {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    let mut records = Vec::new();
+    ev.engine.webhooks.retain_mut(|w| {
+        let Some(due) = w.due_ms else {
+            return true;
+        };
+        if due > now {
+            return true;
+        }
+        let Some(ch) = p.channels().iter().find(|c| c.id == w.channel) else {
+            return false;
+        };
+        if !active(ch) {
+            return false;
+        }
+        w.attempts += 1;
+        let Some(url) = text(ch, "webhookURL") else {
+            records.push(json!({
+                "url": null,
+                "status": null,
+                "error": "the channel has no webhookURL",
+                "attempt": w.attempts,
+                "notification": w.payload,
+                "at": iso(now),
+            }));
+            return false;
+        };
+        w.due_ms = None;
+        out.push(Attempt {
+            id: w.id.clone(),
+            url: url.to_string(),
+            n: w.attempts,
+            payload: w.payload.clone(),
+        });
+        true
+    });
+    ev.deliveries.extend(records);
+    out
+}
+
+/// Start webhook attempts as tasks on the emulator's runtime.
+fn launch(st: &AppState, attempts: Vec<Attempt>) {
+    if attempts.is_empty() {
+        return;
+    }
+    let timeout = Duration::from_secs_f64(st.cfg.webhook_timeout.clamp(0.001, 86_400.0));
+    let mut ev = st.events.lock().unwrap();
+    let Some(r) = ev.engine.runner.as_mut() else {
+        return;
+    };
+    if r.client.is_none() {
+        let built = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build();
+        match built {
+            Ok(c) => r.client = Some(c),
+            Err(e) => log::error!("webhook client: {e}"),
+        }
+    }
+    let Some(client) = r.client.clone() else {
+        return;
+    };
+    let (rt, app) = (r.rt.clone(), r.app.clone());
+    for a in attempts {
+        let stop = r.stop.subscribe();
+        rt.spawn(attempt(app.clone(), client.clone(), a, timeout, stop));
+    }
+}
+
+/// An error's message with its causes.
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return "timeout".into();
+    }
+    let mut parts = vec![e.to_string()];
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        let m = s.to_string();
+        if !parts.contains(&m) {
+            parts.push(m);
+        }
+        src = s.source();
+    }
+    parts.join(": ")
+}
+
+/// One POST of a notification; records the attempt and schedules the next
+/// one (5xx, 408, 429, connection errors and timeouts, at most five attempts).
+async fn attempt(
+    app: Weak<AppState>,
+    client: reqwest::Client,
+    a: Attempt,
+    timeout: Duration,
+    mut stop: watch::Receiver<bool>,
+) {
+    let req = client
+        .post(&a.url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(
+            reqwest::header::USER_AGENT,
+            concat!("urlscan-emulator/", env!("CARGO_PKG_VERSION")),
+        )
+        .header("X-Urlscan-Notification-Id", &a.id)
+        .header("X-Urlscan-Delivery-Attempt", a.n.to_string())
+        .timeout(timeout)
+        .body(a.payload.to_string());
+    let outcome = tokio::select! {
+        r = req.send() => r.map(|resp| resp.status().as_u16()),
+        _ = stop.wait_for(|s| *s) => return,
+    };
+    let (status, error) = match outcome {
+        Ok(s) => (Some(s), None),
+        Err(e) => (None, Some(describe(&e))),
+    };
+    let Some(st) = app.upgrade() else { return };
+    let now = st.now_ms();
+    let mut ev = st.events.lock().unwrap();
+    ev.deliveries.push(json!({
+        "url": a.url,
+        "status": status,
+        "error": error,
+        "attempt": a.n,
+        "notification": a.payload,
+        "at": iso(now),
+    }));
+    let retry = a.n < MAX_ATTEMPTS
+        && status.is_none_or(|s| (500..600).contains(&s) || s == 408 || s == 429);
+    if retry {
+        if let Some(w) = ev.engine.webhooks.iter_mut().find(|w| w.id == a.id) {
+            w.due_ms = Some(now + FIRST_BACKOFF_MS * (1 << (a.n - 1)));
+        }
+    } else {
+        ev.engine.webhooks.retain(|w| w.id != a.id);
+    }
+}
+
+fn iso(ms: i64) -> String {
+    super::ratelimit::iso_ms(ms)
 }

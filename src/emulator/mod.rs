@@ -2,6 +2,8 @@
 //! behaves like the service (state machines, visibility, rate limits, errors).
 pub mod content;
 pub mod events;
+#[cfg(test)]
+mod events_tests;
 pub mod faults;
 pub mod premium;
 pub mod query;
@@ -11,7 +13,6 @@ pub mod state;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -27,6 +28,8 @@ pub struct Emulator {
     pub addr: SocketAddr,
     pub state: Arc<AppState>,
     shutdown: Option<oneshot::Sender<()>>,
+    /// The background clock tick of notifications.
+    ticker: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Emulator {
@@ -45,11 +48,13 @@ impl Emulator {
         let (tx, rx) = oneshot::channel::<()>();
         let header_timeout = Duration::from_secs_f64(state.cfg.header_read_timeout.max(0.001));
         tokio::spawn(serve(listener, app, rx, header_timeout));
+        let ticker = events::start(&state);
         log::info!("emulator listening on http://{addr}");
         Ok(Emulator {
             addr,
             state,
             shutdown: Some(tx),
+            ticker: Some(ticker),
         })
     }
 
@@ -93,6 +98,10 @@ impl Emulator {
     pub fn stop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
+        }
+        if let Some(t) = self.ticker.take() {
+            t.abort();
+            events::stop(&self.state);
         }
     }
 }

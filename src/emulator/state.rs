@@ -163,6 +163,9 @@ pub struct Store {
     /// Finish times (epoch ms) of the scans that were submitted, with counts:
     /// a scan finishing changes what searches see.
     finishes: BTreeMap<i64, u32>,
+    /// (finish ms, uuid) of submitted scans not yet taken by the
+    /// notification engine (`take_new_finishes`).
+    new_finishes: Vec<(i64, String)>,
 }
 
 impl Store {
@@ -193,10 +196,16 @@ impl Store {
         self.generation += 1;
         if e.finish_ms > 0 {
             *self.finishes.entry(e.finish_ms).or_default() += 1;
+            self.new_finishes.push((e.finish_ms, e.spec.uuid.clone()));
         }
         self.time_of.insert(e.spec.uuid.clone(), e.spec.time_ms);
         self.by_time
             .insert((Reverse(e.spec.time_ms), Reverse(e.spec.uuid.clone())), e);
+    }
+
+    /// The submitted scans inserted since the last call: (finish ms, uuid).
+    pub(crate) fn take_new_finishes(&mut self) -> Vec<(i64, String)> {
+        std::mem::take(&mut self.new_finishes)
     }
 
     /// Did any scan finish in `(from, to]`?
@@ -328,7 +337,9 @@ impl AppState {
     pub fn advance(&self, secs: f64) {
         self.clock_offset_ms
             .fetch_add((secs * 1000.0).round() as i64, Ordering::SeqCst);
-        super::premium::tick(self, self.now_ms());
+        let now = self.now_ms();
+        super::premium::tick(self, now);
+        super::events::tick(self, now);
     }
 
     pub fn key_info(&self, key: &str) -> Option<&KeyInfo> {

@@ -106,7 +106,7 @@ fn sightings(st: &AppState, c: &Caller, host: &str, now: i64) -> Vec<Seen> {
 }
 
 /// Registrable domain, for hosts no scanned page reported one for.
-fn approx_apex(host: &str) -> String {
+pub(crate) fn approx_apex(host: &str) -> String {
     if host.parse::<std::net::IpAddr>().is_ok() {
         return host.to_string();
     }

@@ -786,3 +786,44 @@ async fn states(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Re
     let inc = tri!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incidentstates": inc.states }))
 }
+
+/// Open an incident of `k` for a match of subscription `subscription_id`,
+/// per its `incidentCreationMode`: `always` opens one, `default` unless an
+/// active incident of the owner observes the same value, `ignore-if-exists`
+/// unless any incident of the owner does; anything else opens none.
+/// Answers the new incident's id.
+pub(crate) fn open_for_subscription(
+    p: &mut PremiumState,
+    k: &KeyInfo,
+    now: i64,
+    mode: &str,
+    fields: Map<String, Value>,
+    subscription_id: &str,
+) -> Option<String> {
+    let value = fields.get("observable").and_then(Value::as_str)?;
+    target_url(value, None)?;
+    let exists = |any: bool| {
+        p.incidents.iter().any(|i| {
+            i.owner == k.user
+                && (any || !i.closed)
+                && i.fields
+                    .get("observable")
+                    .and_then(Value::as_str)
+                    .is_some_and(|o| o.eq_ignore_ascii_case(value))
+        })
+    };
+    let open = match mode {
+        "always" => true,
+        "default" => !exists(false),
+        "ignore-if-exists" => !exists(true),
+        _ => false,
+    };
+    if !open {
+        return None;
+    }
+    let source = Some(subscription_id.to_string());
+    let inc = Incident::start(k, now, fields, "subscription", source, vec![]);
+    let id = inc.id.clone();
+    p.incidents.push(inc);
+    Some(id)
+}

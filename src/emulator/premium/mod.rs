@@ -32,6 +32,9 @@ mod subscriptions;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use hostnames::approx_apex;
+pub(crate) use incidents::open_for_subscription;
+
 /// State of the premium features (guarded by `AppState::premium`).
 #[derive(Debug, Default)]
 pub struct PremiumState {
@@ -42,6 +45,19 @@ pub struct PremiumState {
     incidents: Vec<incidents::Incident>,
     /// Temporary data dump links: token -> (path, expiry ms).
     dump_tokens: HashMap<String, (String, i64)>,
+}
+
+/// Read access for the notification engine.
+impl PremiumState {
+    pub(crate) fn searches(&self) -> &[Item] {
+        &self.searches
+    }
+    pub(crate) fn subscriptions(&self) -> &[Item] {
+        &self.subscriptions
+    }
+    pub(crate) fn channels(&self) -> &[Item] {
+        &self.channels
+    }
 }
 
 /// Routes of the premium endpoints, merged into the emulator's router.
@@ -88,13 +104,13 @@ fn now(st: &AppState) -> i64 {
 
 /// A user-created item: saved search, subscription or channel.
 #[derive(Debug, Clone)]
-struct Item {
-    id: String,
-    owner: String,
-    team: Option<String>,
-    created_ms: i64,
+pub(crate) struct Item {
+    pub(crate) id: String,
+    pub(crate) owner: String,
+    pub(crate) team: Option<String>,
+    pub(crate) created_ms: i64,
     /// The validated request fields.
-    body: Map<String, Value>,
+    pub(crate) body: Map<String, Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
@@ -197,7 +213,7 @@ fn key_of(c: &Caller) -> &KeyInfo {
 
 /// A 24-hex-character id (4 bytes of seconds, 8 random bytes), like the
 /// service's document ids.
-fn new_id(now_ms: i64) -> String {
+pub(crate) fn new_id(now_ms: i64) -> String {
     format!(
         "{:08x}{:016x}",
         (now_ms / 1000) as u32,
@@ -406,7 +422,7 @@ fn check_refs(
 }
 
 /// The seven week days, for `weekDays`.
-const WEEK_DAYS: &[&str] = &[
+pub(crate) const WEEK_DAYS: &[&str] = &[
     "Monday",
     "Tuesday",
     "Wednesday",
