@@ -127,7 +127,7 @@ def test_help_documents_exit_codes() -> None:
     assert cli.__doc__ is not None and cli.EXIT_CODES_HELP in cli.__doc__
     for code in ("0", "1", "2", "3", "4", "5", "6", "130"):
         assert f"\n  {code} " in cli.EXIT_CODES_HELP
-    commands = "scan result screenshot dom search bulk quotas hostname incident emulator demo".split()
+    commands = "scan result screenshot dom search bulk quotas hostname incident listen emulator demo".split()
     assert all(f"\n    {c} " in out.stdout for c in commands)
     assert cli.main(["--help"]) == 0  # argparse's exit is turned into a return value
     assert cli.main(["search"]) == 2
@@ -484,7 +484,7 @@ def sources() -> Iterator[str]:
     ],
 )
 def test_search_datasource_human(sources: str, datasource: str, header: str, first: str) -> None:
-    out = run_cli("--base-url", sources, "--api-key", UNKNOWN_KEY, "search", "--datasource", datasource, "--limit", "3")
+    out = run_cli("--base-url", sources, "--api-key", UNKNOWN_KEY, "search", "", "--datasource", datasource, "--limit", "3")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith(header)
@@ -494,10 +494,12 @@ def test_search_datasource_human(sources: str, datasource: str, header: str, fir
 def test_search_datasource_json(sources: str) -> None:
     from .test_events import DOCS
 
-    out = run_cli("--json", "--base-url", sources, "--api-key", UNKNOWN_KEY, "search", "--datasource", "hostnames", "--size", "2")
+    out = run_cli(
+        "--json", "--base-url", sources, "--api-key", UNKNOWN_KEY, "search", "", "--datasource", "hostnames", "--size", "2"
+    )
     assert out.returncode == 0, out.stderr
     assert json_lines(out) == DOCS["hostnames"]
-    bad = run_cli("search", "--datasource", "urls", env=_env())
+    bad = run_cli("search", "", "--datasource", "urls", env=_env())
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 

@@ -993,7 +993,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--datasource searches hostnames, incidents, notifications or certificates instead (premium)."
         ),
     )
-    q.add_argument("query", nargs="?", default="", help="the query (default: everything)")
+    q.add_argument("query", help="the query ('' for everything)")
     q.add_argument(
         "--datasource",
         choices=list(HIT_HEADERS),

@@ -463,6 +463,8 @@ _MAX_BODY = 64 * 1024 * 1024
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # Many deliveries may connect at once (the default backlog of 5 resets some).
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], receiver: WebhookReceiver) -> None:
         self.receiver = receiver
