@@ -1,4 +1,4 @@
-"""Testing support: a local emulator of the service.
+"""Testing support: a local emulator of the service, and a webhook receiver.
 
 >>> from urlscan_rs.testing import Emulator
 >>> with Emulator(scans=100, scan_duration=5.0) as emu:
@@ -13,6 +13,10 @@ Faults can be scripted to test how code copes with a misbehaving service:
 ...     emu.inject("status", status=503, count=2, path="/api/v1/search")
 ...     hits = list(emu.client(max_retries=3).search("page.domain:example.com", limit=5))
 ...     assert emu.stats()["faults"] == 2
+
+Notifications the emulator sends reach a :class:`WebhookReceiver` (a webhook
+channel's URL); e-mails and every webhook attempt are kept in
+:attr:`Emulator.outbox` and :attr:`Emulator.deliveries`.
 """
 
 from __future__ import annotations

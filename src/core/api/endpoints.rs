@@ -187,6 +187,19 @@ mod tests {
     }
 
     #[test]
+    fn query_params_are_split_from_the_body() {
+        let ep = find("saved_searches.results").unwrap();
+        let opts = json!({"size": 5, "search_after": "1611489992146,x", "other": 1});
+        let (params, rest) = split_params(ep, opts.as_object().unwrap());
+        assert_eq!(params.len(), 2);
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["other"]);
+        let built = build(ep.name, ep.params, &params, false).unwrap();
+        assert_eq!(built["size"], json!(5));
+        let bad = json!({"size": 0});
+        assert!(build(ep.name, ep.params, bad.as_object().unwrap(), false).is_err());
+    }
+
+    #[test]
     fn unwrapping() {
         assert_eq!(
             unwrap(json!({"incident": {"_id": "a"}}), &["incident"]),
