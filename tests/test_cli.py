@@ -127,7 +127,7 @@ def test_help_documents_exit_codes() -> None:
     assert cli.__doc__ is not None and cli.EXIT_CODES_HELP in cli.__doc__
     for code in ("0", "1", "2", "3", "4", "5", "6", "130"):
         assert f"\n  {code} " in cli.EXIT_CODES_HELP
-    commands = "scan result screenshot dom search bulk quotas hostname incident emulator demo".split()
+    commands = "scan result screenshot dom search bulk quotas hostname incident listen emulator demo".split()
     assert all(f"\n    {c} " in out.stdout for c in commands)
     assert cli.main(["--help"]) == 0  # argparse's exit is turned into a return value
     assert cli.main(["search"]) == 2
@@ -454,3 +454,128 @@ def test_progress_bar_unit() -> None:
     assert "5/10" in text and " 50%" in text
     spinner = ProgressBar("wait", None, enabled=False)
     assert "####" in spinner.render() and "s" in spinner.render()
+
+
+# ---------------------------------------------------------------- data sources and listen
+
+
+@pytest.fixture(scope="module")
+def sources() -> Iterator[str]:
+    """A scripted service answering searches of the other data sources."""
+    from http.server import ThreadingHTTPServer
+    from threading import Thread
+
+    from .test_events import DataSources
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), DataSources)
+    Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.mark.parametrize(
+    ("datasource", "header", "first"),
+    [
+        ("hostnames", "LAST SEEN (UTC)", "h0.example.net"),
+        ("incidents", "CREATED (UTC)", "o0.example.net"),
+        ("notifications", "CREATED (UTC)", "changing.example.net"),
+        ("certificates", "LAST SEEN (UTC)", "c0.example.net"),
+    ],
+)
+def test_search_datasource_human(sources: str, datasource: str, header: str, first: str) -> None:
+    out = run_cli("--base-url", sources, "--api-key", UNKNOWN_KEY, "search", "", "--datasource", datasource, "--limit", "3")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(header)
+    assert len(lines) == 5 and first in lines[1] and lines[4].startswith("3 of 5 hits")
+
+
+def test_search_datasource_json(sources: str) -> None:
+    from .test_events import DOCS
+
+    out = run_cli(
+        "--json", "--base-url", sources, "--api-key", UNKNOWN_KEY, "search", "", "--datasource", "hostnames", "--size", "2"
+    )
+    assert out.returncode == 0, out.stderr
+    assert json_lines(out) == DOCS["hostnames"]
+    bad = run_cli("search", "", "--datasource", "urls", env=_env())
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def _listen(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``listen --port 0 ARGS``; returns the process and the URL it printed."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "urlscan_rs", "listen", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert "listening on http://127.0.0.1:" in line, line
+    return proc, line.split("listening on ")[1].split()[0]
+
+
+def _post(url: str, obj: Any) -> int:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=json.dumps(obj).encode(), headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_listen_prints_summaries() -> None:
+    from .test_events import INCIDENT_PAYLOAD, SUBSCRIPTION_PAYLOAD
+
+    proc, url = _listen("--count", "2")
+    assert _post(url, SUBSCRIPTION_PAYLOAD) == 200
+    assert _post(url, SUBSCRIPTION_PAYLOAD) == 200  # a retry: not printed again
+    assert _post(url, {"hello": "world"}) == 400
+    assert _post(url, INCIDENT_PAYLOAD) == 200
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    sub, inc = out.splitlines()
+    assert sub.startswith("2026-11-23 10:00:00 UTC  subscription  lookalikes (live)  1 result")
+    assert "first: paypal-login.example.net https://paypal-login.example.net/" in sub
+    assert "incident" in inc and "changing.example.net" in inc and "changed: ip" in inc
+
+
+def test_listen_json_lines() -> None:
+    from .test_events import INCIDENT_PAYLOAD, SUBSCRIPTION_PAYLOAD
+
+    proc, url = _listen("--json", "--count", "2")
+    _post(url, SUBSCRIPTION_PAYLOAD)
+    _post(url, INCIDENT_PAYLOAD)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == [SUBSCRIPTION_PAYLOAD, INCIDENT_PAYLOAD]
+
+
+def test_listen_streams_and_stops_on_ctrl_c() -> None:
+    from .test_events import SUBSCRIPTION_PAYLOAD
+
+    proc, url = _listen("--json")
+    assert proc.stdout is not None
+    _post(url, SUBSCRIPTION_PAYLOAD)
+    # flushed as it arrives, before the receiver stops
+    assert json.loads(proc.stdout.readline())["id"] == SUBSCRIPTION_PAYLOAD["id"]
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and out == "", err
+
+
+def test_listen_port_in_use() -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        out = run_cli("listen", "--port", str(s.getsockname()[1]), "--count", "1", timeout=30)
+    assert out.returncode == 2 and "cannot listen on 127.0.0.1:" in out.stderr

@@ -123,6 +123,45 @@ def test_saved_searches(pe: Emulator, pc: Client) -> None:
     assert SavedSearch({"usertags": ["pro.a"]}).user_tags == ["pro.a"]
 
 
+def test_saved_search_results_paging(pe: Emulator, pc: Client) -> None:
+    s = pc.saved_searches.create(datasource="scans", name="all", query="date:>now-3650d")
+    every = [h.id for h in pc.search("date:>now-3650d", limit=12)]
+    first = pc.saved_searches.results(s.id, size=5)
+    assert [h.id for h in first] == every[:5]
+    cursor = ",".join(str(v) for v in first[-1].sort)
+    rest = pc.saved_searches.results(s.id, size=7, search_after=cursor)
+    assert [h.id for h in rest] == every[5:12]
+
+    async def paged() -> list[str]:
+        ac = pe.async_client()
+        try:
+            return [h.id for h in await ac.saved_searches.results(s.id, size=3, search_after=cursor)]
+        finally:
+            ac.close()
+
+    assert run(paged()) == every[5:8]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"size": 0}, "size"),
+        ({"size": 10_001}, "size"),
+        ({"size": True}, "size"),
+        ({"size": "5"}, "size"),
+        ({"search_after": "yesterday"}, "search_after"),
+        ({"search_after": "1611489992146,"}, "search_after"),
+        ({"search_after": 1611489992146}, "search_after"),
+    ],
+)
+def test_saved_search_results_paging_checked(pe: Emulator, pc: Client, options: dict[str, object], message: str) -> None:
+    s = pc.saved_searches.create(datasource="scans", name="all", query="*")
+    before = requests_served(pe)
+    with pytest.raises(urlscan_rs.ValidationError, match=message):
+        pc.saved_searches.results(s.id, **options)  # type: ignore[arg-type]
+    assert requests_served(pe) == before
+
+
 def test_subscriptions_and_channels(pe: Emulator, pc: Client) -> None:
     ch = channel(pc)
     assert ch.webhook_url == "https://hooks.example.com/a" and ch.is_default is False

@@ -26,7 +26,13 @@ from .errors import (
     UrlscanError,
     ValidationError,
 )
+from .events import parse_notification
 from .models import (
+    CertificateHit,
+    HostnameHit,
+    IncidentHit,
+    Notification,
+    NotificationHit,
     Quotas,
     ScanOutcome,
     ScanResult,
@@ -81,6 +87,12 @@ __all__ = [
     "ServerError",
     "ScanTimeoutError",
     "DecodeError",
+    "parse_notification",
+    "Notification",
+    "HostnameHit",
+    "IncidentHit",
+    "NotificationHit",
+    "CertificateHit",
     "Quotas",
     "ScanOutcome",
     "ScanResult",

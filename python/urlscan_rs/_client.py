@@ -358,6 +358,10 @@ class _BaseClient:
     ) -> SearchIterator:
         """Hits of ``q``, newest first, fetched lazily page by page.
 
+        Hits are :class:`SearchHit` for scans (no ``datasource``, or "scans"),
+        and :class:`HostnameHit`, :class:`IncidentHit`, :class:`NotificationHit`
+        or :class:`CertificateHit` for the other data sources.
+
         The next page is requested while the current one is read. A large export
         (several pages still to come) walks ``parallel`` shards of the scans at
         once and merges them, so the order is exactly that of a single walk.

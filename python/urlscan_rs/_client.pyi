@@ -1,7 +1,7 @@
 # Typed signatures of Client and AsyncClient (one implementation serves both).
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, overload
 
 from ._namespaces import (
     AsyncBrands,
@@ -24,7 +24,21 @@ from ._namespaces import (
     Subscriptions,
 )
 from .errors import UrlscanError
-from .models import Quotas, ScanOutcome, ScanResult, Screenshot, SearchHit, Submission, User, UserAgentGroup, VisibilityChange
+from .models import (
+    CertificateHit,
+    HostnameHit,
+    IncidentHit,
+    NotificationHit,
+    Quotas,
+    ScanOutcome,
+    ScanResult,
+    Screenshot,
+    SearchHit,
+    Submission,
+    User,
+    UserAgentGroup,
+    VisibilityChange,
+)
 
 __all__ = ["Client", "AsyncClient", "SearchIterator"]
 
@@ -152,6 +166,7 @@ class Client:
     def reset_visibility(self, uuid: str) -> VisibilityChange: ...
     def available_countries(self) -> list[str]: ...
     def user_agents(self) -> list[UserAgentGroup]: ...
+    @overload
     def search(
         self,
         q: str = "",
@@ -159,10 +174,70 @@ class Client:
         size: int = 100,
         limit: int | None = None,
         search_after: str | None = None,
-        datasource: Datasource | None = None,
+        datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
         parallel: int | None = None,
     ) -> SyncSearchIterator[SearchHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["hostnames"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> SyncSearchIterator[HostnameHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["incidents"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> SyncSearchIterator[IncidentHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["notifications"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> SyncSearchIterator[NotificationHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["certificates"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> SyncSearchIterator[CertificateHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: str | None = None,
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> SyncSearchIterator[SearchHit]: ...
@@ -262,6 +337,7 @@ class AsyncClient:
     async def reset_visibility(self, uuid: str) -> VisibilityChange: ...
     async def available_countries(self) -> list[str]: ...
     async def user_agents(self) -> list[UserAgentGroup]: ...
+    @overload
     def search(
         self,
         q: str = "",
@@ -269,10 +345,70 @@ class AsyncClient:
         size: int = 100,
         limit: int | None = None,
         search_after: str | None = None,
-        datasource: Datasource | None = None,
+        datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
         parallel: int | None = None,
     ) -> AsyncSearchIterator[SearchHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["hostnames"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> AsyncSearchIterator[HostnameHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["incidents"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> AsyncSearchIterator[IncidentHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["notifications"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> AsyncSearchIterator[NotificationHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: Literal["certificates"],
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> AsyncSearchIterator[CertificateHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: str | None = None,
+        collapse: str | None = None,
+        parallel: int | None = None,
+    ) -> AsyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> AsyncSearchIterator[SearchHit]: ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 COLUMNS = ("time", "url", "domain", "ip", "country", "score", "malicious", "report", "screenshot")
@@ -38,7 +39,7 @@ def _cell(key: str, value: Any) -> str:
     if key in ("report", "screenshot"):
         label = "report" if key == "report" else "screenshot"
         return f'<td><a href="{html.escape(str(value))}" target="_blank">{label}</a></td>'
-    if key == "time":
+    if isinstance(value, datetime):
         return f"<td>{html.escape(value.strftime('%Y-%m-%d %H:%M:%S'))}</td>"
     if key == "malicious":
         return f"<td>{'&#9888; yes' if value is True else 'no' if value is False else 'unknown'}</td>"
@@ -47,11 +48,24 @@ def _cell(key: str, value: Any) -> str:
     return f'<td title="{html.escape(text)}">{html.escape(short)}</td>'
 
 
+def _is_scan(obj: Any) -> bool:
+    from .models import ScanResult, SearchHit
+
+    return isinstance(obj, (ScanResult, SearchHit))
+
+
 def table(objs: Iterable[Any], caption: str | None = None) -> str:
-    """A compact HTML table: URL, domain, IP, country, verdict, time, links."""
-    rows = [record(o) for o in objs]
-    head = "".join(f"<th>{c}</th>" for c in COLUMNS)
-    body = "".join("<tr>" + "".join(_cell(c, r.get(c)) for c in COLUMNS) + "</tr>" for r in rows)
+    """A compact HTML table: URL, domain, IP, country, verdict, time, links
+    for scans; the hits' own flat records for the other data sources."""
+    objs = list(objs)
+    columns: tuple[str, ...]
+    if all(_is_scan(o) for o in objs):
+        rows, columns = [record(o) for o in objs], COLUMNS
+    else:
+        rows = [o.to_record() for o in objs]
+        columns = tuple(rows[0])
+    head = "".join(f"<th>{c}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(_cell(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return f'<table class="urlscan-rs">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 

@@ -89,8 +89,11 @@ class SavedSearches(_Namespace):
     def delete(self, search_id: str) -> Any:
         return self._table("saved_searches.delete", [search_id], discard=True)
 
-    def results(self, search_id: str) -> Any:
-        return self._table("saved_searches.results", [search_id], model="SearchHit")
+    def results(self, search_id: str, *, size: int | None = None, search_after: str | None = None) -> Any:
+        """The saved query's hits, newest first: ``size`` of them (the
+        service's default when None), after the cursor ``search_after`` (the
+        last hit's ``sort`` values joined by a comma)."""
+        return self._table("saved_searches.results", [search_id], _opts(size=size, search_after=search_after), model="SearchHit")
 
 
 class Subscriptions(_Namespace):

@@ -4,14 +4,14 @@ Usage: ``urlscan-rs [--api-key KEY] [--base-url URL] [--json] [--timeout S] COMM
 
 Commands: ``scan``, ``result``, ``screenshot``, ``dom``, ``search``, ``bulk``,
 ``quotas``, ``hostname``, ``incident {create,get,close,restart,states}``,
-``emulator`` and ``demo``. The key and the service address default to
+``listen``, ``emulator`` and ``demo``. The key and the service address default to
 ``URLSCAN_API_KEY`` and ``URLSCAN_BASE_URL``; the global options are also
 accepted after the command.
 
 Output is a readable summary or an aligned table (colours only when stdout is a
 terminal and ``NO_COLOR`` is unset). With ``--json`` every line is exactly one
 JSON object: the wire form of results, submissions, search hits, hostname
-records and incidents, and a small object for anything else (``bulk`` gives
+records, incidents and notifications, and a small object for anything else (``bulk`` gives
 ``{"url", "ok", "uuid", "submission", "result", "error"}`` per URL). Progress
 bars go to stderr, and only when stderr is a terminal. Errors go to stderr,
 with what went wrong and what to do about it.
@@ -67,9 +67,20 @@ from .errors import (
     UrlscanError,
     ValidationError,
 )
-from .models import Incident, ScanResult, Submission, Verdict
+from .models import (
+    CertificateHit,
+    HostnameHit,
+    Incident,
+    IncidentHit,
+    Notification,
+    NotificationHit,
+    ScanResult,
+    SearchHit,
+    Submission,
+    Verdict,
+)
 
-__all__ = ["main", "build_parser", "exit_code_for", "describe_error", "EXIT_CODES_HELP"]
+__all__ = ["main", "build_parser", "exit_code_for", "describe_error", "notification_line", "EXIT_CODES_HELP"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -473,10 +484,61 @@ def cmd_dom(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+def _hit_row(hit: Any) -> list[Cell]:
+    """One table row per hit, by the hit's data source."""
+    if isinstance(hit, HostnameHit):
+        sources = ", ".join(hit.sources or []) or "-"
+        return [
+            _when(hit.last_seen, minutes=True),
+            _clip(hit.hostname, 50),
+            hit.domain or "-",
+            _when(hit.first_seen, True),
+            sources,
+        ]
+    if isinstance(hit, IncidentHit):
+        return [_when(hit.created_at, minutes=True), hit.state or "-", _clip(hit.observable, 50), hit.source_type or "-", hit.id]
+    if isinstance(hit, NotificationHit):
+        about = hit.subscription_name or hit.subscription_id or hit.observable or hit.incident_id
+        return [_when(hit.created_at, minutes=True), hit.type or "-", _clip(about, 40), _count(hit.total), hit.id]
+    if isinstance(hit, CertificateHit):
+        return [
+            _when(hit.last_seen, minutes=True),
+            _clip(hit.domain, 40),
+            _clip(hit.issuer, 40),
+            _when(hit.valid_to, True),
+            hit.id,
+        ]
+    return [
+        _when(hit.task.time, minutes=True),
+        _clip(hit.page.domain, 50),
+        hit.page.ip or "-",
+        hit.page.country or "-",
+        _score(hit.verdicts),
+        hit.id,
+    ]
+
+
+def _count(n: int | None) -> str:
+    return "-" if n is None else str(n)
+
+
+# Table headers per data source, and the right-aligned columns.
+HIT_HEADERS: dict[str, tuple[list[str], frozenset[int]]] = {
+    "scans": (["TIME (UTC)", "DOMAIN", "IP", "CC", "SCORE", "UUID"], frozenset({4})),
+    "hostnames": (["LAST SEEN (UTC)", "HOSTNAME", "DOMAIN", "FIRST SEEN", "SOURCES"], frozenset()),
+    "incidents": (["CREATED (UTC)", "STATE", "OBSERVABLE", "SOURCE", "ID"], frozenset()),
+    "notifications": (["CREATED (UTC)", "TYPE", "ABOUT", "RESULTS", "ID"], frozenset({3})),
+    "certificates": (["LAST SEEN (UTC)", "DOMAIN", "ISSUER", "VALID TO", "ID"], frozenset()),
+}
+
+
 def cmd_search(args: argparse.Namespace, out: Output) -> int:
     limit: int = args.limit
+    datasource: str = args.datasource
     with _client(args) as c:
-        it = c.search(args.query, limit=limit, size=min(args.size, limit))
+        it = c.search(
+            args.query, limit=limit, size=min(args.size, limit), datasource=None if datasource == "scans" else datasource
+        )
         hits = []
         with out.progress("search", limit, enabled=limit > SEARCH_PROGRESS_ABOVE) as bar:
             for n, hit in enumerate(it, 1):
@@ -492,19 +554,8 @@ def cmd_search(args: argparse.Namespace, out: Output) -> int:
     if not hits:
         out.line(f"No hits for {args.query!r}.")
         return EXIT_OK
-    rows: list[list[Cell]] = []
-    for h in hits:
-        rows.append(
-            [
-                _when(h.task.time, minutes=True),
-                _clip(h.page.domain, 50),
-                h.page.ip or "-",
-                h.page.country or "-",
-                _score(h.verdicts),
-                h.id,
-            ]
-        )
-    out.table(["TIME (UTC)", "DOMAIN", "IP", "CC", "SCORE", "UUID"], rows, right=frozenset({4}))
+    headers, right = HIT_HEADERS[datasource]
+    out.table(headers, [_hit_row(h) for h in hits], right=right)
     of = f" of {total:,}{'+' if more else ''}" if total is not None else ""
     hint = "; raise --limit to see more" if total is not None and (more or total > len(hits)) else ""
     out.line(out.paint(f"{len(hits):,}{of} hits{hint}", DIM))
@@ -700,6 +751,61 @@ def cmd_incident_states(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+def _hit_summary(hit: Any) -> str:
+    if isinstance(hit, HostnameHit):
+        return hit.hostname or "-"
+    if isinstance(hit, SearchHit):
+        return " ".join(x for x in (hit.page.domain, hit.task.url or hit.page.url) if x) or hit.id or "-"
+    return "-"
+
+
+def notification_line(n: Notification) -> str:
+    """A one-line summary: time, type, subscription or incident, results, the first result."""
+    if n.type == "incident":
+        about = f"{n.observable or '-'} (incident {n.incident_id or '-'})"
+        changed = ", ".join(str(c.get("attribute")) for c in n.changes or [] if isinstance(c, dict))
+        if changed:
+            about += f" changed: {changed}"
+    else:
+        name = n.subscription_name or n.subscription_id or "-"
+        about = name + (f" ({n.frequency})" if n.frequency else "")
+    results = n.results or []
+    total = n.total if n.total is not None else len(results)
+    first = f"  first: {_hit_summary(results[0])}" if results else ""
+    return f"{_when(n.created_at)}  {n.type}  {about}  {total} result{'s' if total != 1 else ''}{first}"
+
+
+def cmd_listen(args: argparse.Namespace, out: Output) -> int:
+    from .testing import WebhookReceiver
+
+    try:
+        hook = WebhookReceiver(args.host, args.port)
+    except OSError as e:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    count: int | None = args.count
+    shown = 0
+    with hook:
+        _note(f"listening on {hook.url} (POST notifications there; Ctrl-C to stop)")
+        try:
+            while count is None or shown < count:
+                try:
+                    received = hook.wait(shown + 1, timeout=0.5)
+                except TimeoutError:
+                    continue
+                for n in received[shown:]:
+                    if out.json:
+                        out.emit(n.raw)
+                    else:
+                        out.line(notification_line(n))
+                    sys.stdout.flush()
+                    shown += 1
+                    if count is not None and shown >= count:
+                        break
+        except KeyboardInterrupt:
+            pass
+    return EXIT_OK
+
+
 def cmd_emulator(args: argparse.Namespace, out: Output) -> int:
     from .testing import Emulator
 
@@ -882,11 +988,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = api_command(
         "search",
-        "search historical scans",
+        "search historical scans (or another data source)",
         cmd_search,
-        description="Search scans with the Elasticsearch query-string syntax, e.g. 'page.domain:example.com AND date:>now-7d'.",
+        description=(
+            "Search scans with the Elasticsearch query-string syntax, e.g. 'page.domain:example.com AND date:>now-7d';\n"
+            "--datasource searches hostnames, incidents, notifications or certificates instead (premium)."
+        ),
     )
-    q.add_argument("query")
+    q.add_argument("query", help="the query ('' for everything)")
+    q.add_argument(
+        "--datasource",
+        choices=list(HIT_HEADERS),
+        default="scans",
+        help="what to search (default: scans)",
+    )
     q.add_argument("--limit", type=_positive_int, default=100, metavar="N", help="at most N hits (default: 100)")
     q.add_argument("--size", type=_positive_int, default=100, metavar="N", help="hits per request (default: 100)")
 
@@ -936,6 +1051,22 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         incident_command(name, help, _incident_action(name, title)).add_argument("id", metavar="ID")
     incident_command("states", "list an incident's observations", cmd_incident_states).add_argument("id", metavar="ID")
+
+    ls = sub.add_parser(
+        "listen",
+        help="receive webhook notifications and print them",
+        description=(
+            "Serve a webhook endpoint and print each notification POSTed to it (de-duplicated by id):\n"
+            "a one-line summary, or the payload as one JSON line with --json. Give the address printed\n"
+            "on stderr as a webhook channel's URL. Stops after --count notifications, or on Ctrl-C (exit 0)."
+        ),
+        formatter_class=raw,
+    )
+    ls.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    ls.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080; 0 picks a free one)")
+    ls.add_argument("--count", type=_positive_int, metavar="N", help="stop after N notifications")
+    ls.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object per line")
+    ls.set_defaults(func=cmd_listen)
 
     e = sub.add_parser(
         "emulator",

@@ -52,6 +52,11 @@ __all__ = [
     "BrandSummary",
     "LiveScanner",
     "DataDumpFile",
+    "Notification",
+    "HostnameHit",
+    "IncidentHit",
+    "NotificationHit",
+    "CertificateHit",
 ]
 
 _MISSING = object()
@@ -158,12 +163,14 @@ class _FieldView(property):
     own, for speed. Assignment raises as on any frozen model.
     """
 
-    __slots__ = ("name", "head", "rest", "conv")
+    __slots__ = ("name", "head", "rest", "conv", "alt")
 
     def __init__(self, name: str, wire: str, conv: Callable[[Any], Any] | None) -> None:
         super().__init__(fset=_frozen)
+        wire, _, alt = wire.partition("|")
         head, _, rest = wire.partition(".")
         self.name, self.head, self.rest, self.conv = name, head, tuple(rest.split(".")) if rest else (), conv
+        self.alt = alt or None
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         if obj is None:
@@ -175,6 +182,8 @@ class _FieldView(property):
         value = obj._r.get(self.head, _MISSING)
         if self.rest and value is not _MISSING:
             value = _walk(value, self.rest)
+        if value is _MISSING and self.alt is not None:
+            value = obj._lookup(self.alt)
         if value is _MISSING:
             value = None
         if self.conv is not None:
@@ -187,7 +196,8 @@ class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
     __slots__ = ("_r", "_cache")
-    # attribute -> (wire path, converter); a path may be dotted ("task.uuid").
+    # attribute -> (wire path, converter); a path may be dotted ("task.uuid")
+    # and name alternatives tried in order when one is absent ("id|_id").
     _fields: ClassVar[dict[str, _Field]] = {}
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
@@ -255,11 +265,14 @@ class Model:
         return value
 
     def _lookup(self, path: str) -> Any:
+        path, _, alt = path.partition("|")
         head, _, rest = path.partition(".")
         cur: Any = self._top(head)
-        if cur is _MISSING or not rest:
-            return cur
-        return _walk(cur, rest.split("."))
+        if cur is not _MISSING and rest:
+            cur = _walk(cur, rest.split("."))
+        if cur is _MISSING and alt:
+            return self._lookup(alt)
+        return cur
 
     def _unknown(self, name: str) -> Any:
         r = self._r
@@ -1121,3 +1134,182 @@ class DataDumpFile(Model):
     size: int | None
     timestamp: datetime | None
     _fields = {"path": _f("path"), "size": _f("size", _int), "timestamp": _f("timestamp", _dt)}
+
+
+# ---------------------------------------------------------------- data sources and events
+
+
+def _opt_list(v: Any) -> list[Any] | None:
+    """A list; ``{}`` reads as an empty list; absent or anything else is unknown (None)."""
+    if isinstance(v, list):
+        return list(v)
+    if isinstance(v, dict):
+        return []
+    return None
+
+
+def _flat(obj: Model, names: Iterable[str]) -> dict[str, Any]:
+    return {n: getattr(obj, n) for n in names}
+
+
+class HostnameHit(Model):
+    """A hit of ``search(datasource="hostnames")``: a hostname and when it was seen."""
+
+    __slots__ = ()
+    id: str
+    sort: list[Any]
+    hostname: str | None
+    domain: str | None
+    apex_domain: str | None
+    date: datetime | None
+    first_seen: datetime | None
+    last_seen: datetime | None
+    sources: list[str] | None
+    _fields = {
+        "id": _f("_id"),
+        "sort": _f("sort", _list),
+        "hostname": _f("hostname"),
+        "domain": _f("domain"),
+        "apex_domain": _f("apexDomain|apex_domain"),
+        "date": _f("date", _dt),
+        "first_seen": _f("first_seen|firstSeen", _dt),
+        "last_seen": _f("last_seen|lastSeen", _dt),
+        "sources": _f("sources", _opt_list),
+    }
+    _repr_fields = ("hostname", "domain", "first_seen", "last_seen")
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict of the documented fields (no ``sort``)."""
+        return _flat(self, ("id", "hostname", "domain", "apex_domain", "date", "first_seen", "last_seen", "sources"))
+
+
+class IncidentHit(Incident):
+    """A hit of ``search(datasource="incidents")``: an incident (every
+    :class:`Incident` field) with its ``sort`` values and ``date`` (its creation)."""
+
+    __slots__ = ()
+    sort: list[Any]
+    date: datetime | None
+    _fields = {**Incident._fields, "sort": _f("sort", _list), "date": _f("date", _dt)}
+    _repr_fields = ("id", "observable", "state", "source_type")
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict of the main fields (no ``sort``)."""
+        return _flat(
+            self,
+            ("id", "date", "observable", "state", "source_type", "source_id", "visibility", "owner", "scanned_at", "expire_at"),
+        )
+
+
+class CertificateHit(Model):
+    """A hit of ``search(datasource="certificates")``: a TLS certificate seen by scans."""
+
+    __slots__ = ()
+    id: str
+    sort: list[Any]
+    date: datetime | None
+    domain: str | None
+    subject_name: str | None
+    issuer: str | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    hostnames: list[str] | None
+    first_seen: datetime | None
+    last_seen: datetime | None
+    _fields = {
+        "id": _f("_id"),
+        "sort": _f("sort", _list),
+        "date": _f("date", _dt),
+        "domain": _f("domain"),
+        "subject_name": _f("subjectName"),
+        "issuer": _f("issuer"),
+        "valid_from": _f("validFrom", _dt),
+        "valid_to": _f("validTo", _dt),
+        "hostnames": _f("hostnames", _opt_list),
+        "first_seen": _f("firstSeen|first_seen", _dt),
+        "last_seen": _f("lastSeen|last_seen", _dt),
+    }
+    _repr_fields = ("domain", "issuer", "valid_to")
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict of the documented fields (no ``sort``)."""
+        names = ("id", "domain", "subject_name", "issuer", "valid_from", "valid_to", "hostnames", "first_seen", "last_seen")
+        return _flat(self, names)
+
+
+def _notified_hits(datasource: Any, items: Any) -> list[Any] | None:
+    # Notifications carry scan hits or hostname hits.
+    if not isinstance(items, list):
+        return [] if isinstance(items, dict) else None
+    cls: type[Model] = HostnameHit if datasource == "hostnames" else SearchHit
+    return [cls(x) if isinstance(x, dict) else x for x in items]
+
+
+class Notification(Model):
+    """A notification: what a webhook receives, an e-mail carries and
+    ``search(datasource="notifications")`` finds (see
+    :func:`urlscan_rs.parse_notification`).
+
+    ``type`` is "subscription" (new items matched a subscription's saved
+    searches) or "incident" (a watched attribute of an incident changed).
+    ``id`` stays the same on every delivery attempt, so a receiver can
+    de-duplicate. ``results`` are typed like the hits of ``search()`` for
+    ``datasource``: :class:`SearchHit` for scans (or no datasource),
+    :class:`HostnameHit` for hostnames.
+    """
+
+    __slots__ = ()
+    id: str
+    type: str | None
+    created_at: datetime | None
+    frequency: str | None
+    subscription_id: str | None
+    subscription_name: str | None
+    search_ids: list[str] | None
+    incident_id: str | None
+    observable: str | None
+    changes: list[dict[str, Any]] | None
+    channel_id: str | None
+    datasource: str | None
+    total: int | None
+    _fields = {
+        "id": _f("id|_id"),
+        "type": _f("type"),
+        "created_at": _f("createdAt", _dt),
+        "frequency": _f("frequency"),
+        "subscription_id": _f("subscriptionId"),
+        "subscription_name": _f("subscriptionName"),
+        "search_ids": _f("searchIds", _opt_list),
+        "incident_id": _f("incidentId"),
+        "observable": _f("observable"),
+        "changes": _f("changes", _opt_list),
+        "channel_id": _f("channelId"),
+        "datasource": _f("datasource"),
+        "results": _f("results"),
+        "total": _f("total", _int),
+    }
+    _repr_fields = ("id", "type", "created_at", "total")
+
+    @property
+    def results(self) -> list[SearchHit | HostnameHit] | None:
+        """The matched items: :class:`HostnameHit` for datasource hostnames,
+        :class:`SearchHit` otherwise (None when absent)."""
+        cache = self._cache
+        if "results" not in cache:
+            cache["results"] = _notified_hits(self._r.get("datasource"), self._r.get("results"))
+        return cache["results"]  # type: ignore[no-any-return]
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict: the main fields and the number of results."""
+        names = ("id", "type", "created_at", "frequency", "subscription_id", "incident_id", "channel_id", "datasource", "total")
+        return _flat(self, names)
+
+
+class NotificationHit(Notification):
+    """A hit of ``search(datasource="notifications")``: a :class:`Notification`
+    with its ``sort`` values and ``date`` (its creation)."""
+
+    __slots__ = ()
+    sort: list[Any]
+    date: datetime | None
+    _fields = {**Notification._fields, "sort": _f("sort", _list), "date": _f("date", _dt)}

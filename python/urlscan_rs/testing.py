@@ -1,4 +1,4 @@
-"""Testing support: a local emulator of the service.
+"""Testing support: a local emulator of the service, and a webhook receiver.
 
 >>> from urlscan_rs.testing import Emulator
 >>> with Emulator(scans=100, scan_duration=5.0) as emu:
@@ -13,17 +13,29 @@ Faults can be scripted to test how code copes with a misbehaving service:
 ...     emu.inject("status", status=503, count=2, path="/api/v1/search")
 ...     hits = list(emu.client(max_retries=3).search("page.domain:example.com", limit=5))
 ...     assert emu.stats()["faults"] == 2
+
+Notifications the emulator sends reach a :class:`WebhookReceiver` (a webhook
+channel's URL); e-mails and every webhook attempt are kept in
+:attr:`Emulator.outbox` and :attr:`Emulator.deliveries`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import threading
 from collections.abc import Mapping
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from . import _native
 from ._client import AsyncClient, Client
+from .errors import DecodeError
+from .events import parse_notification
+from .models import Notification
 
-__all__ = ["Emulator"]
+__all__ = ["Emulator", "Email", "Delivery", "WebhookReceiver", "ReceivedRequest"]
 
 LatencySpec = float | Mapping[str, float]
 RateLimitSpec = Mapping[str, Mapping[str, int | None]]
@@ -44,6 +56,8 @@ class Emulator:
       ``data.requests`` entries, copies of the page's own requests) to a size
       drawn per scan from this range, deterministically. ``None`` (the
       default) keeps their natural size of tens of kilobytes.
+    * ``webhook_timeout``: seconds (wall clock) one webhook delivery attempt
+      may take before it counts as failed and is retried.
 
     Emulator time runs with the wall clock plus whatever :meth:`advance` added.
     ``keys`` holds an API key of each kind: ``premium`` (also ``api_key``),
@@ -62,6 +76,7 @@ class Emulator:
         host: str = "127.0.0.1",
         port: int = 0,
         result_size: tuple[int, int] | None = None,
+        webhook_timeout: float = 5.0,
     ) -> None:
         if isinstance(latency, Mapping):
             groups = {str(k): float(v) for k, v in latency.items()}
@@ -78,6 +93,7 @@ class Emulator:
             host=host,
             port=port,
             result_size=None if result_size is None else (int(result_size[0]), int(result_size[1])),
+            webhook_timeout=float(webhook_timeout),
         )
         self.scans = scans
         self.seed = seed
@@ -193,6 +209,23 @@ class Emulator:
         without a ``count`` counts as one. 0 once every fault is spent."""
         return self._native.faults()
 
+    @property
+    def outbox(self) -> list[Email]:
+        """E-mails sent so far (channels of type email and subscriptions'
+        own addresses), oldest first. Nothing leaves the emulator: they are kept here."""
+        return [Email._from_wire(d) for d in self._native.outbox()]
+
+    @property
+    def deliveries(self) -> list[Delivery]:
+        """Every webhook attempt so far, oldest first (a retried notification
+        has one entry per attempt, all with the same notification id)."""
+        return [Delivery._from_wire(d) for d in self._native.deliveries()]
+
+    @property
+    def notifications(self) -> list[Notification]:
+        """Every notification created so far, oldest first, whatever its target."""
+        return [Notification(d) for d in self._native.notifications()]
+
     def client(self, key: str | None = None, **kwargs: Any) -> Client:
         """A ``Client`` for this emulator; ``key`` is a key kind or a key (default: premium)."""
         return Client(self._key(key), base_url=self.url, **kwargs)
@@ -220,3 +253,268 @@ class Emulator:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"Emulator(url={self.url!r}, scans={self.scans}, seed={self.seed}, {state})"
+
+
+# ---------------------------------------------------------------- events
+
+
+def _at(v: Any) -> datetime:
+    """An emulator timestamp (ISO 8601, UTC) as an aware datetime."""
+    if not isinstance(v, str):
+        raise DecodeError(f"expected an ISO 8601 time, got {v!r}")
+    d = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
+
+
+def _notification(v: Any) -> Notification:
+    return Notification(v if isinstance(v, dict) else {})
+
+
+@dataclasses.dataclass(frozen=True)
+class Email:
+    """An e-mail in :attr:`Emulator.outbox`: who it went to and the notification it carries."""
+
+    to: list[str]
+    subject: str
+    notification: Notification
+    at: datetime
+    raw: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def _from_wire(cls, d: dict[str, Any]) -> Email:
+        to = d.get("to")
+        return cls(
+            to=[str(x) for x in to] if isinstance(to, list) else [],
+            subject=str(d.get("subject") or ""),
+            notification=_notification(d.get("notification")),
+            at=_at(d.get("at")),
+            raw=d,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Delivery:
+    """One webhook attempt in :attr:`Emulator.deliveries`: the HTTP ``status``
+    answered (None when there was no answer) or the ``error`` (refused
+    connection, timeout, ...), and the 1-based ``attempt`` number."""
+
+    url: str
+    status: int | None
+    error: str | None
+    attempt: int
+    notification: Notification
+    at: datetime
+    raw: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when the receiver answered 2xx."""
+        return self.status is not None and 200 <= self.status < 300
+
+    @classmethod
+    def _from_wire(cls, d: dict[str, Any]) -> Delivery:
+        status = d.get("status")
+        error = d.get("error")
+        return cls(
+            url=str(d.get("url") or ""),
+            status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+            error=error if isinstance(error, str) else None,
+            attempt=int(d.get("attempt") or 0),
+            notification=_notification(d.get("notification")),
+            at=_at(d.get("at")),
+            raw=d,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class ReceivedRequest:
+    """A POST that reached a :class:`WebhookReceiver`, and the status it was answered with."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    received_at: datetime
+    status: int
+
+    def json(self) -> Any:
+        """The body decoded as JSON."""
+        return json.loads(self.body)
+
+
+class WebhookReceiver:
+    """A webhook endpoint on loopback that collects notifications.
+
+    >>> with WebhookReceiver() as hook:
+    ...     channel = client.channels.create(type="webhook", name="hook", webhook_url=hook.url)
+    ...     ...                                  # something that notifies
+    ...     [n] = hook.wait(count=1, timeout=10)
+
+    It serves HTTP on ``host`` (default 127.0.0.1) and ``port`` (default 0: a
+    free port) from a daemon thread, from construction until :meth:`close` (or
+    the end of the ``with`` block). Every POST, to any path, is kept in
+    :attr:`requests` in arrival order, with the status it was answered with:
+
+    * the first ``fail_first`` POSTs: 503 (to exercise the sender's retries);
+    * a body that is not a notification (see :func:`urlscan_rs.parse_notification`): 400;
+    * otherwise ``status`` (default 200) with ``{"ok": true}``.
+
+    :attr:`notifications` holds the notifications answered with a 2xx,
+    de-duplicated by ``id`` (a retried delivery carries the same id): the first
+    arrival of each id is kept, in arrival order. Other methods than POST are
+    answered 405 and not kept. Safe to use from any thread.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, fail_first: int = 0, status: int = 200) -> None:
+        if fail_first < 0:
+            raise ValueError(f"fail_first must be 0 or more, got {fail_first}")
+        if not 100 <= status <= 599:
+            raise ValueError(f"status must be an HTTP status (100..599), got {status}")
+        self._cond = threading.Condition()
+        self._requests: list[ReceivedRequest] = []
+        self._notifications: list[Notification] = []
+        self._seen: set[str] = set()
+        self._fail_left = fail_first
+        self._status = status
+        self._server = _Server((host, port), self)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)
+        self._thread.start()
+        self._closed = False
+        bound = self._server.server_address
+        self.host, self.port = str(bound[0]), int(bound[1])
+
+    @property
+    def url(self) -> str:
+        """The address to give as a channel's ``webhook_url``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/webhook"
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        """Every POST received, in arrival order (retries and bad bodies included)."""
+        with self._cond:
+            return list(self._requests)
+
+    @property
+    def notifications(self) -> list[Notification]:
+        """The notifications accepted (answered 2xx), one per id, first arrival kept."""
+        with self._cond:
+            return list(self._notifications)
+
+    def wait(self, count: int = 1, timeout: float | None = 10.0) -> list[Notification]:
+        """Block until at least ``count`` distinct notifications arrived, and return
+        them all; raise ``TimeoutError`` after ``timeout`` seconds (None: no limit)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self._notifications) >= count, timeout):
+                got = len(self._notifications)
+                raise TimeoutError(
+                    f"{self.url} received {got} notification{'s' if got != 1 else ''} "
+                    f"({len(self._requests)} requests) in {timeout:g} s; waited for {count}"
+                )
+            return list(self._notifications)
+
+    def clear(self) -> None:
+        """Forget what was received (the de-duplication starts afresh too)."""
+        with self._cond:
+            self._requests.clear()
+            self._notifications.clear()
+            self._seen.clear()
+
+    def _receive(self, method: str, path: str, headers: dict[str, str], body: bytes) -> int:
+        """Record a POST; returns the status to answer with."""
+        with self._cond:
+            note: Notification | None = None
+            if self._fail_left > 0:
+                self._fail_left -= 1
+                status = 503
+            else:
+                try:
+                    note = parse_notification(body)
+                except DecodeError:
+                    status = 400
+                else:
+                    status = self._status
+            at = datetime.now(timezone.utc)
+            self._requests.append(ReceivedRequest(method, path, headers, body, at, status))
+            if note is not None and 200 <= status < 300 and note.id not in self._seen:
+                self._seen.add(note.id)
+                self._notifications.append(note)
+            self._cond.notify_all()
+            return status
+
+    def close(self) -> None:
+        """Stop serving (what was received stays readable)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    stop = close
+
+    def __enter__(self) -> WebhookReceiver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        with self._cond:
+            n, r = len(self._notifications), len(self._requests)
+        return f"WebhookReceiver(url={self.url!r}, notifications={n}, requests={r})"
+
+
+# Bodies larger than this are refused (413) and not kept.
+_MAX_BODY = 64 * 1024 * 1024
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # Many deliveries may connect at once (the default backlog of 5 resets some).
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], receiver: WebhookReceiver) -> None:
+        self.receiver = receiver
+        super().__init__(address, _Handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "urlscan-rs-webhook"
+    server: _Server
+
+    def do_POST(self) -> None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= _MAX_BODY:
+            self._answer(413 if length > _MAX_BODY else 400, {"ok": False, "error": "bad Content-Length"})
+            return
+        body = self.rfile.read(length) if length else b""
+        headers = dict(self.headers.items())
+        status = self.server.receiver._receive("POST", self.path, headers, body)
+        if 200 <= status < 300:
+            self._answer(status, {"ok": True})
+        elif status == 400:
+            self._answer(status, {"ok": False, "error": "not a notification"})
+        else:
+            self._answer(status, {"ok": False})
+
+    def _refuse(self) -> None:
+        self._answer(405, {"ok": False, "error": "POST only"})
+
+    do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = _refuse
+
+    def _answer(self, status: int, obj: dict[str, Any]) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass

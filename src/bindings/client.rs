@@ -574,7 +574,13 @@ impl Core {
             },
         };
         let cursor = SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
+        let p = cursor.params();
+        let class = match p.kind {
+            SearchKind::Search => hit_class(p.datasource.as_deref()),
+            _ => "SearchHit",
+        };
         Ok(NativeCursor {
+            class,
             mirror: Arc::new(Mutex::new(Mirror {
                 search_after: cursor.search_after.clone(),
                 ..Mirror::default()
@@ -639,23 +645,41 @@ struct Mirror {
     done: bool,
 }
 
+/// The model of a hit of each search data source.
+fn hit_class(datasource: Option<&str>) -> &'static str {
+    match datasource {
+        Some("hostnames") => "HostnameHit",
+        Some("incidents") => "IncidentHit",
+        Some("notifications") => "NotificationHit",
+        Some("certificates") => "CertificateHit",
+        _ => "SearchHit",
+    }
+}
+
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct NativeCursor {
+    /// The model class of the hits.
+    class: &'static str,
     cursor: Arc<tokio::sync::Mutex<SearchCursor>>,
     mirror: Arc<Mutex<Mirror>>,
     is_async: bool,
 }
 
-fn hits<'py>(py: Python<'py>, page: Option<Doc<SearchPageHead>>) -> PyResult<Bound<'py, PyAny>> {
+fn hits<'py>(
+    py: Python<'py>,
+    class: &str,
+    page: Option<Doc<SearchPageHead>>,
+) -> PyResult<Bound<'py, PyAny>> {
     match page {
         None => Ok(py.None().into_bound(py)),
-        Some(d) => super::lazy::lazy_hits(py, "SearchHit", &d).map(Bound::into_any),
+        Some(d) => super::lazy::lazy_hits(py, class, &d).map(Bound::into_any),
     }
 }
 
 #[pymethods]
 impl NativeCursor {
-    /// The next page as a list of `SearchHit`, or None at the end.
+    /// The next page as a list of hits (`SearchHit`, or the data source's
+    /// hit class), or None at the end.
     fn next_page(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let cursor = Arc::clone(&self.cursor);
         let mirror = Arc::clone(&self.mirror);
@@ -671,7 +695,13 @@ impl NativeCursor {
             };
             Ok(page)
         };
-        run(py, self.is_async, fut, Box::new(hits))
+        let class = self.class;
+        run(
+            py,
+            self.is_async,
+            fut,
+            Box::new(move |py, page| hits(py, class, page)),
+        )
     }
 
     /// The number of matching hits (a size=0 request); a floor when has_more.

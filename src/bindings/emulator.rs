@@ -4,11 +4,23 @@ use std::sync::Mutex;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
-use super::convert::to_pyerr;
+use super::convert::{json, to_pyerr};
 use crate::core;
 use crate::emulator::{Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits};
+
+/// JSON values as a list of Python objects (dicts for objects).
+fn json_list<'a, 'py>(
+    py: Python<'py>,
+    items: impl Iterator<Item = &'a serde_json::Value>,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for v in items {
+        out.append(json(py, v.to_string().as_bytes())?)?;
+    }
+    Ok(out)
+}
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct NativeEmulator {
@@ -29,7 +41,7 @@ impl NativeEmulator {
 #[pymethods]
 impl NativeEmulator {
     #[new]
-    #[pyo3(signature = (*, scans=1000, seed=0, scan_duration=10.0, latency=0.0, latency_groups=None, rate_limits=None, host="127.0.0.1".to_string(), port=0, result_size=None))]
+    #[pyo3(signature = (*, scans=1000, seed=0, scan_duration=10.0, latency=0.0, latency_groups=None, rate_limits=None, host="127.0.0.1".to_string(), port=0, result_size=None, webhook_timeout=5.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -42,6 +54,7 @@ impl NativeEmulator {
         host: String,
         port: u16,
         result_size: Option<(usize, usize)>,
+        webhook_timeout: f64,
     ) -> PyResult<NativeEmulator> {
         if let Some((lo, hi)) = result_size {
             if lo > hi || hi == 0 {
@@ -65,6 +78,14 @@ impl NativeEmulator {
                 ),
             ));
         }
+        if !(webhook_timeout.is_finite() && webhook_timeout > 0.0) {
+            return Err(to_pyerr(
+                py,
+                core::Error::Validation(format!(
+                    "webhook_timeout must be more than 0 seconds, got {webhook_timeout}"
+                )),
+            ));
+        }
         let mut cfg = EmulatorConfig {
             host,
             port,
@@ -72,6 +93,7 @@ impl NativeEmulator {
             seed,
             scan_duration,
             result_size,
+            webhook_timeout,
             latency: Latency {
                 default: latency,
                 groups: latency_groups.unwrap_or_default(),
@@ -198,6 +220,31 @@ impl NativeEmulator {
             }
             Ok(e.faults_remaining())
         })?
+    }
+
+    /// Delivered e-mails, oldest first: `{"to", "subject", "notification", "at"}`.
+    fn outbox<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self.with(|e| e.state.events.lock().unwrap().outbox.clone())?;
+        json_list(py, items.iter())
+    }
+
+    /// Every webhook attempt, oldest first:
+    /// `{"url", "status", "error", "attempt", "notification", "at"}`.
+    fn deliveries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self.with(|e| e.state.events.lock().unwrap().deliveries.clone())?;
+        json_list(py, items.iter())
+    }
+
+    /// Every notification created (the payloads), oldest first.
+    fn notifications<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self.with(|e| {
+            let ev = e.state.events.lock().unwrap();
+            ev.notifications
+                .iter()
+                .map(|n| n.payload.clone())
+                .collect::<Vec<_>>()
+        })?;
+        json_list(py, items.iter())
     }
 
     fn stop(&self) {

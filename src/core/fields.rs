@@ -25,6 +25,8 @@ pub enum Kind {
     Object,
     /// Saved-search user tags, each prefixed by its scope.
     UserTags,
+    /// A search cursor: the last hit's sort values joined by a comma.
+    SearchAfter,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -302,6 +304,12 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         Kind::Object => match v {
             Value::Object(_) => Ok(v.clone()),
             _ => Err(bad(what, field, format!("must be a mapping, got {v}"))),
+        },
+        Kind::SearchAfter => match v {
+            Value::String(s) => validate::search_after_any(s)
+                .map(Value::String)
+                .map_err(|e| Error::Validation(format!("{what}: {e}"))),
+            _ => Err(bad(what, field, format!("must be a string, got {v}"))),
         },
     }
 }

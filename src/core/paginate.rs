@@ -216,6 +216,11 @@ impl SearchCursor {
         self.done
     }
 
+    /// The validated parameters (datasource lowercased, search_after checked).
+    pub fn params(&self) -> &SearchParams {
+        &self.params
+    }
+
     pub fn is_sharded(&self) -> bool {
         matches!(self.mode, Mode::Sharded { .. })
     }

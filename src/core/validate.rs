@@ -131,6 +131,26 @@ pub fn search_after(s: &str) -> Result<String> {
     Ok(t.to_ascii_lowercase())
 }
 
+/// search_after of the other data sources (hostnames, incidents,
+/// notifications, certificates): "<13-digit ms>,<id>", the id any non-empty
+/// text without a comma (kept as it is).
+pub fn search_after_any(s: &str) -> Result<String> {
+    let t = s.trim();
+    let ok = t.split_once(',').is_some_and(|(ms, id)| {
+        ms.len() == 13
+            && ms.bytes().all(|b| b.is_ascii_digit())
+            && !id.is_empty()
+            && !id.contains(',')
+            && !id.chars().any(char::is_whitespace)
+    });
+    if !ok {
+        return Err(bad(format!(
+            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,example.com\", got {s:?}"
+        )));
+    }
+    Ok(t.to_string())
+}
+
 /// An object id (incident, saved search, subscription, channel, scanner):
 /// letters, digits, `-` and `_`, so no id can change the request path.
 pub fn object_id(what: &str, s: &str) -> Result<String> {
@@ -206,6 +226,13 @@ mod tests {
         assert!(positive("size", 0).is_err());
         assert!(search_after("1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c").is_ok());
         assert!(search_after("[1611489992146]").is_err());
+        assert_eq!(
+            search_after_any(" 1611489992146,Example.com ").unwrap(),
+            "1611489992146,Example.com"
+        );
+        assert!(search_after_any("1611489992146,").is_err());
+        assert!(search_after_any("1611489992146,a,b").is_err());
+        assert!(search_after_any("161148999214,a").is_err());
         assert_eq!(segment("h", "a/b c").unwrap(), "a%2Fb%20c");
         assert_eq!(
             segment("h", "www.example-1.com").unwrap(),

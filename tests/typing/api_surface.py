@@ -7,7 +7,12 @@ import datetime as dt
 
 from urlscan_rs import (
     AsyncClient,
+    CertificateHit,
     Client,
+    HostnameHit,
+    IncidentHit,
+    Notification,
+    NotificationHit,
     Quotas,
     ScanOutcome,
     ScanResult,
@@ -17,6 +22,7 @@ from urlscan_rs import (
     User,
     UserAgentGroup,
     VisibilityChange,
+    parse_notification,
 )
 from urlscan_rs.models import (
     Brand,
@@ -31,7 +37,7 @@ from urlscan_rs.models import (
     Screenshot,
     Subscription,
 )
-from urlscan_rs.testing import Emulator
+from urlscan_rs.testing import Delivery, Email, Emulator, ReceivedRequest, WebhookReceiver
 
 UUID = "00000000-0000-4000-8000-000000000000"
 
@@ -85,9 +91,51 @@ def sync_surface(c: Client, emu: Emulator) -> None:
     zipped: bytes = c.files.download_zip("0" * 64, password="x")
     files: list[DataDumpFile] = c.datadumps.list("hours", "search", dt.date(2026, 1, 1))
     link: str = c.datadumps.link(files[0].path)
+    page: list[SearchHit] = c.saved_searches.results(ss.id, size=10, search_after="1611489992146,x")
     emu.advance(10)
-    print(q, u, r, outs, many, raw, dom, body, v, countries, agents, total, n, hits, records, sim, feed, scanners, res)
+    print(q, u, r, outs, many, raw, dom, body, v, countries, agents, total, n, hits, records, sim, feed, scanners, res, page)
     print(sss, subs, states, attrs, recs, brands, summaries, data, zipped, link)
+
+
+def events_surface(c: Client, body: bytes) -> None:
+    n: Notification = parse_notification(body)
+    n = parse_notification(body.decode())
+    n = parse_notification({"id": "a", "type": "incident", "results": []})
+    when: dt.datetime | None = n.created_at
+    sid: str | None = n.subscription_id
+    search_ids: list[str] | None = n.search_ids
+    changes: list[dict[str, object]] | None = n.changes
+    results: list[SearchHit | HostnameHit] | None = n.results
+    wire: dict[str, object] = n.to_dict()
+    hostnames: list[HostnameHit] = list(c.search("", datasource="hostnames"))
+    first_seen: dt.datetime | None = hostnames[0].first_seen
+    incidents: list[IncidentHit] = list(c.search("state:active", datasource="incidents", limit=5))
+    observable: str | None = incidents[0].observable
+    notes: list[NotificationHit] = list(c.search("", datasource="notifications"))
+    sort: list[object] = notes[0].sort
+    certs: list[CertificateHit] = list(c.search("", datasource="certificates"))
+    issuer: str | None = certs[0].issuer
+    scans: list[SearchHit] = list(c.search("", datasource="scans"))
+    print(n, when, sid, search_ids, changes, results, wire, first_seen, observable, sort, issuer, scans)
+    with Emulator(webhook_timeout=1.0) as emu, WebhookReceiver(port=0, fail_first=1) as hook:
+        url: str = hook.url
+        got: list[Notification] = hook.wait(count=2, timeout=5.0)
+        got = hook.notifications
+        reqs: list[ReceivedRequest] = hook.requests
+        mails: list[Email] = emu.outbox
+        to: list[str] = mails[0].to
+        sent: list[Delivery] = emu.deliveries
+        status: int | None = sent[0].status
+        attempt: int = sent[0].attempt
+        made: list[Notification] = emu.notifications
+        print(url, got, reqs, to, status, attempt, made, mails[0].notification.id, sent[0].error)
+
+
+async def async_events_surface(c: AsyncClient) -> None:
+    hosts: list[HostnameHit] = [h async for h in c.search("", datasource="hostnames")]
+    certs: list[CertificateHit] = [h async for h in c.search("", datasource="certificates")]
+    page: list[SearchHit] = await c.saved_searches.results("id", size=5)
+    print(hosts, certs, page)
 
 
 async def async_surface(c: AsyncClient) -> None:

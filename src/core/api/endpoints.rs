@@ -25,6 +25,8 @@ pub struct Endpoint {
     /// Keys under which the answer may come wrapped, tried in order; the
     /// answer is used as it is when none is present.
     pub answer: &'static [&'static str],
+    /// Options sent as query parameters (checked like body fields).
+    pub params: &'static [Field],
 }
 
 impl Endpoint {
@@ -36,6 +38,7 @@ impl Endpoint {
             body: None,
             creating: false,
             answer: &[],
+            params: &[],
         }
     }
     pub const fn body(
@@ -50,6 +53,10 @@ impl Endpoint {
     }
     pub const fn answer(mut self, keys: &'static [&'static str]) -> Endpoint {
         self.answer = keys;
+        self
+    }
+    pub const fn params(mut self, fields: &'static [Field]) -> Endpoint {
+        self.params = fields;
         self
     }
 }
@@ -92,6 +99,16 @@ pub fn unwrap(v: Value, keys: &[&str]) -> Value {
     v
 }
 
+/// The options an endpoint takes as query parameters, and the others.
+fn split_params(
+    ep: &Endpoint,
+    opts: &Map<String, Value>,
+) -> (Map<String, Value>, Map<String, Value>) {
+    opts.iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| ep.params.iter().any(|f| f.name == k || f.wire == k))
+}
+
 impl Client {
     /// Call a table endpoint: `ids` fill the path, `opts` (snake_case) build the body.
     pub async fn call(
@@ -110,6 +127,16 @@ impl Client {
             return Err(Error::Validation(format!("{name}: missing id")));
         }
         let mut req = Req::new(ep.method.clone(), path);
+        let (params, opts) = split_params(ep, opts);
+        let built = build(name, ep.params, &params, false)?;
+        for field in ep.params {
+            match built.get(field.wire) {
+                Some(Value::String(s)) => req = req.query(field.wire, s),
+                Some(v) => req = req.query(field.wire, v),
+                None => {}
+            }
+        }
+        let opts = &opts;
         match ep.body {
             Some((wrapper, fields)) => {
                 let body = Value::Object(build(name, fields, opts, ep.creating)?);
@@ -157,6 +184,19 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n);
         assert!(all().all(|e| e.path.starts_with("/api/v1/")));
+    }
+
+    #[test]
+    fn query_params_are_split_from_the_body() {
+        let ep = find("saved_searches.results").unwrap();
+        let opts = json!({"size": 5, "search_after": "1611489992146,x", "other": 1});
+        let (params, rest) = split_params(ep, opts.as_object().unwrap());
+        assert_eq!(params.len(), 2);
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["other"]);
+        let built = build(ep.name, ep.params, &params, false).unwrap();
+        assert_eq!(built["size"], json!(5));
+        let bad = json!({"size": 0});
+        assert!(build(ep.name, ep.params, bad.as_object().unwrap(), false).is_err());
     }
 
     #[test]

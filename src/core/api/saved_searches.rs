@@ -49,5 +49,12 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/searches/{0}/results/",
     )
-    .answer(&["results"]),
+    .answer(&["results"])
+    .params(RESULTS_PARAMS),
+];
+
+/// The search endpoint's paging parameters.
+pub const RESULTS_PARAMS: &[Field] = &[
+    f("size", "size", Kind::Int(1, 10_000)),
+    f("search_after", "search_after", Kind::SearchAfter),
 ];

@@ -81,9 +81,6 @@ impl SearchParams {
                 "limit must be a positive integer, got 0".into(),
             ));
         }
-        if let Some(sa) = &self.search_after {
-            self.search_after = Some(validate::search_after(sa)?);
-        }
         if let Some(ds) = &self.datasource {
             let l = ds.trim().to_ascii_lowercase();
             if !DATASOURCES.contains(&l.as_str()) {
@@ -93,6 +90,16 @@ impl SearchParams {
                 )));
             }
             self.datasource = Some(l);
+        }
+        if let Some(sa) = &self.search_after {
+            // Scan hits sort by (time, uuid); the other data sources by (time, their own id).
+            let scans = self.kind != SearchKind::Search
+                || self.datasource.as_deref().is_none_or(|d| d == "scans");
+            self.search_after = Some(if scans {
+                validate::search_after(sa)?
+            } else {
+                validate::search_after_any(sa)?
+            });
         }
         Ok(self)
     }
