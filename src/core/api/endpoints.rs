@@ -25,6 +25,8 @@ pub struct Endpoint {
     /// Keys under which the answer may come wrapped, tried in order; the
     /// answer is used as it is when none is present.
     pub answer: &'static [&'static str],
+    /// A rule across fields of the body (`crate::rules`), checked after each field.
+    pub check: Option<fn(&Map<String, Value>) -> std::result::Result<(), String>>,
 }
 
 impl Endpoint {
@@ -36,7 +38,15 @@ impl Endpoint {
             body: None,
             creating: false,
             answer: &[],
+            check: None,
         }
+    }
+    pub const fn check(
+        mut self,
+        rule: fn(&Map<String, Value>) -> std::result::Result<(), String>,
+    ) -> Endpoint {
+        self.check = Some(rule);
+        self
     }
     pub const fn body(
         mut self,
@@ -112,7 +122,11 @@ impl Client {
         let mut req = Req::new(ep.method.clone(), path);
         match ep.body {
             Some((wrapper, fields)) => {
-                let body = Value::Object(build(name, fields, opts, ep.creating)?);
+                let body = build(name, fields, opts, ep.creating)?;
+                if let Some(rule) = ep.check {
+                    rule(&body).map_err(|why| Error::Validation(format!("{name}: {why}")))?;
+                }
+                let body = Value::Object(body);
                 req = req.json(if wrapper.is_empty() {
                     body
                 } else {
