@@ -122,7 +122,7 @@ pub fn scan_url(u: &str) -> Result<(), String> {
     if t.is_empty() {
         return Err("must not be empty".into());
     }
-    if n < URL_MIN_LEN || n > URL_MAX_LEN {
+    if !(URL_MIN_LEN..=URL_MAX_LEN).contains(&n) {
         return Err(format!(
             "must be {URL_MIN_LEN} to {URL_MAX_LEN} characters long, got {n}"
         ));
@@ -305,6 +305,9 @@ pub fn header_name(s: &str) -> bool {
 }
 
 // ---------------------------------------------------------------- across fields
+
+/// A rule across the fields of a request body (wire names); the reason when broken.
+pub type BodyRule = fn(&serde_json::Map<String, serde_json::Value>) -> Result<(), String>;
 
 /// A channel must say where it delivers: a webhook channel (the default
 /// type) its `webhookURL`, an e-mail channel at least one `emailAddresses`

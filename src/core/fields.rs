@@ -420,14 +420,16 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
                 }
                 match x.as_str() {
                     Some(s) if rules::header_value(s) => {}
-                    _ => return Err(bad(
-                        what,
-                        field,
-                        format!(
+                    _ => {
+                        return Err(bad(
+                            what,
+                            field,
+                            format!(
                             "values must be strings without CR, LF or control characters, got {}",
                             sv(x)
                         ),
-                    )),
+                        ))
+                    }
                 }
             }
             Ok(v.clone())

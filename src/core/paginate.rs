@@ -278,7 +278,7 @@ impl SearchCursor {
         let sent = self.search_after.take();
         let cursor = doc.head.results.last().and_then(|h| h.cursor());
         self.search_after = cursor.clone().or(sent.clone());
-        if n > 0 && !self.params.limit.is_some_and(|l| self.fetched >= l) {
+        if n > 0 && self.params.limit.is_none_or(|l| self.fetched < l) {
             let more = self.has_more == Some(true) || n >= size;
             self.check_cursor(sent.as_deref(), cursor.as_deref(), more)?;
         }

@@ -26,7 +26,7 @@ pub struct Endpoint {
     /// answer is used as it is when none is present.
     pub answer: &'static [&'static str],
     /// A rule across fields of the body (`crate::rules`), checked after each field.
-    pub check: Option<fn(&Map<String, Value>) -> std::result::Result<(), String>>,
+    pub check: Option<crate::rules::BodyRule>,
 }
 
 impl Endpoint {
@@ -41,10 +41,7 @@ impl Endpoint {
             check: None,
         }
     }
-    pub const fn check(
-        mut self,
-        rule: fn(&Map<String, Value>) -> std::result::Result<(), String>,
-    ) -> Endpoint {
+    pub const fn check(mut self, rule: crate::rules::BodyRule) -> Endpoint {
         self.check = Some(rule);
         self
     }

@@ -11,11 +11,13 @@ use crate::core::fields::{build, Field};
 use crate::rules;
 
 /// (what, client fields, emulator tables by wire prefix)
-fn tables() -> Vec<(
+type Tables = Vec<(
     &'static str,
     &'static [Field],
     Vec<(&'static str, &'static [F])>,
-)> {
+)>;
+
+fn tables() -> Tables {
     vec![
         (
             "saved search",
