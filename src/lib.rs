@@ -3,6 +3,7 @@
 //! `python`) is the thin Python layer built by maturin.
 pub mod core;
 pub mod emulator;
+pub mod rules;
 
 #[cfg(feature = "python")]
 mod bindings;

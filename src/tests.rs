@@ -136,8 +136,9 @@ async fn keys_and_tiers() {
         .unwrap_err();
     assert_eq!(kind(&e), Some(ApiErrorKind::PermissionDenied));
     let bad = client(&emu, Some("nope".into()));
+    // The service's 400 "Invalid API key format" is an authentication error.
     let e = bad.quotas().await.unwrap_err();
-    assert_eq!(kind(&e), Some(ApiErrorKind::BadRequest));
+    assert_eq!(kind(&e), Some(ApiErrorKind::Authentication));
     let anon = Client::new(Config {
         base_url: emu.url(),
         ..Config::default()

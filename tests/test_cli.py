@@ -579,3 +579,16 @@ def test_listen_port_in_use() -> None:
         s.listen()
         out = run_cli("listen", "--port", str(s.getsockname()[1]), "--count", "1", timeout=30)
     assert out.returncode == 2 and "cannot listen on 127.0.0.1:" in out.stderr
+
+
+def test_exit_4_malformed_or_missing_key(emu: Emulator) -> None:
+    for args in (["quotas"], ["scan", "https://example.com/"], ["search", "", "--limit", "1"]):
+        out = run_cli(*args, emu=emu, key="not-a-uuid")
+        assert out.returncode == 4, (args, out.stderr)
+        assert "Invalid API key format" in out.stderr
+    # no key at all: nothing is sent (the default base URL is never contacted)
+    for args in (["quotas"], ["scan", "https://example.com/"], ["result", UNKNOWN_SCAN]):
+        out = run_cli(*args)
+        assert out.returncode == 4, (args, out.stderr)
+        assert "URLSCAN_API_KEY" in out.stderr and "--api-key" in out.stderr
+        assert "DNS" not in out.stderr and "could not reach" not in out.stderr

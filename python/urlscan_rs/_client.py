@@ -249,8 +249,11 @@ class _BaseClient:
         return (_rebuild_client, (type(self), self._core._config()))
 
     def __repr__(self) -> str:
-        key = "'***'" if self._core.has_api_key else "None"
-        return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={key})"
+        core = getattr(self, "_core", None)
+        if core is None:  # __init__ failed (e.g. a bad option): still printable
+            return f"<{type(self).__name__} (not initialised)>"
+        key = "'***'" if core.has_api_key else "None"
+        return f"{type(self).__name__}(base_url={core.base_url!r}, api_key={key})"
 
     # -- account
 

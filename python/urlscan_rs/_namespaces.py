@@ -26,9 +26,15 @@ __all__ = [
 ]
 
 
+# Options the specification lets a client set to null (to clear them): for
+# these, an explicit None is sent as null; leaving the keyword out leaves the
+# field as it is.
+_NULLABLE = frozenset({"extra_path"})
+
+
 def _opts(**kw: Any) -> dict[str, Any]:
-    """Options given (None means not given)."""
-    return {k: v for k, v in kw.items() if v is not None}
+    """Options given (None means not given, except for the nullable ones)."""
+    return {k: v for k, v in kw.items() if v is not None or k in _NULLABLE}
 
 
 class _Namespace:

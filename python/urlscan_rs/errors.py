@@ -98,7 +98,9 @@ class ScanRefusedError(BadRequestError):
 
 
 class AuthenticationError(APIError):
-    """HTTP 401: missing or unknown API key."""
+    """The API key was refused: HTTP 401 (unknown key), the 400 "Invalid API key format"
+    (a key that is not UUID-shaped, on any endpoint), or no key at all for a call that needs
+    one (then nothing was sent and the message names ``URLSCAN_API_KEY`` and ``--api-key``)."""
 
 
 class PermissionDeniedError(APIError):

@@ -45,13 +45,18 @@ fn scan_options(
     let override_safety = match override_safety {
         None => None,
         Some(o) if o.is_none() => None,
-        Some(o) => Some(if let Ok(b) = o.extract::<bool>() {
-            Value::Bool(b)
-        } else if let Ok(i) = o.extract::<i64>() {
-            Value::from(i)
-        } else {
-            Value::String(o.str()?.to_string())
-        }),
+        // The specification types it as a boolean: anything else is refused
+        // rather than sent as its str().
+        Some(o) if o.is_instance_of::<pyo3::types::PyBool>() => Some(Value::Bool(o.extract()?)),
+        Some(o) => {
+            return Err(to_pyerr(
+                o.py(),
+                core::Error::Validation(format!(
+                    "override_safety must be True, False or None, got {}",
+                    o.get_type().name()?
+                )),
+            ))
+        }
     };
     Ok(ScanOptions {
         visibility,
@@ -145,9 +150,7 @@ impl Core {
                 )));
             }
             cfg.max_retries = max_retries as u32;
-            if let Some(ua) = user_agent {
-                cfg.user_agent = ua;
-            }
+            let mut cfg = cfg.with_user_agent(user_agent)?;
             cfg.proxy = proxy;
             cfg.verify = verify;
             cfg.fail_fast = fail_fast;

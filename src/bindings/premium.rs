@@ -291,9 +291,15 @@ impl HostnameCursor {
                 .await?;
             let mut s = state.lock().unwrap();
             s.fetched += doc.head.results.len() as u64;
-            s.page_state = doc.head.page_state.clone().filter(|p| !p.is_empty());
-            // No pageState means no more results; an empty page ends it too.
-            s.done = s.page_state.is_none() || doc.head.results.is_empty();
+            // No pageState means no more results; an empty page ends it too;
+            // a pageState that does not advance is an error (the walk ends).
+            let next = core::api::hostnames::next_page_state(
+                page_state.as_deref(),
+                doc.head.page_state.as_deref(),
+                doc.head.results.len(),
+            );
+            s.done = !matches!(next, Ok(Some(_)));
+            s.page_state = next?;
             Ok(if doc.head.results.is_empty() {
                 None
             } else {

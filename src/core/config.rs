@@ -77,10 +77,29 @@ impl Config {
             .or_else(|| std::env::var(ENV_API_KEY).ok())
             .filter(|k| !k.trim().is_empty())
             .map(|k| Secret::new(k.trim()));
-        let base_url = base_url
-            .or_else(|| std::env::var(ENV_BASE_URL).ok())
-            .filter(|u| !u.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        if let Some(k) = &api_key {
+            // Checked without quoting it: the key never appears in a message.
+            if !crate::rules::header_value(k.expose()) {
+                return Err(Error::Validation(
+                    "the API key holds characters that cannot go in an HTTP header (or is too long)"
+                        .into(),
+                ));
+            }
+        }
+        // Only an absent base URL means production: an empty one (given, or
+        // an empty URLSCAN_BASE_URL) is a mistake that must not send the key there.
+        let (base_url, from) = match base_url {
+            Some(u) => (u, "base_url"),
+            None => match std::env::var(ENV_BASE_URL) {
+                Ok(u) => (u, ENV_BASE_URL),
+                Err(_) => (DEFAULT_BASE_URL.to_string(), "the default"),
+            },
+        };
+        if base_url.trim().is_empty() {
+            return Err(Error::Validation(format!(
+                "{from} is empty; give the service's address (e.g. {DEFAULT_BASE_URL}) or leave it unset"
+            )));
+        }
         let cfg = Config {
             api_key,
             base_url: normalize_base_url(&base_url)?,
@@ -90,11 +109,7 @@ impl Config {
     }
 
     pub fn with_timeout(mut self, secs: f64) -> Result<Config> {
-        if !(secs.is_finite() && secs > 0.0) {
-            return Err(Error::Validation(format!(
-                "timeout must be a positive number of seconds, got {secs}"
-            )));
-        }
+        let secs = crate::core::validate::seconds("timeout", secs, false)?;
         self.timeout = Duration::from_secs_f64(secs);
         Ok(self)
     }
@@ -102,13 +117,20 @@ impl Config {
     pub fn with_retry_deadline(mut self, secs: Option<f64>) -> Result<Config> {
         self.retry_deadline = match secs {
             None => None,
-            Some(s) if s.is_finite() && s >= 0.0 => Some(Duration::from_secs_f64(s)),
-            Some(s) => {
-                return Err(Error::Validation(format!(
-                    "retry_deadline must be None or a number of seconds >= 0, got {s}"
-                )))
-            }
+            Some(s) => Some(Duration::from_secs_f64(crate::core::validate::seconds(
+                "retry_deadline",
+                s,
+                true,
+            )?)),
         };
+        Ok(self)
+    }
+
+    pub fn with_user_agent(mut self, ua: Option<String>) -> Result<Config> {
+        if let Some(ua) = ua {
+            crate::core::validate::header_value("user_agent", &ua)?;
+            self.user_agent = ua;
+        }
         Ok(self)
     }
 
@@ -161,5 +183,15 @@ mod tests {
             Err(Error::Validation(_))
         ));
         assert!(Config::default().with_timeout(0.0).is_err());
+        assert!(Config::default().with_timeout(1e30).is_err());
+        assert!(Config::default().with_retry_deadline(Some(1e30)).is_err());
+        assert!(Config::default()
+            .with_user_agent(Some("a\r\nX-Injected: 1".into()))
+            .is_err());
+        assert!(matches!(
+            Config::new(None, Some(String::new())),
+            Err(Error::Validation(_))
+        ));
+        assert!(Config::new(Some("a\nb".into()), Some("http://x".into())).is_err());
     }
 }

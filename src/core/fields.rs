@@ -5,24 +5,38 @@ use serde_json::{Map, Value};
 
 use crate::core::error::{Error, Result};
 use crate::core::validate;
+use crate::rules::{self, shown};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Kind {
+    /// Any string (empty included), at most `rules::TEXT_MAX_LEN`.
     Str,
+    /// A non-empty string, at most `rules::TEXT_MAX_LEN`.
+    Text,
+    /// A search query: non-empty, at most `rules::QUERY_MAX_LEN`.
+    Query,
     Bool,
     /// An integer within [min, max].
     Int(i64, i64),
     StrList,
     Enum(&'static [&'static str]),
     EnumList(&'static [&'static str]),
+    /// One value of the enum, or a list of them.
+    EnumOrList(&'static [&'static str]),
     Emails,
     /// "HH:MM", 24-hour.
     HhMm,
     Countries,
     /// A path matching the incident `extraPath` pattern, at most 2,000 characters.
     ExtraPath,
-    /// Any JSON object (e.g. extra headers).
-    Object,
+    /// A URL to scan (`rules::scan_url`).
+    ScanUrl,
+    /// An http or https address with a host (webhooks).
+    WebUrl,
+    /// An incident observable: hostname, domain, IP or URL.
+    Observable,
+    /// HTTP headers: an object of header names to header values.
+    Headers,
     /// Saved-search user tags, each prefixed by its scope.
     UserTags,
     /// A search cursor: the last hit's sort values joined by a comma.
@@ -37,6 +51,9 @@ pub struct Field {
     pub wire: &'static str,
     pub kind: Kind,
     pub required: bool,
+    /// `None` from the caller is sent as JSON null (the specification allows
+    /// null to clear the field); for other fields `None` means "not given".
+    pub nullable: bool,
 }
 
 pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
@@ -45,6 +62,7 @@ pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
         wire,
         kind,
         required: false,
+        nullable: false,
     }
 }
 
@@ -54,23 +72,26 @@ pub const fn req(name: &'static str, wire: &'static str, kind: Kind) -> Field {
         wire,
         kind,
         required: true,
+        nullable: false,
     }
 }
 
-pub const WEEK_DAYS: &[&str] = &[
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-pub const TEAM_PERMISSIONS: &[&str] = &["team:read", "team:write"];
-pub const FREQUENCIES: &[&str] = &["live", "hourly", "daily"];
+/// An optional field whose `None` is sent as null.
+pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        wire,
+        kind,
+        required: false,
+        nullable: true,
+    }
+}
+
+pub use crate::rules::{FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 
 /// Build the wire object from the caller's options. `creating` enforces the
-/// required fields; updates send only what is given. `None` values are left out.
+/// required fields; updates send only what is given. `None` values are left
+/// out, except for nullable fields, where they are sent as null.
 pub fn build(
     what: &str,
     fields: &[Field],
@@ -85,11 +106,15 @@ pub fn build(
             .ok_or_else(|| {
                 let names: Vec<_> = fields.iter().map(|f| f.name).collect();
                 Error::Validation(format!(
-                    "{what}: unknown option {k:?}; the options are {}",
+                    "{what}: unknown option {:?}; the options are {}",
+                    shown(k, 40),
                     names.join(", ")
                 ))
             })?;
         if v.is_null() {
+            if field.nullable {
+                insert_path(&mut out, field.wire, Value::Null);
+            }
             continue;
         }
         let checked = check(what, field, v)?;
@@ -142,14 +167,31 @@ fn bad(what: &str, field: &Field, msg: String) -> Error {
     Error::Validation(format!("{what}: {} {msg}", field.name))
 }
 
+/// A value for a message: short, whatever was given.
+fn sv(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{:?}", shown(s, 80)),
+        other => shown(&other.to_string(), 80),
+    }
+}
+
 fn strings<'a>(what: &str, field: &Field, v: &'a Value) -> Result<Vec<&'a str>> {
-    let arr = v
-        .as_array()
-        .ok_or_else(|| bad(what, field, format!("must be a list of strings, got {v}")))?;
+    let arr = v.as_array().ok_or_else(|| {
+        bad(
+            what,
+            field,
+            format!("must be a list of strings, got {}", sv(v)),
+        )
+    })?;
     arr.iter()
         .map(|x| {
-            x.as_str()
-                .ok_or_else(|| bad(what, field, format!("must hold only strings, got {x}")))
+            x.as_str().ok_or_else(|| {
+                bad(
+                    what,
+                    field,
+                    format!("must hold only strings, got {}", sv(x)),
+                )
+            })
         })
         .collect()
 }
@@ -161,41 +203,77 @@ fn one_of(what: &str, field: &Field, s: &str, allowed: &[&str]) -> Result<()> {
         Err(bad(
             what,
             field,
-            format!("must be one of {}, got {s:?}", allowed.join(", ")),
+            format!(
+                "must be one of {}, got {:?}",
+                allowed.join(", "),
+                shown(s, 40)
+            ),
         ))
     }
 }
 
 pub fn is_email(s: &str) -> bool {
-    let Some((user, domain)) = s.split_once('@') else {
-        return false;
-    };
-    !user.is_empty()
-        && !domain.starts_with('.')
-        && domain.contains('.')
-        && !domain.ends_with('.')
-        && !s.chars().any(|c| c.is_whitespace() || c == ',' || c == ';')
-        && !domain.contains('@')
+    rules::email(s)
 }
 
-pub const EXTRA_PATH_MAX: usize = 2000;
+pub const EXTRA_PATH_MAX: usize = rules::EXTRA_PATH_MAX;
 
 pub fn is_extra_path(s: &str) -> bool {
-    s.starts_with('/')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/_-?#=.~%:@!$&'()*+,;[]".contains(c))
+    rules::extra_path(s)
+}
+
+fn string<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+    let n = s.chars().count();
+    if n > rules::TEXT_MAX_LEN {
+        return Err(bad(
+            what,
+            field,
+            format!(
+                "must be at most {} characters, got {n}",
+                rules::TEXT_MAX_LEN
+            ),
+        ));
+    }
+    Ok(s)
 }
 
 fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
     match field.kind {
-        Kind::Str => match v {
-            Value::String(s) if !s.trim().is_empty() => Ok(v.clone()),
-            Value::String(_) => Err(bad(what, field, "must not be empty".into())),
-            _ => Err(bad(what, field, format!("must be a string, got {v}"))),
+        Kind::Str => string(what, field, v).map(|_| v.clone()),
+        Kind::Text => match string(what, field, v)? {
+            s if s.trim().is_empty() => Err(bad(what, field, "must not be empty".into())),
+            _ => Ok(v.clone()),
         },
+        Kind::Query => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            if s.trim().is_empty() {
+                return Err(bad(what, field, "must not be empty".into()));
+            }
+            validate::query(s).map_err(|_| {
+                bad(
+                    what,
+                    field,
+                    format!(
+                        "must be at most {} characters, got {}",
+                        rules::QUERY_MAX_LEN,
+                        s.chars().count()
+                    ),
+                )
+            })?;
+            Ok(v.clone())
+        }
         Kind::Bool => match v {
             Value::Bool(_) => Ok(v.clone()),
-            _ => Err(bad(what, field, format!("must be true or false, got {v}"))),
+            _ => Err(bad(
+                what,
+                field,
+                format!("must be true or false, got {}", sv(v)),
+            )),
         },
         Kind::Int(min, max) => match v.as_i64() {
             Some(n) if (min..=max).contains(&n) && !v.is_boolean() => Ok(v.clone()),
@@ -204,16 +282,22 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
                 field,
                 format!("must be between {min} and {max}, got {n}"),
             )),
-            None => Err(bad(what, field, format!("must be an integer, got {v}"))),
+            None => Err(bad(
+                what,
+                field,
+                format!("must be an integer, got {}", sv(v)),
+            )),
         },
         Kind::StrList => {
-            strings(what, field, v)?;
+            for s in strings(what, field, v)? {
+                string(what, field, &Value::String(s.to_string()))?;
+            }
             Ok(v.clone())
         }
         Kind::Enum(allowed) => {
             let s = v
                 .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {v}")))?;
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
             one_of(what, field, s, allowed)?;
             Ok(v.clone())
         }
@@ -223,36 +307,46 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             }
             Ok(v.clone())
         }
+        Kind::EnumOrList(allowed) => {
+            if let Some(s) = v.as_str() {
+                one_of(what, field, s, allowed)?;
+            } else {
+                for s in strings(what, field, v)? {
+                    one_of(what, field, s, allowed)?;
+                }
+            }
+            Ok(v.clone())
+        }
         Kind::Emails => {
             for s in strings(what, field, v)? {
-                if !is_email(s) {
+                if !rules::email(s) {
                     return Err(bad(
                         what,
                         field,
-                        format!("must hold e-mail addresses, got {s:?}"),
+                        format!("must hold e-mail addresses, got {:?}", shown(s, 80)),
                     ));
                 }
             }
             Ok(v.clone())
         }
         Kind::HhMm => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string \"HH:MM\", got {v}")))?;
-            let ok = s.len() == 5
-                && s.as_bytes()[2] == b':'
-                && s[..2].parse::<u8>().is_ok_and(|h| h < 24)
-                && s[3..].parse::<u8>().is_ok_and(|m| m < 60)
-                && s.bytes()
-                    .enumerate()
-                    .all(|(i, b)| i == 2 || b.is_ascii_digit());
-            if ok {
+            let s = v.as_str().ok_or_else(|| {
+                bad(
+                    what,
+                    field,
+                    format!("must be a string \"HH:MM\", got {}", sv(v)),
+                )
+            })?;
+            if rules::hh_mm(s) {
                 Ok(v.clone())
             } else {
                 Err(bad(
                     what,
                     field,
-                    format!("must be a 24-hour UTC time \"HH:MM\", got {s:?}"),
+                    format!(
+                        "must be a 24-hour UTC time \"HH:MM\", got {:?}",
+                        shown(s, 20)
+                    ),
                 ))
             }
         }
@@ -266,7 +360,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         Kind::ExtraPath => {
             let s = v
                 .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {v}")))?;
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
             if s.chars().count() > EXTRA_PATH_MAX {
                 return Err(bad(
                     what,
@@ -277,39 +371,91 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
                     ),
                 ));
             }
-            if !is_extra_path(s) {
+            if !rules::extra_path(s) {
                 return Err(bad(
                     what,
                     field,
-                    format!("must start with / and hold only letters, digits and /_-?#=.~%:@!$&'()*+,;[], got {s:?}"),
+                    format!(
+                        "must start with / and hold only letters, digits and {}, got {:?}",
+                        rules::EXTRA_PATH_SPECIALS,
+                        shown(s, 80)
+                    ),
                 ));
+            }
+            Ok(v.clone())
+        }
+        Kind::ScanUrl => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            rules::scan_url(s)
+                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            Ok(Value::String(s.trim().to_string()))
+        }
+        Kind::WebUrl => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            rules::web_url(s)
+                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            Ok(v.clone())
+        }
+        Kind::Observable => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            rules::observable(s)
+                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            Ok(Value::String(s.trim().to_string()))
+        }
+        Kind::Headers => {
+            let m = v
+                .as_object()
+                .ok_or_else(|| bad(what, field, format!("must be a mapping, got {}", sv(v))))?;
+            for (k, x) in m {
+                if !rules::header_name(k) {
+                    return Err(bad(
+                        what,
+                        field,
+                        format!("must have header names as keys, got {:?}", shown(k, 40)),
+                    ));
+                }
+                match x.as_str() {
+                    Some(s) if rules::header_value(s) => {}
+                    _ => {
+                        return Err(bad(
+                            what,
+                            field,
+                            format!(
+                            "values must be strings without CR, LF or control characters, got {}",
+                            sv(x)
+                        ),
+                        ))
+                    }
+                }
             }
             Ok(v.clone())
         }
         Kind::UserTags => {
             for s in strings(what, field, v)? {
-                let ok = ["pro.", "public.", "private.", "team."]
-                    .iter()
-                    .any(|p| s.strip_prefix(p).is_some_and(|rest| !rest.is_empty()));
-                if !ok {
+                if !rules::user_tag(s) {
                     return Err(bad(
                         what,
                         field,
-                        format!("must be prefixed by its scope (pro., public., private. or team.), got {s:?}"),
+                        format!(
+                            "must be prefixed by its scope (pro., public., private. or team.), got {:?}",
+                            shown(s, 80)
+                        ),
                     ));
                 }
             }
             Ok(v.clone())
         }
-        Kind::Object => match v {
-            Value::Object(_) => Ok(v.clone()),
-            _ => Err(bad(what, field, format!("must be a mapping, got {v}"))),
-        },
         Kind::SearchAfter => match v {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)
                 .map_err(|e| Error::Validation(format!("{what}: {e}"))),
-            _ => Err(bad(what, field, format!("must be a string, got {v}"))),
+            _ => Err(bad(what, field, format!("must be a string, got {}", sv(v)))),
         },
     }
 }
@@ -320,12 +466,12 @@ mod tests {
     use serde_json::json;
 
     const FIELDS: &[Field] = &[
-        req("name", "name", Kind::Str),
+        req("name", "name", Kind::Text),
         f("utc_time", "utcTime", Kind::HhMm),
         f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
         f("email_addresses", "emailAddresses", Kind::Emails),
         f("limit", "limit", Kind::Int(10, 10_000)),
-        f("extra_path", "extraPath", Kind::ExtraPath),
+        null_ok("extra_path", "extraPath", Kind::ExtraPath),
     ];
 
     fn build_one(v: Value) -> Result<Map<String, Value>> {
@@ -363,5 +509,16 @@ mod tests {
             false
         )
         .is_ok());
+        // None: null for a nullable field, "not given" for the others.
+        let m = build(
+            "t",
+            FIELDS,
+            json!({"extra_path": null, "utc_time": null})
+                .as_object()
+                .unwrap(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(Value::Object(m), json!({"extraPath": null}));
     }
 }

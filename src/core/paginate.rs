@@ -144,10 +144,23 @@ impl Shard {
                 }
             }
             let n = hits.len() as u64;
-            if let Some(c) = hits.last().and_then(|h| h.head.cursor()) {
-                self.after = Some(c);
+            let full = n > 0 && n >= size.min(clamp.max(1));
+            let next = hits.last().and_then(|h| h.head.cursor());
+            if full && next.is_none() {
+                return Err(Error::Decode(
+                    "a full search page ends with a hit whose `sort` is missing or unreadable"
+                        .into(),
+                ));
             }
-            self.done = n == 0 || n < size.min(clamp.max(1)) || self.after.is_none();
+            if next.is_some() && next == self.after {
+                return Err(Error::Decode(
+                    "the search cursor does not advance (the same page came back)".into(),
+                ));
+            }
+            if next.is_some() {
+                self.after = next.clone();
+            }
+            self.done = !full || next.is_none();
             self.buf.extend(hits);
             self.start(client, size);
         }
@@ -267,10 +280,15 @@ impl SearchCursor {
         self.total = doc.head.total.or(self.total);
         self.has_more = doc.head.has_more.or(self.has_more);
         self.fetched += n;
-        if let Some(c) = doc.head.results.last().and_then(|h| h.cursor()) {
-            self.search_after = Some(c);
+        let sent = self.search_after.take();
+        let cursor = doc.head.results.last().and_then(|h| h.cursor());
+        self.search_after = cursor.clone().or(sent.clone());
+        if n > 0 && self.params.limit.is_none_or(|l| self.fetched < l) {
+            let more = self.has_more == Some(true) || n >= size;
+            self.check_cursor(sent.as_deref(), cursor.as_deref(), more)?;
         }
-        self.done = self.is_last(n, size);
+        // Without a cursor there is no next page to ask for.
+        self.done = cursor.is_none() || self.is_last(n, size);
         self.largest_page = self.largest_page.max(n);
         if n == 0 {
             return Ok(None);
@@ -287,6 +305,33 @@ impl SearchCursor {
             }
         }
         Ok(Some(doc))
+    }
+
+    /// A walk always ends: a page that announces more (`has_more`, or a
+    /// full page) must end with a readable cursor, and that cursor must move
+    /// on from the one sent; otherwise the next request could only repeat
+    /// this one (or the walk would stop silently).
+    fn check_cursor(&mut self, sent: Option<&str>, got: Option<&str>, more: bool) -> Result<()> {
+        let fail = |why: String| {
+            Err(Error::Decode(format!(
+                "search walk cannot go on after {} hits: {why}",
+                self.fetched
+            )))
+        };
+        match got {
+            None if more => {
+                self.done = true;
+                fail("the last hit's `sort` is missing or unreadable while more results are announced".into())
+            }
+            Some(c) if sent == Some(c) => {
+                self.done = true;
+                fail(format!(
+                    "the server answered search_after={:?} with a page ending at the same cursor (it does not advance)",
+                    crate::rules::shown(c, 80)
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn is_last(&self, n: u64, asked: u64) -> bool {

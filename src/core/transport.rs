@@ -286,6 +286,9 @@ impl Transport {
 
     /// Send with retries and return whatever status came last.
     pub async fn send_raw(&self, req: &Req) -> Result<Resp> {
+        if self.cfg.api_key.is_none() && !anonymous_ok(&req.path) {
+            return Err(no_key_error(req));
+        }
         self.guarded(self.send_with_retries(req)).await
     }
 
@@ -558,6 +561,59 @@ impl Transport {
     }
 }
 
+/// Paths the service answers without an API key (on a small per-address
+/// budget); every other call needs one.
+pub const ANONYMOUS_PATHS: &[&str] = &["/api/v1/search", "/screenshots/", "/user/quotas"];
+
+pub fn anonymous_ok(path: &str) -> bool {
+    ANONYMOUS_PATHS.iter().any(|p| path.starts_with(p))
+}
+
+/// `AuthenticationError` for a call that needs a key when none was given
+/// (nothing is sent: the service would only answer 401).
+fn no_key_error(req: &Req) -> Error {
+    Error::Api(Box::new(ApiError {
+        kind: ApiErrorKind::Authentication,
+        status: 401,
+        message: format!(
+            "no API key was given and {} {} needs one: set URLSCAN_API_KEY or pass api_key= (on the command line: --api-key) (not sent)",
+            req.method, req.path
+        ),
+        description: None,
+        code: None,
+        errors: None,
+        body: String::new(),
+        method: req.method.to_string(),
+        path: req.display_path(),
+        rate_limit: None,
+    }))
+}
+
+/// A 400 of a scan submission is a refusal to scan (DNS error, blocked or
+/// prevented domain, ...) only when its message or description says so;
+/// any other 400 (validation, a malformed key) is not.
+pub fn says_scan_refused(message: &str, description: Option<&str>) -> bool {
+    const MARKS: &[&str] = &[
+        "dns error",
+        "could not resolve",
+        "scan prevented",
+        "prevented",
+        "blacklist",
+        "blocklist",
+        "blocked",
+        "don't be silly",
+        "refused to scan",
+        "not allowed to scan",
+    ];
+    let text = format!("{message} {}", description.unwrap_or("")).to_ascii_lowercase();
+    MARKS.iter().any(|m| text.contains(m))
+}
+
+/// The service's answer to a key that is not UUID-shaped (on every endpoint).
+pub fn says_invalid_key(message: &str) -> bool {
+    message.to_ascii_lowercase().contains("invalid api key")
+}
+
 /// `RateLimitError` for a request not sent because its window is spent.
 fn spent_error(
     req: &Req,
@@ -702,9 +758,11 @@ pub fn api_error(req: &Req, r: &Resp) -> Error {
         .or_else(|| first_error("description"));
     let code = field("code");
     let kind = match r.status {
+        400 if says_invalid_key(&message) => ApiErrorKind::Authentication,
         400 if req.method == Method::POST
             && req.path.starts_with("/api/v1/scan")
-            && code.as_deref() != Some("validationerror") =>
+            && code.as_deref() != Some("validationerror")
+            && says_scan_refused(&message, description.as_deref()) =>
         {
             ApiErrorKind::ScanRefused
         }
@@ -737,4 +795,58 @@ fn http_reason(status: u16) -> &'static str {
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("HTTP error")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, body: &str) -> Resp {
+        Resp {
+            status,
+            headers: HeaderMap::new(),
+            body: Bytes::from(body.to_string()),
+        }
+    }
+
+    fn kind(req: &Req, status: u16, body: &str) -> ApiErrorKind {
+        api_error(req, &answer(status, body))
+            .api_kind()
+            .cloned()
+            .unwrap()
+    }
+
+    #[test]
+    fn errors_follow_what_the_service_says() {
+        let scan = Req::new(Method::POST, "/api/v1/scan/");
+        let get = Req::get("/api/v1/quotas");
+        let bad_key = r#"{"message":"Invalid API key format","status":400}"#;
+        assert_eq!(kind(&scan, 400, bad_key), ApiErrorKind::Authentication);
+        assert_eq!(kind(&get, 400, bad_key), ApiErrorKind::Authentication);
+        assert_eq!(
+            kind(&get, 401, r#"{"message":"whatever"}"#),
+            ApiErrorKind::Authentication
+        );
+        let dns = r#"{"message":"DNS Error - Could not resolve domain","status":400}"#;
+        assert_eq!(kind(&scan, 400, dns), ApiErrorKind::ScanRefused);
+        let blocked =
+            r#"{"message":"Scan prevented ...","description":"on our blacklist","status":400}"#;
+        assert_eq!(kind(&scan, 400, blocked), ApiErrorKind::ScanRefused);
+        // Any other 400 of a submission is a bad request, not a refusal.
+        assert_eq!(
+            kind(&scan, 400, r#"{"message":"Something else","status":400}"#),
+            ApiErrorKind::BadRequest
+        );
+        assert_eq!(kind(&scan, 400, "oops"), ApiErrorKind::BadRequest);
+        assert_eq!(kind(&get, 400, dns), ApiErrorKind::BadRequest);
+    }
+
+    #[test]
+    fn which_paths_need_a_key() {
+        assert!(anonymous_ok("/api/v1/search/"));
+        assert!(anonymous_ok("/screenshots/x.png"));
+        assert!(!anonymous_ok("/api/v1/scan/"));
+        assert!(!anonymous_ok("/api/v1/result/x/"));
+        assert!(!anonymous_ok("/api/v1/quotas"));
+    }
 }

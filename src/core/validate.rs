@@ -1,9 +1,17 @@
-//! The documented input rules, checked before anything is sent.
+//! The documented input rules, checked before anything is sent: every call
+//! path of the client checks its inputs here. The rules themselves (enums,
+//! limits, formats) live in `crate::rules`, which the emulator reads too.
+//! Messages quote at most a short prefix of what was given.
 use crate::core::error::{Error, Result};
+use crate::rules::{self, DURATION_MAX_S, ID_MAX_LEN, QUERY_MAX_LEN, TEXT_MAX_LEN};
+pub use crate::rules::{shown, MAX_TAGS, URL_MAX_LEN as MAX_URL_LEN, VISIBILITIES};
 
-pub const VISIBILITIES: &[&str] = &["public", "unlisted", "private"];
-pub const MAX_TAGS: usize = 10;
-pub const MAX_URL_LEN: usize = 2083;
+/// Longest part of an input quoted in a message.
+const QUOTE: usize = 80;
+
+fn q(s: &str) -> String {
+    format!("{:?}", shown(s, QUOTE))
+}
 
 fn bad(msg: impl Into<String>) -> Error {
     Error::Validation(msg.into())
@@ -12,14 +20,10 @@ fn bad(msg: impl Into<String>) -> Error {
 /// A scan id: a UUID in its canonical 8-4-4-4-12 hex form (returned lowercase).
 pub fn uuid(what: &str, s: &str) -> Result<String> {
     let t = s.trim();
-    let ok = t.len() == 36
-        && t.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        });
-    if !ok {
+    if !rules::uuid(t) {
         return Err(bad(format!(
-            "{what} must be a UUID like 0196d976-07f6-7aae-8a57-aa019145f31c, got {s:?}"
+            "{what} must be a UUID like 0196d976-07f6-7aae-8a57-aa019145f31c, got {}",
+            q(s)
         )));
     }
     Ok(t.to_ascii_lowercase())
@@ -27,9 +31,10 @@ pub fn uuid(what: &str, s: &str) -> Result<String> {
 
 pub fn sha256(s: &str) -> Result<String> {
     let t = s.trim();
-    if t.len() != 64 || !t.chars().all(|c| c.is_ascii_hexdigit()) {
+    if !rules::sha256(t) {
         return Err(bad(format!(
-            "sha256 must be 64 hexadecimal characters, got {s:?} ({} characters)",
+            "sha256 must be 64 hexadecimal characters, got {} ({} characters)",
+            q(s),
             s.chars().count()
         )));
     }
@@ -42,8 +47,9 @@ pub fn visibility(v: &str, allowed: &[&str]) -> Result<String> {
         Ok(l)
     } else {
         Err(bad(format!(
-            "visibility must be one of {}, got {v:?}",
-            allowed.join(", ")
+            "visibility must be one of {}, got {}",
+            allowed.join(", "),
+            q(v)
         )))
     }
 }
@@ -58,44 +64,66 @@ pub fn tags(tags: &[String]) -> Result<()> {
     if let Some(t) = tags.iter().find(|t| t.trim().is_empty()) {
         return Err(bad(format!("tags must not be empty, got {t:?}")));
     }
+    if let Some(t) = tags.iter().find(|t| t.len() > TEXT_MAX_LEN) {
+        return Err(bad(format!(
+            "a tag must be at most {TEXT_MAX_LEN} characters, got {}",
+            q(t)
+        )));
+    }
     Ok(())
 }
 
 /// An ISO 3166-1 alpha-2 code; the service speaks lowercase.
 pub fn country(c: &str) -> Result<String> {
     let t = c.trim();
-    if t.len() == 2 && t.chars().all(|ch| ch.is_ascii_alphabetic()) {
+    if rules::country(t) {
         Ok(t.to_ascii_lowercase())
     } else {
         Err(bad(format!(
-            "country must be a two-letter ISO 3166-1 code such as \"de\", got {c:?}"
+            "country must be a two-letter ISO 3166-1 code such as \"de\", got {}",
+            q(c)
         )))
     }
 }
 
+/// A scan or live-scan URL (see `rules::scan_url`); sent as given, trimmed.
 pub fn scan_url(u: &str) -> Result<String> {
-    let t = u.trim();
-    if t.is_empty() {
-        return Err(bad("url must not be empty"));
-    }
-    if t.len() > MAX_URL_LEN {
+    rules::scan_url(u).map_err(|why| bad(format!("url {why}, got {}", q(u))))?;
+    Ok(u.trim().to_string())
+}
+
+/// Free text sent to the service (referer, custom agent, names...): at most
+/// `TEXT_MAX_LEN` characters.
+pub fn text(what: &str, s: &str) -> Result<()> {
+    let n = s.chars().count();
+    if n > TEXT_MAX_LEN {
         return Err(bad(format!(
-            "url is {} characters long; the service accepts at most {MAX_URL_LEN}",
-            t.len()
+            "{what} must be at most {TEXT_MAX_LEN} characters, got {n}"
         )));
     }
-    if let Some((scheme, _)) = t.split_once("://") {
-        let s = scheme.to_ascii_lowercase();
-        if s != "http" && s != "https" {
-            return Err(bad(format!(
-                "only http and https URLs can be scanned, got scheme {scheme:?}"
-            )));
-        }
+    Ok(())
+}
+
+/// A search query: at most `QUERY_MAX_LEN` characters.
+pub fn query(s: &str) -> Result<()> {
+    let n = s.chars().count();
+    if n > QUERY_MAX_LEN {
+        return Err(bad(format!(
+            "q must be at most {QUERY_MAX_LEN} characters, got {n}"
+        )));
     }
-    if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(bad(format!("url must not contain whitespace, got {u:?}")));
+    Ok(())
+}
+
+/// A value sent in an HTTP header (user agent, referer, extra headers).
+pub fn header_value(what: &str, s: &str) -> Result<()> {
+    if !rules::header_value(s) {
+        return Err(bad(format!(
+            "{what} must be at most {TEXT_MAX_LEN} printable characters without CR, LF or other control characters, got {}",
+            q(s)
+        )));
     }
-    Ok(t.to_string())
+    Ok(())
 }
 
 pub fn positive(what: &str, n: i64) -> Result<u64> {
@@ -105,14 +133,18 @@ pub fn positive(what: &str, n: i64) -> Result<u64> {
     Ok(n as u64)
 }
 
+/// A duration in seconds: finite, at most `DURATION_MAX_S` (a week), and
+/// positive (or zero where allowed), so no deadline computed from it can overflow.
 pub fn seconds(what: &str, s: f64, allow_zero: bool) -> Result<f64> {
-    if !s.is_finite() || s < 0.0 || (!allow_zero && s == 0.0) {
+    if !s.is_finite() || s < 0.0 || (!allow_zero && s == 0.0) || s > DURATION_MAX_S {
         let expect = if allow_zero {
             "zero or more"
         } else {
             "more than zero"
         };
-        return Err(bad(format!("{what} must be {expect} seconds, got {s}")));
+        return Err(bad(format!(
+            "{what} must be {expect} seconds and at most {DURATION_MAX_S} (7 days), got {s}"
+        )));
     }
     Ok(s)
 }
@@ -125,7 +157,8 @@ pub fn search_after(s: &str) -> Result<String> {
     });
     if !ok {
         return Err(bad(format!(
-            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c\", got {s:?}"
+            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c\", got {}",
+            q(s)
         )));
     }
     Ok(t.to_ascii_lowercase())
@@ -145,7 +178,8 @@ pub fn search_after_any(s: &str) -> Result<String> {
     });
     if !ok {
         return Err(bad(format!(
-            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,example.com\", got {s:?}"
+            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,example.com\", got {}",
+            q(s)
         )));
     }
     Ok(t.to_string())
@@ -155,14 +189,10 @@ pub fn search_after_any(s: &str) -> Result<String> {
 /// letters, digits, `-` and `_`, so no id can change the request path.
 pub fn object_id(what: &str, s: &str) -> Result<String> {
     let t = s.trim();
-    if t.is_empty()
-        || t.len() > 128
-        || !t
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    if !rules::object_id(t) {
         return Err(bad(format!(
-            "{what} must be an id of letters, digits, - and _ (at most 128), got {s:?}"
+            "{what} must be an id of letters, digits, - and _ (at most {ID_MAX_LEN}), got {}",
+            q(s)
         )));
     }
     Ok(t.to_string())
@@ -177,6 +207,12 @@ pub fn segment(what: &str, s: &str) -> Result<String> {
     }
     if t == "." || t == ".." {
         return Err(bad(format!("{what} must not be {t:?}")));
+    }
+    if t.chars().count() > TEXT_MAX_LEN {
+        return Err(bad(format!(
+            "{what} must be at most {TEXT_MAX_LEN} characters, got {}",
+            t.chars().count()
+        )));
     }
     Ok(
         percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC)
@@ -222,6 +258,34 @@ mod tests {
         assert!(country("deu").is_err());
         assert!(scan_url("ftp://x.org").is_err());
         assert!(scan_url("example.com").is_ok());
+        for bad in [
+            "javascript:alert(1)",
+            "https:///path",
+            "http://",
+            "mailto:a@b.de",
+        ] {
+            assert!(scan_url(bad).is_err(), "{bad}");
+        }
+        let huge = "x".repeat(10_000_000);
+        for e in [
+            scan_url(&huge),
+            uuid("uuid", &huge).map(|_| String::new()),
+            sha256(&huge),
+            object_id("id", &huge),
+            segment("h", &huge),
+            search_after(&huge),
+        ] {
+            let Err(Error::Validation(m)) = e else {
+                panic!("accepted")
+            };
+            assert!(m.len() < 400, "{}", m.len());
+        }
+        assert!(seconds("t", 1e30, false).is_err());
+        assert!(seconds("t", f64::NAN, false).is_err());
+        assert!(seconds("t", 18446744073709551616.0, true).is_err());
+        assert!(seconds("t", 600.0, false).is_ok());
+        assert!(header_value("ua", "a\r\nb").is_err());
+        assert!(query(&huge).is_err());
         assert!(scan_url(&format!("https://a.com/{}", "x".repeat(2100))).is_err());
         assert!(positive("size", 0).is_err());
         assert!(search_after("1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c").is_ok());

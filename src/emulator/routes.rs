@@ -494,8 +494,16 @@ fn submit_checked(
         return validation("\"url\" must be a string");
     };
     let raw_url = raw_url.trim();
-    if raw_url.len() < 5 || raw_url.len() > 2083 {
+    let n = raw_url.chars().count();
+    if !(crate::rules::URL_MIN_LEN..=crate::rules::URL_MAX_LEN).contains(&n) {
         return validation("\"url\" length must be between 5 and 2083 characters");
+    }
+    // The service's rule for what it scans (shared with the client's check):
+    // http or https with a host; no scheme means http.
+    if crate::rules::scan_url(raw_url).is_err() {
+        return validation(
+            "\"url\" must be a valid uri with a scheme matching the http|https pattern",
+        );
     }
     let with_scheme = if raw_url.contains("://") {
         raw_url.to_string()

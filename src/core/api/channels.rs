@@ -3,11 +3,12 @@ use reqwest::Method;
 
 use super::endpoints::Endpoint;
 use crate::core::fields::{f, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use crate::rules::{self, CHANNEL_TYPES};
 
 pub const FIELDS: &[Field] = &[
-    req("type", "type", Kind::Enum(&["webhook", "email"])),
-    req("name", "name", Kind::Str),
-    f("webhook_url", "webhookURL", Kind::Str),
+    req("type", "type", Kind::Enum(CHANNEL_TYPES)),
+    req("name", "name", Kind::Text),
+    f("webhook_url", "webhookURL", Kind::WebUrl),
     f("frequency", "frequency", Kind::Enum(FREQUENCIES)),
     f("email_addresses", "emailAddresses", Kind::Emails),
     f("utc_time", "utcTime", Kind::HhMm),
@@ -28,6 +29,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("channels.list", Method::GET, "/api/v1/user/channels/").answer(&["channels"]),
     Endpoint::new("channels.create", Method::POST, "/api/v1/user/channels/")
         .body("channel", FIELDS, true)
+        .check(rules::channel_targets)
         .answer(&["channel"]),
     Endpoint::new("channels.get", Method::GET, "/api/v1/user/channels/{0}").answer(&["channel"]),
     Endpoint::new("channels.update", Method::PUT, "/api/v1/user/channels/{0}")

@@ -7,8 +7,7 @@ use crate::core::client::Client;
 use crate::core::error::{Error, Result};
 use crate::core::transport::Req;
 
-pub const TIME_WINDOWS: &[&str] = &["days", "hours", "minutes"];
-pub const FILE_TYPES: &[&str] = &["api", "search", "screenshots", "dom"];
+pub use crate::rules::{DATADUMP_FILE_TYPES as FILE_TYPES, DATADUMP_TIME_WINDOWS as TIME_WINDOWS};
 
 pub const ENDPOINTS: &[Endpoint] = &[Endpoint::new(
     "datadumps.list",
@@ -22,8 +21,9 @@ fn one_of(what: &str, v: &str, allowed: &[&str]) -> Result<()> {
         Ok(())
     } else {
         Err(Error::Validation(format!(
-            "{what} must be one of {}, got {v:?}",
-            allowed.join(", ")
+            "{what} must be one of {}, got {:?}",
+            allowed.join(", "),
+            crate::core::validate::shown(v, 40)
         )))
     }
 }
@@ -35,7 +35,8 @@ pub fn day(date: &str) -> Result<String> {
         Ok(d)
     } else {
         Err(Error::Validation(format!(
-            "date must be a day as YYYYMMDD, got {date:?}"
+            "date must be a day as YYYYMMDD, got {:?}",
+            crate::core::validate::shown(date, 40)
         )))
     }
 }
@@ -44,6 +45,7 @@ pub fn day(date: &str) -> Result<String> {
 pub fn dump_path(path: &str) -> Result<String> {
     let p = path.trim().trim_start_matches('/');
     let ok = !p.is_empty()
+        && p.len() <= 1000
         && p.split('/').all(|seg| {
             !seg.is_empty()
                 && seg != "."
@@ -56,7 +58,8 @@ pub fn dump_path(path: &str) -> Result<String> {
         Ok(p.to_string())
     } else {
         Err(Error::Validation(format!(
-            "path must be a data-dump file path such as \"hours/search/20260101/20260101-00.gz\", got {path:?}"
+            "path must be a data-dump file path such as \"hours/search/20260101/20260101-00.gz\" (at most 1000 characters), got {:?}",
+            crate::core::validate::shown(path, 80)
         )))
     }
 }

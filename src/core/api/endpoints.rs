@@ -27,6 +27,8 @@ pub struct Endpoint {
     pub answer: &'static [&'static str],
     /// Options sent as query parameters (checked like body fields).
     pub params: &'static [Field],
+    /// A rule across fields of the body (`crate::rules`), checked after each field.
+    pub check: Option<crate::rules::BodyRule>,
 }
 
 impl Endpoint {
@@ -39,7 +41,12 @@ impl Endpoint {
             creating: false,
             answer: &[],
             params: &[],
+            check: None,
         }
+    }
+    pub const fn check(mut self, rule: crate::rules::BodyRule) -> Endpoint {
+        self.check = Some(rule);
+        self
     }
     pub const fn body(
         mut self,
@@ -139,7 +146,11 @@ impl Client {
         let opts = &opts;
         match ep.body {
             Some((wrapper, fields)) => {
-                let body = Value::Object(build(name, fields, opts, ep.creating)?);
+                let body = build(name, fields, opts, ep.creating)?;
+                if let Some(rule) = ep.check {
+                    rule(&body).map_err(|why| Error::Validation(format!("{name}: {why}")))?;
+                }
+                let body = Value::Object(body);
                 req = req.json(if wrapper.is_empty() {
                     body
                 } else {

@@ -2,25 +2,30 @@
 use reqwest::Method;
 
 use super::endpoints::Endpoint;
-use crate::core::fields::{f, req, Field, Kind};
+use crate::core::fields::{f, null_ok, req, Field, Kind};
+use crate::rules::{
+    INCIDENT_DELAY_MAX, INCIDENT_EXPIRE_MAX, INCIDENT_EXPIRE_MIN, INCIDENT_INTERVAL_MAX,
+    INCIDENT_INTERVAL_MIN, INCIDENT_VISIBILITIES, PER_INTERVAL_MAX, SCAN_INTERVAL_MODES,
+};
 
-pub const WATCHABLE: &[&str] = &["detections", "tls", "dns", "labels", "page", "meta", "ip"];
-const SECONDS: Kind = Kind::Int(0, i64::MAX);
-const COUNT: Kind = Kind::Int(1, i64::MAX);
+pub use crate::rules::WATCHED_ATTRIBUTES as WATCHABLE;
+const SECONDS: Kind = Kind::Int(0, INCIDENT_DELAY_MAX);
+const INTERVAL: Kind = Kind::Int(INCIDENT_INTERVAL_MIN, INCIDENT_INTERVAL_MAX);
+const COUNT: Kind = Kind::Int(1, PER_INTERVAL_MAX);
 
 pub const FIELDS: &[Field] = &[
-    req("observable", "observable", Kind::Str),
+    req("observable", "observable", Kind::Observable),
     req(
         "visibility",
         "visibility",
-        Kind::Enum(&["unlisted", "private"]),
+        Kind::Enum(INCIDENT_VISIBILITIES),
     ),
     req("channels", "channels", Kind::StrList),
-    f("scan_interval", "scanInterval", COUNT),
+    f("scan_interval", "scanInterval", INTERVAL),
     f(
         "scan_interval_mode",
         "scanIntervalMode",
-        Kind::Enum(&["manual", "automatic"]),
+        Kind::Enum(SCAN_INTERVAL_MODES),
     ),
     f(
         "watched_attributes",
@@ -37,16 +42,21 @@ pub const FIELDS: &[Field] = &[
     f(
         "scan_interval_after_suspended",
         "scanIntervalAfterSuspended",
-        COUNT,
+        INTERVAL,
     ),
     f(
         "scan_interval_after_malicious",
         "scanIntervalAfterMalicious",
-        COUNT,
+        INTERVAL,
     ),
     f("incident_profile", "incidentProfile", Kind::Str),
-    f("expire_after", "expireAfter", COUNT),
-    f("extra_path", "extraPath", Kind::ExtraPath),
+    f(
+        "expire_after",
+        "expireAfter",
+        Kind::Int(INCIDENT_EXPIRE_MIN, INCIDENT_EXPIRE_MAX),
+    ),
+    // null clears it (the specification types it "string or null").
+    null_ok("extra_path", "extraPath", Kind::ExtraPath),
 ];
 
 pub const ENDPOINTS: &[Endpoint] = &[

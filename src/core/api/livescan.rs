@@ -9,22 +9,15 @@ use crate::core::fields::{f, req, Field, Kind};
 use crate::core::transport::Req;
 use crate::core::validate;
 
-pub const ENABLE_FEATURES: &[&str] = &["bannerBypass", "downloadWait", "fullscreen"];
-pub const DISABLE_FEATURES: &[&str] = &[
-    "annotation",
-    "dom",
-    "downloads",
-    "hideheadless",
-    "pageInformation",
-    "responses",
-    "screenshot",
-];
-pub const RESOURCE_TYPES: &[&str] = &["result", "screenshot", "dom", "response", "download"];
-const MS: Kind = Kind::Int(0, 600_000);
+pub use crate::rules::{
+    LIVESCAN_DISABLE_FEATURES as DISABLE_FEATURES, LIVESCAN_ENABLE_FEATURES as ENABLE_FEATURES,
+    LIVESCAN_RESOURCE_TYPES as RESOURCE_TYPES,
+};
+const MS: Kind = Kind::Int(0, crate::rules::LIVESCAN_MS_MAX);
 
 /// The task body: `{"task": {...}, "scanner": {...}}`.
 pub const TASK_FIELDS: &[Field] = &[
-    req("url", "task.url", Kind::Str),
+    req("url", "task.url", Kind::ScanUrl),
     f(
         "visibility",
         "task.visibility",
@@ -32,7 +25,7 @@ pub const TASK_FIELDS: &[Field] = &[
     ),
     f("page_timeout", "scanner.pageTimeout", MS),
     f("capture_delay", "scanner.captureDelay", MS),
-    f("extra_headers", "scanner.extraHeaders", Kind::Object),
+    f("extra_headers", "scanner.extraHeaders", Kind::Headers),
     f(
         "enable_features",
         "scanner.enableFeatures",
@@ -92,8 +85,9 @@ impl Client {
         let scanner = validate::object_id("scanner_id", scanner_id)?;
         if !RESOURCE_TYPES.contains(&resource_type) {
             return Err(Error::Validation(format!(
-                "resource_type must be one of {}, got {resource_type:?}",
-                RESOURCE_TYPES.join(", ")
+                "resource_type must be one of {}, got {:?}",
+                RESOURCE_TYPES.join(", "),
+                validate::shown(resource_type, 40)
             )));
         }
         // Responses and downloads are addressed by SHA-256, the rest by scan id.

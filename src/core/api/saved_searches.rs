@@ -4,17 +4,16 @@ use reqwest::Method;
 use super::endpoints::Endpoint;
 use crate::core::fields::{f, req, Field, Kind};
 
-pub const TLP: &[&str] = &["red", "amber+strict", "amber", "green", "clear"];
-pub const PERMISSIONS: &[&str] = &["public:read", "team:read", "team:write"];
+pub use crate::rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP};
 
 pub const FIELDS: &[Field] = &[
     req(
         "datasource",
         "datasource",
-        Kind::Enum(&["hostnames", "scans"]),
+        Kind::Enum(crate::rules::SAVED_SEARCH_DATASOURCES),
     ),
-    req("name", "name", Kind::Str),
-    req("query", "query", Kind::Str),
+    req("name", "name", Kind::Text),
+    req("query", "query", Kind::Query),
     f("description", "description", Kind::Str),
     f("long_description", "longDescription", Kind::Str),
     f("permissions", "permissions", Kind::EnumList(PERMISSIONS)),

@@ -43,9 +43,11 @@ impl ScanOptions {
             m.insert("country".into(), json!(validate::country(c)?));
         }
         if let Some(r) = &self.referer {
+            validate::header_value("referer", r)?;
             m.insert("referer".into(), json!(r));
         }
         if let Some(a) = &self.custom_agent {
+            validate::header_value("custom_agent", a)?;
             m.insert("customagent".into(), json!(a));
         }
         if let Some(o) = &self.override_safety {
@@ -208,7 +210,7 @@ impl Client {
     /// PUT /api/v1/result/{uuid}/visibility
     pub async fn set_visibility(&self, uuid: &str, visibility: &str) -> Result<Doc<AnyObject>> {
         let id = validate::uuid("uuid", uuid)?;
-        let v = validate::visibility(visibility, &["public", "unlisted", "private", "deleted"])?;
+        let v = validate::visibility(visibility, crate::rules::VISIBILITY_CHANGES)?;
         let req = Req::new(Method::PUT, format!("/api/v1/result/{id}/visibility/"))
             .json(json!({ "visibility": v }));
         self.doc(req, "visibility change").await

@@ -6,13 +6,7 @@ use crate::core::models::{Doc, SearchPageHead};
 use crate::core::transport::Req;
 use crate::core::validate;
 
-pub const DATASOURCES: &[&str] = &[
-    "scans",
-    "hostnames",
-    "incidents",
-    "notifications",
-    "certificates",
-];
+pub use crate::rules::SEARCH_DATASOURCES as DATASOURCES;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchKind {
@@ -81,12 +75,19 @@ impl SearchParams {
                 "limit must be a positive integer, got 0".into(),
             ));
         }
+        if let Some(q) = &self.q {
+            validate::query(q)?;
+        }
+        if let Some(c) = &self.collapse {
+            validate::text("collapse", c)?;
+        }
         if let Some(ds) = &self.datasource {
             let l = ds.trim().to_ascii_lowercase();
             if !DATASOURCES.contains(&l.as_str()) {
                 return Err(Error::Validation(format!(
-                    "datasource must be one of {}, got {ds:?}",
-                    DATASOURCES.join(", ")
+                    "datasource must be one of {}, got {:?}",
+                    DATASOURCES.join(", "),
+                    validate::shown(ds, 40)
                 )));
             }
             self.datasource = Some(l);

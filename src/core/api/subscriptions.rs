@@ -4,21 +4,14 @@ use reqwest::Method;
 use super::endpoints::Endpoint;
 use crate::core::fields::{f, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 
-pub const CREATION_MODES: &[&str] = &["none", "default", "always", "ignore-if-exists"];
-pub const WATCH_KEYS: &[&str] = &[
-    "scans/page.url",
-    "scans/page.domain",
-    "scans/page.ip",
-    "scans/page.apexDomain",
-    "hostnames/hostname",
-    "hostnames/domain",
-];
+use crate::rules::INCIDENT_VISIBILITIES;
+pub use crate::rules::{INCIDENT_CREATION_MODES as CREATION_MODES, WATCH_KEYS};
 
 pub const FIELDS: &[Field] = &[
     req("search_ids", "searchIds", Kind::StrList),
     req("frequency", "frequency", Kind::Enum(FREQUENCIES)),
     req("email_addresses", "emailAddresses", Kind::Emails),
-    req("name", "name", Kind::Str),
+    req("name", "name", Kind::Text),
     req("is_active", "isActive", Kind::Bool),
     req("ignore_time", "ignoreTime", Kind::Bool),
     f("description", "description", Kind::Str),
@@ -34,7 +27,7 @@ pub const FIELDS: &[Field] = &[
     f(
         "incident_visibility",
         "incidentVisibility",
-        Kind::Enum(&["unlisted", "private"]),
+        Kind::Enum(INCIDENT_VISIBILITIES),
     ),
     f(
         "incident_creation_mode",
@@ -44,7 +37,7 @@ pub const FIELDS: &[Field] = &[
     f(
         "incident_watch_keys",
         "incidentWatchKeys",
-        Kind::Enum(WATCH_KEYS),
+        Kind::EnumOrList(WATCH_KEYS),
     ),
 ];
 

@@ -30,8 +30,14 @@ pub struct SearchHitHead {
 
 impl SearchHitHead {
     /// The cursor for the next page: the sort values joined by commas.
+    /// `None` when the sort values are missing or not all numbers and strings.
     pub fn cursor(&self) -> Option<String> {
-        if self.sort.is_empty() {
+        if self.sort.is_empty()
+            || !self
+                .sort
+                .iter()
+                .all(|v| v.is_number() || (v.is_string() && !v.as_str().unwrap_or("").is_empty()))
+        {
             return None;
         }
         Some(

@@ -13,7 +13,7 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, tri, Need};
+use super::super::routes::{caller, ok_json, tri, validation, Need};
 use super::super::state::AppState;
 use super::{
     check, find, key_of, now, wrapped, Access, Item, Ty, F, FREQUENCIES, TEAM_PERMISSIONS,
@@ -30,10 +30,7 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
 }
 
 fn web_url(label: &str, v: &Value) -> Option<String> {
-    let ok = v
-        .as_str()
-        .and_then(|s| url::Url::parse(s).ok())
-        .is_some_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+    let ok = v.as_str().is_some_and(|s| crate::rules::web_url(s).is_ok());
     (!ok).then(|| {
         format!("\"{label}\" must be a valid uri with a scheme matching the http|https pattern")
     })
@@ -41,21 +38,12 @@ fn web_url(label: &str, v: &Value) -> Option<String> {
 
 /// "HH:MM", 24-hour.
 fn utc_time(label: &str, v: &Value) -> Option<String> {
-    let ok = v.as_str().is_some_and(|s| {
-        let b = s.as_bytes();
-        b.len() == 5
-            && b[2] == b':'
-            && s[..2].parse::<u8>().is_ok_and(|h| h < 24)
-            && s[3..].parse::<u8>().is_ok_and(|m| m < 60)
-            && b.iter()
-                .enumerate()
-                .all(|(i, c)| i == 2 || c.is_ascii_digit())
-    });
+    let ok = v.as_str().is_some_and(crate::rules::hh_mm);
     (!ok).then(|| format!("\"{label}\" must be a 24-hour time in the form HH:MM"))
 }
 
-const FIELDS: &[F] = &[
-    F("type", Ty::OneOf(&["webhook", "email"]), true),
+pub(super) const FIELDS: &[F] = &[
+    F("type", Ty::OneOf(crate::rules::CHANNEL_TYPES), true),
     F("name", Ty::Text, true),
     F("webhookURL", Ty::Custom(web_url), false),
     F("frequency", Ty::OneOf(FREQUENCIES), false),
@@ -71,7 +59,16 @@ const FIELDS: &[F] = &[
 
 fn parse(body: &[u8], creating: bool) -> Result<Map<String, Value>, Response> {
     let obj = wrapped(body, "channel")?;
-    check(&obj, "channel", FIELDS, &["_id", "createdAt"], creating)
+    let fields = check(&obj, "channel", FIELDS, &["_id", "createdAt"], creating)?;
+    if creating {
+        targets(&fields)?;
+    }
+    Ok(fields)
+}
+
+/// Where the channel delivers (a webhook URL, or e-mail addresses).
+pub(super) fn targets(fields: &Map<String, Value>) -> Result<(), Response> {
+    crate::rules::channel_targets(fields).map_err(|why| validation(&format!("\"channel\": {why}")))
 }
 
 fn channel_json(it: &Item) -> Value {
@@ -142,6 +139,9 @@ async fn update(
         "channel"
     ));
     let fields = tri!(parse(&body, false));
-    it.body.extend(fields);
+    let mut merged = it.body.clone();
+    merged.extend(fields);
+    tri!(targets(&merged));
+    it.body = merged;
     ok_json(json!({ "channel": channel_json(it) }))
 }

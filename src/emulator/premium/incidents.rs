@@ -61,8 +61,7 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     ]
 }
 
-pub(super) const ATTRIBUTES: &[&str] =
-    &["detections", "tls", "dns", "labels", "page", "meta", "ip"];
+pub(super) use crate::rules::WATCHED_ATTRIBUTES as ATTRIBUTES;
 
 const DEFAULT_EXPIRE_S: i64 = 7 * 86_400;
 /// Defaults of the runtime options, shown in answers when not given.
@@ -80,7 +79,6 @@ const DEFAULT_USER_AGENT: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Appl
 const DEFAULT_COUNTRY: &str = "de";
 /// Stored states per incident are capped; the oldest go first.
 const MAX_STATES: usize = 10_000;
-const YEAR_S: i64 = 365 * 86_400;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Condition {
@@ -127,7 +125,7 @@ pub(super) struct Incident {
 
 fn observable(label: &str, v: &Value) -> Option<String> {
     match v.as_str().map(str::trim) {
-        Some(s) if !s.is_empty() && target_url(s, None).is_some() => None,
+        Some(s) if crate::rules::observable(s).is_ok() && target_url(s, None).is_some() => None,
         _ => Some(format!(
             "\"{label}\" must be a hostname, domain, IP address or URL"
         )),
@@ -138,17 +136,14 @@ fn extra_path(label: &str, v: &Value) -> Option<String> {
     let Some(s) = v.as_str() else {
         return Some(format!("\"{label}\" must be a string"));
     };
-    if s.chars().count() > 2000 {
+    if s.chars().count() > crate::rules::EXTRA_PATH_MAX {
         return Some(format!(
-            "\"{label}\" length must be less than or equal to 2000 characters long"
+            "\"{label}\" length must be less than or equal to {} characters long",
+            crate::rules::EXTRA_PATH_MAX
         ));
     }
-    const SPECIAL: &str = "/_-?#=.~%:@!$&'()*+,;[]";
-    let ok = s.starts_with('/')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || SPECIAL.contains(c));
-    (!ok).then(|| {
-        format!("\"{label}\" with value \"{s}\" fails to match the required pattern: /^\\/[a-zA-Z0-9\\/_\\-?#=.~%:@!$&'()*+,;\\[\\]]*$/")
+    (!crate::rules::extra_path(s)).then(|| {
+        format!("\"{label}\" with value \"{}\" fails to match the required pattern: /^\\/[a-zA-Z0-9\\/_\\-?#=.~%:@!$&'()*+,;\\[\\]]*$/", crate::rules::shown(s, 80))
     })
 }
 
@@ -157,25 +152,33 @@ fn countries(label: &str, v: &Value) -> Option<String> {
         return Some(format!("\"{label}\" must be an array"));
     };
     a.iter().enumerate().find_map(|(i, c)| match c.as_str() {
-        Some(s) if s.len() == 2 && s.chars().all(|ch| ch.is_ascii_alphabetic()) => None,
+        Some(s) if crate::rules::country(s) => None,
         _ => Some(format!(
             "\"{label}[{i}]\" must be a two-letter ISO 3166-1 country code"
         )),
     })
 }
 
-const INTERVAL: Ty = Ty::Int(60, 30 * 86_400);
-const DELAY: Ty = Ty::Int(0, YEAR_S);
+const INTERVAL: Ty = Ty::Int(
+    crate::rules::INCIDENT_INTERVAL_MIN,
+    crate::rules::INCIDENT_INTERVAL_MAX,
+);
+const DELAY: Ty = Ty::Int(0, crate::rules::INCIDENT_DELAY_MAX);
 
-const FIELDS: &[F] = &[
+pub(super) const FIELDS: &[F] = &[
     F("observable", Ty::Custom(observable), true),
-    F("visibility", Ty::OneOf(&["unlisted", "private"]), true),
+    F(
+        "visibility",
+        Ty::OneOf(crate::rules::INCIDENT_VISIBILITIES),
+        true,
+    ),
     F("channels", Ty::Strs, true),
-    F("extraPath", Ty::Custom(extra_path), false),
+    // The specification allows null, to clear it.
+    F("extraPath", Ty::NullOr(&Ty::Custom(extra_path)), false),
     F("scanInterval", INTERVAL, false),
     F(
         "scanIntervalMode",
-        Ty::OneOf(&["automatic", "manual"]),
+        Ty::OneOf(crate::rules::SCAN_INTERVAL_MODES),
         false,
     ),
     F("watchedAttributes", Ty::Each(ATTRIBUTES), false),
@@ -189,7 +192,14 @@ const FIELDS: &[F] = &[
     F("scanIntervalAfterSuspended", INTERVAL, false),
     F("scanIntervalAfterMalicious", INTERVAL, false),
     F("incidentProfile", Ty::Str, false),
-    F("expireAfter", Ty::Int(60, YEAR_S), false),
+    F(
+        "expireAfter",
+        Ty::Int(
+            crate::rules::INCIDENT_EXPIRE_MIN,
+            crate::rules::INCIDENT_EXPIRE_MAX,
+        ),
+        false,
+    ),
 ];
 
 /// Response-only fields a client may echo back; they are ignored.

@@ -112,16 +112,9 @@ const USER_AGENTS: &[&str] = &[
     "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
 ];
 
-pub(super) const ENABLE: &[&str] = &["bannerBypass", "downloadWait", "fullscreen"];
-pub(super) const DISABLE: &[&str] = &[
-    "annotation",
-    "dom",
-    "downloads",
-    "hideheadless",
-    "pageInformation",
-    "responses",
-    "screenshot",
-];
+pub(super) use crate::rules::{
+    LIVESCAN_DISABLE_FEATURES as DISABLE, LIVESCAN_ENABLE_FEATURES as ENABLE,
+};
 
 fn scanner_of(id: &str) -> Option<&'static Scanner> {
     SCANNERS.iter().find(|s| s.id == id)
@@ -178,25 +171,47 @@ async fn scanners(State(st): St, headers: HeaderMap) -> Response {
 }
 
 fn extra_headers(label: &str, v: &Value) -> Option<String> {
+    use crate::rules::{header_name, header_value};
     match v.as_object() {
-        Some(m) if m.values().all(Value::is_string) => None,
-        Some(_) => Some(format!("\"{label}\" values must be strings")),
+        Some(m)
+            if m.iter()
+                .all(|(k, x)| header_name(k) && x.as_str().is_some_and(header_value)) =>
+        {
+            None
+        }
+        Some(_) => Some(format!(
+            "\"{label}\" must map header names to header values (strings without CR or LF)"
+        )),
         None => Some(format!("\"{label}\" must be of type object")),
     }
 }
 
-const TASK: &[F] = &[
-    F("url", Ty::Text, true),
-    F(
-        "visibility",
-        Ty::OneOf(&["public", "unlisted", "private"]),
-        false,
-    ),
+/// The URL to scan: the same rule as a scan submission.
+fn task_url(label: &str, v: &Value) -> Option<String> {
+    match v.as_str() {
+        None => Some(format!("\"{label}\" must be a string")),
+        Some(s) => crate::rules::scan_url(s).err().map(|_| {
+            format!("\"{label}\" must be a valid uri with a scheme matching the http|https pattern")
+        }),
+    }
+}
+
+pub(super) const TASK: &[F] = &[
+    F("url", Ty::Custom(task_url), true),
+    F("visibility", Ty::OneOf(crate::rules::VISIBILITIES), false),
     F("tags", Ty::Strs, false),
 ];
-const SCANNER: &[F] = &[
-    F("pageTimeout", Ty::Int(0, 300_000), false),
-    F("captureDelay", Ty::Int(0, 300_000), false),
+pub(super) const SCANNER: &[F] = &[
+    F(
+        "pageTimeout",
+        Ty::Int(0, crate::rules::LIVESCAN_MS_MAX),
+        false,
+    ),
+    F(
+        "captureDelay",
+        Ty::Int(0, crate::rules::LIVESCAN_MS_MAX),
+        false,
+    ),
     F("extraHeaders", Ty::Custom(extra_headers), false),
     F("enableFeatures", Ty::Each(ENABLE), false),
     F("disableFeatures", Ty::Each(DISABLE), false),

@@ -27,6 +27,8 @@ mod files;
 mod hostnames;
 mod incidents;
 mod livescan;
+#[cfg(test)]
+mod rules_agree;
 mod searches;
 mod subscriptions;
 #[cfg(test)]
@@ -241,7 +243,7 @@ fn h64(s: &str) -> u64 {
 
 /// The type a request field must have.
 #[derive(Clone, Copy)]
-enum Ty {
+pub(super) enum Ty {
     /// Any string.
     Str,
     /// A non-empty string.
@@ -255,27 +257,26 @@ enum Ty {
     Each(&'static [&'static str]),
     /// An array of email addresses.
     Emails,
+    /// The inner type, or null (kept, to clear the field).
+    NullOr(&'static Ty),
     /// A custom check; gets the field label and the value, answers the problem.
     Custom(fn(&str, &Value) -> Option<String>),
 }
 
 /// A request field: name, type, required on create.
-struct F(&'static str, Ty, bool);
+pub(super) struct F(pub(super) &'static str, pub(super) Ty, pub(super) bool);
 
 fn one_of(list: &[&str]) -> String {
     format!("must be one of [{}]", list.join(", "))
 }
 
 fn valid_email(s: &str) -> bool {
-    let Some((local, domain)) = s.split_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !s.chars().any(|c| c.is_whitespace())
+    crate::rules::email(s)
+}
+
+/// The length limit of free text (`crate::rules::TEXT_MAX_LEN`).
+fn too_long(s: &str) -> bool {
+    s.chars().count() > crate::rules::TEXT_MAX_LEN
 }
 
 fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
@@ -288,12 +289,23 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
     };
     match ty {
-        Ty::Str => (!v.is_string()).then(|| format!("\"{label}\" must be a string")),
+        Ty::Str => match v.as_str() {
+            None => Some(format!("\"{label}\" must be a string")),
+            Some(s) if too_long(s) => Some(format!(
+                "\"{label}\" length must be less than or equal to {} characters long",
+                crate::rules::TEXT_MAX_LEN
+            )),
+            Some(_) => None,
+        },
         Ty::Text => match v.as_str() {
             None => Some(format!("\"{label}\" must be a string")),
             Some(s) if s.trim().is_empty() => {
                 Some(format!("\"{label}\" is not allowed to be empty"))
             }
+            Some(s) if too_long(s) => Some(format!(
+                "\"{label}\" length must be less than or equal to {} characters long",
+                crate::rules::TEXT_MAX_LEN
+            )),
             Some(_) => None,
         },
         Ty::OneOf(list) => match v.as_str() {
@@ -309,7 +321,13 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             Some(n) if n > max => Some(format!("\"{label}\" must be less than or equal to {max}")),
             Some(_) => None,
         },
-        Ty::Strs => array(&|l, x| (!x.is_string()).then(|| format!("\"{l}\" must be a string"))),
+        Ty::Strs => array(&|l, x| match x.as_str() {
+            Some(s) if !too_long(s) => None,
+            _ => Some(format!(
+                "\"{l}\" must be a string of at most {} characters",
+                crate::rules::TEXT_MAX_LEN
+            )),
+        }),
         Ty::Each(list) => array(&|l, x| match x.as_str() {
             Some(s) if list.contains(&s) => None,
             _ => Some(format!("\"{l}\" {}", one_of(list))),
@@ -319,6 +337,7 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             _ => Some(format!("\"{l}\" must be a valid email")),
         }),
         Ty::Custom(f) => f(label, v),
+        Ty::NullOr(inner) => check_ty(label, *inner, v),
     }
 }
 
@@ -343,6 +362,9 @@ fn check(
     for F(name, ty, required) in fields {
         let label = format!("{wrapper}.{name}");
         match obj.get(*name) {
+            Some(Value::Null) if matches!(ty, Ty::NullOr(_)) => {
+                out.insert((*name).to_string(), Value::Null);
+            }
             None | Some(Value::Null) => {
                 if creating && *required {
                     problems.push(format!("\"{label}\" is required"));
@@ -421,16 +443,5 @@ fn check_refs(
     Ok(())
 }
 
-/// The seven week days, for `weekDays`.
-pub(crate) const WEEK_DAYS: &[&str] = &[
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-
-const FREQUENCIES: &[&str] = &["live", "hourly", "daily"];
-const TEAM_PERMISSIONS: &[&str] = &["team:read", "team:write"];
+pub(crate) use crate::rules::WEEK_DAYS;
+use crate::rules::{FREQUENCIES, TEAM_PERMISSIONS};

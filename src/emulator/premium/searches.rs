@@ -22,9 +22,7 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     ]
 }
 
-const TLP: &[&str] = &["red", "amber+strict", "amber", "green", "clear"];
-const PERMISSIONS: &[&str] = &["public:read", "team:read", "team:write"];
-const TAG_SCOPES: &[&str] = &["pro.", "public.", "private.", "team."];
+use crate::rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP, USER_TAG_SCOPES as TAG_SCOPES};
 /// Read-only fields a client may send back unchanged.
 const READ_ONLY: &[&str] = &["_id", "createdAt", "ownerDescription"];
 
@@ -33,13 +31,7 @@ fn user_tags(label: &str, v: &Value) -> Option<String> {
         return Some(format!("\"{label}\" must be an array"));
     };
     a.iter().enumerate().find_map(|(i, t)| match t.as_str() {
-        Some(s)
-            if TAG_SCOPES
-                .iter()
-                .any(|p| s.len() > p.len() && s.starts_with(p)) =>
-        {
-            None
-        }
+        Some(s) if crate::rules::user_tag(s) => None,
         _ => Some(format!(
             "\"{label}[{i}]\" must be a string prefixed with one of [{}]",
             TAG_SCOPES.join(", ")
@@ -47,10 +39,27 @@ fn user_tags(label: &str, v: &Value) -> Option<String> {
     })
 }
 
-const FIELDS: &[F] = &[
-    F("datasource", Ty::OneOf(&["hostnames", "scans"]), true),
+/// A saved search's query: not empty, at most `rules::QUERY_MAX_LEN`.
+fn query(label: &str, v: &Value) -> Option<String> {
+    match v.as_str() {
+        None => Some(format!("\"{label}\" must be a string")),
+        Some(s) if s.trim().is_empty() => Some(format!("\"{label}\" is not allowed to be empty")),
+        Some(s) if s.chars().count() > crate::rules::QUERY_MAX_LEN => Some(format!(
+            "\"{label}\" length must be less than or equal to {} characters long",
+            crate::rules::QUERY_MAX_LEN
+        )),
+        Some(_) => None,
+    }
+}
+
+pub(super) const FIELDS: &[F] = &[
+    F(
+        "datasource",
+        Ty::OneOf(crate::rules::SAVED_SEARCH_DATASOURCES),
+        true,
+    ),
     F("name", Ty::Text, true),
-    F("query", Ty::Str, true),
+    F("query", Ty::Custom(query), true),
     F("description", Ty::Str, false),
     F("longDescription", Ty::Str, false),
     F("tlp", Ty::OneOf(TLP), false),

@@ -31,14 +31,7 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     ]
 }
 
-const WATCH_KEYS: &[&str] = &[
-    "scans/page.url",
-    "scans/page.domain",
-    "scans/page.ip",
-    "scans/page.apexDomain",
-    "hostnames/hostname",
-    "hostnames/domain",
-];
+use crate::rules::WATCH_KEYS;
 
 /// The schema types `incidentWatchKeys` as one value of the enum; a list of
 /// them is accepted as well.
@@ -51,7 +44,7 @@ fn watch_keys(label: &str, v: &Value) -> Option<String> {
     (!fine).then(|| format!("\"{label}\" {}", super::one_of(WATCH_KEYS)))
 }
 
-const FIELDS: &[F] = &[
+pub(super) const FIELDS: &[F] = &[
     F("searchIds", Ty::Strs, true),
     F("frequency", Ty::OneOf(FREQUENCIES), true),
     F("emailAddresses", Ty::Emails, true),
@@ -66,12 +59,12 @@ const FIELDS: &[F] = &[
     F("incidentProfileId", Ty::Str, false),
     F(
         "incidentVisibility",
-        Ty::OneOf(&["unlisted", "private"]),
+        Ty::OneOf(crate::rules::INCIDENT_VISIBILITIES),
         false,
     ),
     F(
         "incidentCreationMode",
-        Ty::OneOf(&["none", "default", "always", "ignore-if-exists"]),
+        Ty::OneOf(crate::rules::INCIDENT_CREATION_MODES),
         false,
     ),
     F("incidentWatchKeys", Ty::Custom(watch_keys), false),
