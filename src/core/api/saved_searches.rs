@@ -24,7 +24,8 @@ pub const FIELDS: &[Field] = &[
 
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("saved_searches.list", Method::GET, "/api/v1/user/searches/")
-        .answer(&["searches"]),
+        .answer(&["searches"])
+        .list(),
     Endpoint::new(
         "saved_searches.create",
         Method::POST,
@@ -49,5 +50,6 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/searches/{0}/results/",
     )
-    .answer(&["results"]),
+    .answer(&["results"])
+    .list(),
 ];

@@ -54,7 +54,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/subscriptions/",
     )
-    .answer(&["subscriptions"]),
+    .answer(&["subscriptions"])
+    .list(),
     Endpoint::new(
         "subscriptions.create",
         Method::POST,
@@ -79,5 +80,6 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/subscriptions/{0}/results/{1}/",
     )
-    .answer(&["results"]),
+    .answer(&["results"])
+    .list(),
 ];
