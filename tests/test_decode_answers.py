@@ -121,7 +121,7 @@ def test_list_elements_know_their_path(c: Client) -> None:
 def test_object_endpoints(c: Client) -> None:
     answer({"channel": {"_id": "a", "isActive": "yes"}})
     ch = c.channels.get("a")
-    raises(lambda: ch.is_active, 'is_active'.replace("is_active", 'isActive: expected a boolean, found a string ("yes")'))
+    raises(lambda: ch.is_active, 'isActive: expected a boolean, found a string ("yes")')
     answer({"channel": "x"})
     raises(lambda: c.channels.get("a"), 'channel: expected an object, found a string ("x")')
     answer(b"")
@@ -149,7 +149,6 @@ SEARCH_WRONG = [
 def test_search_page_of_the_wrong_shape(c: Client, page: dict[str, Any], message: str) -> None:
     answer(page)
     raises(lambda: list(c.search("x")), message)
-    raises(lambda: c.search("x").count(), message) if "total" in message else None
 
 
 def test_search_page_lenient_forms(c: Client) -> None:
@@ -169,7 +168,7 @@ def test_wrong_result_parts_over_the_wire(c: Client) -> None:
         answer(doc)
         r = c.result(UUID)
         assert r.uuid == UUID
-        raises(lambda: r.page, 'page: expected an object, found a list (["x"])')
+        raises(lambda r=r: r.page, 'page: expected an object, found a list (["x"])')
 
 
 def test_async_wrong_shapes(base: str) -> None:

@@ -79,7 +79,9 @@ class Case:
 
 
 def _cases(root: type[Model]) -> Iterator[Case]:
-    def walk(cls: type[Model], attrs: tuple[str | int, ...], wire: tuple[str | int, ...], seen: tuple[type, ...]) -> Iterator[Case]:
+    def walk(
+        cls: type[Model], attrs: tuple[str | int, ...], wire: tuple[str | int, ...], seen: tuple[type, ...]
+    ) -> Iterator[Case]:
         for name, (w, _conv) in cls._fields.items():
             e = models._expect(cls, name)
             if e.types is None:
@@ -229,7 +231,9 @@ _JSON = st.recursive(_LEAF, lambda inner: st.lists(inner, max_size=4) | st.dicti
 _WRONG_VALUES = st.one_of(
     st.dictionaries(_WORD, _JSON, min_size=1, max_size=4),  # {} reads as [] where a list is expected
     st.lists(_JSON, max_size=4),
-    st.integers(2, 2**70) | st.integers(-(2**70), -1) | st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: f not in (0, 1)),
+    st.integers(2, 2**70)
+    | st.integers(-(2**70), -1)
+    | st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: f not in (0, 1)),
     _WORD,
     st.booleans(),
 )
@@ -281,7 +285,7 @@ def test_issue_examples() -> None:
     long = models.ScanResult({"page": {"domain": ["a" * 1000]}})
     with pytest.raises(urlscan_rs.DecodeError) as exc:
         _ = long.page.domain
-    assert len(str(exc.value)) < 100 and str(exc.value).endswith('...)')
+    assert len(str(exc.value)) < 100 and str(exc.value).endswith("...)")
     assert "not decodable" in repr(models.ScanResult({"page": []}))
 
 

@@ -294,7 +294,9 @@ def _from_converter(conv: Callable[[Any], Any] | None) -> _Expect:
     if conv in _MODEL_OF:
         return _Expect(frozenset({dict}), "an object", model=_MODEL_OF[conv])
     if conv in _MODELS_OF:
-        return _Expect(frozenset({list}), "a list", item=_Expect(frozenset({dict}), "an object", model=_MODELS_OF[conv]), is_list=True)
+        return _Expect(
+            frozenset({list}), "a list", item=_Expect(frozenset({dict}), "an object", model=_MODELS_OF[conv]), is_list=True
+        )
     return _ANY
 
 
@@ -392,17 +394,17 @@ def _compile(e: _Expect, conv: Callable[[Any], Any] | None) -> _Reader:
 
 
 def _items(v: list[Any], item: _Expect, obj: Any, wire: str) -> list[Any]:
+    """The elements of a list, each of the element type (null elements stay None)."""
     types, model = item.types, item.model
-    out = []
-    for i, x in enumerate(v):
-        if x is not None:
-            t = type(x)
-            if types is not None and t not in types:
-                raise _wrong(f"{_join(obj, wire)}[{i}]", item.what, x)
-            if model is not None and t is dict:
-                x = model._at(x, f"{_join(obj, wire)}[{i}]")
-        out.append(x)
-    return out
+    seen = set(map(type, v))  # one pass in C: lists hold hundreds of strings
+    seen.discard(type(None))
+    if types is not None and not seen <= types:
+        i, x = next((i, x) for i, x in enumerate(v) if x is not None and type(x) not in types)
+        raise _wrong(f"{_join(obj, wire)}[{i}]", item.what, x)
+    if model is None or dict not in seen:
+        return list(v)
+    base = _join(obj, wire)
+    return [model._at(x, f"{base}[{i}]") if type(x) is dict else x for i, x in enumerate(v)]
 
 
 def _walk(cur: Any, parts: tuple[str, ...], obj: Any, head: str) -> Any:
@@ -459,6 +461,8 @@ class _FieldView(property):
         return value
 
 
+_new = object.__new__
+_setattr = object.__setattr__
 _R = TypeVar("_R", bound=Callable[..., str])
 
 
@@ -526,10 +530,10 @@ class Model:
     @classmethod
     def _at(cls, raw: dict[str, Any], path: str) -> Any:
         """A model of the object found at `path` of an answer (named in its errors)."""
-        obj = cls.__new__(cls)
-        object.__setattr__(obj, "_r", raw)
-        object.__setattr__(obj, "_cache", {})
-        object.__setattr__(obj, "_path", path)
+        obj = _new(cls)
+        _setattr(obj, "_r", raw)
+        _setattr(obj, "_cache", {})
+        _setattr(obj, "_path", path)
         return obj
 
     @property

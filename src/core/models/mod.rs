@@ -301,6 +301,7 @@ mod tests {
         #[serde(default, deserialize_with = "lenient_u64")]
         total: Option<u64>,
         #[serde(default)]
+        #[allow(dead_code)]
         items: Vec<Item>,
     }
 
