@@ -9,15 +9,18 @@ value, pickle, and print a short ``repr``.
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from ._native import LazyDoc
+from .errors import DecodeError
 
 __all__ = [
     "Model",
@@ -73,6 +76,10 @@ def _camel(name: str) -> str:
 
 
 # ---------------------------------------------------------------- converters
+#
+# A converter turns a JSON value of the field's documented type into what the
+# attribute gives. Wrong types never reach it: the reading rules below check
+# each value against its field's declaration first (see `_Expect`).
 
 
 def _dt(v: Any) -> datetime | None:
@@ -84,7 +91,10 @@ def _dt(v: Any) -> datetime | None:
             return None
         return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return datetime.fromtimestamp(v / 1000.0, tz=timezone.utc)
+        try:
+            return datetime.fromtimestamp(v / 1000.0, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
     return None
 
 
@@ -95,12 +105,13 @@ def _int(v: Any) -> int | None:
     if isinstance(v, int):
         return v
     if isinstance(v, float):
-        return int(v)
+        return int(v) if v == v and v not in (float("inf"), float("-inf")) else None
     if isinstance(v, str):
         try:
-            return int(float(v))
+            f = float(v)
         except ValueError:
             return None
+        return int(f) if f == f and f not in (float("inf"), float("-inf")) else None
     return None
 
 
@@ -117,6 +128,15 @@ def _float(v: Any) -> float | None:
     return None
 
 
+def _flag(v: Any) -> bool | None:
+    """A boolean; older results send 0 or 1 (``hasVerdicts``)."""
+    if type(v) is bool:
+        return v
+    if type(v) in (int, float) and v in (0, 1):
+        return bool(v)
+    return None
+
+
 def _list(v: Any) -> list[Any]:
     """``{}`` or null where a list is expected reads as an empty list."""
     return list(v) if isinstance(v, list) else []
@@ -128,6 +148,7 @@ def _model(cls: type[Model]) -> Callable[[Any], Any]:
     def conv(v: Any) -> Any:
         return cls(v if isinstance(v, dict) else {})
 
+    _MODEL_OF[conv] = cls
     return conv
 
 
@@ -135,18 +156,272 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
     def conv(v: Any) -> list[Any]:
         return [cls(x) if isinstance(x, dict) else x for x in _list(v)]
 
+    _MODELS_OF[conv] = cls
     return conv
 
 
 _Field = tuple[str, Callable[[Any], Any] | None]
 
+# ---------------------------------------------------------------- reading rules
+#
+# Lenient on unknown or missing, strict on wrong. Each documented field
+# expects the JSON types its annotation names (`str` a string, `int` and
+# `float` a number, `bool` a boolean, `datetime` a date-time string or epoch
+# milliseconds, `date` a date string, `list[...]` a list, `dict[...]` or a
+# model class an object, `Any` anything; unannotated fields take the type of
+# their converter). Missing and null read as None, `[]` for a list or an empty
+# model for an object part; `{}` where a list is expected reads as `[]`. The
+# lenient converters add the forms the service is known to send (`_int` and
+# `_float` numeric strings, `_flag` 0 and 1). Any other value is a
+# DecodeError naming the JSON path and what was found, raised when the field
+# is read; a field that reads once is cached.
 
-def _walk(cur: Any, parts: Iterable[str]) -> Any:
-    """Follow the rest of a dotted path below a top-level value."""
+_MODEL_OF: dict[Callable[[Any], Any], type[Model]] = {}
+_MODELS_OF: dict[Callable[[Any], Any], type[Model]] = {}
+_NUMBER = frozenset({int, float})
+_JSON_KIND = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+# Converters that read more than their type (numeric strings, 0/1 booleans),
+# and whose None for a present value means it could not be read.
+_WIDENS: dict[Callable[[Any], Any], frozenset[type]] = {
+    _int: frozenset({str}),
+    _float: frozenset({str}),
+    _flag: frozenset({int, float}),
+}
+
+
+def _found(v: Any) -> str:
+    """What a wrong value is, shortly: ``a string ("many")``."""
+    try:
+        text = json.dumps(v, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(v)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{_JSON_KIND.get(type(v), type(v).__name__)} ({text})"
+
+
+def _wrong(path: str, what: str, v: Any) -> DecodeError:
+    return DecodeError(f"{path or '(document)'}: expected {what}, found {_found(v)}")
+
+
+class _Expect:
+    """What one documented field (or list element) holds."""
+
+    __slots__ = ("types", "what", "model", "item", "is_list")
+
+    def __init__(
+        self,
+        types: frozenset[type] | None,
+        what: str,
+        model: type[Model] | None = None,
+        item: _Expect | None = None,
+        is_list: bool = False,
+    ) -> None:
+        # types None: anything (Any, or a field declared without a type)
+        self.types, self.what, self.model, self.item, self.is_list = types, what, model, item, is_list
+
+    def __repr__(self) -> str:
+        return f"_Expect({self.what})"
+
+
+_ANY = _Expect(None, "anything")
+_SCALARS = {
+    "str": _Expect(frozenset({str}), "a string"),
+    "int": _Expect(_NUMBER, "a number"),
+    "float": _Expect(_NUMBER, "a number"),
+    "bool": _Expect(frozenset({bool}), "a boolean"),
+    "datetime": _Expect(frozenset({str, int, float}), "a date-time"),
+    "date": _Expect(frozenset({str}), "a date"),
+    "dict": _Expect(frozenset({dict}), "an object"),
+}
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at `sep` outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return out
+
+
+def _parse_annotation(ann: str) -> _Expect:
+    alts = [a for a in _split_top(ann, "|") if a not in ("None", "")]
+    expects = [_parse_one(a) for a in alts]
+    if not expects or any(e.types is None for e in expects):
+        return _ANY
+    if len(expects) == 1:
+        return expects[0]
+    types: frozenset[type] = frozenset().union(*(e.types or () for e in expects))
+    model = next((e.model for e in expects if e.model is not None), None)
+    item = next((e.item for e in expects if e.is_list), None)
+    whats = list(dict.fromkeys(e.what for e in expects))
+    return _Expect(types, " or ".join(whats), model, item, any(e.is_list for e in expects))
+
+
+def _parse_one(a: str) -> _Expect:
+    base, _, inner = a.partition("[")
+    base = base.strip().rsplit(".", 1)[-1]
+    inner = inner[:-1] if inner.endswith("]") else inner
+    if base in _SCALARS:
+        return _SCALARS[base]
+    if base == "list":
+        item = _parse_annotation(inner) if inner else _ANY
+        return _Expect(frozenset({list}), "a list", item=None if item.types is None else item, is_list=True)
+    if base == "Literal":
+        kinds = {type(ast.literal_eval(x)) for x in _split_top(inner, ",") if x}
+        return _Expect(frozenset(kinds), " or ".join(_JSON_KIND.get(k, k.__name__) for k in sorted(kinds, key=str)))
+    cls = globals().get(base)
+    if isinstance(cls, type) and issubclass(cls, Model):
+        return _Expect(frozenset({dict}), "an object", model=cls)
+    return _ANY  # a type this module does not know: not checked
+
+
+def _from_converter(conv: Callable[[Any], Any] | None) -> _Expect:
+    if conv is None:
+        return _ANY
+    if conv in (_int, _float):
+        return _SCALARS["int"]
+    if conv is _flag:
+        return _SCALARS["bool"]
+    if conv is _dt:
+        return _SCALARS["datetime"]
+    if conv is _list:
+        return _Expect(frozenset({list}), "a list", is_list=True)
+    if conv is _brands:
+        return _parse_annotation("list[VerdictBrand | str]")
+    if conv in _MODEL_OF:
+        return _Expect(frozenset({dict}), "an object", model=_MODEL_OF[conv])
+    if conv in _MODELS_OF:
+        return _Expect(
+            frozenset({list}), "a list", item=_Expect(frozenset({dict}), "an object", model=_MODELS_OF[conv]), is_list=True
+        )
+    return _ANY
+
+
+def _annotation(cls: type, name: str) -> str | None:
+    for k in cls.__mro__:
+        ann = k.__dict__.get("__annotations__", {}).get(name)
+        if ann is not None:
+            return ann if isinstance(ann, str) else getattr(ann, "__name__", None) or repr(ann)
+    return None
+
+
+def _expect(cls: type[Model], name: str) -> _Expect:
+    """What the documented field `name` of `cls` expects (its annotation, else its converter)."""
+    ann = _annotation(cls, name)
+    if ann is not None:
+        return _parse_annotation(ann)
+    return _from_converter(cls._fields[name][1])
+
+
+def _join(obj: Any, wire: str) -> str:
+    base = getattr(obj, "_path", "")
+    return f"{base}.{wire}" if base else wire
+
+
+# A reader turns a field's JSON value (None when missing or null) into the
+# attribute's value, or raises DecodeError; `obj` and `wire` name the path.
+_Reader = Callable[[Any, Any, str], Any]
+_READERS: dict[tuple[type, str], _Reader] = {}
+
+
+def _reader(cls: type[Model], name: str) -> _Reader:
+    r = _READERS.get((cls, name))
+    if r is None:
+        r = _READERS[(cls, name)] = _compile(_expect(cls, name), cls._fields[name][1])
+    return r
+
+
+def _compile(e: _Expect, conv: Callable[[Any], Any] | None) -> _Reader:
+    types, what = e.types, e.what
+    known = conv is None or conv is _list or conv is _brands or conv in _MODEL_OF or conv in _MODELS_OF
+    widen = _WIDENS.get(conv) if conv is not None else None
+    if types is not None and widen is not None:
+        types = types | widen
+    strict_conv = widen is not None or conv is _dt or conv is _date
+
+    if e.model is not None and not e.is_list and known:
+        model = e.model
+
+        def read_model(v: Any, obj: Any, wire: str) -> Any:
+            if v is None:
+                return model._at({}, _join(obj, wire))
+            if type(v) is not dict:
+                raise _wrong(_join(obj, wire), what, v)
+            return model._at(v, _join(obj, wire))
+
+        return read_model
+
+    if e.is_list and known:
+        item = e.item
+        only_list = types == frozenset({list})
+        # null reads as [] for a list, as None for a list or something else
+        empty: list[Any] | None = [] if only_list else None
+
+        def read_list(v: Any, obj: Any, wire: str) -> Any:
+            if v is None:
+                return [] if empty is not None else None
+            t = type(v)
+            if t is not list:
+                if t is dict and not v:
+                    return []  # `{}` where a list is expected
+                if only_list or types is None or t not in types:
+                    raise _wrong(_join(obj, wire), what, v)
+                return v
+            return _items(v, item, obj, wire) if item is not None else list(v)
+
+        return read_list
+
+    def read(v: Any, obj: Any, wire: str) -> Any:
+        if v is None:
+            return conv(None) if conv is not None else None
+        t = type(v)
+        if types is not None and t not in types:
+            if t is dict and e.is_list and not v:
+                v = []
+            else:
+                raise _wrong(_join(obj, wire), what, v)
+        if conv is None:
+            return v
+        out = conv(v)
+        if out is None and strict_conv and v != "":
+            raise _wrong(_join(obj, wire), what, v)
+        return out
+
+    return read
+
+
+def _items(v: list[Any], item: _Expect, obj: Any, wire: str) -> list[Any]:
+    """The elements of a list, each of the element type (null elements stay None)."""
+    types, model = item.types, item.model
+    seen = set(map(type, v))  # one pass in C: lists hold hundreds of strings
+    seen.discard(type(None))
+    if types is not None and not seen <= types:
+        i, x = next((i, x) for i, x in enumerate(v) if x is not None and type(x) not in types)
+        raise _wrong(f"{_join(obj, wire)}[{i}]", item.what, x)
+    if model is None or dict not in seen:
+        return list(v)
+    base = _join(obj, wire)
+    return [model._at(x, f"{base}[{i}]") if type(x) is dict else x for i, x in enumerate(v)]
+
+
+def _walk(cur: Any, parts: tuple[str, ...], obj: Any, head: str) -> Any:
+    """Follow the rest of a dotted path below a top-level value; each step must be an object."""
+    path = head
     for part in parts:
-        if not isinstance(cur, dict) or part not in cur:
-            return _MISSING
-        cur = cur[part]
+        if cur is None:
+            return None
+        if type(cur) is not dict:
+            raise _wrong(_join(obj, path), "an object", cur)
+        cur = cur.get(part)
+        path = f"{path}.{part}"
     return cur
 
 
@@ -160,16 +435,19 @@ class _FieldView(property):
     A class attribute, so reading a field neither raises nor catches an
     AttributeError (which ``__getattr__`` would: that costs more than the read).
     A property, so type checkers see the annotated field; ``__get__`` is its
-    own, for speed. Assignment raises as on any frozen model.
+    own, for speed. Assignment raises as on any frozen model. The value is
+    checked against the field's declaration on first read (see `_reader`).
     """
 
-    __slots__ = ("name", "head", "rest", "conv", "alt")
+    __slots__ = ("name", "wire", "head", "rest", "owner", "read", "alt")
 
-    def __init__(self, name: str, wire: str, conv: Callable[[Any], Any] | None) -> None:
+    def __init__(self, owner: type[Model], name: str, wire: str) -> None:
         super().__init__(fset=_frozen)
         wire, _, alt = wire.partition("|")
         head, _, rest = wire.partition(".")
-        self.name, self.head, self.rest, self.conv = name, head, tuple(rest.split(".")) if rest else (), conv
+        self.owner, self.name, self.wire, self.head = owner, name, wire, head
+        self.rest = tuple(rest.split(".")) if rest else ()
+        self.read: _Reader | None = None
         self.alt = alt or None
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
@@ -179,45 +457,68 @@ class _FieldView(property):
         name = self.name
         if name in cache:
             return cache[name]
-        value = obj._r.get(self.head, _MISSING)
-        if self.rest and value is not _MISSING:
-            value = _walk(value, self.rest)
-        if value is _MISSING and self.alt is not None:
-            value = obj._lookup(self.alt)
-        if value is _MISSING:
-            value = None
-        if self.conv is not None:
-            value = self.conv(value)
+        value = obj._r.get(self.head)
+        if self.rest:
+            value = _walk(value, self.rest, obj, self.head)
+        wire = self.wire
+        if value is None and self.alt is not None:
+            value, wire = obj._at_path(self.alt), self.alt
+        read = self.read
+        if read is None:
+            read = self.read = _reader(self.owner, name)
+        value = read(value, obj, wire)
         cache[name] = value
         return value
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+_R = TypeVar("_R", bound=Callable[..., str])
+
+
+def _safe_repr(fn: _R) -> _R:
+    # A model whose parts are of the wrong type still prints (tracebacks,
+    # notebooks); reading the part raises.
+    @functools.wraps(fn)
+    def __repr__(self: Any) -> str:
+        try:
+            return fn(self)
+        except DecodeError as e:
+            return f"{type(self).__name__}(<not decodable: {e}>)"
+
+    return cast(_R, __repr__)
 
 
 class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
-    __slots__ = ("_r", "_cache")
+    __slots__ = ("_r", "_cache", "_path")
     # attribute -> (wire path, converter); a path may be dotted ("task.uuid")
-    # and name alternatives tried in order when one is absent ("id|_id").
+    # and name an alternative tried when the first is absent ("id|_id").
     _fields: ClassVar[dict[str, _Field]] = {}
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
 
     _r: dict[str, Any] | LazyDoc
     _cache: dict[str, Any]
+    # The JSON path of this object in the answer ("" for the whole answer).
+    _path: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "__repr__" in cls.__dict__:
+            cls.__repr__ = _safe_repr(cls.__dict__["__repr__"])  # type: ignore[method-assign]
         if any("__getattr__" in k.__dict__ for k in cls.__mro__[:-2]):
             return  # the class reads some fields its own way
         # Only annotated fields (the typed surface); others go through __getattr__.
         annotated = cls.__dict__.get("__annotations__", {})
-        for name, (wire, conv) in cls.__dict__.get("_fields", {}).items():
+        for name, (wire, _conv) in cls.__dict__.get("_fields", {}).items():
             if name not in annotated:
                 continue
             # Names the class (or a base) defines itself, e.g. a property, win.
             defined = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
             if defined is None or isinstance(defined, _FieldView):
-                setattr(cls, name, _FieldView(name, wire, conv))
+                setattr(cls, name, _FieldView(cls, name, wire))
 
     def __init__(self, raw: dict[str, Any] | None = None) -> None:
         if raw is None:
@@ -226,13 +527,24 @@ class Model:
             raise TypeError(f"{type(self).__name__} wraps a JSON object (dict), got {type(raw).__name__}")
         object.__setattr__(self, "_r", raw)
         object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_path", "")
 
     @classmethod
-    def _lazy(cls, doc: LazyDoc) -> Any:
+    def _lazy(cls, doc: LazyDoc, path: str = "") -> Any:
         """A model over a JSON object still in bytes, decoded part by part as it is read."""
         obj = cls.__new__(cls)
         object.__setattr__(obj, "_r", doc)
         object.__setattr__(obj, "_cache", {})
+        object.__setattr__(obj, "_path", path)
+        return obj
+
+    @classmethod
+    def _at(cls, raw: dict[str, Any], path: str) -> Any:
+        """A model of the object found at `path` of an answer (named in its errors)."""
+        obj = _new(cls)
+        _setattr(obj, "_r", raw)
+        _setattr(obj, "_cache", {})
+        _setattr(obj, "_path", path)
         return obj
 
     @property
@@ -247,32 +559,34 @@ class Model:
         return self._r.get(key, _MISSING)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_r", "_cache", "_raw"):
+        if name.startswith("__") or name in ("_r", "_cache", "_raw", "_path"):
             raise AttributeError(name)
         cache = self._cache
         if name in cache:
             return cache[name]
         spec = type(self)._fields.get(name)
         if spec is not None:
-            wire, conv = spec
-            value = self._lookup(wire)
-            value = None if value is _MISSING else value
-            if conv is not None:
-                value = conv(value)
+            value = self._read(name, spec[0])
         else:
             value = self._unknown(name)
         cache[name] = value
         return value
 
-    def _lookup(self, path: str) -> Any:
-        path, _, alt = path.partition("|")
-        head, _, rest = path.partition(".")
-        cur: Any = self._top(head)
-        if cur is not _MISSING and rest:
-            cur = _walk(cur, rest.split("."))
-        if cur is _MISSING and alt:
-            return self._lookup(alt)
-        return cur
+    def _at_path(self, wire: str) -> Any:
+        """The raw value at a dotted wire path (None when absent)."""
+        head, _, rest = wire.partition(".")
+        value = self._r.get(head)
+        if rest:
+            value = _walk(value, tuple(rest.split(".")), self, head)
+        return value
+
+    def _read(self, name: str, wire: str) -> Any:
+        """The documented field `name`, read from the wire path `wire` by its rules."""
+        wire, _, alt = wire.partition("|")
+        value = self._at_path(wire)
+        if value is None and alt:
+            value, wire = self._at_path(alt), alt
+        return _reader(type(self), name)(value, self, wire)
 
     def _unknown(self, name: str) -> Any:
         r = self._r
@@ -322,6 +636,7 @@ class Model:
         names.update(_snake(k) for k in self._raw)
         return sorted(names)
 
+    @_safe_repr
     def __repr__(self) -> str:
         fields = self._repr_fields or tuple(type(self)._fields)[:4]
         parts = []
@@ -405,7 +720,7 @@ def _brands(v: Any) -> list[Any]:
 _VERDICT_FIELDS: dict[str, _Field] = {
     "score": _f("score", _int),
     "malicious": _f("malicious"),
-    "has_verdicts": _f("hasVerdicts"),
+    "has_verdicts": _f("hasVerdicts", _flag),
     "categories": _f("categories", _list),
     "brands": _f("brands", _brands),
     "tags": _f("tags", _list),
@@ -428,6 +743,18 @@ class Verdict(Model):
 
 class EngineVerdicts(Model):
     __slots__ = ()
+    score: int | None
+    malicious: bool | list[str] | None  # older results list the engines that flagged the page
+    has_verdicts: bool | None
+    categories: list[str]
+    brands: list[VerdictBrand | str]
+    tags: list[str]
+    engines_total: int | None
+    malicious_total: int | None
+    benign_total: int | None
+    malicious_verdicts: list[Any]
+    benign_verdicts: list[Any]
+    verdicts: list[dict[str, Any]]
     _fields = {
         **_VERDICT_FIELDS,
         "engines_total": _f("enginesTotal", _int),
@@ -442,6 +769,15 @@ class EngineVerdicts(Model):
 
 class CommunityVerdict(Model):
     __slots__ = ()
+    score: int | None
+    malicious: bool | None
+    has_verdicts: bool | None
+    categories: list[str]
+    brands: list[VerdictBrand | str]
+    tags: list[str]
+    votes_total: int | None
+    votes_malicious: int | None
+    votes_benign: int | None
     _fields = {
         **_VERDICT_FIELDS,
         "votes_total": _f("votesTotal", _int),
@@ -727,7 +1063,7 @@ class SearchHit(Model):
 
     @property
     def uuid(self) -> str | None:
-        return self._r.get("_id") or self.task.uuid
+        return self.id or self.task.uuid
 
     def to_record(self) -> dict[str, Any]:
         """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
@@ -873,7 +1209,7 @@ class SavedSearch(Model):
     def __getattr__(self, name: str) -> Any:
         # The schema says "usertags", sample payloads "userTags": read both.
         if name == "user_tags" and "userTags" not in self._raw and "usertags" in self._raw:
-            return _list(self._raw["usertags"])
+            return self._read(name, "usertags")
         return super().__getattr__(name)
 
 
@@ -1122,7 +1458,7 @@ class LiveScanner(Model):
 
     def __getattr__(self, name: str) -> Any:
         if name == "id" and "_id" not in self._raw:
-            return self._raw.get("id")
+            return self._read(name, "id")
         return super().__getattr__(name)
 
 

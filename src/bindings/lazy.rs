@@ -112,10 +112,13 @@ impl LazyDoc {
 }
 
 /// A model instance over `doc`, made without running Python code
-/// (`object.__new__` and the slots set directly: `Model` is frozen).
+/// (`object.__new__` and the slots set directly: `Model` is frozen); `path`
+/// is where the object is in the answer ("" for the whole answer), named by
+/// the model's errors.
 fn new_model<'py>(
     cls: &Bound<'py, PyType>,
     doc: Bound<'py, LazyDoc>,
+    path: &Bound<'py, PyString>,
 ) -> PyResult<Bound<'py, PyAny>> {
     static OBJECT_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = cls.py();
@@ -129,6 +132,7 @@ fn new_model<'py>(
     let obj = new.bind(py).call1((cls,))?;
     set_slot(&obj, pyo3::intern!(py, "_r"), doc.as_any())?;
     set_slot(&obj, pyo3::intern!(py, "_cache"), PyDict::new(py).as_any())?;
+    set_slot(&obj, pyo3::intern!(py, "_path"), path.as_any())?;
     Ok(obj)
 }
 
@@ -151,7 +155,8 @@ fn set_slot(
 /// A model over a body not indexed yet (indexed here, off the GIL).
 pub fn body_model<'py>(py: Python<'py>, class: &str, body: Bytes) -> PyResult<Bound<'py, PyAny>> {
     let doc = LazyDoc::from_body(py, body)?;
-    new_model(&model_class(py, class)?, Bound::new(py, doc)?)
+    let root = pyo3::intern!(py, "");
+    new_model(&model_class(py, class)?, Bound::new(py, doc)?, root)
 }
 
 /// A model over a whole indexed body (no copy, no second pass).
@@ -163,7 +168,7 @@ pub fn lazy_model<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let cls = model_class(py, class)?;
     let d = Bound::new(py, LazyDoc::new(body, index))?;
-    new_model(&cls, d)
+    new_model(&cls, d, pyo3::intern!(py, ""))
 }
 
 /// The hits of a search page as lazy models sharing the page's bytes (a hit
@@ -184,9 +189,10 @@ pub fn lazy_hits<'py>(
     };
     let cls = model_class(py, class)?;
     let out = PyList::empty(py);
-    for idx in hits {
+    for (i, idx) in hits.iter().enumerate() {
         let d = Bound::new(py, LazyDoc::new(doc.body.clone(), idx.clone()))?;
-        out.append(new_model(&cls, d)?)?;
+        let path = PyString::new(py, &format!("results[{i}]"));
+        out.append(new_model(&cls, d, &path)?)?;
     }
     Ok(out)
 }

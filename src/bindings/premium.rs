@@ -65,22 +65,33 @@ fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
 }
 
 /// A JSON value as Python objects, optionally wrapped in a model class
-/// (each element of a list; None stays None).
-fn wrap<'py>(py: Python<'py>, v: &Value, class: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+/// (each element of a list, which must be an object: its path is
+/// `{key}[i]`; None stays None).
+fn wrap<'py>(
+    py: Python<'py>,
+    v: &Value,
+    class: Option<&str>,
+    key: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     let obj = json(py, v.to_string().as_bytes())?;
     let Some(class) = class else { return Ok(obj) };
     if v.is_null() {
         return Ok(py.None().into_bound(py));
     }
     let cls = model_class(py, class)?;
-    if let Ok(list) = obj.cast::<PyList>() {
+    if let (Ok(list), Value::Array(values)) = (obj.cast::<PyList>(), v) {
         let out = PyList::empty(py);
-        for item in list.iter() {
-            out.append(if item.cast::<PyDict>().is_ok() {
-                cls.call1((item,))?
-            } else {
-                item
-            })?;
+        for (i, (item, value)) in list.iter().zip(values).enumerate() {
+            if !value.is_object() {
+                return Err(to_pyerr(
+                    py,
+                    core::Error::Decode(format!(
+                        "{key}[{i}]: {}",
+                        core::models::wrong("an object", value)
+                    )),
+                ));
+            }
+            out.append(cls.call_method1(pyo3::intern!(py, "_at"), (item, format!("{key}[{i}]")))?)?;
         }
         return Ok(out.into_any());
     }
@@ -109,6 +120,12 @@ impl Core {
     ) -> PyResult<Py<PyAny>> {
         let opts = opts_map(options.as_ref())?;
         let c = self.client(py)?;
+        // List elements are named by the answer's key in errors.
+        let key = core::api::endpoints::find(&name)
+            .ok()
+            .and_then(|e| e.answer.first())
+            .copied()
+            .unwrap_or("");
         let conv: Conv<Value> = Box::new(move |py, v| {
             if discard {
                 return Ok(py.None().into_bound(py));
@@ -117,7 +134,7 @@ impl Core {
                 Some(f) => v.get(f).cloned().unwrap_or(Value::Null),
                 None => v,
             };
-            wrap(py, &v, model.as_deref())
+            wrap(py, &v, model.as_deref(), key)
         });
         run(
             py,
@@ -139,7 +156,7 @@ impl Core {
             py,
             self.is_async_mode(),
             async move { c.incident_action(&action, &incident_id).await },
-            Box::new(|py, v| wrap(py, &v, Some("Incident"))),
+            Box::new(|py, v| wrap(py, &v, Some("Incident"), "incident")),
         )
     }
 
@@ -213,7 +230,7 @@ impl Core {
             py,
             self.is_async_mode(),
             async move { c.datadump_list(&time_window, &file_type, &date).await },
-            Box::new(|py, v| wrap(py, &v, Some("DataDumpFile"))),
+            Box::new(|py, v| wrap(py, &v, Some("DataDumpFile"), "files")),
         )
     }
 

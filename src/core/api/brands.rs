@@ -9,6 +9,9 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/pro/availableBrands",
     )
-    .answer(&["kits"]),
-    Endpoint::new("brands.detected", Method::GET, "/api/v1/pro/brands").answer(&["responses"]),
+    .answer(&["kits"])
+    .list(),
+    Endpoint::new("brands.detected", Method::GET, "/api/v1/pro/brands")
+        .answer(&["responses"])
+        .list(),
 ];

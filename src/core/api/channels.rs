@@ -26,7 +26,9 @@ pub const FIELDS: &[Field] = &[
 
 // The answer schema is unwrapped, sample payloads are wrapped: both are read.
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new("channels.list", Method::GET, "/api/v1/user/channels/").answer(&["channels"]),
+    Endpoint::new("channels.list", Method::GET, "/api/v1/user/channels/")
+        .answer(&["channels"])
+        .list(),
     Endpoint::new("channels.create", Method::POST, "/api/v1/user/channels/")
         .body("channel", FIELDS, true)
         .check(rules::channel_targets)

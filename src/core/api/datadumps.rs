@@ -14,7 +14,8 @@ pub const ENDPOINTS: &[Endpoint] = &[Endpoint::new(
     Method::GET,
     "/api/v1/datadump/list/{0}/{1}/{2}",
 )
-.answer(&["files"])];
+.answer(&["files"])
+.list()];
 
 fn one_of(what: &str, v: &str, allowed: &[&str]) -> Result<()> {
     if allowed.contains(&v) {

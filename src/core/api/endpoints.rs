@@ -23,12 +23,16 @@ pub struct Endpoint {
     /// Required fields are enforced (create) or not (update).
     pub creating: bool,
     /// Keys under which the answer may come wrapped, tried in order; the
-    /// answer is used as it is when none is present.
+    /// answer is used as it is when none is present. Endpoints with keys
+    /// answer a JSON object (or a list, see `list`); an empty body is then
+    /// an error. Without keys the answer is not read (an empty body is null).
     pub answer: &'static [&'static str],
     /// Options sent as query parameters (checked like body fields).
     pub params: &'static [Field],
     /// A rule across fields of the body (`crate::rules`), checked after each field.
     pub check: Option<crate::rules::BodyRule>,
+    /// The answer is a list: `{}`, null or a missing key read as `[]`.
+    pub list: bool,
 }
 
 impl Endpoint {
@@ -42,6 +46,7 @@ impl Endpoint {
             answer: &[],
             params: &[],
             check: None,
+            list: false,
         }
     }
     pub const fn check(mut self, rule: crate::rules::BodyRule) -> Endpoint {
@@ -64,6 +69,10 @@ impl Endpoint {
     }
     pub const fn params(mut self, fields: &'static [Field]) -> Endpoint {
         self.params = fields;
+        self
+    }
+    pub const fn list(mut self) -> Endpoint {
+        self.list = true;
         self
     }
 }
@@ -92,18 +101,44 @@ pub fn find(name: &str) -> Result<&'static Endpoint> {
         .ok_or_else(|| Error::Validation(format!("unknown endpoint {name:?}")))
 }
 
-/// The value under the first wrapper key present, or the answer itself.
-pub fn unwrap(v: Value, keys: &[&str]) -> Value {
-    if let Value::Object(m) = &v {
-        for k in keys {
-            if let Some(inner) = m.get(*k) {
-                if inner.is_object() || inner.is_array() {
-                    return inner.clone();
-                }
-            }
-        }
+/// The answer of endpoint `ep` as its table says: an object (under the
+/// first wrapper key present, or the answer itself; null under the key reads
+/// as `{}`) or a list (bare, or under the first key present; `{}`, null or
+/// no key read as `[]`). Another type is an error naming its path.
+pub fn answer(ep: &Endpoint, v: Value) -> Result<Value> {
+    use crate::core::models::wrong;
+    let Value::Object(mut m) = v else {
+        return match v {
+            Value::Array(_) if ep.list => Ok(v),
+            _ => Err(Error::Decode(format!(
+                "{}: {}",
+                ep.name,
+                wrong("an object", &v)
+            ))),
+        };
+    };
+    let Some((key, inner)) = ep
+        .answer
+        .iter()
+        .find_map(|k| m.shift_remove(*k).map(|inner| (*k, inner)))
+    else {
+        return Ok(if ep.list {
+            Value::Array(vec![])
+        } else {
+            Value::Object(m)
+        });
+    };
+    match inner {
+        Value::Null if ep.list => Ok(Value::Array(vec![])),
+        Value::Null => Ok(Value::Object(Map::new())),
+        Value::Object(o) if ep.list && o.is_empty() => Ok(Value::Array(vec![])),
+        Value::Array(_) if ep.list => Ok(inner),
+        Value::Object(_) if !ep.list => Ok(inner),
+        other => Err(Error::Decode(format!(
+            "{key}: {}",
+            wrong(if ep.list { "a list" } else { "an object" }, &other)
+        ))),
     }
-    v
 }
 
 /// The options an endpoint takes as query parameters, and the others.
@@ -174,11 +209,22 @@ impl Client {
             req = req.action("livescan");
         }
         let resp = self.t.send(&req).await?;
+        let read = !ep.answer.is_empty();
         if resp.body.iter().all(u8::is_ascii_whitespace) {
+            if read {
+                return Err(Error::Decode(format!(
+                    "{name}: the answer is empty, expected {}",
+                    if ep.list { "a list" } else { "an object" }
+                )));
+            }
             return Ok(Value::Null);
         }
         let v: Value = crate::core::models::decode(&resp.body, name)?;
-        Ok(unwrap(v, ep.answer))
+        if read {
+            answer(ep, v)
+        } else {
+            Ok(v)
+        }
     }
 }
 
@@ -211,22 +257,56 @@ mod tests {
     }
 
     #[test]
-    fn unwrapping() {
+    fn answers_by_shape() {
+        let get = find("incidents.get").unwrap();
+        let copy = find("incidents.copy").unwrap();
+        let list = find("channels.list").unwrap();
+        let ok = |ep, v| answer(ep, v).unwrap();
+        let err = |ep, v| match answer(ep, v) {
+            Err(Error::Decode(m)) => m,
+            other => panic!("{other:?}"),
+        };
         assert_eq!(
-            unwrap(json!({"incident": {"_id": "a"}}), &["incident"]),
+            ok(get, json!({"incident": {"_id": "a"}})),
             json!({"_id": "a"})
         );
         assert_eq!(
-            unwrap(
-                json!({"incidents": {"_id": "a"}}),
-                &["incidents", "incident"]
-            ),
+            ok(copy, json!({"incidents": {"_id": "a"}})),
             json!({"_id": "a"})
+        );
+        assert_eq!(ok(get, json!({"_id": "a"})), json!({"_id": "a"}));
+        assert_eq!(ok(get, json!({"incident": null})), json!({}));
+        assert_eq!(
+            err(get, json!({"incident": [1]})),
+            "incident: expected an object, found a list ([1])"
         );
         assert_eq!(
-            unwrap(json!({"_id": "a"}), &["channel"]),
-            json!({"_id": "a"})
+            err(get, json!("x")),
+            "incidents.get: expected an object, found a string (\"x\")"
         );
-        assert_eq!(unwrap(json!({"channels": []}), &["channels"]), json!([]));
+        assert_eq!(
+            ok(list, json!({"channels": [{"_id": "a"}]})),
+            json!([{"_id": "a"}])
+        );
+        assert_eq!(ok(list, json!([{"_id": "a"}])), json!([{"_id": "a"}]));
+        for empty in [
+            json!({"channels": {}}),
+            json!({"channels": null}),
+            json!({}),
+        ] {
+            assert_eq!(ok(list, empty), json!([]));
+        }
+        assert_eq!(
+            err(list, json!({"channels": "x"})),
+            "channels: expected a list, found a string (\"x\")"
+        );
+        assert_eq!(
+            err(list, json!({"channels": {"_id": "a"}})),
+            "channels: expected a list, found an object ({\"_id\":\"a\"})"
+        );
+        assert_eq!(
+            err(list, Value::Null),
+            "channels.list: expected an object, found null"
+        );
     }
 }

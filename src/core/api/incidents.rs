@@ -99,13 +99,15 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/watchableAttributes",
     )
-    .answer(&["attributes"]),
+    .answer(&["attributes"])
+    .list(),
     Endpoint::new(
         "incidents.states",
         Method::GET,
         "/api/v1/user/incidentstates/{0}/",
     )
-    .answer(&["incidentstates"]),
+    .answer(&["incidentstates"])
+    .list(),
 ];
 
 impl crate::core::client::Client {

@@ -51,7 +51,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/livescan/scanners/",
     )
-    .answer(&["scanners"]),
+    .answer(&["scanners"])
+    .list(),
     Endpoint::new("livescan.task", Method::POST, "/api/v1/livescan/{0}/task/").body(
         "",
         TASK_FIELDS,

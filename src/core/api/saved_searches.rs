@@ -23,7 +23,8 @@ pub const FIELDS: &[Field] = &[
 
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("saved_searches.list", Method::GET, "/api/v1/user/searches/")
-        .answer(&["searches"]),
+        .answer(&["searches"])
+        .list(),
     Endpoint::new(
         "saved_searches.create",
         Method::POST,
@@ -49,6 +50,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "/api/v1/user/searches/{0}/results/",
     )
     .answer(&["results"])
+    .list()
     .params(RESULTS_PARAMS),
 ];
 

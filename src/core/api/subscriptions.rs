@@ -47,7 +47,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/subscriptions/",
     )
-    .answer(&["subscriptions"]),
+    .answer(&["subscriptions"])
+    .list(),
     Endpoint::new(
         "subscriptions.create",
         Method::POST,
@@ -72,5 +73,6 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/subscriptions/{0}/results/{1}/",
     )
-    .answer(&["results"]),
+    .answer(&["results"])
+    .list(),
 ];

@@ -57,21 +57,33 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
     let mut de = serde_json::Deserializer::from_str(t);
     let page = de
         .deserialize_map(PageVisitor)
-        .map_err(|e| Error::Decode(format!("search page: {e}")))?;
-    de.end()
-        .map_err(|e| Error::Decode(format!("search page: {e}")))?;
+        .and_then(|p| de.end().map(|()| p))
+        .map_err(|e| super::decode_error(e, "search page", "", &body))?;
     let origin = t.as_ptr() as usize;
     let mut results = Vec::with_capacity(page.hits.len());
     let mut hits = Vec::with_capacity(page.hits.len());
-    for e in page.hits {
-        results.push(e.head()?);
+    for (i, e) in page.hits.into_iter().enumerate() {
+        results.push(e.head(i)?);
         hits.push(e.index(origin));
     }
+    let count = |k: &str, v: Option<Value>| match v {
+        None => Ok(None),
+        Some(v) => super::lenient_value_u64(&v).map_err(|m| Error::Decode(format!("{k}: {m}"))),
+    };
     let head = SearchPageHead {
         results,
-        total: page.total.as_ref().and_then(super::lenient_value_u64),
-        has_more: page.has_more.as_ref().and_then(Value::as_bool),
-        took: page.took.as_ref().and_then(super::lenient_value_u64),
+        total: count("total", page.total)?,
+        has_more: match page.has_more {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(b),
+            Some(other) => {
+                return Err(Error::Decode(format!(
+                    "has_more: {}",
+                    super::wrong("a boolean", &other)
+                )))
+            }
+        },
+        took: count("took", page.took)?,
         hits,
     };
     Ok(Doc {
@@ -129,8 +141,9 @@ impl Entries<'_> {
             .collect()
     }
 
-    /// The id and sort values a cursor needs (lenient, like the typed heads).
-    fn head(&self) -> Result<SearchHitHead> {
+    /// The id and sort values a cursor needs, of hit `i` of a page: null
+    /// or missing reads as none, `{}` as no sort values; another type is an error.
+    fn head(&self, i: usize) -> Result<SearchHitHead> {
         let get = |k: &str| {
             self.0
                 .iter()
@@ -138,14 +151,26 @@ impl Entries<'_> {
                 .find(|(key, _)| key == k)
                 .map(|(_, v)| v.get())
         };
-        let id = get("_id").and_then(|r| serde_json::from_str::<Option<String>>(r).ok().flatten());
-        let sort = match get("sort") {
-            Some(r) => serde_json::from_str::<Value>(r)
-                .map_err(|e| Error::Decode(format!("search hit sort: {e}")))?
-                .as_array()
-                .cloned()
-                .unwrap_or_default(),
-            None => Vec::new(),
+        let value = |k: &str| -> Result<Value> {
+            match get(k) {
+                Some(r) => serde_json::from_str::<Value>(r)
+                    .map_err(|e| Error::Decode(format!("results[{i}].{k}: {e}"))),
+                None => Ok(Value::Null),
+            }
+        };
+        let bad = |k: &str, what: &str, v: &Value| {
+            Error::Decode(format!("results[{i}].{k}: {}", super::wrong(what, v)))
+        };
+        let id = match value("_id")? {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            other => return Err(bad("_id", "a string", &other)),
+        };
+        let sort = match value("sort")? {
+            Value::Null => Vec::new(),
+            Value::Array(a) => a,
+            Value::Object(o) if o.is_empty() => Vec::new(),
+            other => return Err(bad("sort", "a list", &other)),
         };
         Ok(SearchHitHead { id, sort })
     }
@@ -157,21 +182,25 @@ impl<'de> Deserialize<'de> for Entries<'de> {
         impl<'de> Visitor<'de> for V {
             type Value = Entries<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
+                f.write_str("an object")
             }
             fn visit_map<M: MapAccess<'de>>(
                 self,
-                mut m: M,
+                m: M,
             ) -> std::result::Result<Entries<'de>, M::Error> {
-                let mut out = Vec::with_capacity(12);
-                while let Some(k) = m.next_key::<KeyStr<'de>>()? {
-                    out.push((k.0, m.next_value::<&'de RawValue>()?));
-                }
-                Ok(Entries(out))
+                entries(m)
             }
         }
         d.deserialize_map(V)
     }
+}
+
+fn entries<'de, M: MapAccess<'de>>(mut m: M) -> std::result::Result<Entries<'de>, M::Error> {
+    let mut out = Vec::with_capacity(12);
+    while let Some(k) = m.next_key::<KeyStr<'de>>()? {
+        out.push((k.0, m.next_value::<&'de RawValue>()?));
+    }
+    Ok(Entries(out))
 }
 
 /// A key, borrowed when it has no escapes.
@@ -208,7 +237,7 @@ struct PageVisitor;
 impl<'de> Visitor<'de> for PageVisitor {
     type Value = RawPage<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON object")
+        f.write_str("an object")
     }
     fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> std::result::Result<RawPage<'de>, M::Error> {
         let mut page = RawPage {
@@ -232,8 +261,15 @@ impl<'de> Visitor<'de> for PageVisitor {
     }
 }
 
-/// A list of objects; `{}`, null or another non-list reads as empty.
+/// The hits of a page: a list of objects; `{}`, null or a missing list reads
+/// as empty, another value (or an element that is not an object) is an error
+/// naming its path.
 struct Hits<'a>(Vec<Entries<'a>>);
+
+/// "results: expected a list, found ..." (serde errors carry text only).
+fn wrong_at<E: serde::de::Error>(path: &str, what: &str, v: Value) -> E {
+    E::custom(format!("{path}: {}", super::wrong(what, &v)))
+}
 
 impl<'de> Deserialize<'de> for Hits<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -248,38 +284,112 @@ impl<'de> Deserialize<'de> for Hits<'de> {
                 mut s: S,
             ) -> std::result::Result<Hits<'de>, S::Error> {
                 let mut out = Vec::with_capacity(s.size_hint().unwrap_or(100));
-                while let Some(e) = s.next_element::<Entries<'de>>()? {
+                while let Some(e) = s.next_element_seed(Hit(out.len()))? {
                     out.push(e);
                 }
                 Ok(Hits(out))
             }
             fn visit_map<M: MapAccess<'de>>(
                 self,
-                mut m: M,
+                m: M,
             ) -> std::result::Result<Hits<'de>, M::Error> {
-                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Hits(Vec::new()))
+                let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
+                match &v {
+                    Value::Object(o) if o.is_empty() => Ok(Hits(Vec::new())),
+                    _ => Err(wrong_at("results", "a list", v)),
+                }
             }
             fn visit_unit<E>(self) -> std::result::Result<Hits<'de>, E> {
                 Ok(Hits(Vec::new()))
             }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<Hits<'de>, E> {
-                Ok(Hits(Vec::new()))
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
             }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<Hits<'de>, E> {
-                Ok(Hits(Vec::new()))
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
             }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<Hits<'de>, E> {
-                Ok(Hits(Vec::new()))
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
             }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<Hits<'de>, E> {
-                Ok(Hits(Vec::new()))
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
             }
-            fn visit_str<E>(self, _: &str) -> std::result::Result<Hits<'de>, E> {
-                Ok(Hits(Vec::new()))
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// Hit `i` of a page: an object, indexed without building its values.
+struct Hit(usize);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Hit {
+    type Value = Entries<'de>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Entries<'de>, D::Error> {
+        struct V(usize);
+        impl V {
+            fn wrong<E: serde::de::Error>(&self, v: Value) -> E {
+                wrong_at(&format!("results[{}]", self.0), "an object", v)
+            }
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                m: M,
+            ) -> std::result::Result<Entries<'de>, M::Error> {
+                entries(m)
+            }
+            fn visit_seq<S: SeqAccess<'de>>(
+                self,
+                s: S,
+            ) -> std::result::Result<Entries<'de>, S::Error> {
+                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(s))?;
+                Err(self.wrong(v))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(Value::Null))
+            }
+            fn visit_bool<E: serde::de::Error>(
+                self,
+                v: bool,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_u64<E: serde::de::Error>(
+                self,
+                v: u64,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_i64<E: serde::de::Error>(
+                self,
+                v: i64,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(
+                self,
+                v: f64,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+        }
+        d.deserialize_any(V(self.0))
     }
 }
 
@@ -318,5 +428,73 @@ mod tests {
         }
         let idx = object_index(br#" {"a": [1, {"b": "}"}], "c": "x"} "#).unwrap();
         assert_eq!(idx.len(), 2);
+    }
+
+    #[test]
+    fn wrong_types_name_their_path() {
+        let err = |body: &str| match search_page(Bytes::copy_from_slice(body.as_bytes())) {
+            Err(Error::Decode(m)) => m,
+            other => panic!("{body}: {other:?}"),
+        };
+        for (body, msg) in [
+            (
+                r#"{"results":"x"}"#,
+                r#"results: expected a list, found a string ("x")"#,
+            ),
+            (
+                r#"{"results":{"a":1}}"#,
+                r#"results: expected a list, found an object ({"a":1})"#,
+            ),
+            (
+                r#"{"results":7}"#,
+                "results: expected a list, found a number (7)",
+            ),
+            (
+                r#"{"results":[{},[1]]}"#,
+                "results[1]: expected an object, found a list ([1])",
+            ),
+            (
+                r#"{"results":[null]}"#,
+                "results[0]: expected an object, found null",
+            ),
+            (
+                r#"{"total":"many"}"#,
+                r#"total: expected a number, found a string ("many")"#,
+            ),
+            (
+                r#"{"total":true}"#,
+                "total: expected a number, found a boolean (true)",
+            ),
+            (
+                r#"{"took":[]}"#,
+                "took: expected a number, found a list ([])",
+            ),
+            (
+                r#"{"has_more":"yes"}"#,
+                r#"has_more: expected a boolean, found a string ("yes")"#,
+            ),
+            (
+                r#"{"results":[{"_id":5}]}"#,
+                "results[0]._id: expected a string, found a number (5)",
+            ),
+            (
+                r#"{"results":[{"sort":"1,a"}]}"#,
+                r#"results[0].sort: expected a list, found a string ("1,a")"#,
+            ),
+            ("[]", "search page: expected an object, found a list"),
+        ] {
+            assert_eq!(err(body), msg, "{body}");
+        }
+        let long = format!(r#"{{"total":"{}"}}"#, "x".repeat(500));
+        assert!(err(&long).len() < 100);
+        // Lenient forms: null, missing, `{}` for a list, numeric strings.
+        let d = search_page(Bytes::from_static(
+            br#"{"results":[{"_id":null,"sort":{}}],"total":"12","took":null,"has_more":null}"#,
+        ))
+        .unwrap();
+        assert_eq!(d.head.total, Some(12));
+        assert_eq!((d.head.took, d.head.has_more), (None, None));
+        assert_eq!(d.head.results[0].id, None);
+        assert!(d.head.results[0].sort.is_empty());
     }
 }
