@@ -39,6 +39,7 @@ use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::content::{self, ScanSpec};
+use super::super::datasources::Doc;
 use super::super::routes::{caller, err, ok_json, tri, validation, Need};
 use super::super::state::{lookup, AppState, KeyInfo};
 use super::{
@@ -609,6 +610,25 @@ pub(super) fn tick(p: &mut PremiumState, now: i64) {
     for inc in p.incidents.iter_mut() {
         inc.advance(now);
     }
+}
+
+/// Documents of the incidents data source: the incidents the caller may
+/// read, as `GET /api/v1/user/incidents/{id}` answers them (unwrapped), plus
+/// `date` (= `createdAt`); they sort by creation.
+pub(super) fn documents(p: &PremiumState, k: &KeyInfo) -> Vec<Doc> {
+    p.incidents
+        .iter()
+        .filter(|i| i.access(k) != Access::None)
+        .map(|i| {
+            let mut doc = i.json();
+            doc["date"] = json!(iso(i.created_ms));
+            Doc {
+                ms: i.created_ms,
+                id: i.id.clone(),
+                doc,
+            }
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- handlers

@@ -17,6 +17,7 @@ use axum::routing::MethodRouter;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
+use super::datasources::Doc;
 use super::routes::{err, validation};
 use super::state::{AppState, Caller, KeyInfo};
 
@@ -75,6 +76,19 @@ pub fn tick(st: &AppState, now_ms: i64) {
     livescan::tick(&mut p, now_ms);
     incidents::tick(&mut p, now_ms);
     p.dump_tokens.retain(|_, (_, exp)| *exp > now_ms);
+}
+
+/// Documents of the hostnames data source visible to the caller.
+pub(crate) fn hostname_documents(st: &AppState, c: &Caller, now_ms: i64) -> Vec<Doc> {
+    hostnames::documents(st, c, now_ms)
+}
+
+/// Documents of the incidents data source: the incidents the caller may read.
+pub(crate) fn incident_documents(st: &AppState, c: &Caller) -> Vec<Doc> {
+    let Some(k) = c.key() else {
+        return vec![];
+    };
+    incidents::documents(&st.premium.lock().unwrap(), k)
 }
 
 /// The current emulator time, after bringing time-driven state up to it.
