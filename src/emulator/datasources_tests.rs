@@ -575,3 +575,148 @@ async fn certificates_datasource() {
     let now = t.search("certificates", "", "premium", "&size=0").await;
     assert!(now["total"].as_u64().unwrap() as usize > all.len());
 }
+
+// ---------------------------------------------------------------- incident scans
+
+async fn incident(t: &T, fields: Value) -> (String, Value) {
+    let v = t
+        .post(
+            "/api/v1/user/incidents",
+            "premium",
+            json!({ "incident": fields }),
+        )
+        .await;
+    let id = v["incident"]["_id"].as_str().unwrap().to_string();
+    (id, v["incident"].clone())
+}
+
+async fn states(t: &T, id: &str) -> Vec<Value> {
+    t.get(&format!("/api/v1/user/incidentstates/{id}"), "premium")
+        .await["incidentstates"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_scans_are_real() {
+    let t = T::new(5).await;
+    let (id, _) = incident(
+        &t,
+        json!({"observable": "www.incident-scan.example.com", "visibility": "private", "channels": [],
+               "scanInterval": 600, "userAgents": ["UA-a", "UA-b"], "countries": ["de", "us"]}),
+    )
+    .await;
+    t.emu.advance(1_250.0);
+    let list = states(&t, &id).await;
+    assert_eq!(list.len(), 3);
+    let mut ids = HashSet::new();
+    for s in &list {
+        let uuid = s["state"]["scanId"].as_str().expect("scanId").to_string();
+        assert!(uuid::Uuid::try_parse(&uuid).is_ok());
+        let res = t.get(&format!("/api/v1/result/{uuid}/"), "premium").await;
+        assert_eq!(res["task"]["uuid"], uuid.as_str());
+        assert_eq!(res["task"]["url"], s["state"]["url"]);
+        assert_eq!(res["task"]["time"], s["timeStart"]);
+        assert_eq!(res["task"]["visibility"], "private");
+        assert_eq!(res["page"]["ip"], s["state"]["ip"]);
+        assert_eq!(res["page"]["title"], s["state"]["title"]);
+        t.get(&format!("/api/v1/result/{uuid}/"), "team").await;
+        let (st, _) = t
+            .call(
+                Method::GET,
+                &format!("/api/v1/result/{uuid}/"),
+                "other",
+                None,
+            )
+            .await;
+        assert_eq!(st, 404, "private to others");
+        let (st, png) = t
+            .call(
+                Method::GET,
+                &format!("/screenshots/{uuid}.png"),
+                "premium",
+                None,
+            )
+            .await;
+        assert_eq!(st, 200);
+        assert_eq!(&png[1..4], b"PNG");
+        let (st, dom) = t
+            .call(Method::GET, &format!("/dom/{uuid}/"), "premium", None)
+            .await;
+        assert_eq!(st, 200);
+        assert!(String::from_utf8_lossy(&dom).contains("<html"));
+        ids.insert(uuid);
+    }
+    assert_eq!(ids.len(), 3);
+    // found by search for the owner and the team, not for others
+    let q = "page.domain:www.incident-scan.example.com";
+    for (who, n) in [("premium", 3), ("team", 3), ("other", 0)] {
+        let v = t.search("scans", q, who, "").await;
+        assert_eq!(v["total"], n, "{who}");
+        if n > 0 {
+            let found: HashSet<String> = v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["_id"].as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(found, ids);
+        }
+    }
+
+    // unlisted: readable with the uuid, still not found by others
+    let (uid, created) = incident(
+        &t,
+        json!({"observable": "unlisted-scan.example.org", "visibility": "unlisted", "channels": []}),
+    )
+    .await;
+    assert_eq!(created["stateCount"], 1);
+    let s0 = &states(&t, &uid).await[0];
+    let uuid = s0["state"]["scanId"].as_str().unwrap();
+    let res = t.get(&format!("/api/v1/result/{uuid}/"), "other").await;
+    assert_eq!(res["task"]["visibility"], "unlisted");
+    let q = "page.domain:unlisted-scan.example.org";
+    assert_eq!(t.search("scans", q, "premium", "").await["total"], 1);
+    assert_eq!(t.search("scans", q, "other", "").await["total"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_scans_are_capped() {
+    let t = T::new(5).await;
+    let (id, _) = incident(
+        &t,
+        json!({"observable": "busy.example.org", "visibility": "private", "channels": [],
+               "scanInterval": 60, "expireAfter": 31_536_000}),
+    )
+    .await;
+    t.emu.advance(86_400.0);
+    let list = states(&t, &id).await;
+    assert_eq!(list.len(), 1_441);
+    let real: Vec<&Value> = list
+        .iter()
+        .filter(|s| !s["state"]["scanId"].is_null())
+        .collect();
+    // the creation's scan, then the last intervals' only
+    assert_eq!(real.len(), 251);
+    assert!(list[1..list.len() - 250]
+        .iter()
+        .all(|s| s["state"]["scanId"].is_null()));
+    let v = t
+        .search(
+            "scans",
+            "page.domain:busy.example.org",
+            "premium",
+            "&size=0",
+        )
+        .await;
+    assert_eq!(v["total"], 251);
+    let size: usize = list.iter().map(|s| s.to_string().len()).sum();
+    let inc = t
+        .get(&format!("/api/v1/user/incidents/{id}"), "premium")
+        .await;
+    assert_eq!(
+        inc["incident"]["stateSize"].as_u64().unwrap() as usize,
+        size
+    );
+}

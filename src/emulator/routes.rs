@@ -627,7 +627,9 @@ async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> 
         Ok(e) => {
             let mut spec = e.spec.clone();
             spec.visibility = e.visibility.clone();
-            ok_json(content::result_json(&spec, &st.base_url))
+            let mut doc = content::result_json(&spec, &st.base_url);
+            e.patch_result(&mut doc);
+            ok_json(doc)
         }
         Err(r) => r,
     };

@@ -27,6 +27,10 @@
 //! is then scanned every `scanIntervalAfterMalicious` seconds and a suspended
 //! one every `scanIntervalAfterSuspended` seconds.
 //!
+//! Every incident state is a real scan of the observable (in the scan store,
+//! owned by the incident's owner and team, with the incident's visibility);
+//! the state names it in `state.scanId`.
+//!
 //! Access: the owner may do everything; the owner's team may read (details,
 //! states, copy, fork); anyone else gets 404.
 use std::sync::Arc;
@@ -37,11 +41,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
+use std::collections::VecDeque;
 
 use super::super::content::{self, ScanSpec};
 use super::super::datasources::Doc;
 use super::super::routes::{caller, err, ok_json, tri, validation, Need};
-use super::super::state::{lookup, AppState, KeyInfo};
+use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
     check, check_refs, h64, iso, key_of, new_id, now, same_team, wrapped, Access, PremiumState, Ty,
     F,
@@ -81,6 +86,12 @@ const DEFAULT_USER_AGENT: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Appl
 const DEFAULT_COUNTRY: &str = "de";
 /// Stored states per incident are capped; the oldest go first.
 const MAX_STATES: usize = 10_000;
+/// Real scans an incident makes between two trips to the scan store (one
+/// clock tick or request). An incident advanced over many intervals at once
+/// (a year at 60 s is 525,600 of them) makes real scans of its last 250
+/// states only; the older states have `scanId` null and their changes are
+/// not reported.
+const MAX_NEW_SCANS: usize = 250;
 const YEAR_S: i64 = 365 * 86_400;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,6 +133,28 @@ pub(super) struct Incident {
     condition: Option<(Condition, i64)>,
     labels: Vec<String>,
     obs: Observation,
+    /// Scans made and not yet in the scan store, oldest first.
+    pending: VecDeque<NewScan>,
+    /// States dropped so far (cap, restart): `NewScan::state_no` minus this is
+    /// the index in `states`.
+    states_dropped: u64,
+}
+
+/// A scan an incident made, not yet in the scan store.
+#[derive(Debug, Clone)]
+struct NewScan {
+    spec: ScanSpec,
+    /// The number of its state among all states the incident ever had.
+    state_no: u64,
+    /// The page fields it observed (`ip`, `title`, `status`).
+    page: Map<String, Value>,
+}
+
+/// A scan of an incident, with what storing it needs.
+pub(super) struct Made {
+    scan: NewScan,
+    owner: String,
+    team: Option<String>,
 }
 
 // ---------------------------------------------------------------- validation
@@ -401,14 +434,49 @@ impl Incident {
         let uas = Self::rotation(&uas, self.int("userAgentsPerInterval"), self.interval_no);
         let ccs = Self::rotation(&ccs, self.int("countriesPerInterval"), self.interval_no);
         let cond = self.obs.condition;
+        let o = self.obs.clone();
+        let attrs = self.attributes(&o);
+        let page: Map<String, Value> = ["ip", "title", "status"]
+            .iter()
+            .filter_map(|k| {
+                let v = o.page.get(*k).filter(|v| !v.is_null())?;
+                Some((k.to_string(), v.clone()))
+            })
+            .collect();
+        let visibility = self.fields["visibility"]
+            .as_str()
+            .unwrap_or("private")
+            .to_string();
         let mut seq = 0i64;
         for ua in &uas {
             for cc in &ccs {
                 let start = t + seq * 1000;
                 seq += 1;
-                let st = self.state_json(start, ua, cc);
+                let uuid = uuid::Uuid::new_v4().to_string();
+                let st = self.state_json(&o, &attrs, start, ua, cc, &uuid);
                 self.state_size += st.to_string().len() as u64;
                 self.states.push(st);
+                self.pending.push_back(NewScan {
+                    spec: ScanSpec {
+                        uuid,
+                        url: o.url.clone(),
+                        time_ms: start,
+                        visibility: visibility.clone(),
+                        country: Some(cc.clone()),
+                        tags: vec![],
+                        method: "api".into(),
+                        source: "incident".into(),
+                        user_agent: Some(ua.clone()),
+                        referer: None,
+                    },
+                    state_no: self.states_dropped + self.states.len() as u64 - 1,
+                    page: page.clone(),
+                });
+                if self.pending.len() > MAX_NEW_SCANS {
+                    if let Some(old) = self.pending.pop_front() {
+                        self.unscanned(old.state_no);
+                    }
+                }
             }
         }
         if self.states.len() > MAX_STATES {
@@ -416,6 +484,7 @@ impl Incident {
             for s in self.states.drain(..drop) {
                 self.state_size = self.state_size.saturating_sub(s.to_string().len() as u64);
             }
+            self.states_dropped += drop as u64;
         }
         self.scanned_ms = Some(t + (seq - 1).max(0) * 1000);
         self.interval_no += 1;
@@ -446,29 +515,25 @@ impl Incident {
         l
     }
 
-    /// An incident state: the observation, with the watched attributes'
-    /// details under `attributes`.
-    fn state_json(&self, t: i64, ua: &str, country: &str) -> Value {
-        let o = &self.obs;
-        let status = match o.condition {
-            Some(Condition::Suspended) => "suspended",
-            Some(Condition::Inactive) => "inactive",
-            _ => "active",
+    /// The state `state_no` (see `NewScan`) has no real scan after all.
+    fn unscanned(&mut self, state_no: u64) {
+        let Some(i) = state_no.checked_sub(self.states_dropped) else {
+            return;
         };
+        if let Some(s) = self.states.get_mut(i as usize) {
+            // `"<uuid>"` becomes `null` in the serialized state.
+            let was = s["state"]["scanId"].as_str().map_or(4, |u| u.len() + 2) as u64;
+            s["state"]["scanId"] = Value::Null;
+            self.state_size = (self.state_size + 4).saturating_sub(was);
+        }
+    }
+
+    /// The watched attributes' details of an observation.
+    fn attributes(&self, o: &Observation) -> Map<String, Value> {
         let malicious = o.condition == Some(Condition::Malicious);
-        let watched = self.strs("watchedAttributes");
         let p = |k: &str| o.page.get(k).cloned().unwrap_or(Value::Null);
-        let mut s = Map::new();
-        s.insert("status".into(), json!(status));
-        s.insert("malicious".into(), json!(malicious));
-        s.insert("observable".into(), self.fields["observable"].clone());
-        s.insert("url".into(), json!(o.url));
-        s.insert("userAgent".into(), json!(ua));
-        s.insert("country".into(), json!(country));
-        s.insert("ip".into(), p("ip"));
-        s.insert("title".into(), p("title"));
         let mut attrs = Map::new();
-        for a in &watched {
+        for a in &self.strs("watchedAttributes") {
             let v = match a.as_str() {
                 "detections" => {
                     json!({"malicious": malicious, "score": o.score, "brands": o.brands})
@@ -491,7 +556,38 @@ impl Incident {
             };
             attrs.insert(a.clone(), v);
         }
-        s.insert("attributes".into(), Value::Object(attrs));
+        attrs
+    }
+
+    /// An incident state: the observation, with the watched attributes'
+    /// details under `attributes` and the scan's uuid under `scanId`.
+    fn state_json(
+        &self,
+        o: &Observation,
+        attrs: &Map<String, Value>,
+        t: i64,
+        ua: &str,
+        country: &str,
+        scan_id: &str,
+    ) -> Value {
+        let status = match o.condition {
+            Some(Condition::Suspended) => "suspended",
+            Some(Condition::Inactive) => "inactive",
+            _ => "active",
+        };
+        let malicious = o.condition == Some(Condition::Malicious);
+        let p = |k: &str| o.page.get(k).cloned().unwrap_or(Value::Null);
+        let mut s = Map::new();
+        s.insert("status".into(), json!(status));
+        s.insert("malicious".into(), json!(malicious));
+        s.insert("observable".into(), self.fields["observable"].clone());
+        s.insert("url".into(), json!(o.url));
+        s.insert("userAgent".into(), json!(ua));
+        s.insert("country".into(), json!(country));
+        s.insert("ip".into(), p("ip"));
+        s.insert("title".into(), p("title"));
+        s.insert("scanId".into(), json!(scan_id));
+        s.insert("attributes".into(), Value::Object(attrs.clone()));
         let dur = 4_000 + (h64(&format!("{}{t}{ua}{country}", self.id)) % 8_000) as i64;
         json!({
             "_id": new_id(t),
@@ -600,6 +696,8 @@ impl Incident {
             condition: None,
             labels: vec![],
             obs,
+            pending: VecDeque::new(),
+            states_dropped: 0,
         };
         inc.advance(now);
         inc
@@ -609,6 +707,44 @@ impl Incident {
 pub(super) fn tick(p: &mut PremiumState, now: i64) {
     for inc in p.incidents.iter_mut() {
         inc.advance(now);
+    }
+}
+
+/// The scans the incidents made since the last call.
+pub(super) fn drain(p: &mut PremiumState) -> Vec<Made> {
+    let mut out = Vec::new();
+    for inc in p.incidents.iter_mut().filter(|i| !i.pending.is_empty()) {
+        for scan in inc.pending.drain(..) {
+            out.push(Made {
+                scan,
+                owner: inc.owner.clone(),
+                team: inc.team.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Put scans the incidents made into the scan store, finished at their
+/// time. Takes the store's lock; call it without holding the premium lock.
+pub(super) fn record(st: &AppState, made: Vec<Made>) {
+    if made.is_empty() {
+        return;
+    }
+    let entries: Vec<Entry> = made
+        .into_iter()
+        .map(|m| {
+            let t = m.scan.spec.time_ms;
+            let mut e = st.entry(m.scan.spec, Some(m.owner), m.team, t);
+            if !m.scan.page.is_empty() {
+                e.observe(m.scan.page);
+            }
+            e
+        })
+        .collect();
+    let mut store = st.store.lock().unwrap();
+    for e in entries {
+        store.insert(e);
     }
 }
 
@@ -667,6 +803,8 @@ async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
     let inc = Incident::start(k, now, fields, "api", None, vec![]);
     let out = inc.json();
     p.incidents.push(inc);
+    drop(p);
+    super::flush(&st);
     ok_json(json!({ "incident": out }))
 }
 
@@ -716,7 +854,10 @@ async fn update(
         inc.next_scan_ms = (last + inc.interval_ms()).max(now);
         inc.advance(now);
     }
-    ok_json(json!({ "incident": inc.json() }))
+    let out = inc.json();
+    drop(p);
+    super::flush(&st);
+    ok_json(json!({ "incident": out }))
 }
 
 async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
@@ -749,6 +890,7 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
     }
     inc.closed = false;
     inc.expire_ms = now + inc.expire_after_s.unwrap_or(DEFAULT_EXPIRE_S) * 1000;
+    inc.states_dropped += inc.states.len() as u64;
     inc.states.clear();
     inc.state_size = 0;
     inc.condition = None;
@@ -756,6 +898,8 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
     inc.labels.clear();
     inc.next_scan_ms = now;
     inc.advance(now);
+    drop(p);
+    super::flush(&st);
     ok_json(json!({"message": "Incident restarted"}))
 }
 
@@ -781,6 +925,8 @@ fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -
     let inc = Incident::start(k, now, fields, source, Some(orig.id.clone()), history);
     let out = inc.json();
     p.incidents.push(inc);
+    drop(p);
+    super::flush(st);
     ok_json(json!({ "incidents": out }))
 }
 

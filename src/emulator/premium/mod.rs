@@ -72,10 +72,21 @@ pub fn router() -> Router<Arc<AppState>> {
 /// Bring time-driven state (incidents, live-scan purges) up to the emulator
 /// clock; called before premium requests are answered and after `advance`.
 pub fn tick(st: &AppState, now_ms: i64) {
-    let mut p = st.premium.lock().unwrap();
-    livescan::tick(&mut p, now_ms);
-    incidents::tick(&mut p, now_ms);
-    p.dump_tokens.retain(|_, (_, exp)| *exp > now_ms);
+    let made = {
+        let mut p = st.premium.lock().unwrap();
+        livescan::tick(&mut p, now_ms);
+        incidents::tick(&mut p, now_ms);
+        p.dump_tokens.retain(|_, (_, exp)| *exp > now_ms);
+        incidents::drain(&mut p)
+    };
+    incidents::record(st, made);
+}
+
+/// Put the scans incidents made (when created, changed or restarted) into
+/// the scan store. Call it without holding the premium lock.
+pub(crate) fn flush(st: &AppState) {
+    let made = incidents::drain(&mut st.premium.lock().unwrap());
+    incidents::record(st, made);
 }
 
 /// Documents of the hostnames data source visible to the caller.
