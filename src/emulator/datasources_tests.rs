@@ -598,6 +598,12 @@ async fn states(t: &T, id: &str) -> Vec<Value> {
         .clone()
 }
 
+fn ms_of(iso: &Value) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(iso.as_str().unwrap())
+        .unwrap()
+        .timestamp_millis()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_scans_are_real() {
     let t = T::new(5).await;
@@ -719,4 +725,139 @@ async fn incident_scans_are_capped() {
         inc["incident"]["stateSize"].as_u64().unwrap() as usize,
         size
     );
+}
+
+/// Every change reported for the incident: queued ones, or those already
+/// turned into notifications (one per channel); as (changes, hit, at ms).
+fn changes_of(t: &T, id: &str) -> Vec<(Vec<Value>, Value, i64)> {
+    let ev = t.emu.state.events.lock().unwrap();
+    let mut out: Vec<(Vec<Value>, Value, i64)> = ev
+        .incident_changes
+        .iter()
+        .filter(|c| c.incident_id == id)
+        .map(|c| (c.changes.clone(), c.hit.clone(), c.at_ms))
+        .collect();
+    for n in &ev.notifications {
+        let p = &n.payload;
+        if p["incidentId"] == id && !out.iter().any(|o| o.1["_id"] == p["results"][0]["_id"]) {
+            let hit = p["results"][0].clone();
+            let at = hit["sort"][0].as_i64().unwrap_or_default();
+            out.push((p["changes"].as_array().unwrap().clone(), hit, at));
+        }
+    }
+    out.sort_by_key(|o| o.2);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changing_observable_reports_changes() {
+    let t = T::new(5).await;
+    let ch = t
+        .post(
+            "/api/v1/user/channels/",
+            "premium",
+            json!({"channel": {"type": "email", "name": "c", "emailAddresses": ["soc@example.com"]}}),
+        )
+        .await;
+    let cid = ch["channel"]["_id"].as_str().unwrap().to_string();
+    let (id, _) = incident(
+        &t,
+        json!({"observable": "changing.example.net", "visibility": "private", "channels": [cid],
+               "scanInterval": 600}),
+    )
+    .await;
+    let (stable, _) = incident(
+        &t,
+        json!({"observable": "stable.example.net", "visibility": "private", "channels": [cid],
+               "scanInterval": 600}),
+    )
+    .await;
+    let (narrow, _) = incident(
+        &t,
+        json!({"observable": "changing.example.org", "visibility": "private", "channels": [],
+               "scanInterval": 600, "watchedAttributes": ["tls", "meta"]}),
+    )
+    .await;
+    assert!(changes_of(&t, &id).is_empty(), "the first observation");
+    {
+        let ev = t.emu.state.events.lock().unwrap();
+        assert!(ev.incident_changes.iter().all(|c| c.incident_id == id));
+    }
+    t.emu.advance(1_250.0);
+    let list = states(&t, &id).await;
+    assert_eq!(list.len(), 3);
+    let ips: Vec<&Value> = list.iter().map(|s| &s["state"]["ip"]).collect();
+    let titles: Vec<&Value> = list.iter().map(|s| &s["state"]["title"]).collect();
+    assert!(ips[0] != ips[1] && ips[1] != ips[2], "{ips:?}");
+    assert!(titles[0] != titles[1] && titles[1] != titles[2]);
+
+    let got = changes_of(&t, &id);
+    assert_eq!(got.len(), 2);
+    for (i, (changes, hit, at)) in got.iter().enumerate() {
+        let (prev, now) = (&list[i], &list[i + 1]);
+        assert_eq!(*at, ms_of(&now["timeStart"]));
+        assert_eq!(hit["_id"], now["state"]["scanId"]);
+        assert_eq!(hit["page"]["ip"], now["state"]["ip"]);
+        assert_eq!(hit["page"]["title"], now["state"]["title"]);
+        let attrs: Vec<&str> = changes
+            .iter()
+            .map(|c| c["attribute"].as_str().unwrap())
+            .collect();
+        assert_eq!(attrs, ["dns", "page", "ip"], "{changes:?}");
+        let ip = changes.iter().find(|c| c["attribute"] == "ip").unwrap();
+        assert_eq!(ip["before"], prev["state"]["attributes"]["ip"]);
+        assert_eq!(ip["after"], now["state"]["attributes"]["ip"]);
+        assert_eq!(ip["after"]["ip"], now["state"]["ip"]);
+        assert_ne!(ip["before"], ip["after"]);
+    }
+    {
+        let ev = t.emu.state.events.lock().unwrap();
+        if let Some(c) = ev.incident_changes.iter().find(|c| c.incident_id == id) {
+            assert_eq!(c.owner, "analyst");
+            assert_eq!(c.team.as_deref(), Some("blue-team"));
+            assert_eq!(c.observable, "changing.example.net");
+            assert_eq!(c.channels, vec![cid.clone()]);
+        }
+    }
+    assert!(changes_of(&t, &stable).is_empty(), "a stable host");
+    assert!(changes_of(&t, &narrow).is_empty(), "unwatched attributes");
+
+    // the scan shows what it observed: result, hit and index agree
+    let last = &list[2]["state"];
+    let uuid = last["scanId"].as_str().unwrap();
+    let res = t.get(&format!("/api/v1/result/{uuid}/"), "premium").await;
+    assert_eq!(res["page"]["ip"], last["ip"]);
+    assert_eq!(res["page"]["title"], last["title"]);
+    assert!(strs(&res["lists"]["ips"]).contains(&last["ip"].as_str().unwrap().to_string()));
+    for q in [
+        format!("page.ip:\"{}\"", last["ip"].as_str().unwrap()),
+        format!("ip:\"{}\"", last["ip"].as_str().unwrap()),
+    ] {
+        // the other `changing.` host walks the same addresses
+        let q = format!("{q} AND page.domain:changing.example.net");
+        let v = t.search("scans", &q, "premium", "").await;
+        assert_eq!(v["total"], 1, "{q}");
+        assert_eq!(v["results"][0]["_id"], uuid);
+        assert_eq!(v["results"][0]["page"]["title"], last["title"]);
+    }
+
+    // a restarted incident observes afresh
+    let base = format!("/api/v1/user/incidents/{id}");
+    t.call(
+        Method::PUT,
+        &format!("{base}/close"),
+        "premium",
+        Some(json!({})),
+    )
+    .await;
+    t.call(
+        Method::PUT,
+        &format!("{base}/restart"),
+        "premium",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(changes_of(&t, &id).len(), 2);
+    t.emu.advance(600.0);
+    assert_eq!(changes_of(&t, &id).len(), 3);
 }

@@ -29,7 +29,10 @@
 //!
 //! Every incident state is a real scan of the observable (in the scan store,
 //! owned by the incident's owner and team, with the incident's visibility);
-//! the state names it in `state.scanId`.
+//! the state names it in `state.scanId`. Observables whose first label is
+//! `changing` (e.g. `changing.example.net`) show another page IP and title at
+//! each interval; when a watched attribute differs from the previous
+//! interval's observation, the change is queued for notification.
 //!
 //! Access: the owner may do everything; the owner's team may read (details,
 //! states, copy, fork); anyone else gets 404.
@@ -45,6 +48,7 @@ use std::collections::VecDeque;
 
 use super::super::content::{self, ScanSpec};
 use super::super::datasources::Doc;
+use super::super::events::IncidentChange;
 use super::super::routes::{caller, err, ok_json, tri, validation, Need};
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
@@ -101,10 +105,13 @@ enum Condition {
     Malicious,
 }
 
-/// What a scan of the observable sees; the same at every scan.
+/// What a scan of the observable sees: the same at every scan, but for the
+/// page IP and title of a `changing.` host (see `Incident::observation`).
 #[derive(Debug, Clone)]
 struct Observation {
     url: String,
+    /// The host's first label is `changing`.
+    changing: bool,
     condition: Option<Condition>,
     page: Value,
     brands: Vec<Value>,
@@ -133,6 +140,8 @@ pub(super) struct Incident {
     condition: Option<(Condition, i64)>,
     labels: Vec<String>,
     obs: Observation,
+    /// The watched attributes of the last interval's observation.
+    last_attrs: Option<Map<String, Value>>,
     /// Scans made and not yet in the scan store, oldest first.
     pending: VecDeque<NewScan>,
     /// States dropped so far (cap, restart): `NewScan::state_no` minus this is
@@ -148,13 +157,19 @@ struct NewScan {
     state_no: u64,
     /// The page fields it observed (`ip`, `title`, `status`).
     page: Map<String, Value>,
+    /// `[{"attribute", "before", "after"}]` since the previous interval (on
+    /// the first scan of an interval only).
+    changes: Vec<Value>,
 }
 
-/// A scan of an incident, with what storing it needs.
+/// A scan of an incident, with what storing it and reporting it needs.
 pub(super) struct Made {
     scan: NewScan,
     owner: String,
     team: Option<String>,
+    incident: String,
+    observable: String,
+    channels: Vec<String>,
 }
 
 // ---------------------------------------------------------------- validation
@@ -348,6 +363,7 @@ fn observe(o: &str, extra_path: Option<&str>) -> Observation {
         .and_then(Value::as_i64)
         .unwrap_or(0);
     Observation {
+        changing: host.split('.').next() == Some("changing"),
         url,
         condition,
         page,
@@ -434,8 +450,18 @@ impl Incident {
         let uas = Self::rotation(&uas, self.int("userAgentsPerInterval"), self.interval_no);
         let ccs = Self::rotation(&ccs, self.int("countriesPerInterval"), self.interval_no);
         let cond = self.obs.condition;
-        let o = self.obs.clone();
+        let o = self.observation(self.interval_no);
         let attrs = self.attributes(&o);
+        let mut changes: Vec<Value> = match &self.last_attrs {
+            Some(prev) => attrs
+                .iter()
+                .filter_map(|(a, now)| {
+                    let before = prev.get(a).filter(|b| *b != now)?;
+                    Some(json!({"attribute": a, "before": before, "after": now}))
+                })
+                .collect(),
+            None => vec![],
+        };
         let page: Map<String, Value> = ["ip", "title", "status"]
             .iter()
             .filter_map(|k| {
@@ -471,6 +497,7 @@ impl Incident {
                     },
                     state_no: self.states_dropped + self.states.len() as u64 - 1,
                     page: page.clone(),
+                    changes: std::mem::take(&mut changes),
                 });
                 if self.pending.len() > MAX_NEW_SCANS {
                     if let Some(old) = self.pending.pop_front() {
@@ -479,6 +506,7 @@ impl Incident {
                 }
             }
         }
+        self.last_attrs = Some(attrs);
         if self.states.len() > MAX_STATES {
             let drop = self.states.len() - MAX_STATES;
             for s in self.states.drain(..drop) {
@@ -526,6 +554,20 @@ impl Incident {
             s["state"]["scanId"] = Value::Null;
             self.state_size = (self.state_size + 4).saturating_sub(was);
         }
+    }
+
+    /// What interval `n` sees: a `changing.` host moves to another address
+    /// (from the documentation ranges) with another title at each interval.
+    fn observation(&self, n: u64) -> Observation {
+        let mut o = self.obs.clone();
+        if o.changing && o.page.is_object() {
+            let k = n % 750;
+            let net = ["192.0.2", "198.51.100", "203.0.113"][(k / 250) as usize];
+            o.page["ip"] = json!(format!("{net}.{}", k % 250 + 1));
+            let title = o.page["title"].as_str().unwrap_or("").to_string();
+            o.page["title"] = json!(format!("{title} (revision {})", n + 1));
+        }
+        o
     }
 
     /// The watched attributes' details of an observation.
@@ -696,6 +738,7 @@ impl Incident {
             condition: None,
             labels: vec![],
             obs,
+            last_attrs: None,
             pending: VecDeque::new(),
             states_dropped: 0,
         };
@@ -714,37 +757,61 @@ pub(super) fn tick(p: &mut PremiumState, now: i64) {
 pub(super) fn drain(p: &mut PremiumState) -> Vec<Made> {
     let mut out = Vec::new();
     for inc in p.incidents.iter_mut().filter(|i| !i.pending.is_empty()) {
+        let observable = inc.fields["observable"].as_str().unwrap_or("").to_string();
+        let channels = inc.strs("channels");
         for scan in inc.pending.drain(..) {
             out.push(Made {
                 scan,
                 owner: inc.owner.clone(),
                 team: inc.team.clone(),
+                incident: inc.id.clone(),
+                observable: observable.clone(),
+                channels: channels.clone(),
             });
         }
     }
     out
 }
 
-/// Put scans the incidents made into the scan store, finished at their
-/// time. Takes the store's lock; call it without holding the premium lock.
+/// Put scans the incidents made into the scan store (finished at their
+/// time) and queue the changes they saw for notification. Takes the store's
+/// lock, then the events'; call it without holding the premium lock.
 pub(super) fn record(st: &AppState, made: Vec<Made>) {
     if made.is_empty() {
         return;
     }
+    let mut changes = Vec::new();
     let entries: Vec<Entry> = made
         .into_iter()
         .map(|m| {
             let t = m.scan.spec.time_ms;
-            let mut e = st.entry(m.scan.spec, Some(m.owner), m.team, t);
+            let mut e = st.entry(m.scan.spec, Some(m.owner.clone()), m.team.clone(), t);
             if !m.scan.page.is_empty() {
                 e.observe(m.scan.page);
+            }
+            if !m.scan.changes.is_empty() {
+                changes.push(IncidentChange {
+                    owner: m.owner,
+                    team: m.team,
+                    incident_id: m.incident,
+                    observable: m.observable,
+                    channels: m.channels,
+                    changes: m.scan.changes,
+                    hit: serde_json::from_str(&e.hit).unwrap_or(Value::Null),
+                    at_ms: t,
+                });
             }
             e
         })
         .collect();
-    let mut store = st.store.lock().unwrap();
-    for e in entries {
-        store.insert(e);
+    {
+        let mut store = st.store.lock().unwrap();
+        for e in entries {
+            store.insert(e);
+        }
+    }
+    if !changes.is_empty() {
+        st.events.lock().unwrap().incident_changes.extend(changes);
     }
 }
 
@@ -892,6 +959,7 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
     inc.expire_ms = now + inc.expire_after_s.unwrap_or(DEFAULT_EXPIRE_S) * 1000;
     inc.states_dropped += inc.states.len() as u64;
     inc.states.clear();
+    inc.last_attrs = None;
     inc.state_size = 0;
     inc.condition = None;
     inc.interval_no = 0;

@@ -83,7 +83,8 @@ pub fn tick(st: &AppState, now_ms: i64) {
 }
 
 /// Put the scans incidents made (when created, changed or restarted) into
-/// the scan store. Call it without holding the premium lock.
+/// the scan store, and queue the changes they saw. Call it without holding
+/// the premium lock.
 pub(crate) fn flush(st: &AppState) {
     let made = incidents::drain(&mut st.premium.lock().unwrap());
     incidents::record(st, made);
