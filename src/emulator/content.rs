@@ -192,6 +192,31 @@ pub fn response_bodies(spec: &ScanSpec) -> Vec<(String, String)> {
     out
 }
 
+/// The TLS certificates the scan saw, as `lists.certificates` of the result
+/// holds them (`subjectName`, `issuer`, `validFrom`, `validTo` in epoch
+/// seconds), each with `hostnames`: the names it was served for.
+pub fn certificates(spec: &ScanSpec) -> Vec<Value> {
+    let m = Model::build(spec);
+    let mut certs = m.lists().certs;
+    for q in m.reqs.iter().filter(|q| q.url.starts_with("https")) {
+        let h = &m.hosts[q.host];
+        if let Some(c) = certs
+            .iter_mut()
+            .find(|c| c["subjectName"] == json!(h.tls.subject))
+        {
+            let names = c
+                .as_object_mut()
+                .and_then(|o| o.entry("hostnames").or_insert(json!([])).as_array_mut());
+            if let Some(names) = names {
+                if !names.iter().any(|n| n.as_str() == Some(h.name.as_str())) {
+                    names.push(json!(h.name));
+                }
+            }
+        }
+    }
+    certs
+}
+
 // ---------------------------------------------------------------------------
 // Seeding and small utilities
 // ---------------------------------------------------------------------------

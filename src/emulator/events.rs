@@ -248,7 +248,8 @@ pub fn tick(st: &AppState, now: i64) {
         cut(st, &p, ev, now);
         due_attempts(&p, ev, now)
     };
-    if !opens.is_empty() {
+    let opening = !opens.is_empty();
+    if opening {
         let mut opened = Vec::new();
         for o in opens {
             let id = premium::open_for_subscription(
@@ -266,6 +267,10 @@ pub fn tick(st: &AppState, now: i64) {
         st.events.lock().unwrap().engine.opened.extend(opened);
     }
     drop(p);
+    if opening {
+        // The new incidents' first scans go to the store now, not at the next tick.
+        premium::flush(st);
+    }
     launch(st, attempts);
 }
 

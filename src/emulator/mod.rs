@@ -1,6 +1,9 @@
 //! A local emulator of the service: a real HTTP server on loopback that
 //! behaves like the service (state machines, visibility, rate limits, errors).
 pub mod content;
+pub mod datasources;
+#[cfg(test)]
+mod datasources_tests;
 pub mod events;
 #[cfg(test)]
 mod events_tests;

@@ -635,7 +635,9 @@ async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> 
         Ok(e) => {
             let mut spec = e.spec.clone();
             spec.visibility = e.visibility.clone();
-            ok_json(content::result_json(&spec, &st.base_url))
+            let mut doc = content::result_json(&spec, &st.base_url);
+            e.patch_result(&mut doc);
+            ok_json(doc)
         }
         Err(r) => r,
     };
@@ -824,16 +826,6 @@ pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs,
             _ => return Err(validation("\"size\" must be a non-negative integer")),
         },
     };
-    let after = match get("search_after") {
-        None => None,
-        Some(s) => Some(parse_search_after(&s).ok_or_else(|| {
-            err(
-                StatusCode::BAD_REQUEST,
-                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{13}},[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$/"),
-                None,
-            )
-        })?),
-    };
     let datasource = get("datasource").unwrap_or_else(|| "scans".into());
     if ![
         "scans",
@@ -853,6 +845,24 @@ pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs,
             None,
         ));
     }
+    // Scan cursors name a scan uuid; the other data sources' ids are theirs.
+    let after = match get("search_after") {
+        None => None,
+        Some(s) if datasource == "scans" => Some(parse_search_after(&s).ok_or_else(|| {
+            err(
+                StatusCode::BAD_REQUEST,
+                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{13}},[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$/"),
+                None,
+            )
+        })?),
+        Some(s) => Some(parse_any_after(&s).ok_or_else(|| {
+            err(
+                StatusCode::BAD_REQUEST,
+                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{1,18}},[^,]+$/"),
+                None,
+            )
+        })?),
+    };
     Ok(SearchArgs {
         q: get("q").unwrap_or_default(),
         size,
@@ -875,6 +885,15 @@ fn parse_search_after(s: &str) -> Option<(i64, String)> {
     (ok_ms && ok_id)
         .then(|| (ms.parse().ok(), id.to_string()))
         .and_then(|(t, id)| Some((t?, id)))
+}
+
+/// `<epoch ms>,<id>` with any non-empty id without a comma.
+fn parse_any_after(s: &str) -> Option<(i64, String)> {
+    let (ms, id) = s.split_once(',')?;
+    let ok_ms = (1..=18).contains(&ms.len()) && ms.bytes().all(|b| b.is_ascii_digit());
+    (ok_ms && !id.is_empty() && !id.contains(','))
+        .then(|| Some((ms.parse().ok()?, id.to_string())))
+        .flatten()
 }
 
 pub(crate) fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
@@ -905,6 +924,8 @@ pub(crate) fn page_response(
     extra: &dyn Fn(&Entry) -> bool,
 ) -> Response {
     let started = std::time::Instant::now();
+    // Incidents scan on the clock: bring them (and their scans) up to now.
+    super::premium::tick(st, st.now_ms());
     let page = if a.datasource == "scans" {
         st.search(
             c,
@@ -915,11 +936,7 @@ pub(crate) fn page_response(
             a.collapse.as_deref(),
         )
     } else {
-        super::state::Page {
-            hits: vec![],
-            total: 0,
-            has_more: false,
-        }
+        super::datasources::page(st, c, &a.datasource, query, a.size, a.after.as_ref())
     };
     // Hits are stored serialized; the page is assembled as text.
     let mut body = String::with_capacity(page.hits.iter().map(|h| h.len() + 1).sum::<usize>() + 64);

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rand::{Rng, SeedableRng};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::content::{self, ScanSpec};
 use super::query::Query;
@@ -118,6 +118,9 @@ pub struct Entry {
     pub doc: Value,
     /// The search-hit JSON, serialized once.
     pub hit: String,
+    /// Page fields the scan observed over its generated content (an
+    /// incident's observation: `ip`, `title`, `status`); see `observe`.
+    pub observed: Option<Map<String, Value>>,
 }
 
 impl Entry {
@@ -127,6 +130,31 @@ impl Entry {
     pub fn deleted(&self) -> bool {
         self.visibility == "deleted"
     }
+    /// Record page fields the scan observed: they replace the generated ones
+    /// in the index document and the hit (and in the result document, see
+    /// `patch_result`); a new page IP replaces the old one in the IP lists.
+    pub fn observe(&mut self, fields: Map<String, Value>) {
+        patch_page(&mut self.doc, &fields, Some("/ip"));
+        self.observed = Some(fields);
+        self.patch_hit();
+    }
+
+    fn patch_hit(&mut self) {
+        if let Some(f) = &self.observed {
+            if let Ok(mut hit) = serde_json::from_str::<Value>(&self.hit) {
+                patch_page(&mut hit, f, None);
+                self.hit = hit.to_string();
+            }
+        }
+    }
+
+    /// The scan's result document with what it observed.
+    pub fn patch_result(&self, doc: &mut Value) {
+        if let Some(f) = &self.observed {
+            patch_page(doc, f, Some("/lists/ips"));
+        }
+    }
+
     /// Owner or owner's team.
     pub fn owned_by(&self, c: &Caller) -> bool {
         let Some(k) = c.key() else { return false };
@@ -143,6 +171,24 @@ impl Entry {
         match self.visibility.as_str() {
             "private" => self.owned_by(c),
             _ => true,
+        }
+    }
+}
+
+/// Set `page.<field>` for each field; a changed page IP also replaces the
+/// old one in the list at `ips`.
+fn patch_page(doc: &mut Value, fields: &Map<String, Value>, ips: Option<&str>) {
+    let old_ip = doc.pointer("/page/ip").cloned();
+    if let Some(page) = doc.get_mut("page").and_then(Value::as_object_mut) {
+        for (k, v) in fields {
+            page.insert(k.clone(), v.clone());
+        }
+    }
+    if let (Some(old), Some(new), Some(ips)) = (old_ip, fields.get("ip"), ips) {
+        if let Some(Value::Array(list)) = doc.pointer_mut(ips) {
+            for x in list.iter_mut().filter(|x| **x == old) {
+                *x = new.clone();
+            }
         }
     }
 }
@@ -364,6 +410,7 @@ impl AppState {
             doc,
             hit,
             spec,
+            observed: None,
         }
     }
 
@@ -372,6 +419,7 @@ impl AppState {
         let mut spec = e.spec.clone();
         spec.visibility = e.visibility.clone();
         e.hit = content::search_hit(&spec, &self.base_url).to_string();
+        e.patch_hit();
     }
 
     /// Run a search: `total` counts every match (capped at 10,000, with
@@ -515,6 +563,7 @@ fn blank_entry() -> Entry {
         finish_ms: 0,
         doc: Value::Null,
         hit: String::new(),
+        observed: None,
     }
 }
 

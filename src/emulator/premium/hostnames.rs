@@ -20,11 +20,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
+use super::super::datasources::{self, Doc};
 use super::super::query::Query;
 use super::super::routes::{caller, err, ok_json, tri, validation, Need};
 use super::super::state::{lookup, AppState, Caller};
@@ -408,13 +409,12 @@ struct HostAgg {
     sources: Vec<&'static str>,
 }
 
-/// Hits of a query over the hostnames datasource: one document per hostname
-/// seen in the caller's searchable scans, with fields `hostname`, `domain`
-/// and `apexDomain` (the registrable domain), `date` (last seen),
-/// `first_seen`, `last_seen`, `sources`; newest `last_seen` first. Answers
-/// (hits, total matches).
-fn run(st: &AppState, c: &Caller, query: &Query, size: usize) -> (Vec<Value>, usize) {
-    let now = st.now_ms();
+/// Documents of the hostnames data source: one per hostname seen in the
+/// caller's searchable scans, with fields `hostname`, `domain` and
+/// `apexDomain` (the registrable domain), `date` (last seen), `first_seen`,
+/// `last_seen`, `sources` and `_id` (24 hex characters of the hostname's
+/// SHA-256); they sort by last seen.
+pub(super) fn documents(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
     let mut hosts: BTreeMap<String, HostAgg> = BTreeMap::new();
     {
         let store = st.store.lock().unwrap();
@@ -459,50 +459,34 @@ fn run(st: &AppState, c: &Caller, query: &Query, size: usize) -> (Vec<Value>, us
             }
         }
     }
-    let mut hits: Vec<(i64, Value)> = Vec::new();
-    for (h, a) in hosts {
-        let apex = a.apex.clone().unwrap_or_else(|| approx_apex(&h));
-        let mut sources = a.sources.clone();
-        sources.sort();
-        let doc = json!({
-            "hostname": h,
-            "domain": apex,
-            "apexDomain": apex,
-            "date": iso(a.last),
-            "first_seen": iso(a.first),
-            "last_seen": iso(a.last),
-            "sources": sources,
-        });
-        if query.matches(&doc, now) {
-            let mut hit = doc;
-            hit["_id"] = json!(&super::hex_sha256(h.as_bytes())[..24]);
-            hit["sort"] = json!([a.last, h]);
-            hits.push((a.last, hit));
-        }
-    }
-    hits.sort_by_key(|(t, _)| Reverse(*t));
-    let total = hits.len();
-    (hits.into_iter().take(size).map(|(_, h)| h).collect(), total)
+    hosts
+        .into_iter()
+        .map(|(h, a)| {
+            let apex = a.apex.clone().unwrap_or_else(|| approx_apex(&h));
+            let mut sources = a.sources.clone();
+            sources.sort();
+            let id = super::hex_sha256(h.as_bytes())[..24].to_string();
+            let doc = json!({
+                "hostname": h,
+                "domain": apex,
+                "apexDomain": apex,
+                "date": iso(a.last),
+                "first_seen": iso(a.first),
+                "last_seen": iso(a.last),
+                "sources": sources,
+                "_id": id,
+            });
+            Doc {
+                ms: a.last,
+                id,
+                doc,
+            }
+        })
+        .collect()
 }
 
+/// The first `size` hits of a query over the hostnames data source.
 pub(super) fn search_hits(st: &AppState, c: &Caller, query: &Query, size: usize) -> Vec<Value> {
-    run(st, c, query, size).0
-}
-
-/// A search-style answer `{results, total, took, has_more}` over hostnames.
-pub(super) fn search_body(st: &AppState, c: &Caller, query: &Query, size: usize) -> Response {
-    let started = std::time::Instant::now();
-    let (hits, total) = run(st, c, query, size);
-    let cap = super::super::state::TOTAL_CAP as usize;
-    let body = json!({
-        "results": hits,
-        "total": total.min(cap),
-        "took": started.elapsed().as_millis() as u64,
-        "has_more": total > cap,
-    });
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    let now = st.now_ms();
+    datasources::select(documents(st, c, now), query, now, size, None).0
 }

@@ -27,6 +27,13 @@
 //! is then scanned every `scanIntervalAfterMalicious` seconds and a suspended
 //! one every `scanIntervalAfterSuspended` seconds.
 //!
+//! Every incident state is a real scan of the observable (in the scan store,
+//! owned by the incident's owner and team, with the incident's visibility);
+//! the state names it in `state.scanId`. Observables whose first label is
+//! `changing` (e.g. `changing.example.net`) show another page IP and title at
+//! each interval; when a watched attribute differs from the previous
+//! interval's observation, the change is queued for notification.
+//!
 //! Access: the owner may do everything; the owner's team may read (details,
 //! states, copy, fork); anyone else gets 404.
 use std::sync::Arc;
@@ -37,10 +44,13 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
+use std::collections::VecDeque;
 
 use super::super::content::{self, ScanSpec};
+use super::super::datasources::Doc;
+use super::super::events::IncidentChange;
 use super::super::routes::{caller, err, ok_json, tri, validation, Need};
-use super::super::state::{lookup, AppState, KeyInfo};
+use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
     check, check_refs, h64, iso, key_of, new_id, now, same_team, wrapped, Access, PremiumState, Ty,
     F,
@@ -79,6 +89,12 @@ const DEFAULT_USER_AGENT: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Appl
 const DEFAULT_COUNTRY: &str = "de";
 /// Stored states per incident are capped; the oldest go first.
 const MAX_STATES: usize = 10_000;
+/// Real scans an incident makes between two trips to the scan store (one
+/// clock tick or request). An incident advanced over many intervals at once
+/// (a year at 60 s is 525,600 of them) makes real scans of its last 250
+/// states only; the older states have `scanId` null and their changes are
+/// not reported.
+const MAX_NEW_SCANS: usize = 250;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Condition {
@@ -87,10 +103,13 @@ enum Condition {
     Malicious,
 }
 
-/// What a scan of the observable sees; the same at every scan.
+/// What a scan of the observable sees: the same at every scan, but for the
+/// page IP and title of a `changing.` host (see `Incident::observation`).
 #[derive(Debug, Clone)]
 struct Observation {
     url: String,
+    /// The host's first label is `changing`.
+    changing: bool,
     condition: Option<Condition>,
     page: Value,
     brands: Vec<Value>,
@@ -119,6 +138,36 @@ pub(super) struct Incident {
     condition: Option<(Condition, i64)>,
     labels: Vec<String>,
     obs: Observation,
+    /// The watched attributes of the last interval's observation.
+    last_attrs: Option<Map<String, Value>>,
+    /// Scans made and not yet in the scan store, oldest first.
+    pending: VecDeque<NewScan>,
+    /// States dropped so far (cap, restart): `NewScan::state_no` minus this is
+    /// the index in `states`.
+    states_dropped: u64,
+}
+
+/// A scan an incident made, not yet in the scan store.
+#[derive(Debug, Clone)]
+struct NewScan {
+    spec: ScanSpec,
+    /// The number of its state among all states the incident ever had.
+    state_no: u64,
+    /// The page fields it observed (`ip`, `title`, `status`).
+    page: Map<String, Value>,
+    /// `[{"attribute", "before", "after"}]` since the previous interval (on
+    /// the first scan of an interval only).
+    changes: Vec<Value>,
+}
+
+/// A scan of an incident, with what storing it and reporting it needs.
+pub(super) struct Made {
+    scan: NewScan,
+    owner: String,
+    team: Option<String>,
+    incident: String,
+    observable: String,
+    channels: Vec<String>,
 }
 
 // ---------------------------------------------------------------- validation
@@ -324,6 +373,7 @@ fn observe(o: &str, extra_path: Option<&str>) -> Observation {
         .and_then(Value::as_i64)
         .unwrap_or(0);
     Observation {
+        changing: host.split('.').next() == Some("changing"),
         url,
         condition,
         page,
@@ -410,21 +460,69 @@ impl Incident {
         let uas = Self::rotation(&uas, self.int("userAgentsPerInterval"), self.interval_no);
         let ccs = Self::rotation(&ccs, self.int("countriesPerInterval"), self.interval_no);
         let cond = self.obs.condition;
+        let o = self.observation(self.interval_no);
+        let attrs = self.attributes(&o);
+        let mut changes: Vec<Value> = match &self.last_attrs {
+            Some(prev) => attrs
+                .iter()
+                .filter_map(|(a, now)| {
+                    let before = prev.get(a).filter(|b| *b != now)?;
+                    Some(json!({"attribute": a, "before": before, "after": now}))
+                })
+                .collect(),
+            None => vec![],
+        };
+        let page: Map<String, Value> = ["ip", "title", "status"]
+            .iter()
+            .filter_map(|k| {
+                let v = o.page.get(*k).filter(|v| !v.is_null())?;
+                Some((k.to_string(), v.clone()))
+            })
+            .collect();
+        let visibility = self.fields["visibility"]
+            .as_str()
+            .unwrap_or("private")
+            .to_string();
         let mut seq = 0i64;
         for ua in &uas {
             for cc in &ccs {
                 let start = t + seq * 1000;
                 seq += 1;
-                let st = self.state_json(start, ua, cc);
+                let uuid = uuid::Uuid::new_v4().to_string();
+                let st = self.state_json(&o, &attrs, start, ua, cc, &uuid);
                 self.state_size += st.to_string().len() as u64;
                 self.states.push(st);
+                self.pending.push_back(NewScan {
+                    spec: ScanSpec {
+                        uuid,
+                        url: o.url.clone(),
+                        time_ms: start,
+                        visibility: visibility.clone(),
+                        country: Some(cc.clone()),
+                        tags: vec![],
+                        method: "api".into(),
+                        source: "incident".into(),
+                        user_agent: Some(ua.clone()),
+                        referer: None,
+                    },
+                    state_no: self.states_dropped + self.states.len() as u64 - 1,
+                    page: page.clone(),
+                    changes: std::mem::take(&mut changes),
+                });
+                if self.pending.len() > MAX_NEW_SCANS {
+                    if let Some(old) = self.pending.pop_front() {
+                        self.unscanned(old.state_no);
+                    }
+                }
             }
         }
+        self.last_attrs = Some(attrs);
         if self.states.len() > MAX_STATES {
             let drop = self.states.len() - MAX_STATES;
             for s in self.states.drain(..drop) {
                 self.state_size = self.state_size.saturating_sub(s.to_string().len() as u64);
             }
+            self.states_dropped += drop as u64;
         }
         self.scanned_ms = Some(t + (seq - 1).max(0) * 1000);
         self.interval_no += 1;
@@ -455,29 +553,39 @@ impl Incident {
         l
     }
 
-    /// An incident state: the observation, with the watched attributes'
-    /// details under `attributes`.
-    fn state_json(&self, t: i64, ua: &str, country: &str) -> Value {
-        let o = &self.obs;
-        let status = match o.condition {
-            Some(Condition::Suspended) => "suspended",
-            Some(Condition::Inactive) => "inactive",
-            _ => "active",
+    /// The state `state_no` (see `NewScan`) has no real scan after all.
+    fn unscanned(&mut self, state_no: u64) {
+        let Some(i) = state_no.checked_sub(self.states_dropped) else {
+            return;
         };
+        if let Some(s) = self.states.get_mut(i as usize) {
+            // `"<uuid>"` becomes `null` in the serialized state.
+            let was = s["state"]["scanId"].as_str().map_or(4, |u| u.len() + 2) as u64;
+            s["state"]["scanId"] = Value::Null;
+            self.state_size = (self.state_size + 4).saturating_sub(was);
+        }
+    }
+
+    /// What interval `n` sees: a `changing.` host moves to another address
+    /// (from the documentation ranges) with another title at each interval.
+    fn observation(&self, n: u64) -> Observation {
+        let mut o = self.obs.clone();
+        if o.changing && o.page.is_object() {
+            let k = n % 750;
+            let net = ["192.0.2", "198.51.100", "203.0.113"][(k / 250) as usize];
+            o.page["ip"] = json!(format!("{net}.{}", k % 250 + 1));
+            let title = o.page["title"].as_str().unwrap_or("").to_string();
+            o.page["title"] = json!(format!("{title} (revision {})", n + 1));
+        }
+        o
+    }
+
+    /// The watched attributes' details of an observation.
+    fn attributes(&self, o: &Observation) -> Map<String, Value> {
         let malicious = o.condition == Some(Condition::Malicious);
-        let watched = self.strs("watchedAttributes");
         let p = |k: &str| o.page.get(k).cloned().unwrap_or(Value::Null);
-        let mut s = Map::new();
-        s.insert("status".into(), json!(status));
-        s.insert("malicious".into(), json!(malicious));
-        s.insert("observable".into(), self.fields["observable"].clone());
-        s.insert("url".into(), json!(o.url));
-        s.insert("userAgent".into(), json!(ua));
-        s.insert("country".into(), json!(country));
-        s.insert("ip".into(), p("ip"));
-        s.insert("title".into(), p("title"));
         let mut attrs = Map::new();
-        for a in &watched {
+        for a in &self.strs("watchedAttributes") {
             let v = match a.as_str() {
                 "detections" => {
                     json!({"malicious": malicious, "score": o.score, "brands": o.brands})
@@ -500,7 +608,38 @@ impl Incident {
             };
             attrs.insert(a.clone(), v);
         }
-        s.insert("attributes".into(), Value::Object(attrs));
+        attrs
+    }
+
+    /// An incident state: the observation, with the watched attributes'
+    /// details under `attributes` and the scan's uuid under `scanId`.
+    fn state_json(
+        &self,
+        o: &Observation,
+        attrs: &Map<String, Value>,
+        t: i64,
+        ua: &str,
+        country: &str,
+        scan_id: &str,
+    ) -> Value {
+        let status = match o.condition {
+            Some(Condition::Suspended) => "suspended",
+            Some(Condition::Inactive) => "inactive",
+            _ => "active",
+        };
+        let malicious = o.condition == Some(Condition::Malicious);
+        let p = |k: &str| o.page.get(k).cloned().unwrap_or(Value::Null);
+        let mut s = Map::new();
+        s.insert("status".into(), json!(status));
+        s.insert("malicious".into(), json!(malicious));
+        s.insert("observable".into(), self.fields["observable"].clone());
+        s.insert("url".into(), json!(o.url));
+        s.insert("userAgent".into(), json!(ua));
+        s.insert("country".into(), json!(country));
+        s.insert("ip".into(), p("ip"));
+        s.insert("title".into(), p("title"));
+        s.insert("scanId".into(), json!(scan_id));
+        s.insert("attributes".into(), Value::Object(attrs.clone()));
         let dur = 4_000 + (h64(&format!("{}{t}{ua}{country}", self.id)) % 8_000) as i64;
         json!({
             "_id": new_id(t),
@@ -609,6 +748,9 @@ impl Incident {
             condition: None,
             labels: vec![],
             obs,
+            last_attrs: None,
+            pending: VecDeque::new(),
+            states_dropped: 0,
         };
         inc.advance(now);
         inc
@@ -619,6 +761,87 @@ pub(super) fn tick(p: &mut PremiumState, now: i64) {
     for inc in p.incidents.iter_mut() {
         inc.advance(now);
     }
+}
+
+/// The scans the incidents made since the last call.
+pub(super) fn drain(p: &mut PremiumState) -> Vec<Made> {
+    let mut out = Vec::new();
+    for inc in p.incidents.iter_mut().filter(|i| !i.pending.is_empty()) {
+        let observable = inc.fields["observable"].as_str().unwrap_or("").to_string();
+        let channels = inc.strs("channels");
+        for scan in inc.pending.drain(..) {
+            out.push(Made {
+                scan,
+                owner: inc.owner.clone(),
+                team: inc.team.clone(),
+                incident: inc.id.clone(),
+                observable: observable.clone(),
+                channels: channels.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Put scans the incidents made into the scan store (finished at their
+/// time) and queue the changes they saw for notification. Takes the store's
+/// lock, then the events'; call it without holding the premium lock.
+pub(super) fn record(st: &AppState, made: Vec<Made>) {
+    if made.is_empty() {
+        return;
+    }
+    let mut changes = Vec::new();
+    let entries: Vec<Entry> = made
+        .into_iter()
+        .map(|m| {
+            let t = m.scan.spec.time_ms;
+            let mut e = st.entry(m.scan.spec, Some(m.owner.clone()), m.team.clone(), t);
+            if !m.scan.page.is_empty() {
+                e.observe(m.scan.page);
+            }
+            if !m.scan.changes.is_empty() {
+                changes.push(IncidentChange {
+                    owner: m.owner,
+                    team: m.team,
+                    incident_id: m.incident,
+                    observable: m.observable,
+                    channels: m.channels,
+                    changes: m.scan.changes,
+                    hit: serde_json::from_str(&e.hit).unwrap_or(Value::Null),
+                    at_ms: t,
+                });
+            }
+            e
+        })
+        .collect();
+    {
+        let mut store = st.store.lock().unwrap();
+        for e in entries {
+            store.insert(e);
+        }
+    }
+    if !changes.is_empty() {
+        st.events.lock().unwrap().incident_changes.extend(changes);
+    }
+}
+
+/// Documents of the incidents data source: the incidents the caller may
+/// read, as `GET /api/v1/user/incidents/{id}` answers them (unwrapped), plus
+/// `date` (= `createdAt`); they sort by creation.
+pub(super) fn documents(p: &PremiumState, k: &KeyInfo) -> Vec<Doc> {
+    p.incidents
+        .iter()
+        .filter(|i| i.access(k) != Access::None)
+        .map(|i| {
+            let mut doc = i.json();
+            doc["date"] = json!(iso(i.created_ms));
+            Doc {
+                ms: i.created_ms,
+                id: i.id.clone(),
+                doc,
+            }
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- handlers
@@ -657,6 +880,8 @@ async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
     let inc = Incident::start(k, now, fields, "api", None, vec![]);
     let out = inc.json();
     p.incidents.push(inc);
+    drop(p);
+    super::flush(&st);
     ok_json(json!({ "incident": out }))
 }
 
@@ -706,7 +931,10 @@ async fn update(
         inc.next_scan_ms = (last + inc.interval_ms()).max(now);
         inc.advance(now);
     }
-    ok_json(json!({ "incident": inc.json() }))
+    let out = inc.json();
+    drop(p);
+    super::flush(&st);
+    ok_json(json!({ "incident": out }))
 }
 
 async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
@@ -739,13 +967,17 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
     }
     inc.closed = false;
     inc.expire_ms = now + inc.expire_after_s.unwrap_or(DEFAULT_EXPIRE_S) * 1000;
+    inc.states_dropped += inc.states.len() as u64;
     inc.states.clear();
+    inc.last_attrs = None;
     inc.state_size = 0;
     inc.condition = None;
     inc.interval_no = 0;
     inc.labels.clear();
     inc.next_scan_ms = now;
     inc.advance(now);
+    drop(p);
+    super::flush(&st);
     ok_json(json!({"message": "Incident restarted"}))
 }
 
@@ -771,6 +1003,8 @@ fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -
     let inc = Incident::start(k, now, fields, source, Some(orig.id.clone()), history);
     let out = inc.json();
     p.incidents.push(inc);
+    drop(p);
+    super::flush(st);
     ok_json(json!({ "incidents": out }))
 }
 

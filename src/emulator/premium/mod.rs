@@ -17,6 +17,7 @@ use axum::routing::MethodRouter;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
+use super::datasources::Doc;
 use super::routes::{err, validation};
 use super::state::{AppState, Caller, KeyInfo};
 
@@ -89,10 +90,35 @@ pub fn router() -> Router<Arc<AppState>> {
 /// Bring time-driven state (incidents, live-scan purges) up to the emulator
 /// clock; called before premium requests are answered and after `advance`.
 pub fn tick(st: &AppState, now_ms: i64) {
-    let mut p = st.premium.lock().unwrap();
-    livescan::tick(&mut p, now_ms);
-    incidents::tick(&mut p, now_ms);
-    p.dump_tokens.retain(|_, (_, exp)| *exp > now_ms);
+    let made = {
+        let mut p = st.premium.lock().unwrap();
+        livescan::tick(&mut p, now_ms);
+        incidents::tick(&mut p, now_ms);
+        p.dump_tokens.retain(|_, (_, exp)| *exp > now_ms);
+        incidents::drain(&mut p)
+    };
+    incidents::record(st, made);
+}
+
+/// Put the scans incidents made (when created, changed or restarted) into
+/// the scan store, and queue the changes they saw. Call it without holding
+/// the premium lock.
+pub(crate) fn flush(st: &AppState) {
+    let made = incidents::drain(&mut st.premium.lock().unwrap());
+    incidents::record(st, made);
+}
+
+/// Documents of the hostnames data source visible to the caller.
+pub(crate) fn hostname_documents(st: &AppState, c: &Caller, now_ms: i64) -> Vec<Doc> {
+    hostnames::documents(st, c, now_ms)
+}
+
+/// Documents of the incidents data source: the incidents the caller may read.
+pub(crate) fn incident_documents(st: &AppState, c: &Caller) -> Vec<Doc> {
+    let Some(k) = c.key() else {
+        return vec![];
+    };
+    incidents::documents(&st.premium.lock().unwrap(), k)
 }
 
 /// The current emulator time, after bringing time-driven state up to it.

@@ -153,9 +153,8 @@ async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Re
     ok_json(json!({}))
 }
 
-/// Run the saved query: search hits for datasource scans, hostname records
-/// (see [`hostnames::search_body`]) for datasource hostnames. Takes the search
-/// endpoint's `size` and `search_after` parameters.
+/// Run the saved query over its data source (scans or hostnames), like the
+/// search endpoint; takes its `size` and `search_after` parameters.
 async fn results(
     State(st): St,
     headers: HeaderMap,
@@ -181,14 +180,14 @@ async fn results(
         .and_then(Value::as_str)
         .unwrap_or("");
     let query = tri!(parse_query(&c, q));
-    let mut args = tri!(search_args(&c, raw));
-    match saved.body.get("datasource").and_then(Value::as_str) {
-        Some("hostnames") => hostnames::search_body(&st, &c, &query, args.size),
-        _ => {
-            args.datasource = "scans".into();
-            page_response(&st, &c, &args, &query, &|_| true)
-        }
-    }
+    // The saved search's data source, whatever the request names.
+    let ds = match saved.body.get("datasource").and_then(Value::as_str) {
+        Some("hostnames") => "hostnames",
+        _ => "scans",
+    };
+    let raw = Some(format!("{}&datasource={ds}", raw.unwrap_or_default()));
+    let args = tri!(search_args(&c, raw));
+    page_response(&st, &c, &args, &query, &|_| true)
 }
 
 /// Hits of a saved search for a subscription, newest first (`None` when the
