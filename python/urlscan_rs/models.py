@@ -1573,10 +1573,14 @@ class CertificateHit(Model):
         return _flat(self, names)
 
 
-def _notified_hits(datasource: Any, items: Any) -> list[Any] | None:
+def _notified_hits(obj: Model, datasource: Any, items: Any) -> list[Any] | None:
     # Notifications carry scan hits or hostname hits.
     if not isinstance(items, list):
-        return [] if isinstance(items, dict) else None
+        if items is None:
+            return None
+        if isinstance(items, dict):
+            return []
+        raise _wrong(_join(obj, "results"), "a list", items)
     cls: type[Model] = HostnameHit if datasource == "hostnames" else SearchHit
     return [cls(x) if isinstance(x, dict) else x for x in items]
 
@@ -1632,7 +1636,7 @@ class Notification(Model):
         :class:`SearchHit` otherwise (None when absent)."""
         cache = self._cache
         if "results" not in cache:
-            cache["results"] = _notified_hits(self._r.get("datasource"), self._r.get("results"))
+            cache["results"] = _notified_hits(self, self._r.get("datasource"), self._r.get("results"))
         return cache["results"]  # type: ignore[no-any-return]
 
     def to_record(self) -> dict[str, Any]:

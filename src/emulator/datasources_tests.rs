@@ -244,7 +244,7 @@ async fn hostnames_datasource() {
         .post(
             "/api/v1/user/searches/",
             "premium",
-            json!({"search": {"datasource": "hostnames", "name": "h", "query": ""}}),
+            json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:*"}}),
         )
         .await;
     let sid = s["search"]["_id"].as_str().unwrap();

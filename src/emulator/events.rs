@@ -353,11 +353,12 @@ fn host_doc(e: &Entry, host: &str) -> (Value, Value) {
         "last_seen": iso(t),
         "sources": ["pdns", src],
     });
+    // The hit as the hostnames data source gives it (`datasources::Doc`).
     let mut hit = doc.clone();
     use sha2::Digest;
-    let digest = hex::encode(sha2::Sha256::digest(host.as_bytes()));
-    hit["_id"] = json!(&digest[..24]);
-    hit["sort"] = json!([t, host]);
+    let id = &hex::encode(sha2::Sha256::digest(host.as_bytes()))[..24];
+    hit["_id"] = json!(id);
+    hit["sort"] = json!([t, id]);
     (doc, hit)
 }
 

@@ -717,28 +717,23 @@ async fn email_channel_and_subscription_addresses_fill_the_outbox() {
     let mail = t
         .channel(json!({"type": "email", "name": "soc", "emailAddresses": ["soc@example.com"]}))
         .await;
-    let bare = t.channel(json!({"type": "email", "name": "me"})).await;
     let sid = t
         .saved_search("scans", "page.domain:mail.example.org")
         .await;
     let sub = t
         .subscribe(
             &[&sid],
-            json!({"name": "phish", "channelIds": [mail, bare], "emailAddresses": ["a@example.com", "b@example.com"]}),
+            json!({"name": "phish", "channelIds": [mail], "emailAddresses": ["a@example.com", "b@example.com"]}),
         )
         .await;
     let uuid = t.scanned("https://mail.example.org/").await;
     let out = t.outbox();
-    assert_eq!(out.len(), 3, "{out:?}");
+    assert_eq!(out.len(), 2, "{out:?}");
     let to: Vec<&Value> = out.iter().map(|o| &o["to"]).collect();
     assert!(to.contains(&&json!(["soc@example.com"])));
-    assert!(
-        to.contains(&&json!(["analyst@example.com"])),
-        "the owner's address"
-    );
     assert!(to.contains(&&json!(["a@example.com", "b@example.com"])));
     let ns = t.notifications();
-    assert_eq!(ns.len(), 3);
+    assert_eq!(ns.len(), 2);
     let mut seen = std::collections::HashSet::new();
     for o in &out {
         let n = &o["notification"];
@@ -752,10 +747,8 @@ async fn email_channel_and_subscription_addresses_fill_the_outbox() {
         assert!(o["at"].as_str().unwrap().ends_with('Z'));
         let target = if o["to"] == json!(["a@example.com", "b@example.com"]) {
             Value::Null
-        } else if o["to"] == json!(["soc@example.com"]) {
-            json!(mail)
         } else {
-            json!(bare)
+            json!(mail)
         };
         assert_eq!(n["channelId"], target);
     }
@@ -765,7 +758,9 @@ async fn email_channel_and_subscription_addresses_fill_the_outbox() {
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_creation_modes() {
     let t = T::new().await;
-    let ch = t.channel(json!({"type": "email", "name": "inc"})).await;
+    let ch = t
+        .channel(json!({"type": "email", "name": "inc", "emailAddresses": ["inc@example.com"]}))
+        .await;
     let mut subs = HashMap::new();
     for mode in ["none", "default", "always", "ignore-if-exists", "unset"] {
         let sid = t
@@ -917,7 +912,18 @@ async fn hostnames_subscription_alerts_new_hostnames() {
         .iter()
         .find(|h| h["hostname"] == "new.hosts.example.org")
         .unwrap();
-    assert_eq!(same, hit);
+    // The same record; the search shows it as of now (last seen may have moved on).
+    for k in [
+        "hostname",
+        "domain",
+        "apexDomain",
+        "first_seen",
+        "_id",
+        "sources",
+    ] {
+        assert_eq!(same[k], hit[k], "{k}");
+    }
+    assert_eq!(same["sort"][1], hit["sort"][1]);
     hook.wait(1).await;
     // seen again: nothing
     t.scanned("https://new.hosts.example.org/page").await;
