@@ -564,6 +564,92 @@ def w_emulator(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             )
 
 
+class BlackHole:
+    """A TCP endpoint that accepts connections and never answers: a webhook receiver gone dark."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_server(("127.0.0.1", 0), backlog=1024)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/hook"
+        self.conns: list[Any] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)  # held open, never read, never answered
+
+    def __enter__(self) -> BlackHole:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+def w_webhooks(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
+    import urlscan_rs
+
+    hooks = 20 if a.quick else 50
+    rounds = 10 if a.quick else 40
+    per = 25
+    log(f"search latency with {hooks} webhook deliveries hanging on an endpoint that never answers, against none")
+    cfg: dict[str, Any] = dict(scans=2000, seed=5, scan_duration=0.0, webhook_timeout=3600.0)
+    with BlackHole() as hole, Emu(**cfg) as dark, Emu(**cfg) as calm:
+        clients = {"dark": urlscan_rs.Client(dark.key, base_url=dark.url), "calm": urlscan_rs.Client(calm.key, base_url=calm.url)}
+        try:
+            c = clients["dark"]
+            ch = c.channels.create(type="webhook", name="gone dark", webhook_url=hole.url)
+            s = c.saved_searches.create(datasource="scans", name="bench", query="task.tags:bench")
+            c.subscriptions.create(
+                search_ids=[s.id],
+                frequency="live",
+                email_addresses=[],
+                name="bench",
+                is_active=True,
+                ignore_time=True,
+                channel_ids=[ch.id],
+            )
+            for name, emu in (("dark", dark), ("calm", calm)):  # the same scans on both sides
+                for i in range(hooks):
+                    clients[name].scan(f"https://bench-{i}.example.com/", visibility="public", tags=["bench"])
+                emu.cmd("advance 1")
+            deadline = time.monotonic() + 30
+            while len(hole.conns) < hooks and time.monotonic() < deadline:
+                time.sleep(0.05)
+            held = len(hole.conns)
+            lat: dict[str, list[float]] = {"dark": [], "calm": []}
+            for r in range(rounds):  # interleaved, so drift on the machine hits both sides alike
+                for name in ("dark", "calm") if r % 2 == 0 else ("calm", "dark"):
+                    for _ in range(per):
+                        t = time.perf_counter()
+                        n = sum(1 for _ in clients[name].search("", limit=100))
+                        lat[name].append(time.perf_counter() - t)
+                        assert n == 100
+        finally:
+            for cl in clients.values():
+                cl.close()
+    d, q = statistics.median(lat["dark"]), statistics.median(lat["calm"])
+    d95 = sorted(lat["dark"])[int(0.95 * len(lat["dark"]))]
+    q95 = sorted(lat["calm"])[int(0.95 * len(lat["calm"]))]
+    ok = "PASS" if d <= 1.10 * q else "MISS"
+    log(f"  => webhooks: median {d * 1000:.2f} ms (dark) vs {q * 1000:.2f} ms (calm); {held} connections held")
+    rep.extra.append(
+        (
+            f"search latency with {held} webhook deliveries hanging (endpoint never answers), {len(lat['dark'])} searches",
+            f"median {d * 1000:.2f} ms vs {q * 1000:.2f} ms without: {d / q:.3f}x ({ok}, target <= 1.10x); "
+            f"p95 {d95 * 1000:.2f} ms vs {q95 * 1000:.2f} ms",
+        )
+    )
+
+
 def w_import(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     def t(mod: str) -> float:
         code = f"import time; t = time.perf_counter(); import {mod}; print(time.perf_counter() - t)"
@@ -607,6 +693,7 @@ WORKLOADS = {
     "quota": w_quota,
     "quota_processes": w_quota_processes,
     "wheel": w_wheel,
+    "webhooks": w_webhooks,
 }
 
 
