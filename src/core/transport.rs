@@ -572,20 +572,37 @@ pub fn anonymous_ok(path: &str) -> bool {
 /// `AuthenticationError` for a call that needs a key when none was given
 /// (nothing is sent: the service would only answer 401).
 fn no_key_error(req: &Req) -> Error {
-    Error::Api(Box::new(ApiError {
-        kind: ApiErrorKind::Authentication,
-        status: 401,
-        message: format!(
+    unsent(
+        req,
+        ApiErrorKind::Authentication,
+        401,
+        format!(
             "no API key was given and {} {} needs one: set URLSCAN_API_KEY or pass api_key= (on the command line: --api-key) (not sent)",
             req.method, req.path
         ),
+        None,
+    )
+}
+
+/// The error of a request refused on this side, before sending.
+fn unsent(
+    req: &Req,
+    kind: ApiErrorKind,
+    status: u16,
+    message: String,
+    rate_limit: Option<RateLimitInfo>,
+) -> Error {
+    Error::Api(Box::new(ApiError {
+        kind,
+        status,
+        message,
         description: None,
         code: None,
         errors: None,
         body: String::new(),
         method: req.method.to_string(),
         path: req.display_path(),
-        rate_limit: None,
+        rate_limit,
     }))
 }
 
@@ -622,21 +639,16 @@ fn spent_error(
     wait: Duration,
     why: &str,
 ) -> Error {
-    Error::Api(Box::new(ApiError {
-        kind: ApiErrorKind::RateLimited,
-        status: 429,
-        message: format!(
+    unsent(
+        req,
+        ApiErrorKind::RateLimited,
+        429,
+        format!(
             "rate limit for action {action:?} is spent for another {:.1}s and {why} (not sent)",
             wait.as_secs_f64()
         ),
-        description: None,
-        code: None,
-        errors: None,
-        body: String::new(),
-        method: req.method.to_string(),
-        path: req.display_path(),
-        rate_limit: info,
-    }))
+        info,
+    )
 }
 
 fn retry_delay_for_error(req: &Req, e: &Error, attempt: u32) -> Option<Duration> {

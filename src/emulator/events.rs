@@ -313,26 +313,6 @@ fn owner_key<'a>(st: &'a AppState, user: &str) -> Option<&'a KeyInfo> {
     st.keys.iter().map(|(_, k)| k).find(|k| k.user == user)
 }
 
-/// The hostnames a scan saw: the listed domains and the page's own host.
-fn host_names(e: &Entry) -> Vec<String> {
-    let mut names: Vec<String> = e
-        .doc
-        .get("domain")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|d| d.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(p) = lookup(&e.doc, "page.domain").and_then(Value::as_str) {
-        names.push(p.to_string());
-    }
-    let mut uniq = HashSet::new();
-    names.retain(|n| uniq.insert(n.clone()));
-    names
-}
-
 /// The hostnames-datasource document of a hostname first seen by scan `e`
 /// (the shape the hostnames search answers), and its hit with `_id` and `sort`.
 fn host_doc(e: &Entry, host: &str) -> (Value, Value) {
@@ -500,10 +480,10 @@ fn matches(
                             && x.searchable_by(caller)
                             && !batch.contains(x.spec.uuid.as_str())
                     })
-                    .flat_map(host_names)
+                    .flat_map(premium::host_names)
                     .collect()
             });
-            for host in host_names(e) {
+            for host in premium::host_names(e) {
                 if !seen.insert(host.clone()) {
                     continue;
                 }

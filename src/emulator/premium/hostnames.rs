@@ -409,6 +409,26 @@ struct HostAgg {
     sources: Vec<&'static str>,
 }
 
+/// The hostnames a scan saw, once each: the listed domains and the page's own host.
+pub(crate) fn host_names(e: &crate::emulator::state::Entry) -> Vec<String> {
+    let mut names: Vec<String> = e
+        .doc
+        .get("domain")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(p) = str_at(&e.doc, "page.domain") {
+        names.push(p);
+    }
+    let mut uniq = HashSet::new();
+    names.retain(|n| uniq.insert(n.clone()));
+    names
+}
+
 /// Documents of the hostnames data source: one per hostname seen in the
 /// caller's searchable scans, with fields `hostname`, `domain` and
 /// `apexDomain` (the registrable domain), `date` (last seen), `first_seen`,
@@ -423,23 +443,7 @@ pub(super) fn documents(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
                 continue;
             }
             let page_host = str_at(&e.doc, "page.domain");
-            let mut names: Vec<String> = e
-                .doc
-                .get("domain")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|d| d.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if let Some(p) = &page_host {
-                if !names.contains(p) {
-                    names.push(p.clone());
-                }
-            }
-            let mut uniq = HashSet::new();
-            for n in names.into_iter().filter(|n| uniq.insert(n.clone())) {
+            for n in host_names(e) {
                 let page = page_host.as_deref() == Some(n.as_str());
                 let a = hosts.entry(n).or_insert(HostAgg {
                     first: e.spec.time_ms,
