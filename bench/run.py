@@ -620,7 +620,7 @@ def w_webhooks(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             for name, emu in (("dark", dark), ("calm", calm)):  # the same scans on both sides
                 for i in range(hooks):
                     clients[name].scan(f"https://bench-{i}.example.com/", visibility="public", tags=["bench"])
-                emu.cmd("advance 1")
+                    emu.cmd("advance 1")  # one live batch, so one notification and one delivery, per scan
             deadline = time.monotonic() + 30
             while len(hole.conns) < hooks and time.monotonic() < deadline:
                 time.sleep(0.05)
