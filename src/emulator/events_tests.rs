@@ -15,17 +15,27 @@ use crate::emulator::{Emulator, EmulatorConfig};
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 86_400_000;
-const WEEK_DAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
+use crate::rules::WEEK_DAYS;
 /// How long a test waits for something that happens in the background.
 const PATIENCE: Duration = Duration::from_secs(10);
+
+/// What `read` gives, once it holds at least `n` items (fails after `PATIENCE`):
+/// for things that happen in the background.
+async fn at_least<T>(n: usize, what: &str, read: impl Fn() -> Vec<T>) -> Vec<T> {
+    let until = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let all = read();
+        if all.len() >= n {
+            return all;
+        }
+        assert!(
+            tokio::time::Instant::now() < until,
+            "{} of {n} {what}",
+            all.len()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
 
 // ---------------------------------------------------------------- receiver
 
@@ -90,19 +100,7 @@ impl Receiver {
 
     /// The requests, once there are at least `n` (fails after `PATIENCE`).
     async fn wait(&self, n: usize) -> Vec<Received> {
-        let until = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            let all = self.all();
-            if all.len() >= n {
-                return all;
-            }
-            assert!(
-                tokio::time::Instant::now() < until,
-                "{} of {n} requests arrived",
-                all.len()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        at_least(n, "requests arrived", || self.all()).await
     }
 }
 
@@ -258,19 +256,7 @@ impl T {
 
     /// The webhook attempts, once there are at least `n`.
     async fn wait_deliveries(&self, n: usize) -> Vec<Value> {
-        let until = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            let all = self.deliveries();
-            if all.len() >= n {
-                return all;
-            }
-            assert!(
-                tokio::time::Instant::now() < until,
-                "{} of {n} attempts recorded",
-                all.len()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        at_least(n, "attempts recorded", || self.deliveries()).await
     }
 
     /// Make sure a whole `period` lies ahead before its next boundary (at
