@@ -26,7 +26,7 @@ pub struct Doc {
 }
 
 impl Doc {
-    fn hit(self) -> Value {
+    pub(crate) fn hit(self) -> Value {
         let mut d = self.doc;
         d["_id"] = json!(self.id);
         d["sort"] = json!([self.ms, self.id]);

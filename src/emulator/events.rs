@@ -324,22 +324,9 @@ fn host_doc(e: &Entry, host: &str) -> (Value, Value) {
         .unwrap_or_else(|| premium::approx_apex(host));
     let t = e.spec.time_ms;
     let src = if page { "scan" } else { "scan-link" };
-    let doc = json!({
-        "hostname": host,
-        "domain": apex,
-        "apexDomain": apex,
-        "date": iso(t),
-        "first_seen": iso(t),
-        "last_seen": iso(t),
-        "sources": ["pdns", src],
-    });
-    // The hit as the hostnames data source gives it (`datasources::Doc`).
-    let mut hit = doc.clone();
-    use sha2::Digest;
-    let id = &hex::encode(sha2::Sha256::digest(host.as_bytes()))[..24];
-    hit["_id"] = json!(id);
-    hit["sort"] = json!([t, id]);
-    (doc, hit)
+    // First seen now: the document the hostnames data source shows, and its hit.
+    let d = premium::hostname_document(host, &apex, t, t, vec!["pdns", src]);
+    (d.doc.clone(), d.hit())
 }
 
 /// Values at the watch keys of a subscription for one datasource (default

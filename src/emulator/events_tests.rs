@@ -37,6 +37,14 @@ async fn at_least<T>(n: usize, what: &str, read: impl Fn() -> Vec<T>) -> Vec<T> 
     }
 }
 
+/// `base` with the keys of `fields` added or replaced.
+fn merged(mut base: Value, fields: Value) -> Value {
+    for (k, v) in fields.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    base
+}
+
 // ---------------------------------------------------------------- receiver
 
 #[derive(Debug, Clone)]
@@ -173,10 +181,7 @@ impl T {
 
     /// A channel; `fields` add to or override `{"type": "webhook", "name"}`.
     async fn channel(&self, fields: Value) -> String {
-        let mut c = json!({"type": "webhook", "name": "hook"});
-        for (k, v) in fields.as_object().unwrap() {
-            c[k] = v.clone();
-        }
+        let c = merged(json!({"type": "webhook", "name": "hook"}), fields);
         let r = self
             .post("/api/v1/user/channels/", json!({ "channel": c }))
             .await;
@@ -190,13 +195,13 @@ impl T {
     /// A subscription; `fields` add to or override a live one without
     /// channels or e-mail addresses.
     async fn subscribe(&self, searches: &[&str], fields: Value) -> String {
-        let mut s = json!({
-            "searchIds": searches, "frequency": "live", "emailAddresses": [],
-            "name": "alerts", "isActive": true, "ignoreTime": false,
-        });
-        for (k, v) in fields.as_object().unwrap() {
-            s[k] = v.clone();
-        }
+        let s = merged(
+            json!({
+                "searchIds": searches, "frequency": "live", "emailAddresses": [],
+                "name": "alerts", "isActive": true, "ignoreTime": false,
+            }),
+            fields,
+        );
         let r = self
             .post("/api/v1/user/subscriptions/", json!({ "subscription": s }))
             .await;

@@ -467,26 +467,33 @@ pub(super) fn documents(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
         .into_iter()
         .map(|(h, a)| {
             let apex = a.apex.clone().unwrap_or_else(|| approx_apex(&h));
-            let mut sources = a.sources.clone();
-            sources.sort();
-            let id = super::hex_sha256(h.as_bytes())[..24].to_string();
-            let doc = json!({
-                "hostname": h,
-                "domain": apex,
-                "apexDomain": apex,
-                "date": iso(a.last),
-                "first_seen": iso(a.first),
-                "last_seen": iso(a.last),
-                "sources": sources,
-                "_id": id,
-            });
-            Doc {
-                ms: a.last,
-                id,
-                doc,
-            }
+            document(&h, &apex, a.first, a.last, a.sources)
         })
         .collect()
+}
+
+/// The data-source document of one hostname: first and last seen (epoch ms)
+/// and the sources it was seen by; `_id` is 24 hex characters of its SHA-256.
+pub(crate) fn document(
+    host: &str,
+    apex: &str,
+    first: i64,
+    last: i64,
+    mut sources: Vec<&str>,
+) -> Doc {
+    sources.sort();
+    let id = super::hex_sha256(host.as_bytes())[..24].to_string();
+    let doc = json!({
+        "hostname": host,
+        "domain": apex,
+        "apexDomain": apex,
+        "date": iso(last),
+        "first_seen": iso(first),
+        "last_seen": iso(last),
+        "sources": sources,
+        "_id": id,
+    });
+    Doc { ms: last, id, doc }
 }
 
 /// The first `size` hits of a query over the hostnames data source.

@@ -35,7 +35,7 @@ mod subscriptions;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use hostnames::{approx_apex, host_names};
+pub(crate) use hostnames::{approx_apex, document as hostname_document, host_names};
 pub(crate) use incidents::open_for_subscription;
 
 /// State of the premium features (guarded by `AppState::premium`).
