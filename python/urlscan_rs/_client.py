@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import importlib
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import _native
+from ._arguments import explained
 from ._namespaces import Brands, Channels, DataDumps, Files, Hostnames, Incidents, LiveScan, SavedSearches, Subscriptions
 from .errors import TransportError
 
@@ -392,6 +393,26 @@ class _BaseClient:
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
         cur = self._c.search_cursor("phishfeed", q=q, size=size, limit=limit)
         return SearchIterator(cur, limit, "phishfeed")
+
+    # -- any endpoint
+
+    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any:
+        """Call an endpoint this package has no method for yet (``client.request("GET", "/api/v1/quotas")``).
+
+        ``path`` is below the base URL and starts with ``/``; ``params`` become the
+        query (a list repeats its key, None is left out); ``json`` is the body.
+        The API key, retries, rate-limit pacing and errors are those of every
+        other method. Returns the decoded JSON (dicts and lists), ``bytes`` for
+        an answer that is not JSON, or None for an empty one.
+        """
+        return self._call("request", method, path, params=None if params is None else dict(params), json=json)
+
+
+# A misspelt keyword or a wrong-typed value names the public method and the fix.
+explained(_BaseClient)
+for _namespace in (LiveScan, SavedSearches, Subscriptions, Channels, Incidents, Hostnames, Brands, Files, DataDumps):
+    explained(_namespace)
+del _namespace
 
 
 def _rebuild_client(cls: type[_BaseClient], config: dict[str, Any]) -> _BaseClient:

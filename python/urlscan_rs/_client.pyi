@@ -1,5 +1,5 @@
 # Typed signatures of Client and AsyncClient (one implementation serves both).
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar, overload
 
@@ -242,6 +242,7 @@ class Client:
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> SyncSearchIterator[SearchHit]: ...
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SyncSearchIterator[SearchHit]: ...
+    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...
 
 class AsyncClient:
     livescan: AsyncLiveScan
@@ -413,3 +414,4 @@ class AsyncClient:
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> AsyncSearchIterator[SearchHit]: ...
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> AsyncSearchIterator[SearchHit]: ...
+    async def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...

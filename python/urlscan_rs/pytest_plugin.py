@@ -1,14 +1,16 @@
 """pytest fixtures for testing code that uses urlscan_rs, with no network and no API key.
 
 * ``urlscan_emulator``: a fresh :class:`~urlscan_rs.testing.Emulator` per test.
-  Configure it with the marker ``@pytest.mark.urlscan_emulator(scans=50, seed=1,
-  scan_duration=0, latency=0.0, rate_limits={...})``.
-* ``urlscan_client``: a ``Client`` for it (premium key; ``key="free"`` in the
-  marker picks another kind: premium, team, readonly, free, other).
+* ``urlscan_client``: a ``Client`` for it (premium key unless the marker's ``key`` says otherwise).
 * ``urlscan_async_client``: an ``AsyncClient`` for it.
 * ``urlscan_webhook``: a :class:`~urlscan_rs.testing.WebhookReceiver` per test
-  (a loopback HTTP endpoint collecting notifications); the marker
-  ``@pytest.mark.urlscan_webhook(fail_first=2)`` passes it options.
+  (a loopback HTTP endpoint collecting notifications).
+
+Options come from markers, checked before the test runs (a misspelt or
+wrongly typed option fails the test with a message naming it):
+
+* ``@pytest.mark.urlscan_emulator(...)``: see :class:`EmulatorMarker`.
+* ``@pytest.mark.urlscan_webhook(...)``: see :class:`WebhookMarker`.
 
 Each test gets its own emulator, so state never leaks between tests; the
 marker's ``scans`` keeps start-up quick (default 200). Example::
@@ -17,25 +19,90 @@ marker's ``scans`` keeps start-up quick (default 200). Example::
     def test_my_playbook(urlscan_client, urlscan_emulator):
         sub = urlscan_client.scan("https://example.com")
         assert urlscan_client.wait_for_result(sub.uuid, initial_wait=0).page.domain == "example.com"
+
+``async def`` tests run out of the box: unless the test is marked for another
+async plugin (``asyncio``, ``anyio``, ``trio``), this plugin runs it with
+:func:`asyncio.run`, so no extra package is needed::
+
+    async def test_async_playbook(urlscan_async_client):
+        assert (await urlscan_async_client.quotas()).limits
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import asyncio
+import difflib
+import inspect
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal, TypedDict
 
 import pytest
 
 from ._client import AsyncClient, Client
-from .testing import Emulator, WebhookReceiver
+from .testing import Emulator, LatencySpec, RateLimitSpec, WebhookReceiver
+
+KeyKind = Literal["premium", "team", "readonly", "free", "other"]
+
+
+class EmulatorMarker(TypedDict, total=False):
+    """Options of ``@pytest.mark.urlscan_emulator(...)`` (all optional)."""
+
+    scans: int
+    """Historical scans pre-loaded (default 200)."""
+    seed: int
+    """Seed of the pre-loaded scans (default 0)."""
+    scan_duration: float
+    """Seconds of emulator time until a submitted scan is finished (default 10)."""
+    latency: LatencySpec
+    """Seconds added before each answer, or a dict per endpoint group (default 0)."""
+    rate_limits: RateLimitSpec
+    """Per action, a dict of window to limit, e.g. ``{"search": {"minute": 30}}``."""
+    result_size: tuple[int, int]
+    """``(min, max)`` bytes of result documents (default: their natural size)."""
+    webhook_timeout: float
+    """Seconds one webhook delivery attempt may take (default 5)."""
+    key: KeyKind
+    """Which API key the client fixtures use (default ``premium``)."""
+
+
+class WebhookMarker(TypedDict, total=False):
+    """Options of ``@pytest.mark.urlscan_webhook(...)`` (all optional)."""
+
+    host: str
+    """Address to listen on (default 127.0.0.1)."""
+    port: int
+    """Port to listen on (default 0: a free one)."""
+    fail_first: int
+    """Answer the first this many POSTs with 503, to exercise retries (default 0)."""
+    status: int
+    """The status of every later answer to a notification (default 200)."""
+
+
+# What each option accepts, for the checks below (bool is not an int here).
+_EMULATOR_TYPES: dict[str, tuple[type, ...]] = {
+    "scans": (int,),
+    "seed": (int,),
+    "scan_duration": (int, float),
+    "latency": (int, float, Mapping),
+    "rate_limits": (Mapping,),
+    "result_size": (tuple, list),
+    "webhook_timeout": (int, float),
+    "key": (str,),
+}
+_WEBHOOK_TYPES: dict[str, tuple[type, ...]] = {"host": (str,), "port": (int,), "fail_first": (int,), "status": (int,)}
+_KEY_KINDS = ("premium", "team", "readonly", "free", "other")
 
 DEFAULTS: dict[str, Any] = {"scans": 200, "scan_duration": 10.0, "seed": 0}
+
+# Plugins that run async tests themselves, by the marker that hands a test to them.
+_OTHER_ASYNC_MARKERS = ("asyncio", "anyio", "trio")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "urlscan_emulator(**options): urlscan_emulator fixture options (scans, seed, scan_duration, latency, rate_limits, key)",
+        "urlscan_emulator(**options): urlscan_emulator fixture options "
+        "(scans, seed, scan_duration, latency, rate_limits, result_size, webhook_timeout, key)",
     )
     config.addinivalue_line(
         "markers",
@@ -43,33 +110,75 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-@pytest.fixture
-def urlscan_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
-    """A fresh emulator of the service for this test (options: the ``urlscan_emulator`` marker)."""
-    opts = _options(request)
-    opts.pop("key", None)
-    with Emulator(**opts) as emu:
-        yield emu
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run an ``async def`` test on a fresh event loop, unless another plugin's marker claims it."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    if any(pyfuncitem.get_closest_marker(m) is not None for m in _OTHER_ASYNC_MARKERS):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
+    return True
+
+
+def _checked(marker: str, given: Mapping[str, Any], types: Mapping[str, tuple[type, ...]]) -> dict[str, Any]:
+    """The marker's options, refused with a clear message when misspelt or of the wrong type."""
+    for name, value in given.items():
+        if name not in types:
+            close = difflib.get_close_matches(name, list(types), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise pytest.UsageError(f"@pytest.mark.{marker}: unknown option {name!r}{hint} (options: {', '.join(types)})")
+        want = types[name]
+        if isinstance(value, bool) and bool not in want or not isinstance(value, want):
+            names = " or ".join(t.__name__ for t in want)
+            raise pytest.UsageError(f"@pytest.mark.{marker}: {name} must be {names}, got {type(value).__name__} {value!r}")
+    if marker == "urlscan_emulator" and "key" in given and given["key"] not in _KEY_KINDS:
+        raise pytest.UsageError(
+            f"@pytest.mark.urlscan_emulator: key must be one of {', '.join(_KEY_KINDS)}, got {given['key']!r}"
+        )
+    return dict(given)
 
 
 def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
     opts = dict(DEFAULTS)
     marker = request.node.get_closest_marker("urlscan_emulator")
     if marker is not None:
-        opts.update(marker.kwargs)
+        if marker.args:
+            raise pytest.UsageError("@pytest.mark.urlscan_emulator takes keyword options only, e.g. (scans=50)")
+        opts.update(_checked("urlscan_emulator", marker.kwargs, _EMULATOR_TYPES))
     return opts
 
 
 @pytest.fixture
+def urlscan_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
+    """A fresh emulator of the service for this test, stopped afterwards.
+
+    Options: ``@pytest.mark.urlscan_emulator(scans=, seed=, scan_duration=, latency=,
+    rate_limits=, result_size=, webhook_timeout=, key=)`` (see ``EmulatorMarker``).
+    Move its clock with ``urlscan_emulator.advance(seconds)``."""
+    opts = _options(request)
+    opts.pop("key", None)
+    with Emulator(**opts) as emu:
+        yield emu
+
+
+@pytest.fixture
 def urlscan_client(urlscan_emulator: Emulator, request: pytest.FixtureRequest) -> Iterator[Client]:
-    """A ``Client`` for ``urlscan_emulator`` (premium key unless the marker's ``key`` says otherwise)."""
+    """A ``Client`` for ``urlscan_emulator``, closed afterwards.
+
+    It uses the premium key unless the marker's ``key`` names another kind
+    (team, readonly, free, other)."""
     with urlscan_emulator.client(_options(request).get("key")) as c:
         yield c
 
 
 @pytest.fixture
 def urlscan_async_client(urlscan_emulator: Emulator, request: pytest.FixtureRequest) -> Iterator[AsyncClient]:
-    """An ``AsyncClient`` for ``urlscan_emulator`` (premium key unless the marker's ``key`` says otherwise)."""
+    """An ``AsyncClient`` for ``urlscan_emulator``, closed afterwards.
+
+    Use it from ``async def`` tests (they run out of the box). It uses the
+    premium key unless the marker's ``key`` names another kind."""
     c = urlscan_emulator.async_client(_options(request).get("key"))
     yield c
     c.close()
@@ -77,12 +186,13 @@ def urlscan_async_client(urlscan_emulator: Emulator, request: pytest.FixtureRequ
 
 @pytest.fixture
 def urlscan_webhook(request: pytest.FixtureRequest) -> Iterator[WebhookReceiver]:
-    """A :class:`~urlscan_rs.testing.WebhookReceiver` for this test: give
-    ``urlscan_webhook.url`` as a channel's ``webhook_url``, then
+    """A :class:`~urlscan_rs.testing.WebhookReceiver` for this test, closed afterwards.
+
+    Give ``urlscan_webhook.url`` as a channel's ``webhook_url``, then
     ``urlscan_webhook.wait(count)`` for the notifications (de-duplicated by id).
-    Options (``host``, ``port``, ``fail_first``, ``status``) come from the
-    ``urlscan_webhook`` marker. Closed after the test."""
+    Options: ``@pytest.mark.urlscan_webhook(host=, port=, fail_first=, status=)``
+    (see ``WebhookMarker``)."""
     marker = request.node.get_closest_marker("urlscan_webhook")
-    opts = dict(marker.kwargs) if marker is not None else {}
+    opts = _checked("urlscan_webhook", marker.kwargs, _WEBHOOK_TYPES) if marker is not None else {}
     with WebhookReceiver(**opts) as hook:
         yield hook

@@ -101,7 +101,12 @@ class Emulator:
 
     @property
     def url(self) -> str:
-        """The base URL, e.g. ``http://127.0.0.1:41234``."""
+        """The base URL, e.g. ``http://127.0.0.1:41234`` (also :attr:`base_url`)."""
+        return self._native.url
+
+    @property
+    def base_url(self) -> str:
+        """The base URL, as ``Client(base_url=...)`` and ``--base-url`` name it (same as :attr:`url`)."""
         return self._native.url
 
     @property

@@ -1,5 +1,5 @@
 //! `Core`: one method per endpoint, serving both the sync and the async client.
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
@@ -75,11 +75,20 @@ fn progress_fn(p: Option<Bound<'_, PyAny>>) -> Option<Progress> {
         if !flag {
             return None;
         }
+        if std::io::stderr().is_terminal() {
+            return Some(Arc::new(|done, total| {
+                let mut err = std::io::stderr();
+                let _ = write!(err, "\r{done}/{total} done");
+                if done == total {
+                    let _ = writeln!(err);
+                }
+            }));
+        }
+        // Not a terminal (a log file, CI): whole lines, at each tenth and at the end.
         return Some(Arc::new(|done, total| {
-            let mut err = std::io::stderr();
-            let _ = write!(err, "\r{done}/{total} done");
-            if done == total {
-                let _ = writeln!(err);
+            let step = (total / 10).max(1);
+            if done == total || done % step == 0 {
+                let _ = writeln!(std::io::stderr(), "{done}/{total} done");
             }
         }));
     }

@@ -54,6 +54,47 @@ pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     })
 }
 
+/// Query parameters: scalars as text (booleans as `true`/`false`), a list
+/// repeats its key, None leaves the key out.
+fn query_pairs(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, String)>> {
+    fn text(k: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+        Ok(match to_json(v)? {
+            Value::String(s) => s,
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => n.to_string(),
+            _ => {
+                return Err(to_pyerr(
+                    v.py(),
+                    core::Error::Validation(format!(
+                    "params[{k:?}] must be str, int, float, bool, None or a list of them, got {}",
+                    v.get_type().name()?
+                )),
+                ))
+            }
+        })
+    }
+    let mut out = Vec::new();
+    for (k, v) in d.iter() {
+        let k: String = k.extract().map_err(|_| {
+            to_pyerr(
+                d.py(),
+                core::Error::Validation("params keys must be str".into()),
+            )
+        })?;
+        if v.is_none() {
+            continue;
+        }
+        if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+            for x in v.try_iter()? {
+                out.push((k.clone(), text(&k, &x?)?));
+            }
+        } else {
+            out.push((k.clone(), text(&k, &v)?));
+        }
+    }
+    Ok(out)
+}
+
 fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
     match opts {
         None => Ok(Map::new()),
@@ -215,6 +256,42 @@ impl Core {
             self.is_async_mode(),
             async move { c.download_zip(&sha256, password.as_deref()).await },
             Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+        )
+    }
+
+    /// Any endpoint by its path: the decoded JSON (bytes when the answer is
+    /// not JSON, None when it is empty).
+    #[pyo3(signature = (method, path, *, params=None, json=None))]
+    fn request(
+        &self,
+        py: Python<'_>,
+        method: String,
+        path: String,
+        params: Option<Bound<'_, PyDict>>,
+        json: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let params = match params {
+            Some(d) => query_pairs(&d)?,
+            None => Vec::new(),
+        };
+        let body = match json {
+            Some(j) if !j.is_none() => Some(to_json(&j)?),
+            _ => None,
+        };
+        let c = self.client(py)?;
+        run(
+            py,
+            self.is_async_mode(),
+            async move { c.request(&method, &path, params, body).await },
+            Box::new(|py, a: core::api::request::RawAnswer| {
+                if a.body.iter().all(u8::is_ascii_whitespace) {
+                    Ok(py.None().into_bound(py))
+                } else if a.is_json() {
+                    super::convert::json(py, &a.body)
+                } else {
+                    Ok(PyBytes::new(py, &a.body).into_any())
+                }
+            }),
         )
     }
 

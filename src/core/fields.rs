@@ -89,6 +89,16 @@ pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Fiel
 
 pub use crate::rules::{FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 
+/// The known name a misspelt one most likely meant, if any is close.
+pub fn closest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(given, n), *n))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}
+
 /// Build the wire object from the caller's options. `creating` enforces the
 /// required fields; updates send only what is given. `None` values are left
 /// out, except for nullable fields, where they are sent as null.
@@ -105,8 +115,11 @@ pub fn build(
             .find(|f| f.name == k || f.wire == k)
             .ok_or_else(|| {
                 let names: Vec<_> = fields.iter().map(|f| f.name).collect();
+                let hint = closest(k, &names)
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
                 Error::Validation(format!(
-                    "{what}: unknown option {:?}; the options are {}",
+                    "{what}: unknown option {:?}{hint} (the options are {})",
                     shown(k, 40),
                     names.join(", ")
                 ))
@@ -464,6 +477,14 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_misspelt_option_names_the_closest() {
+        let names = ["webhook_url", "name", "email_addresses", "week_days"];
+        assert_eq!(closest("webhook_ulr", &names), Some("webhook_url"));
+        assert_eq!(closest("weekdays", &names), Some("week_days"));
+        assert_eq!(closest("zzz", &names), None);
+    }
 
     const FIELDS: &[Field] = &[
         req("name", "name", Kind::Text),

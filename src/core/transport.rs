@@ -1,5 +1,6 @@
 //! Sending requests: headers, retries with backoff, rate-limit bookkeeping and
 //! the mapping of non-2xx answers to typed errors.
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,7 +37,7 @@ pub struct Req {
     pub method: Method,
     /// Path below the base URL, already validated/percent-encoded.
     pub path: String,
-    pub query: Vec<(&'static str, String)>,
+    pub query: Vec<(Cow<'static, str>, String)>,
     pub body: Option<Value>,
     /// The rate-limit action this request counts against, where known.
     pub action: Option<String>,
@@ -61,8 +62,8 @@ impl Req {
             ..Req::get(path)
         }
     }
-    pub fn query(mut self, k: &'static str, v: impl ToString) -> Req {
-        self.query.push((k, v.to_string()));
+    pub fn query(mut self, k: impl Into<Cow<'static, str>>, v: impl ToString) -> Req {
+        self.query.push((k.into(), v.to_string()));
         self
     }
     pub fn query_opt(self, k: &'static str, v: Option<impl ToString>) -> Req {
@@ -87,7 +88,7 @@ impl Req {
             return self.path.clone();
         }
         let q = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(self.query.iter().map(|(k, v)| (*k, v.as_str())))
+            .extend_pairs(self.query.iter().map(|(k, v)| (k.as_ref(), v.as_str())))
             .finish();
         format!("{}?{}", self.path, q)
     }
@@ -323,14 +324,17 @@ impl Transport {
                         req.path,
                         self.cfg.retry_deadline.unwrap_or_default().as_secs_f64()
                     );
-                    return outcome;
+                    return counted(outcome, attempt);
                 }
                 Some(delay) if paced => {
-                    log::info!(
-                        "{} {}: the rate-limit window is spent (the key is shared); sending again in {:.2}s",
-                        req.method,
-                        req.path,
-                        delay.as_secs_f64()
+                    log_wait(
+                        delay,
+                        format_args!(
+                            "{} {}: the rate-limit window is spent (the key is shared); sending again in {:.1}s",
+                            req.method,
+                            req.path,
+                            delay.as_secs_f64()
+                        ),
                     );
                     // An in-process emulator moving its clock ends the window too.
                     tokio::select! {
@@ -344,19 +348,22 @@ impl Transport {
                         Ok(r) => format!("HTTP {}", r.status),
                         Err(e) => e.to_string(),
                     };
-                    log::info!(
-                        "retrying {} {} in {:.2}s after {} (attempt {} of {})",
-                        req.method,
-                        req.path,
-                        delay.as_secs_f64(),
-                        why,
-                        attempt + 1,
-                        self.cfg.max_retries
+                    log_wait(
+                        delay,
+                        format_args!(
+                            "retrying {} {} in {:.1}s after {} (retry {} of {})",
+                            req.method,
+                            req.path,
+                            delay.as_secs_f64(),
+                            why,
+                            attempt + 1,
+                            self.cfg.max_retries
+                        ),
                     );
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
-                _ => return outcome,
+                _ => return counted(outcome, attempt),
             }
         }
     }
@@ -527,9 +534,12 @@ impl Transport {
                             why,
                         ));
                     }
-                    log::info!(
-                        "rate limit for {action:?} spent; waiting {:.2}s for the window to reset",
-                        (reset_at - now).as_secs_f64()
+                    log_wait(
+                        reset_at - now,
+                        format_args!(
+                            "rate limit for {action:?} spent; waiting {:.1}s for the window to reset",
+                            (reset_at - now).as_secs_f64()
+                        ),
                     );
                 }
                 reset_at
@@ -649,6 +659,31 @@ fn spent_error(
         ),
         info,
     )
+}
+
+/// Waits this long or longer are worth telling a user about (they look like a hang).
+const NOTABLE_WAIT: Duration = Duration::from_secs(5);
+
+fn log_wait(delay: Duration, msg: std::fmt::Arguments<'_>) {
+    if delay > NOTABLE_WAIT {
+        log::warn!("{msg}");
+    } else {
+        log::info!("{msg}");
+    }
+}
+
+/// A failure that outlived retries says how many were made.
+fn counted(outcome: Result<Resp>, retries: u32) -> Result<Resp> {
+    let note = |m: String| match retries {
+        0 => m,
+        1 => format!("{m} (after 1 retry)"),
+        n => format!("{m} (after {n} retries)"),
+    };
+    match outcome {
+        Err(Error::Timeout(m)) => Err(Error::Timeout(note(m))),
+        Err(Error::Transport(m)) => Err(Error::Transport(note(m))),
+        other => other,
+    }
 }
 
 fn retry_delay_for_error(req: &Req, e: &Error, attempt: u32) -> Option<Duration> {

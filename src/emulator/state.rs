@@ -43,7 +43,10 @@ pub struct EmulatorConfig {
     /// Wall-clock seconds one webhook delivery attempt may take.
     pub webhook_timeout: f64,
     /// Wall-clock seconds a client may take to send a request's headers;
-    /// the connection is closed after that.
+    /// the connection is closed after that. hyper also counts a keep-alive
+    /// connection's idle time against it, so it must outlast the clients'
+    /// pool expiry (reqwest 90 s, httpx 5 s), or a reused connection can be
+    /// closed under a request that was just sent.
     pub header_read_timeout: f64,
 }
 
@@ -59,7 +62,7 @@ impl Default for EmulatorConfig {
             rate_limits: super::ratelimit::default_limits(),
             result_size: None,
             webhook_timeout: 5.0,
-            header_read_timeout: 10.0,
+            header_read_timeout: 120.0,
         }
     }
 }

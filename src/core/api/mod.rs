@@ -9,6 +9,7 @@ pub mod files;
 pub mod hostnames;
 pub mod incidents;
 pub mod livescan;
+pub mod request;
 pub mod saved_searches;
 pub mod scanning;
 pub mod search;
