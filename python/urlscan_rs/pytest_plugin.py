@@ -30,9 +30,11 @@ from ._client import AsyncClient, Client
 from .testing import Emulator, WebhookReceiver
 
 DEFAULTS: dict[str, Any] = {"scans": 200, "scan_duration": 10.0, "seed": 0}
+"""The ``urlscan_emulator`` fixture's options unless its marker overrides them."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``urlscan_emulator`` and ``urlscan_webhook`` markers."""
     config.addinivalue_line(
         "markers",
         "urlscan_emulator(**options): urlscan_emulator fixture options (scans, seed, scan_duration, latency, rate_limits, key)",
