@@ -1,9 +1,9 @@
 """urlscan_rs: a fast, typed client for the urlscan.io API, sync and async,
 with a local emulator of the service for tests and demos."""
 
-import atexit
-import logging
-from typing import Any
+import atexit as _atexit
+import logging as _logging
+from typing import Any as _Any
 
 from . import _native, errors, models
 from ._client import AsyncClient, Client, SearchIterator
@@ -44,13 +44,13 @@ from .models import (
 )
 
 # Rust threads outlive the interpreter: tell them before it goes away.
-atexit.register(_native._shutdown)
+_atexit.register(_native._shutdown)
 
 
 def _hook_log_levels() -> None:
     # Log levels are cached on the Rust side; logging clears its own cache
     # whenever a level changes (Logger.setLevel, logging.disable): clear ours then too.
-    manager: Any = logging.Logger.manager
+    manager: _Any = _logging.Logger.manager
     original = getattr(manager, "_clear_cache", None)
     if original is None:  # another Python's logging: levels are read once per logger
         return

@@ -29,6 +29,10 @@ class SearchIterator:
     is read; ``search_after`` is the cursor after the last hit handed out, so a
     new search with it resumes exactly there. ``count()`` asks for the total
     only (a ``size=0`` request).
+
+    The stubs type the iterator of a ``Client`` as ``SyncSearchIterator[Hit]``
+    and that of an ``AsyncClient`` as ``AsyncSearchIterator[Hit]`` (where
+    ``count()`` returns an awaitable), ``Hit`` being the model of the hits.
     """
 
     __slots__ = ("_cursor", "_buf", "_limit", "_yielded", "_last", "_kind")
@@ -67,7 +71,11 @@ class SearchIterator:
         return self._yielded
 
     def count(self) -> Any:
-        """The number of matching hits (an int, or an awaitable with AsyncClient)."""
+        """The number of matching hits (an int, or an awaitable with AsyncClient).
+
+        One request to the search's endpoint (e.g. GET /api/v1/search/) asking
+        for the total only (``size=0``).
+        """
         if self._cursor.is_async:
             return self._acount()
         return self._cursor.count()
@@ -194,6 +202,28 @@ class _BaseClient:
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 256 * 1024 * 1024,
     ) -> None:
+        """Build a client; nothing is sent until the first call.
+
+        Parameters:
+            api_key: The API key (sent only in the ``API-Key`` header); None reads
+                ``URLSCAN_API_KEY``. Search and screenshots work without one.
+            base_url: The service's address; None reads ``URLSCAN_BASE_URL``, then
+                ``https://urlscan.io``. Point it at an emulator for tests.
+            timeout: Seconds one request may take (per attempt).
+            max_retries: Retries of a failed request (connection errors, timeouts,
+                429, 502/503/504; a POST only when the service cannot have processed it).
+            user_agent: The ``User-Agent`` header (default: ``urlscan-rs/<version>``).
+            proxy: A proxy URL for every request (e.g. ``http://proxy.example:3128``).
+            verify: Verify TLS certificates.
+            fail_fast: Raise ``RateLimitError`` at once when a rate-limit window is
+                spent, instead of waiting for its reset.
+            retry_deadline: No retry or rate-limit wait ends later than this many
+                seconds after the first attempt (None: no deadline).
+            max_body_bytes: Larger answers raise ``DecodeError``.
+
+        Raises:
+            ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
+        """
         self._closed = False
         self._core = _native.Core(
             api_key,
@@ -209,14 +239,23 @@ class _BaseClient:
             is_async=self._is_async,
         )
         self.livescan = LiveScan(self)
+        """Live scanning from chosen scanners (premium)."""
         self.saved_searches = SavedSearches(self)
+        """Saved searches (premium)."""
         self.subscriptions = Subscriptions(self)
+        """Subscriptions to saved searches (premium)."""
         self.channels = Channels(self)
+        """Notification channels: webhooks and e-mail."""
         self.incidents = Incidents(self)
+        """Incidents: observables scanned repeatedly (premium)."""
         self.hostnames = Hostnames(self)
+        """Hostname history (premium)."""
         self.brands = Brands(self)
+        """Brands tracked for phishing detection (premium)."""
         self.files = Files(self)
+        """File downloads (premium)."""
         self.datadumps = DataDumps(self)
+        """Data dumps: bulk exports of scans, screenshots and DOMs (premium)."""
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         return getattr(self._c, name)(*args, **kwargs)
@@ -229,14 +268,17 @@ class _BaseClient:
 
     @property
     def base_url(self) -> str:
+        """The service's address in use (``base_url``, else ``URLSCAN_BASE_URL``, else ``https://urlscan.io``)."""
         return self._core.base_url  # type: ignore[no-any-return]
 
     @property
     def timeout(self) -> float:
+        """Seconds one request may take (per attempt)."""
         return self._core.timeout  # type: ignore[no-any-return]
 
     @property
     def closed(self) -> bool:
+        """True once ``close()`` was called: every call then raises ``TransportError``."""
         return self._closed
 
     @property
@@ -259,9 +301,11 @@ class _BaseClient:
     # -- account
 
     def quotas(self) -> Any:
+        """The key's quotas: limit, used and remaining per action and window (GET /api/v1/quotas)."""
         return self._call("quotas")
 
     def user(self) -> Any:
+        """The user (or team) the key belongs to, with its limits and products (GET /api/v1/pro/username)."""
         return self._call("user")
 
     # -- scanning
@@ -277,6 +321,28 @@ class _BaseClient:
         custom_agent: str | None = None,
         override_safety: Any = None,
     ) -> Any:
+        """Submit a URL for scanning (POST /api/v1/scan/).
+
+        Returns the :class:`Submission` at once; the scan runs for some seconds
+        after it. Read its result with :meth:`wait_for_result` (or submit with
+        :meth:`scan_and_wait`). The rate-limit action is the visibility asked for.
+
+        Parameters:
+            url: http or https with a host (one without a scheme is sent as given;
+                the service scans it as http).
+            visibility: "public", "unlisted" or "private" (None: the account's
+                default). The service may enforce another; ``Submission.visibility``
+                says which.
+            tags: At most 10 tags.
+            country: A two-letter country to scan from (see :meth:`available_countries`).
+            referer: The Referer header the scanner sends.
+            custom_agent: The User-Agent the scanner uses (see :meth:`user_agents`).
+            override_safety: The wire ``overrideSafety`` (a boolean), sent only when given.
+
+        Raises:
+            ValidationError: A bad URL or option; nothing was sent.
+            ScanRefusedError: The service refused to scan the URL.
+        """
         return self._call(
             "scan",
             url,
@@ -289,14 +355,32 @@ class _BaseClient:
         )
 
     def result(self, uuid: str) -> Any:
+        """The result of a finished scan (GET /api/v1/result/{uuid}/).
+
+        Raises :class:`ScanPendingError` while the scan is still running,
+        :class:`NotFoundError` for an unknown uuid and :class:`GoneError` for a
+        deleted scan.
+        """
         return self._call("result", uuid)
 
     def wait_for_result(self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0) -> Any:
+        """Poll for a scan's result until it is ready (GET /api/v1/result/{uuid}/).
+
+        As the service recommends: waits ``initial_wait`` seconds, then polls every
+        ``interval`` seconds while the scan is not finished, and raises
+        :class:`ScanTimeoutError` after ``timeout`` seconds. Any other error (no such
+        scan, deleted, authentication) ends the wait at once.
+        """
         return self._call("wait_for_result", uuid, timeout=timeout, initial_wait=initial_wait, interval=interval)
 
     def scan_and_wait(
         self, url: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0, **scan_options: Any
     ) -> Any:
+        """Submit a URL and wait for its result (POST /api/v1/scan/, then GET /api/v1/result/{uuid}/).
+
+        ``scan_options`` are those of :meth:`scan`; ``timeout``, ``initial_wait``
+        and ``interval`` those of :meth:`wait_for_result`.
+        """
         return self._call("scan_and_wait", url, timeout=timeout, initial_wait=initial_wait, interval=interval, **scan_options)
 
     def bulk_scan(
@@ -311,6 +395,25 @@ class _BaseClient:
         interval: float = 2.0,
         **scan_options: Any,
     ) -> Any:
+        """Scan many URLs: one :class:`ScanOutcome` per URL, in input order (POST /api/v1/scan/ each,
+        then GET /api/v1/result/{uuid}/ with ``wait``).
+
+        A failure never aborts the batch: it is the outcome's ``error``. The
+        other keywords are the options of :meth:`scan` (``visibility``,
+        ``tags``, ...), the same for every URL; they are checked once, before
+        anything is sent.
+
+        Parameters:
+            urls: The URLs to scan.
+            wait: Also wait for each result (``outcome.result``); False stops at the submissions.
+            concurrency: Requests in flight at most (default 8); None lets the rate
+                limits be the bound (at most 64). Waiting between polls holds no slot.
+            progress: True draws a tqdm bar (or a counter on stderr without tqdm); a
+                callable gets ``(done, total)`` as URLs finish.
+            timeout: As in :meth:`wait_for_result`.
+            initial_wait: As in :meth:`wait_for_result`.
+            interval: As in :meth:`wait_for_result`.
+        """
         return self._call(
             "bulk_scan",
             urls,
@@ -324,27 +427,50 @@ class _BaseClient:
         )
 
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Any = False) -> Any:
+        """The results of many scans, in input order (GET /api/v1/result/{uuid}/ each).
+
+        Errors come back as values: each item is a :class:`ScanResult` or the
+        :class:`UrlscanError` its request raised. ``concurrency`` and ``progress``
+        are as in :meth:`bulk_scan`.
+        """
         return self._call("results", uuids, concurrency=concurrency, progress=_progress(progress, "results"))
 
     def screenshot(self, uuid: str) -> Any:
+        """The PNG screenshot of a finished scan (GET /screenshots/{uuid}.png).
+
+        A :class:`~urlscan_rs.models.Screenshot`: ``bytes`` that display as an image
+        in notebooks and have ``save(path)``. Needs no API key.
+        """
         return self._call("screenshot", uuid)
 
     def dom(self, uuid: str) -> Any:
+        """The DOM snapshot of a finished scan, as text (GET /dom/{uuid}/)."""
         return self._call("dom", uuid)
 
     def response(self, sha256: str) -> Any:
+        """A script, document, fetch or XHR response by its SHA-256, as text (GET /responses/{sha256}/).
+
+        Binary files are downloaded with ``client.files.download``.
+        """
         return self._call("response", sha256)
 
     def set_visibility(self, uuid: str, visibility: str) -> Any:
+        """Change the visibility of a scan of yours or your team's (PUT /api/v1/result/{uuid}/visibility/).
+
+        ``visibility`` is "public", "unlisted", "private" or "deleted".
+        """
         return self._call("set_visibility", uuid, visibility)
 
     def reset_visibility(self, uuid: str) -> Any:
+        """Reset a scan's visibility to the one it was submitted with (DELETE /api/v1/result/{uuid}/visibility/)."""
         return self._call("reset_visibility", uuid)
 
     def available_countries(self) -> Any:
+        """The two-letter countries a scan may come from (GET /api/v1/availableCountries)."""
         return self._call("available_countries")
 
     def user_agents(self) -> Any:
+        """The user agents a scan may use, in groups (GET /api/v1/userAgents)."""
         return self._call("user_agents")
 
     # -- search
@@ -360,7 +486,7 @@ class _BaseClient:
         collapse: str | None = None,
         parallel: int | None = None,
     ) -> SearchIterator:
-        """Hits of ``q``, newest first, fetched lazily page by page.
+        """Hits of ``q``, newest first, fetched lazily page by page (GET /api/v1/search/).
 
         Hits are :class:`SearchHit` for scans (no ``datasource``, or "scans"),
         and :class:`HostnameHit`, :class:`IncidentHit`, :class:`NotificationHit`
@@ -371,6 +497,18 @@ class _BaseClient:
         once and merges them, so the order is exactly that of a single walk.
         By default (None) it shards in 8 when pages are slow to come back
         (25 ms or more, as from the real service); 1 turns sharding off.
+
+        Parameters:
+            q: The query (Elasticsearch query string syntax, e.g.
+                ``page.domain:example.com AND date:>now-7d``); "" matches everything.
+            size: Hits per page (per request).
+            limit: Hits handed out at most (None: every hit).
+            search_after: Resume after this cursor (a previous iterator's
+                ``search_after``: the last hit's ``sort`` values joined by a comma).
+            datasource: "scans" (the default), "hostnames", "incidents",
+                "notifications" or "certificates".
+            collapse: A field to collapse hits on (one hit per value).
+            parallel: Shards of a large scan export walked at once (see above).
         """
         cur = self._c.search_cursor(
             "search",
@@ -387,10 +525,21 @@ class _BaseClient:
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> SearchIterator:
+        """Scans structurally similar to a scan, newest first, fetched lazily page by page
+        (GET /api/v1/pro/result/{uuid}/similar/; premium).
+
+        ``q`` narrows them with a search query; ``size``, ``limit`` and
+        ``search_after`` are as in :meth:`search`.
+        """
         cur = self._c.search_cursor("similar", uuid=uuid, q=q, size=size, limit=limit, search_after=search_after)
         return SearchIterator(cur, limit, "similar")
 
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
+        """Pages detected as phishing, newest first, fetched lazily page by page
+        (GET /api/v1/pro/phishfeed; premium, deprecated by the service in favour of :meth:`search`).
+
+        ``q`` narrows them with a search query; ``size`` and ``limit`` are as in :meth:`search`.
+        """
         cur = self._c.search_cursor("phishfeed", q=q, size=size, limit=limit)
         return SearchIterator(cur, limit, "phishfeed")
 
@@ -421,7 +570,18 @@ def _rebuild_client(cls: type[_BaseClient], config: dict[str, Any]) -> _BaseClie
 
 
 class Client(_BaseClient):
-    """The blocking client. Use as a context manager to close it on exit."""
+    """The blocking client of the urlscan.io API. Use as a context manager to close it on exit.
+
+    Every method blocks until the answer is read (with the GIL released, so
+    threads run meanwhile); search methods return a lazy iterator. The
+    premium endpoints are on the namespaces (``client.livescan``,
+    ``client.incidents``, ...). A client is safe to share between threads
+    and pickles with its settings (the key included).
+
+    >>> with Client("YOUR-API-KEY") as client:          # or set URLSCAN_API_KEY
+    ...     sub = client.scan("https://example.com", visibility="unlisted")
+    ...     result = client.wait_for_result(sub.uuid)
+    """
 
     _is_async = False
 
@@ -438,7 +598,17 @@ class Client(_BaseClient):
 
 
 class AsyncClient(_BaseClient):
-    """The asyncio client: every method returns an awaitable, iterators are async."""
+    """The asyncio client: the methods of :class:`Client`, each returning an awaitable.
+
+    Search methods return an iterator to walk with ``async for``; the
+    namespaces' methods are awaited too. Use as an async context manager
+    to close it on exit.
+
+    >>> async with AsyncClient() as client:
+    ...     result = await client.scan_and_wait("https://example.com")
+    ...     async for hit in client.search("domain:example.com", limit=200):
+    ...         print(hit.page.domain)
+    """
 
     _is_async = True
 
@@ -455,6 +625,7 @@ class AsyncClient(_BaseClient):
         self.close()
 
     def close(self) -> None:
+        """Close the client at once (without awaiting); awaits in flight raise ``TransportError``."""
         self._closed = True
         self._core.close()
 

@@ -54,70 +54,125 @@ class _Namespace:
 
 
 class LiveScan(_Namespace):
-    """Live scanning from chosen scanners; results stay temporary until stored."""
+    """``client.livescan``: live scanning from chosen scanners (premium).
+
+    A live scan runs on the scanner named by ``scanner_id`` (see
+    :meth:`scanners`); its result stays temporary on that scanner until
+    :meth:`store` keeps it as a permanent snapshot or :meth:`purge` drops it.
+    Options are the wire names in snake_case: ``visibility``, ``page_timeout``
+    and ``capture_delay`` (milliseconds, 0 to 300,000), ``extra_headers``,
+    ``enable_features`` and ``disable_features``.
+    """
 
     __slots__ = ()
 
     def scanners(self) -> Any:
+        """The live scanning nodes, with their country, city and status (GET /api/v1/livescan/scanners/)."""
         return self._table("livescan.scanners", [], model="LiveScanner")
 
     def task(self, scanner_id: str, url: str, **options: Any) -> Any:
-        """Task a scan; returns its uuid at once (poll with ``resource(..., "result", uuid)``)."""
+        """Task a scan and return its uuid at once (POST /api/v1/livescan/{scanner_id}/task/).
+
+        Poll the result with ``resource(scanner_id, "result", uuid)``.
+        """
         return self._table("livescan.task", [scanner_id], {"url": url, **options}, field="uuid")
 
     def scan(self, scanner_id: str, url: str, **options: Any) -> Any:
-        """Scan and return the uuid once the scan has finished."""
+        """Scan and return the uuid once the scan has finished (POST /api/v1/livescan/{scanner_id}/scan/).
+
+        The request blocks until the scanner is done.
+        """
         return self._table("livescan.scan", [scanner_id], {"url": url, **options}, field="uuid")
 
     def resource(self, scanner_id: str, resource_type: str, resource_id: str) -> Any:
+        """A resource of a live scan (GET /api/v1/livescan/{scanner_id}/{resource_type}/{resource_id}).
+
+        ``resource_type`` "result" gives a :class:`~urlscan_rs.models.ScanResult`,
+        "dom" a ``str``, "screenshot", "response" and "download" ``bytes``.
+        ``resource_id`` is the scan's uuid, or a SHA-256 for "response" and "download".
+        """
         return self._call("livescan_resource", scanner_id, resource_type, resource_id)
 
     def store(self, scanner_id: str, scan_id: str, *, visibility: str | None = None) -> Any:
-        """Store the temporary scan as a permanent snapshot."""
+        """Store the temporary scan as a permanent snapshot (PUT /api/v1/livescan/{scanner_id}/{scan_id}/)."""
         return self._table("livescan.store", [scanner_id, scan_id], _opts(visibility=visibility))
 
     def purge(self, scanner_id: str, scan_id: str) -> Any:
+        """Drop the temporary scan at once (DELETE /api/v1/livescan/{scanner_id}/{scan_id}/)."""
         return self._table("livescan.purge", [scanner_id, scan_id])
 
 
 class SavedSearches(_Namespace):
+    """``client.saved_searches``: searches stored on the service, to run again or subscribe to (premium).
+
+    Fields are the wire names in snake_case: ``datasource`` ("scans" or
+    "hostnames"), ``name``, ``query``, ``description``, ``long_description``,
+    ``permissions``, ``tlp`` and ``user_tags``.
+    """
+
     __slots__ = ()
 
     def list(self) -> Any:
+        """Your saved searches (GET /api/v1/user/searches/)."""
         return self._table("saved_searches.list", [], model="SavedSearch")
 
     def create(self, **fields: Any) -> Any:
+        """Create a saved search (POST /api/v1/user/searches/).
+
+        Required: ``datasource``, ``name`` and ``query``.
+        """
         return self._table("saved_searches.create", [], _opts(**fields), model="SavedSearch")
 
     def update(self, search_id: str, **fields: Any) -> Any:
+        """Change a saved search; fields left out keep their value (PUT /api/v1/user/searches/{search_id}/)."""
         return self._table("saved_searches.update", [search_id], _opts(**fields), model="SavedSearch")
 
     def delete(self, search_id: str) -> Any:
+        """Delete a saved search (DELETE /api/v1/user/searches/{search_id}/)."""
         return self._table("saved_searches.delete", [search_id], discard=True)
 
     def results(self, search_id: str, *, size: int | None = None, search_after: str | None = None) -> Any:
-        """The saved query's hits, newest first: ``size`` of them (the
-        service's default when None), after the cursor ``search_after`` (the
-        last hit's ``sort`` values joined by a comma)."""
+        """The saved query's hits, newest first (GET /api/v1/user/searches/{search_id}/results/).
+
+        ``size`` of them (the service's default when None), after the cursor
+        ``search_after`` (the last hit's ``sort`` values joined by a comma).
+        """
         return self._table("saved_searches.results", [search_id], _opts(size=size, search_after=search_after), model="SearchHit")
 
 
 class Subscriptions(_Namespace):
+    """``client.subscriptions``: notifications when saved searches match new items (premium).
+
+    Fields are the wire names in snake_case (``search_ids``, ``frequency``,
+    ``email_addresses``, ``name``, ``is_active``, ``ignore_time``,
+    ``week_days``, ``channel_ids``, the ``incident_*`` settings, ...).
+    """
+
     __slots__ = ()
 
     def list(self) -> Any:
+        """Your subscriptions (GET /api/v1/user/subscriptions/)."""
         return self._table("subscriptions.list", [], model="Subscription")
 
     def create(self, **fields: Any) -> Any:
+        """Create a subscription (POST /api/v1/user/subscriptions/).
+
+        Required: ``search_ids``, ``frequency`` ("live", "hourly" or "daily"),
+        ``email_addresses``, ``name``, ``is_active`` and ``ignore_time``.
+        """
         return self._table("subscriptions.create", [], _opts(**fields), model="Subscription")
 
     def update(self, subscription_id: str, **fields: Any) -> Any:
+        """Change a subscription's settings (PUT /api/v1/user/subscriptions/{subscription_id}/)."""
         return self._table("subscriptions.update", [subscription_id], _opts(**fields), model="Subscription")
 
     def delete(self, subscription_id: str) -> Any:
+        """Delete a subscription (DELETE /api/v1/user/subscriptions/{subscription_id}/)."""
         return self._table("subscriptions.delete", [subscription_id], discard=True)
 
     def results(self, subscription_id: str, datasource: str) -> Any:
+        """The items a subscription matched in a data source, "scans" or "hostnames"
+        (GET /api/v1/user/subscriptions/{subscription_id}/results/{datasource}/)."""
         if datasource not in ("scans", "hostnames"):
             from .errors import ValidationError
 
@@ -126,56 +181,100 @@ class Subscriptions(_Namespace):
 
 
 class Channels(_Namespace):
+    """``client.channels``: where notifications go, a webhook or e-mail addresses.
+
+    Not premium in the specification: any key with the readwrite scope may
+    create them. A webhook channel needs ``webhook_url``, an e-mail channel at
+    least one address in ``email_addresses``.
+    """
+
     __slots__ = ()
 
     def list(self) -> Any:
+        """Your notification channels (GET /api/v1/user/channels/)."""
         return self._table("channels.list", [], model="Channel")
 
     def create(self, **fields: Any) -> Any:
+        """Create a notification channel (POST /api/v1/user/channels/).
+
+        Required: ``type`` ("webhook" or "email") and ``name``; a webhook needs
+        ``webhook_url``, an e-mail channel ``email_addresses``.
+        """
         return self._table("channels.create", [], _opts(**fields), model="Channel")
 
     def get(self, channel_id: str) -> Any:
+        """One notification channel (GET /api/v1/user/channels/{channel_id})."""
         return self._table("channels.get", [channel_id], model="Channel")
 
     def update(self, channel_id: str, **fields: Any) -> Any:
+        """Change a notification channel (PUT /api/v1/user/channels/{channel_id})."""
         return self._table("channels.update", [channel_id], _opts(**fields), model="Channel")
 
 
 class Incidents(_Namespace):
+    """``client.incidents``: an observable (hostname, domain, IP or URL) scanned repeatedly,
+    with notifications when a watched attribute changes (premium).
+
+    Options are the wire names in snake_case (``visibility``, ``channels``,
+    ``scan_interval``, ``watched_attributes``, ``countries``, ``expire_after``,
+    ...). ``extra_path=None`` sends null, which clears it; leave the keyword
+    out to keep it.
+    """
+
     __slots__ = ()
 
     def create(self, observable: str, **fields: Any) -> Any:
+        """Create an incident for an observable (POST /api/v1/user/incidents).
+
+        Required: ``visibility`` ("unlisted" or "private") and ``channels`` (channel
+        ids to notify). Needs the readwrite scope.
+        """
         return self._table("incidents.create", [], _opts(observable=observable, **fields), model="Incident")
 
     def get(self, incident_id: str) -> Any:
+        """One incident (GET /api/v1/user/incidents/{incident_id})."""
         return self._table("incidents.get", [incident_id], model="Incident")
 
     def update(self, incident_id: str, **fields: Any) -> Any:
+        """Change an incident's runtime options (PUT /api/v1/user/incidents/{incident_id})."""
         return self._table("incidents.update", [incident_id], _opts(**fields), model="Incident")
 
     def close(self, incident_id: str) -> Any:
+        """Close (stop) an incident and return it as it is then
+        (PUT /api/v1/user/incidents/{incident_id}/close, then GET /api/v1/user/incidents/{incident_id})."""
         return self._call("incident_action", "close", incident_id)
 
     def restart(self, incident_id: str) -> Any:
+        """Restart a closed incident and return it as it is then
+        (PUT /api/v1/user/incidents/{incident_id}/restart, then GET /api/v1/user/incidents/{incident_id}).
+
+        Its ``expire_at`` is extended and its states start anew.
+        """
         return self._call("incident_action", "restart", incident_id)
 
     def copy(self, incident_id: str) -> Any:
-        """A new incident copied without history; returns the new one."""
+        """Copy an incident without its history; returns the new one (POST /api/v1/user/incidents/{incident_id}/copy)."""
         return self._table("incidents.copy", [incident_id], model="Incident")
 
     def fork(self, incident_id: str) -> Any:
-        """A new incident copied with its states; returns the new one."""
+        """Copy an incident with its history (states); returns the new one (POST /api/v1/user/incidents/{incident_id}/fork)."""
         return self._table("incidents.fork", [incident_id], model="Incident")
 
     def watchable_attributes(self) -> Any:
+        """The attributes ``watched_attributes`` may name (GET /api/v1/user/watchableAttributes)."""
         return self._table("incidents.watchable_attributes", [])
 
     def states(self, incident_id: str) -> Any:
+        """The observations of an incident, one state each (GET /api/v1/user/incidentstates/{incident_id}/)."""
         return self._table("incidents.states", [incident_id], model="IncidentState")
 
 
 class HostnameIterator:
-    """Lazily walks hostname history, following ``pageState`` (``for`` or ``async for``)."""
+    """Lazily walks hostname history, following ``pageState`` (``for`` or ``async for``).
+
+    Yields :class:`~urlscan_rs.models.HostnameRecord`; ``page_state`` resumes
+    a walk later (``client.hostnames.history(name, page_state=...)``).
+    """
 
     __slots__ = ("_cursor", "_buf")
 
@@ -223,43 +322,71 @@ class HostnameIterator:
 
 
 class Hostnames(_Namespace):
+    """``client.hostnames``: the history of a hostname (premium)."""
+
     __slots__ = ()
 
     def history(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameIterator:
-        """Records of a hostname; ``limit`` is the batch size per request (10..10000)."""
+        """The records of a hostname, walked lazily (GET /api/v1/hostname/{hostname}, following ``pageState``).
+
+        ``limit`` is the batch size per request (10..10000); ``page_state``
+        resumes a previous walk (its iterator's ``page_state``).
+        """
         return HostnameIterator(self._client._c.hostname_cursor(hostname, limit=limit, page_state=page_state))
 
 
 class Brands(_Namespace):
+    """``client.brands``: brands tracked for phishing detection (premium)."""
+
     __slots__ = ()
 
     def available(self) -> Any:
+        """The brands tracked for brand and phishing detection (GET /api/v1/pro/availableBrands)."""
         return self._table("brands.available", [], model="Brand")
 
     def detected(self) -> Any:
+        """Brands with detected phishing pages: the total and the latest hits of each
+        (GET /api/v1/pro/brands; slower than :meth:`available`)."""
         return self._table("brands.detected", [], model="BrandSummary")
 
 
 class Files(_Namespace):
+    """``client.files``: files the scanners downloaded, by SHA-256 (premium)."""
+
     __slots__ = ()
 
     def download(self, sha256: str, *, password: str | None = None) -> Any:
-        """The file itself: unpacked from the password-protected ZIP and checked against the hash."""
+        """The file itself (GET /downloads/{sha256}): unpacked from the password-protected ZIP
+        and checked against the hash.
+
+        ``password`` opens the ZIP (``urlscan!``, the service's default, unless given).
+        """
         return self._call("download", sha256, password=password)
 
     def download_zip(self, sha256: str, *, password: str | None = None) -> Any:
-        """The ZIP as served (password ``urlscan!`` unless given)."""
+        """The password-protected ZIP as served (GET /downloads/{sha256}; password ``urlscan!`` unless given)."""
         return self._call("download_zip", sha256, password=password)
 
 
 class DataDumps(_Namespace):
+    """``client.datadumps``: bulk exports of scans, search hits, screenshots and DOMs (premium)."""
+
     __slots__ = ()
 
     def list(self, time_window: str, file_type: str, date: str | _dt.date) -> Any:
-        """Files for a time window (days, hours, minutes), file type (api, search, screenshots, dom) and day."""
+        """The files of a time window, file type and day (GET /api/v1/datadump/list/{time_window}/{file_type}/{date}).
+
+        ``time_window`` is "days", "hours" or "minutes"; ``file_type`` "api",
+        "search", "screenshots" or "dom"; ``date`` a day (``YYYYMMDD``,
+        ``YYYY-MM-DD`` or a ``datetime.date``).
+        """
         day = date.strftime("%Y%m%d") if isinstance(date, _dt.date) else date
         return self._call("datadump_list", time_window, file_type, day)
 
     def link(self, path: str) -> Any:
-        """The temporary download address (the redirect is not followed with the API key)."""
+        """The temporary download address of a data-dump file (GET /api/v1/datadump/link/{path}).
+
+        ``path`` is a file's ``path`` from :meth:`list`. The service's redirect is
+        not followed, so the API key is never sent to the download host.
+        """
         return self._call("datadump_link", path)

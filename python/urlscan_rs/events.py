@@ -17,6 +17,7 @@ from .models import Notification
 __all__ = ["parse_notification", "NOTIFICATION_TYPES"]
 
 NOTIFICATION_TYPES = ("subscription", "incident")
+"""The values of a notification's ``type``."""
 
 
 def parse_notification(body: bytes | bytearray | memoryview | str | dict[str, Any]) -> Notification:

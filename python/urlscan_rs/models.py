@@ -662,7 +662,11 @@ def _f(wire: str, conv: Callable[[Any], Any] | None = None) -> _Field:
 
 
 class Submission(Model):
-    """The answer to a scan submission."""
+    """The answer to a scan submission (``scan()``).
+
+    ``uuid`` names the scan; ``result`` is the address of its report page and
+    ``api`` that of its result document.
+    """
 
     __slots__ = ()
     uuid: str
@@ -687,6 +691,8 @@ class Submission(Model):
 
 
 class VisibilityChange(Model):
+    """The answer to ``set_visibility`` and ``reset_visibility``: the scan and its visibility now."""
+
     __slots__ = ()
     uuid: str | None
     message: str | None
@@ -695,6 +701,8 @@ class VisibilityChange(Model):
 
 
 class UserAgentGroup(Model):
+    """A group of user agents a scan may use (``user_agents()``); ``user_agents`` is ``useragents``."""
+
     __slots__ = ()
     group: str | None
     useragents: list[str]
@@ -704,6 +712,8 @@ class UserAgentGroup(Model):
 
 
 class VerdictBrand(Model):
+    """A brand a verdict names (the page impersonates it)."""
+
     __slots__ = ()
     key: str | None
     name: str | None
@@ -742,6 +752,8 @@ class Verdict(Model):
 
 
 class EngineVerdicts(Model):
+    """The verdicts of third-party engines (``verdicts.engines``): counts and each engine's verdict."""
+
     __slots__ = ()
     score: int | None
     malicious: bool | list[str] | None  # older results list the engines that flagged the page
@@ -768,6 +780,8 @@ class EngineVerdicts(Model):
 
 
 class CommunityVerdict(Model):
+    """The verdict of the community's votes (``verdicts.community``)."""
+
     __slots__ = ()
     score: int | None
     malicious: bool | None
@@ -788,6 +802,8 @@ class CommunityVerdict(Model):
 
 
 class Verdicts(Model):
+    """The verdicts of a result: ``overall``, ``urlscan``, ``engines`` and ``community``."""
+
     __slots__ = ()
     overall: Verdict
     urlscan: Verdict
@@ -806,6 +822,8 @@ class Verdicts(Model):
 
 
 class Task(Model):
+    """What was asked for (``result.task``, ``hit.task``): URL, time, visibility, options and links."""
+
     __slots__ = ()
     uuid: str | None
     time: datetime | None
@@ -841,6 +859,8 @@ class Task(Model):
 
 
 class Page(Model):
+    """The page reached after redirects (``result.page``, ``hit.page``): URL, domain, IP, server, TLS."""
+
     __slots__ = ()
     url: str | None
     domain: str | None
@@ -943,6 +963,8 @@ class HitStats(Model):
 
 
 class Lists(Model):
+    """The lists of a result (``result.lists``): IPs, countries, ASNs, domains, URLs, certificates, hashes."""
+
     __slots__ = ()
     ips: list[str]
     countries: list[str]
@@ -970,6 +992,8 @@ class Lists(Model):
 
 
 class Submitter(Model):
+    """Who submitted the scan (``result.submitter``): their country."""
+
     __slots__ = ()
     country: str | None
     _fields = {"country": _f("country")}
@@ -1033,7 +1057,10 @@ class ScanResult(Model):
 
 
 class SearchHit(Model):
-    """One search hit."""
+    """One search hit of scans (``search()``, ``similar()``, ``phishfeed()``, saved-search results).
+
+    A summary of the scan; read the full document with ``client.result(hit.uuid)``.
+    """
 
     __slots__ = ()
     id: str
@@ -1063,6 +1090,7 @@ class SearchHit(Model):
 
     @property
     def uuid(self) -> str | None:
+        """The scan's uuid (the hit's ``id``, else ``task.uuid``)."""
         return self.id or self.task.uuid
 
     def to_record(self) -> dict[str, Any]:
@@ -1103,6 +1131,8 @@ class Quotas(Model):
 
 
 class Team(Model):
+    """The team of a user (``user().team``)."""
+
     __slots__ = ()
     id: str | None
     name: str | None
@@ -1111,6 +1141,8 @@ class Team(Model):
 
 
 class User(Model):
+    """The user (or team) an API key belongs to (``user()``): products, features and limits."""
+
     __slots__ = ()
     username: str | None
     email: str | None
@@ -1154,12 +1186,17 @@ class ScanOutcome:
     """One URL of a bulk scan: its submission and result, or the error."""
 
     url: str
+    """The URL, as given."""
     submission: Submission | None
+    """The submission's answer (None when the submission failed)."""
     result: ScanResult | None
+    """The result (None without ``wait``, or when something failed)."""
     error: BaseException | None
+    """What failed (a :class:`~urlscan_rs.errors.UrlscanError`), or None."""
 
     @property
     def ok(self) -> bool:
+        """True when nothing failed."""
         return self.error is None
 
 

@@ -93,12 +93,14 @@ _WEBHOOK_TYPES: dict[str, tuple[type, ...]] = {"host": (str,), "port": (int,), "
 _KEY_KINDS = ("premium", "team", "readonly", "free", "other")
 
 DEFAULTS: dict[str, Any] = {"scans": 200, "scan_duration": 10.0, "seed": 0}
+"""The ``urlscan_emulator`` fixture's options unless its marker overrides them."""
 
 # Plugins that run async tests themselves, by the marker that hands a test to them.
 _OTHER_ASYNC_MARKERS = ("asyncio", "anyio", "trio")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``urlscan_emulator`` and ``urlscan_webhook`` markers."""
     config.addinivalue_line(
         "markers",
         "urlscan_emulator(**options): urlscan_emulator fixture options "

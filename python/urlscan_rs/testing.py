@@ -96,8 +96,11 @@ class Emulator:
             webhook_timeout=float(webhook_timeout),
         )
         self.scans = scans
+        """Historical scans pre-loaded at start."""
         self.seed = seed
+        """The seed of the generated data."""
         self.scan_duration = scan_duration
+        """Seconds of emulator time from submission to a finished scan."""
 
     @property
     def url(self) -> str:
@@ -121,6 +124,7 @@ class Emulator:
 
     @property
     def running(self) -> bool:
+        """True until :meth:`stop`."""
         return self._native.running
 
     def advance(self, seconds: float) -> None:
@@ -245,6 +249,7 @@ class Emulator:
         return self.keys.get(key, key)
 
     def stop(self) -> None:
+        """Stop serving (also ``close()``, and the end of a ``with`` block)."""
         self._native.stop()
 
     close = stop
@@ -280,10 +285,15 @@ class Email:
     """An e-mail in :attr:`Emulator.outbox`: who it went to and the notification it carries."""
 
     to: list[str]
+    """The recipients."""
     subject: str
+    """The subject line."""
     notification: Notification
+    """The notification the e-mail carries."""
     at: datetime
+    """When it was sent (emulator time, UTC)."""
     raw: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    """The e-mail as the emulator reported it."""
 
     @classmethod
     def _from_wire(cls, d: dict[str, Any]) -> Email:
@@ -304,12 +314,19 @@ class Delivery:
     connection, timeout, ...), and the 1-based ``attempt`` number."""
 
     url: str
+    """The webhook URL posted to."""
     status: int | None
+    """The HTTP status answered (None when there was no answer)."""
     error: str | None
+    """Why there was no answer (refused connection, timeout, ...), or None."""
     attempt: int
+    """The attempt number, from 1."""
     notification: Notification
+    """The notification posted."""
     at: datetime
+    """When the attempt was made (emulator time, UTC)."""
     raw: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    """The attempt as the emulator reported it."""
 
     @property
     def ok(self) -> bool:
@@ -336,11 +353,17 @@ class ReceivedRequest:
     """A POST that reached a :class:`WebhookReceiver`, and the status it was answered with."""
 
     method: str
+    """The HTTP method (always POST)."""
     path: str
+    """The request path."""
     headers: dict[str, str]
+    """The request headers."""
     body: bytes
+    """The request body."""
     received_at: datetime
+    """When it arrived (wall clock, UTC)."""
     status: int
+    """The status it was answered with."""
 
     def json(self) -> Any:
         """The body decoded as JSON."""
@@ -367,7 +390,8 @@ class WebhookReceiver:
     :attr:`notifications` holds the notifications answered with a 2xx,
     de-duplicated by ``id`` (a retried delivery carries the same id): the first
     arrival of each id is kept, in arrival order. Other methods than POST are
-    answered 405 and not kept. Safe to use from any thread.
+    answered 405 and not kept. Safe to use from any thread. ``host`` and
+    ``port`` are those bound (the port chosen when 0 was given).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, fail_first: int = 0, status: int = 200) -> None:
