@@ -22,7 +22,7 @@ marker's ``scans`` keeps start-up quick (default 200). Example::
 
 ``async def`` tests run out of the box: unless the test is marked for another
 async plugin (``asyncio``, ``anyio``, ``trio``), this plugin runs it with
-:func:`asyncio.run`, so no extra package is needed::
+``asyncio.run``, so no extra package is needed::
 
     async def test_async_playbook(urlscan_async_client):
         assert (await urlscan_async_client.quotas()).limits
