@@ -51,7 +51,6 @@ import ast
 import asyncio
 import dataclasses
 import difflib
-import functools
 import getpass
 import importlib
 import io
@@ -119,7 +118,18 @@ from .models import (
     VisibilityChange,
 )
 
-__all__ = ["main", "build_parser", "exit_code_for", "describe_error", "notification_line", "EXIT_CODES_HELP"]
+__all__ = [
+    "main",
+    "build_parser",
+    "leaf_commands",
+    "endpoints",
+    "stub_signatures",
+    "api_key_source",
+    "exit_code_for",
+    "describe_error",
+    "notification_line",
+    "EXIT_CODES_HELP",
+]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -1268,9 +1278,17 @@ def _signature(f: ast.FunctionDef, aliases: dict[str, tuple[str, ...]]) -> Signa
     )
 
 
-@functools.cache
+_STUBS: dict[str, dict[str, dict[str, Signature]]] = {}
+
+
 def stub_signatures(filename: str) -> dict[str, dict[str, Signature]]:
-    """Class name -> public method -> signature, read from a typed stub of this package."""
+    """Class name -> public method -> signature, read from a typed stub of this package (once)."""
+    if filename not in _STUBS:
+        _STUBS[filename] = _read_stub(filename)
+    return _STUBS[filename]
+
+
+def _read_stub(filename: str) -> dict[str, dict[str, Signature]]:
     tree = ast.parse(Path(__file__).with_name(filename).read_text(encoding="utf-8"))
     aliases: dict[str, tuple[str, ...]] = {}
     for node in tree.body:
