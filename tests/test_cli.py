@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -9,13 +10,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from urlscan_rs import Client, cli
+from urlscan_rs import Client, TransportError, cli
 from urlscan_rs._progress import ProgressBar
 from urlscan_rs.testing import Emulator
 
@@ -25,8 +26,14 @@ POLL = ["--initial-wait", "0", "--interval", "0.1"]
 ESC = "\x1b["
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 def _env(**extra: str) -> dict[str, str]:
+    """The environment without URLSCAN_* settings, and with a keyring that holds nothing
+    (a key kept in the developer's own keyring is never used)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("URLSCAN_") and k != "NO_COLOR"}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
     env.update(extra)
     return env
 
@@ -96,7 +103,8 @@ def test_emulator_command_serves() -> None:
     try:
         assert proc.stdout is not None
         lines = [proc.stdout.readline().strip() for _ in range(2)]
-        env = dict(line.split("=", 1) for line in lines)
+        assert all(line.startswith("export URLSCAN_") for line in lines), lines
+        env = dict(line.removeprefix("export ").split("=", 1) for line in lines)
         with Client(env["URLSCAN_API_KEY"], base_url=env["URLSCAN_BASE_URL"]) as c:
             assert c.search("").count() == 20
     finally:
@@ -127,7 +135,8 @@ def test_help_documents_exit_codes() -> None:
     assert cli.__doc__ is not None and cli.EXIT_CODES_HELP in cli.__doc__
     for code in ("0", "1", "2", "3", "4", "5", "6", "130"):
         assert f"\n  {code} " in cli.EXIT_CODES_HELP
-    commands = "scan result screenshot dom search bulk quotas hostname incident listen emulator demo".split()
+    commands = [path[0] for path in cli.leaf_commands()]
+    assert {"scan", "livescan", "saved-search", "subscription", "channel", "datadump", "key"} <= set(commands)
     assert all(f"\n    {c} " in out.stdout for c in commands)
     assert cli.main(["--help"]) == 0  # argparse's exit is turned into a return value
     assert cli.main(["search"]) == 2
@@ -153,7 +162,9 @@ def test_scan_wait_and_result(emu: Emulator, client: Client) -> None:
     assert out.returncode == 0, out.stderr
     [res] = json_lines(out)
     uuid = res["task"]["uuid"]
-    assert res == client.result(uuid).raw and out.stderr == ""
+    assert res == client.result(uuid).raw
+    # no terminal: the submission is named before the wait starts
+    assert out.stderr == f"urlscan-rs: submitted {uuid} https://www.example.com/; waiting for the result (up to 120s)\n"
 
     human = run_cli("result", uuid, emu=emu)
     assert human.returncode == 0, human.stderr
@@ -208,7 +219,11 @@ def test_search_human(emu: Emulator, client: Client) -> None:
     ids = [h.id for h in client.search("date:>now-30d", limit=5)]
     assert [line.split()[-1] for line in lines[1:6]] == ids
     assert lines[6].startswith("5 of ") and "--limit" in lines[6]
-    assert len(lines) == 7 and ESC not in out.stdout and out.stderr == ""
+    assert len(lines) == 7 and ESC not in out.stdout
+    # the cursor after the last hit shown, to resume from
+    last = list(client.search("date:>now-30d", limit=5))[-1]
+    cursor = ",".join(str(v) for v in last.sort)
+    assert out.stderr == f"urlscan-rs: to resume after the last hit: --search-after {cursor}\n"
     # the UUID column is aligned
     assert len({line.rindex(" ") for line in lines[1:6]}) == 1
     none = run_cli("search", "page.domain:no-such-domain.example", emu=emu)
@@ -384,6 +399,9 @@ def test_exit_130_interrupted(slow: Emulator) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130 and "interrupted" in err and out == ""
+    # the scan submitted is named, so that its result can be fetched later
+    uuid = err.split("urlscan-rs: submitted ")[1].split()[0]
+    assert f"interrupted; submitted: {uuid} https://www.example.com/" in err
 
 
 # ---------------------------------------------------------------- progress
@@ -399,7 +417,8 @@ def test_no_progress_or_colour_when_piped(emu: Emulator, tmp_path: Path) -> None
     ):
         out = run_cli(*args, emu=emu)
         assert out.returncode == 0, out.stderr
-        assert out.stderr == "" and "\r" not in out.stdout and ESC not in out.stdout
+        assert "\r" not in out.stdout + out.stderr and ESC not in out.stdout + out.stderr
+        assert out.stderr == "" or (args[0] == "scan" and out.stderr.startswith("urlscan-rs: submitted "))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
@@ -593,3 +612,689 @@ def test_exit_4_malformed_or_missing_key(emu: Emulator) -> None:
         assert out.returncode == 4, (args, out.stderr)
         assert "URLSCAN_API_KEY" in out.stderr and "--api-key" in out.stderr
         assert "DNS" not in out.stderr and "could not reach" not in out.stderr
+
+
+# ---------------------------------------------------------------- in-process helpers
+
+NO_ID = "0" * 24
+SHA_UNKNOWN = "ab" * 32
+
+try:
+    import keyring
+    import keyring.backends.null
+
+    from .file_keyring import ENV as KEYRING_FILE_ENV
+    from .file_keyring import FileKeyring
+except ImportError:  # the keyring tests need the optional package
+    keyring = None  # type: ignore[assignment]
+
+needs_keyring = pytest.mark.skipif(keyring is None, reason="needs the keyring package (urlscan-rs[keyring])")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """In-process runs see no URLSCAN_* settings and a keyring of their own (a file in tmp_path)."""
+    for name in list(os.environ):
+        if name.startswith("URLSCAN_"):
+            monkeypatch.delenv(name)
+    if keyring is None:
+        yield
+        return
+    monkeypatch.setenv(KEYRING_FILE_ENV, str(tmp_path / "keyring.json"))
+    keyring.set_keyring(FileKeyring())
+    yield
+    keyring.set_keyring(keyring.backends.null.Keyring())  # holds nothing (never the developer's own keyring)
+
+
+def main_(
+    capsys: pytest.CaptureFixture[str], *argv: str, stdin: str | None = None, monkeypatch: pytest.MonkeyPatch | None = None
+) -> tuple[int, str, str]:
+    """``cli.main(argv)`` in this process: (exit code, stdout, stderr)."""
+    capsys.readouterr()
+    old = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.StringIO(stdin)
+    try:
+        code = cli.main(list(argv))
+    finally:
+        sys.stdin = old
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def api(emu: Emulator, key: str | None = None) -> list[str]:
+    return ["--base-url", emu.url, "--api-key", emu.keys[key] if key else emu.api_key]
+
+
+@pytest.fixture(scope="module")
+def objs(emu: Emulator, client: Client, done_uuid: str) -> dict[str, str]:
+    """Objects of every kind on the shared emulator, for the commands to work on."""
+    import datetime as dt
+
+    ch = client.channels.create(type="webhook", name="walk", webhook_url="https://hooks.example.com/walk")
+    inc = client.incidents.create("www.example.com", visibility="private", channels=[ch.id])
+    closed = client.incidents.create("www.example.org", visibility="private", channels=[ch.id])
+    to_close = client.incidents.create("www.example.org", visibility="private", channels=[ch.id])
+    client.incidents.close(closed.id)
+    ss = client.saved_searches.create(datasource="scans", name="walk", query="page.domain:www.example.com")
+    ss_gone = client.saved_searches.create(datasource="scans", name="to delete", query="page.domain:x.example.com")
+    sub_args: dict[str, Any] = dict(frequency="live", email_addresses=["a@example.com"], is_active=True, ignore_time=False)
+    sub = client.subscriptions.create(search_ids=[ss.id], name="walk", **sub_args)
+    sub_gone = client.subscriptions.create(search_ids=[ss.id], name="to delete", **sub_args)
+    live = client.livescan.scan("de01", "https://www.example.com/")
+    task = client.livescan.task("de01", "https://www.example.net/")
+    sha = next(h for h in client.result(done_uuid).lists.hashes if not h.startswith("e3b0c442"))
+    day = dt.date.fromtimestamp(emu.now()) - dt.timedelta(days=1)
+    path = client.datadumps.list("hours", "api", day)[0].path
+    return {
+        "uuid": done_uuid,
+        "channel": ch.id,
+        "incident": inc.id,
+        "closed": closed.id,
+        "to_close": to_close.id,
+        "ss": ss.id,
+        "ss_gone": ss_gone.id,
+        "sub": sub.id,
+        "sub_gone": sub_gone.id,
+        "live": live,
+        "task": task,
+        "sha": sha,
+        "path": path,
+        "day": day.isoformat(),
+    }
+
+
+# ---------------------------------------------------------------- every command
+
+
+@dataclasses.dataclass
+class Case:
+    """One command: argv that succeeds, argv that fails with `code`; `api` commands get the
+    emulator's address and key; `again` runs the success a second time with --json."""
+
+    ok: list[str]
+    fail: list[str]
+    code: int
+    ok_stdin: str | None = None
+    fail_stdin: str | None = None
+    fail_key: str | None = None  # a key of the emulator for the failure (e.g. "free")
+    api: bool = True
+    again: bool = True
+
+
+def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable[..., None]]:
+    live_scan = ["de01", "https://www.example.com/"]
+    sub_new = ["--frequency", "daily", "--email-address", "a@example.com", "--name", "s", "--is-active", "--no-ignore-time"]
+    free = {"fail": [], "code": 4, "fail_key": "free"}  # premium commands: the free key is refused
+    return {
+        ("scan",): Case(["scan", "https://www.example.com/"], ["scan", "ftp://example.com/"], 2),
+        ("result",): Case(["result", o["uuid"]], ["result", UNKNOWN_SCAN], 3),
+        ("screenshot",): Case(["screenshot", o["uuid"], "-o", str(tmp / "s.png")], ["screenshot", UNKNOWN_SCAN], 3),
+        ("dom",): Case(["dom", o["uuid"]], ["dom", UNKNOWN_SCAN], 3),
+        ("response",): Case(["response", o["sha"]], ["response", "0" * 64], 3),
+        ("visibility", "set"): Case(["visibility", "set", o["uuid"], "public"], ["visibility", "set", UNKNOWN_SCAN, "public"], 3),
+        ("visibility", "reset"): Case(["visibility", "reset", o["uuid"]], ["visibility", "reset", "nope"], 2),
+        ("bulk",): Case(["bulk", "-", *POLL], ["bulk", str(tmp / "missing.txt")], 2, ok_stdin="https://a.example.com/\n"),
+        ("search",): Case(["search", "", "--limit", "3"], ["search", "page.domain:("], 1),
+        ("similar",): Case(["similar", o["uuid"], "--limit", "3"], ["similar", "nope"], 2),
+        ("phishfeed",): Case(["phishfeed", "--limit", "3"], ["phishfeed"], 4, fail_key="free"),
+        ("hostname",): Case(["hostname", "www.example.com", "--limit", "3"], ["hostname", "www.example.com"], 4, fail_key="free"),
+        ("quotas",): Case(["quotas"], ["--api-key", UNKNOWN_KEY, "quotas"], 4),
+        ("user",): Case(["user"], ["--api-key", UNKNOWN_KEY, "user"], 4),
+        ("countries",): Case(["countries"], ["--api-key", "not-a-key", "countries"], 4),
+        ("user-agents",): Case(["user-agents"], ["--api-key", UNKNOWN_KEY, "user-agents"], 4),
+        ("key", "set"): Case(["key", "set", "-"], ["key", "set", "-"], 2, ok_stdin="k" * 36 + "\n", fail_stdin="\n", api=False),
+        ("key", "show"): Case(["--api-key", "k" * 36, "key", "show"], ["key", "show"], 3, api=False),
+        ("key", "delete"): lambda run: (
+            run(["key", "set"], stdin="k" * 36, code=0, api=False),
+            run(["key", "delete"], code=0, api=False),
+            run(["key", "delete"], code=3, api=False),
+        ),
+        ("livescan", "scanners"): Case(["livescan", "scanners"], ["livescan", "scanners"], 4, fail_key="free"),
+        ("livescan", "task"): Case(["livescan", "task", *live_scan], ["livescan", "task", "nope", "https://x.example.com/"], 3),
+        ("livescan", "scan"): Case(["livescan", "scan", *live_scan], ["livescan", "scan", "de01", "ftp://x"], 2),
+        ("livescan", "resource"): Case(
+            ["livescan", "resource", "de01", "result", o["live"]], ["livescan", "resource", "de01", "dom", UNKNOWN_SCAN], 3
+        ),
+        ("livescan", "store"): Case(
+            ["livescan", "store", "de01", o["live"]], ["livescan", "store", "de01", UNKNOWN_SCAN], 3, again=False
+        ),
+        ("livescan", "purge"): Case(
+            ["livescan", "purge", "de01", o["task"]], ["livescan", "purge", "de01", UNKNOWN_SCAN], 3, again=False
+        ),
+        ("saved-search", "list"): Case(["saved-search", "list"], **free),
+        ("saved-search", "create"): Case(
+            ["saved-search", "create", "--datasource", "scans", "--name", "n", "--query", "q", "--user-tag", "pro.x"],
+            ["saved-search", "create", "--datasource", "scans", "--name", "n", "--query", "q", "--user-tag", "nope"],
+            2,
+        ),
+        ("saved-search", "update"): Case(
+            ["saved-search", "update", o["ss"], "--tlp", "amber"], ["saved-search", "update", NO_ID, "--name", "m"], 3
+        ),
+        ("saved-search", "delete"): Case(
+            ["saved-search", "delete", o["ss_gone"]], ["saved-search", "delete", NO_ID], 3, again=False
+        ),
+        ("saved-search", "results"): Case(
+            ["saved-search", "results", o["ss"], "--size", "2"], ["saved-search", "results", NO_ID], 3
+        ),
+        ("subscription", "list"): Case(["subscription", "list"], **free),
+        ("subscription", "create"): Case(
+            ["subscription", "create", "--search-id", o["ss"], *sub_new],
+            ["subscription", "create", "--search-id", o["ss"], *sub_new, "--email-address", "bad"],
+            2,
+        ),
+        ("subscription", "update"): Case(
+            ["subscription", "update", o["sub"], "--week-day", "Monday", "--week-day", "Friday"],
+            ["subscription", "update", NO_ID, "--name", "m"],
+            3,
+        ),
+        ("subscription", "delete"): Case(
+            ["subscription", "delete", o["sub_gone"]], ["subscription", "delete", NO_ID], 3, again=False
+        ),
+        ("subscription", "results"): Case(
+            ["subscription", "results", o["sub"], "scans"], ["subscription", "results", NO_ID, "scans"], 3
+        ),
+        ("channel", "list"): Case(["channel", "list"], ["--api-key", UNKNOWN_KEY, "channel", "list"], 4),
+        ("channel", "create"): Case(
+            ["channel", "create", "--type", "email", "--name", "e", "--email-address", "a@example.com", "--utc-time", "08:00"],
+            ["channel", "create", "--type", "webhook", "--name", "x", "--utc-time", "25:99"],
+            2,
+        ),
+        ("channel", "get"): Case(["channel", "get", o["channel"]], ["channel", "get", NO_ID], 3),
+        ("channel", "update"): Case(
+            ["channel", "update", o["channel"], "--no-is-default"], ["channel", "update", NO_ID, "--name", "x"], 3
+        ),
+        ("incident", "create"): Case(
+            ["incident", "create", "www.example.net", "--visibility", "unlisted", "--channel", o["channel"]],
+            [
+                "incident",
+                "create",
+                "www.example.net",
+                "--visibility",
+                "private",
+                "--channel",
+                o["channel"],
+                "--scan-interval",
+                "5",
+            ],
+            2,
+        ),
+        ("incident", "get"): Case(["incident", "get", o["incident"]], ["incident", "get", NO_ID], 3),
+        ("incident", "update"): Case(
+            ["incident", "update", o["incident"], "--scan-interval", "3600"],
+            ["incident", "update", NO_ID, "--scan-interval", "3600"],
+            3,
+        ),
+        ("incident", "close"): Case(["incident", "close", o["to_close"]], ["incident", "close", NO_ID], 3, again=False),
+        ("incident", "restart"): Case(["incident", "restart", o["closed"]], ["incident", "restart", NO_ID], 3, again=False),
+        ("incident", "copy"): Case(["incident", "copy", o["closed"]], ["incident", "copy", NO_ID], 3),
+        ("incident", "fork"): Case(["incident", "fork", o["closed"]], ["incident", "fork", NO_ID], 3),
+        ("incident", "watchable-attributes"): Case(["incident", "watchable-attributes"], **free),
+        ("incident", "states"): Case(["incident", "states", o["closed"]], ["incident", "states", NO_ID], 3),
+        ("brand", "available"): Case(["brand", "available"], **free),
+        ("brand", "detected"): Case(["brand", "detected"], **free),
+        ("file", "download"): Case(["file", "download", o["sha"], "-o", str(tmp / "f")], ["file", "download", SHA_UNKNOWN], 3),
+        ("file", "download-zip"): Case(
+            ["file", "download-zip", o["sha"], "-o", str(tmp / "f.zip")], ["file", "download-zip", "z"], 2
+        ),
+        ("datadump", "list"): Case(
+            ["datadump", "list", "hours", "api", o["day"]], ["datadump", "list", "hours", "api", "notaday"], 2
+        ),
+        ("datadump", "link"): Case(["datadump", "link", o["path"]], ["datadump", "link", "days/api/nope.gz"], 3),
+        ("listen",): lambda run: (_listen_once(), run(["listen", "--port", "65536"], code=2, api=False)),
+        ("emulator",): lambda run: (_background_emulator_once(), run(["emulator", "--port", "-1"], code=2, api=False)),
+        ("demo",): Case(["demo", "--scan-duration", "0"], ["demo", "--scan-duration", "-1"], 2, api=False, again=False),
+    }
+
+
+def _listen_once() -> None:
+    from .test_events import SUBSCRIPTION_PAYLOAD
+
+    proc, url = _listen("--count", "1")
+    assert _post(url, SUBSCRIPTION_PAYLOAD) == 200
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "lookalikes" in out, err
+
+
+def _background_emulator_once() -> None:
+    out = run_cli("emulator", "--background", "--port", "0", "--scans", "5", timeout=30)
+    pid = int(out.stdout.split("URLSCAN_EMULATOR_PID=")[1].split()[0])
+    try:
+        assert out.returncode == 0, out.stderr
+    finally:
+        _kill(pid)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
+def test_the_walk_covers_every_command(tmp_path: Path) -> None:
+    fake = {
+        k: "x" for k in ("uuid", "channel", "incident", "closed", "to_close", "ss", "ss_gone", "sub", "sub_gone", "live", "task")
+    }
+    fake.update(sha="x", path="x", day="x")
+    assert set(cases(fake, tmp_path)) == set(cli.leaf_commands())
+
+
+def test_every_client_method_has_a_command() -> None:
+    """Each public method of Client and of its namespaces is reachable from the command line."""
+    hand_written = {
+        "quotas": "quotas",
+        "scan": "scan",
+        "scan_and_wait": "scan --wait",
+        "wait_for_result": "result --wait",
+        "result": "result",
+        "results": "result (several uuids)",
+        "bulk_scan": "bulk",
+        "screenshot": "screenshot",
+        "dom": "dom",
+        "search": "search",
+        "similar": "similar",
+        "phishfeed": "phishfeed",
+        "close": "",
+    }
+    stubs = cli.stub_signatures("_client.pyi")["Client"]
+    derived = {ep.method for ep in cli.endpoints() if not ep.attr}
+    assert set(stubs) == set(hand_written) | derived
+    spaces = cli.stub_signatures("_namespaces.pyi")
+    have = {(ep.attr, ep.method) for ep in cli.endpoints()}
+    for group, (attr, cls, _) in cli.NAMESPACE_GROUPS.items():
+        assert {(attr, m) for m in spaces[cls]} <= have, group
+        assert all(ep.key in cli.ENDPOINT_HELP for ep in cli.endpoints())
+    assert set(spaces["Hostnames"]) == {"history"}  # the `hostname` command
+
+
+@pytest.mark.parametrize("path", sorted(cli.leaf_commands()), ids=" ".join)
+def test_every_command(
+    path: tuple[str, ...],
+    emu: Emulator,
+    objs: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """--help exits 0; one success on the emulator; one failure with its exit code."""
+    if path[0] == "key" and keyring is None:
+        pytest.skip("needs the keyring package (urlscan-rs[keyring])")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = main_(capsys, *path, "--help")
+    assert code == 0 and out.startswith(f"usage: urlscan-rs {' '.join(path)}"), err
+
+    def run(argv: list[str], *, code: int, stdin: str | None = None, api_: bool = True, key: str | None = None) -> str:
+        prefix = api(emu, key) if api_ else []
+        got, out, err = main_(capsys, *prefix, *argv, stdin=stdin)
+        assert got == code, (argv, got, out, err)
+        if code == 0:
+            assert out, (argv, err)
+        else:
+            assert "error" in err and out == "", (argv, out, err)
+        return out
+
+    case = cases(objs, tmp_path)[path]
+    if not isinstance(case, Case):
+        case(lambda argv, code, stdin=None, api=True: run(argv, code=code, stdin=stdin, api_=api))
+        return
+    out = run(case.ok, code=0, stdin=case.ok_stdin, api_=case.api)
+    assert ESC not in out
+    if case.again:  # --json: every line is one JSON object
+        out = run([*case.ok, "--json"], code=0, stdin=case.ok_stdin, api_=case.api)
+        assert all(isinstance(json.loads(line), dict) for line in out.splitlines()), out
+    fail = case.fail or case.ok
+    run(fail, code=case.code, stdin=case.fail_stdin, api_=case.api, key=case.fail_key)
+
+
+# ---------------------------------------------------------------- stdin, files, search paging
+
+
+def test_dash_reads_stdin(
+    emu: Emulator, client: Client, done_uuid: str, objs: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = main_(capsys, *api(emu), "--json", "scan", "-", stdin="https://stdin.example.com/\n")
+    assert code == 0 and json.loads(out)["url"] == "https://stdin.example.com/"
+    other = client.wait_for_result(json.loads(out)["uuid"], initial_wait=0).uuid
+    # several uuids, one per line (blank lines and comments skipped), in order
+    code, out, _ = main_(capsys, *api(emu), "--json", "result", "-", stdin=f"{done_uuid}\n\n# note\n{other}\n")
+    assert code == 0 and [json.loads(line)["task"]["uuid"] for line in out.splitlines()] == [done_uuid, other]
+    code, out, _ = main_(capsys, *api(emu), "--json", "dom", done_uuid, "-", stdin=f"{other}\n")
+    assert code == 0 and [json.loads(line)["uuid"] for line in out.splitlines()] == [done_uuid, other]
+    # a query: the whole of stdin
+    code, out, _ = main_(capsys, *api(emu), "--json", "search", "-", stdin="page.domain:stdin.example.com\n")
+    assert code == 0 and [json.loads(line)["_id"] for line in out.splitlines()] == [other]
+    code, out, _ = main_(capsys, *api(emu), "--json", "response", "-", stdin=objs["sha"])
+    assert code == 0 and "<html" in json.loads(out)["response"].lower()
+    code, out, _ = main_(capsys, *api(emu), "--json", "incident", "get", "-", stdin=objs["incident"] + "\n")
+    assert code == 0 and json.loads(out)["_id"] == objs["incident"]
+    # one value expected
+    code, _, err = main_(capsys, *api(emu), "scan", "-", stdin="https://a.example.com/\nhttps://b.example.com/\n")
+    assert code == 2 and "expected one URL on stdin (for -), got 2 lines" in err
+    code, _, err = main_(capsys, *api(emu), "channel", "get", "-", stdin="")
+    assert code == 2 and "got nothing" in err
+    code, _, err = main_(capsys, *api(emu), "livescan", "purge", "-", "-", stdin="de01\n")
+    assert code == 2 and "only one argument can be read from stdin" in err
+
+
+def test_several_uuids_report_each_failure(emu: Emulator, done_uuid: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = main_(capsys, *api(emu), "result", done_uuid, UNKNOWN_SCAN)
+    assert code == 3 and out.startswith(f"Scan {done_uuid}") and f"{UNKNOWN_SCAN}: not found" in err
+
+
+def test_screenshot_default_name(
+    emu: Emulator, done_uuid: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = main_(capsys, *api(emu), "screenshot", done_uuid)
+    png = tmp_path / f"{done_uuid}.png"
+    assert code == 0 and png.read_bytes().startswith(b"\x89PNG")
+    assert out == f"Saved the screenshot of {done_uuid} to {done_uuid}.png ({png.stat().st_size:,} bytes, PNG)\n"
+    # several, into a directory
+    (tmp_path / "shots").mkdir()
+    code, out, _ = main_(capsys, *api(emu), "--json", "screenshot", done_uuid, done_uuid, "-o", "shots")
+    assert code == 0 and [json.loads(line)["file"] for line in out.splitlines()] == [f"shots/{done_uuid}.png"] * 2
+    code, _, err = main_(capsys, *api(emu), "screenshot", done_uuid, done_uuid, "-o", "one.png")
+    assert code == 2 and "-o FILE takes one uuid" in err
+
+
+def test_search_all_resume_and_count(emu: Emulator, client: Client, capsys: pytest.CaptureFixture[str]) -> None:
+    every = [h.id for h in client.search("")]
+    assert len(every) > 50  # the seeded scans and the ones these tests submitted
+    code, out, _ = main_(capsys, *api(emu), "--json", "search", "", "--all", "--size", "7")
+    assert code == 0 and [json.loads(line)["_id"] for line in out.splitlines()] == every
+    # human: stops at --limit, prints the cursor; resuming from it gives the next hits
+    code, out, err = main_(capsys, *api(emu), "search", "", "--limit", "10")
+    cursor = err.split("--search-after ")[1].strip()
+    assert code == 0 and [line.split()[-1] for line in out.splitlines()[1:11]] == every[:10]
+    code, out, err = main_(capsys, *api(emu), "search", "", "--limit", "10", "--search-after", cursor)
+    assert code == 0 and [line.split()[-1] for line in out.splitlines()[1:11]] == every[10:20]
+    assert out.splitlines()[-1].startswith("10 hits")  # the total of the query is not that of the resumed walk
+    # the end of the walk: no cursor
+    code, out, err = main_(capsys, *api(emu), "search", "", "--all")
+    assert code == 0 and err == "" and out.splitlines()[-1].startswith(f"{len(every)} of {len(every)} hits")
+    # only the count: one request of size 0
+    before = emu.stats()["requests"]
+    code, out, _ = main_(capsys, *api(emu), "search", "", "--count")
+    assert code == 0 and out == f"{len(every)}\n" and emu.stats()["requests"] == before + 1
+    code, out, _ = main_(capsys, *api(emu), "--json", "search", "page.domain:www.example.com", "--count")
+    assert json.loads(out) == {"total": client.search("page.domain:www.example.com").count(), "has_more": False}
+    code, _, err = main_(capsys, *api(emu), "search", "", "--all", "--limit", "5")
+    assert code == 2 and "not allowed with argument" in err
+
+
+# ---------------------------------------------------------------- usage errors
+
+
+def test_flag_typo_shows_the_subcommand_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = main_(capsys, "scan", "https://x.example.com/", "--visiblity", "public")
+    assert code == 2 and out == ""
+    assert err.startswith("usage: urlscan-rs scan ")
+    assert "urlscan-rs scan: error: unrecognized arguments: --visiblity public; did you mean --visibility?" in err
+    code, _, err = main_(capsys, "incident", "create", "x.example.com", "--visibility", "private", "--chanel", "c")
+    assert code == 2 and err.startswith("usage: urlscan-rs incident create ") and "did you mean --channel?" in err
+    code, _, err = main_(capsys, "serach", "x")
+    assert code == 2 and err.startswith("usage: urlscan-rs [-h]") and "did you mean 'search'?" in err
+    code, _, err = main_(capsys, "channel", "create", "--type", "webhok", "--name", "x")
+    assert code == 2 and err.startswith("usage: urlscan-rs channel create") and "did you mean 'webhook'?" in err
+
+
+def test_options_map_to_keywords(emu: Emulator, client: Client, objs: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["incident", "create", "login.example.net", "--visibility", "private", "--channel", objs["channel"]]
+    argv += ["--country", "de", "--countries", "fr", "--watched-attribute", "dns", "--scan-interval", "3600"]
+    argv += ["--extra-path", "/signin", "--scan-interval-mode", "manual"]
+    code, out, err = main_(capsys, *api(emu), "--json", *argv)
+    assert code == 0, err
+    inc = client.incidents.get(json.loads(out)["_id"])
+    assert inc.countries == ["de", "fr"] and inc.watched_attributes == ["dns"] and inc.scan_interval == 3600
+    assert inc.extra_path == "/signin" and inc.scan_interval_mode == "manual" and inc.channels == [objs["channel"]]
+    # booleans: --x / --no-x; an option not given is not sent
+    code, out, _ = main_(
+        capsys, *api(emu), "--json", "channel", "update", objs["channel"], "--no-is-active", "--week-day", "Monday"
+    )
+    ch = client.channels.get(objs["channel"])
+    assert code == 0 and ch.is_active is False and ch.week_days == ["Monday"] and ch.name == "walk"
+    code, out, _ = main_(capsys, *api(emu), "channel", "update", objs["channel"], "--is-active")
+    assert code == 0 and client.channels.get(objs["channel"]).is_active is True and "Is active    yes" in out
+    # the client's own checks: exit 2, naming the option
+    code, _, err = main_(
+        capsys, *api(emu), "saved-search", "create", "--datasource", "scans", "--name", "n", "--query", "q", "--user-tag", "x"
+    )
+    assert code == 2 and "user_tags must be prefixed" in err and "[option --user-tag]" in err and "nothing was sent" in err
+    # headers: 'Name: value'
+    code, out, err = main_(
+        capsys, *api(emu), "--json", "livescan", "task", "de01", "https://h.example.com/", "--extra-header", "X-A: b"
+    )
+    assert code == 0 and len(json.loads(out)["uuid"]) == 36, err
+    code, _, err = main_(capsys, *api(emu), "livescan", "task", "de01", "https://h.example.com/", "--extra-header", "nocolon")
+    assert code == 2 and "expected 'Name: value'" in err
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+
+def test_ctrl_c_while_waiting_names_the_scan(
+    emu: Emulator, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Client, "wait_for_result", interrupted)
+    code, out, err = main_(capsys, *api(emu), "scan", "https://ctrl-c.example.com/", "--wait")
+    assert code == 130 and out == ""
+    submitted, message = err.splitlines()
+    uuid = submitted.split()[2]
+    assert submitted == f"urlscan-rs: submitted {uuid} https://ctrl-c.example.com/; waiting for the result (up to 120s)"
+    assert message == (
+        f"urlscan-rs: error: interrupted; submitted: {uuid} https://ctrl-c.example.com/"
+        f" (it may still finish: urlscan-rs result {uuid})"
+    )
+
+
+def test_ctrl_c_in_bulk_lists_what_was_submitted(
+    emu: Emulator, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = "".join(f"https://bulk{i}.example.com/\n" for i in range(4))
+
+    def update(self: ProgressBar, done: int, total: int | None = None) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProgressBar, "update", update)
+    code, out, err = main_(capsys, *api(emu), "bulk", "-", "--no-wait", "--concurrency", "1", stdin=urls)
+    assert code == 130 and out == ""
+    head, *rows = err.splitlines()
+    assert head.startswith("urlscan-rs: error: interrupted; submitted 2 scans")
+    assert [row.split()[1] for row in rows] == ["https://bulk0.example.com/", "https://bulk1.example.com/"]
+    for row in rows:
+        assert client.wait_for_result(row.split()[0], initial_wait=0).page.domain in row
+
+
+def test_ctrl_c_while_bulk_waits(emu: Emulator, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from urlscan_rs import AsyncClient
+
+    async def interrupted(self: AsyncClient, uuid: str) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(AsyncClient, "result", interrupted)
+    code, out, err = main_(capsys, *api(emu), "bulk", "-", *POLL, stdin="https://wait.example.com/\n")
+    assert code == 130 and out == ""
+    assert err.startswith("urlscan-rs: error: interrupted; submitted: ") and "https://wait.example.com/" in err
+
+
+# ---------------------------------------------------------------- the API key
+
+
+def _key_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return _env(
+        PYTHON_KEYRING_BACKEND="tests.file_keyring.FileKeyring",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        TEST_KEYRING_FILE=str(tmp_path / "subprocess-keyring.json"),
+        **extra,
+    )
+
+
+@needs_keyring
+def test_key_set_show_delete(emu: Emulator, tmp_path: Path) -> None:
+    env = _key_env(tmp_path)
+    key = emu.api_key
+    out = run_cli("key", "show", env=env)
+    assert out.returncode == 3 and "urlscan-rs key set" in out.stderr
+    out = run_cli("key", "set", "-", input=key + "\n", env=env)
+    assert (
+        out.returncode == 0
+        and out.stdout == f"Stored the API key {key[:4]}...{key[-4:]} in the system keyring (service urlscan-rs, user api-key)\n"
+    )
+    assert json.loads((tmp_path / "subprocess-keyring.json").read_text()) == {"urlscan-rs/api-key": key}
+    out = run_cli("key", "show", env=env)
+    assert (
+        out.returncode == 0
+        and out.stdout == f"{key[:4]}...{key[-4:]}  (from the system keyring (service urlscan-rs, user api-key))\n"
+    )
+    assert key not in out.stdout
+    out = run_cli("--json", "key", "show", "--reveal", env=env)
+    assert json.loads(out.stdout) == {
+        "key": key,
+        "source": "the system keyring (service urlscan-rs, user api-key)",
+        "masked": False,
+    }
+    # every command uses it
+    out = run_cli("--base-url", emu.url, "--json", "quotas", env=env)
+    assert out.returncode == 0 and "limits" in json.loads(out.stdout)
+    # the environment variable and --api-key take precedence
+    env_first = {**env, "URLSCAN_API_KEY": UNKNOWN_KEY}
+    out = run_cli("key", "show", env=env_first)
+    assert out.stdout == f"{UNKNOWN_KEY[:4]}...{UNKNOWN_KEY[-4:]}  (from URLSCAN_API_KEY)\n"
+    assert run_cli("--base-url", emu.url, "quotas", env=env_first).returncode == 4
+    out = run_cli("--api-key", key, "key", "show", env=env_first)
+    assert out.stdout.endswith("(from --api-key)\n")
+    # piped without '-' reads stdin too; a key is never taken as an argument
+    assert run_cli("key", "set", input=key + "\n", env=env).returncode == 0
+    out = run_cli("key", "set", key, env=env)
+    assert out.returncode == 2 and "not as an argument" in out.stderr
+    assert run_cli("key", "set", input="\n", env=env).returncode == 2
+    out = run_cli("key", "delete", env=env)
+    assert out.returncode == 0 and "Deleted the API key" in out.stdout
+    assert json.loads((tmp_path / "subprocess-keyring.json").read_text()) == {}
+    out = run_cli("key", "delete", env=env)
+    assert out.returncode == 3 and "no API key is stored" in out.stderr
+    out = run_cli("--base-url", emu.url, "quotas", env=env)
+    assert out.returncode == 4 and "urlscan-rs key set" in out.stderr
+
+
+def test_key_without_the_keyring_package(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, emu: Emulator
+) -> None:
+    monkeypatch.setitem(sys.modules, "keyring", None)  # import keyring fails
+    for argv in (["key", "set", "-"], ["key", "delete"], ["key", "show"]):
+        code, out, err = main_(capsys, *argv, stdin="k" * 36)
+        assert code == 2 and out == "" and "pip install 'urlscan-rs[keyring]'" in err, argv
+    monkeypatch.setenv("URLSCAN_API_KEY", "k" * 36)
+    code, out, _ = main_(capsys, "key", "show")
+    assert code == 0 and out == "kkkk...kkkk  (from URLSCAN_API_KEY)\n"
+    monkeypatch.delenv("URLSCAN_API_KEY")
+    code, _, err = main_(capsys, "--base-url", emu.url, "quotas")  # no key anywhere: as before
+    assert code == 4 and "set URLSCAN_API_KEY or pass --api-key" in err
+
+
+# ---------------------------------------------------------------- the emulator in the background
+
+
+def _kill_marked(marker: str) -> None:
+    """Stop the processes started with this marker in their environment (Linux), e.g. an
+    emulator left running by a failed test."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if f"URLSCAN_TEST_MARKER={marker}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), signal.SIGTERM)
+        except (OSError, ProcessLookupError):
+            pass
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="bash")
+def test_emulator_background_eval() -> None:
+    marker = f"{os.getpid()}-{time.monotonic_ns()}"
+    script = (
+        'eval "$(python3 -m urlscan_rs.cli emulator --background --port 0 --scans 20)"; '
+        'echo "pid=$URLSCAN_EMULATOR_PID base=$URLSCAN_BASE_URL"; '
+        "python3 -m urlscan_rs.cli quotas --json; "
+        "python3 -m urlscan_rs.cli search '' --count; "
+        "kill $URLSCAN_EMULATOR_PID"
+    )
+    env = _env(URLSCAN_TEST_MARKER=marker, PYTHONPATH=os.environ.get("PYTHONPATH", str(ROOT / "python")))
+    t0 = time.monotonic()
+    try:
+        out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=10)
+        assert out.returncode == 0, out.stderr
+        first, quotas, count = out.stdout.splitlines()
+        assert first.startswith("pid=") and "base=http://127.0.0.1:" in first
+        assert "search" in json.loads(quotas)["limits"]  # the emulator's answer
+        assert count == "20"  # the emulator's 20 seeded scans
+        assert time.monotonic() - t0 < 10
+    finally:
+        _kill_marked(marker)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_emulator_background_output_and_stop(tmp_path: Path) -> None:
+    marker = f"{os.getpid()}-{time.monotonic_ns()}"
+    env = _env(URLSCAN_TEST_MARKER=marker)
+    try:
+        out = run_cli(
+            "emulator", "--background", "--port", "0", "--scans", "5", "--log", str(tmp_path / "emu.log"), env=env, timeout=30
+        )
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        assert [line.split("=")[0] for line in lines[:3]] == [
+            "export URLSCAN_BASE_URL",
+            "export URLSCAN_API_KEY",
+            "export URLSCAN_EMULATOR_PID",
+        ]
+        values = dict(line.removeprefix("export ").split("=", 1) for line in lines[:3])
+        pid = int(values["URLSCAN_EMULATOR_PID"])
+        assert lines[3].startswith(f"# stop it with: kill {pid}") and len(lines) == 4
+        with Client(values["URLSCAN_API_KEY"], base_url=values["URLSCAN_BASE_URL"]) as c:
+            assert c.search("").count() == 5
+        stop = run_cli("emulator", "--stop", env={**env, "URLSCAN_EMULATOR_PID": str(pid)})
+        assert stop.returncode == 0 and stop.stdout.startswith("unset URLSCAN_BASE_URL URLSCAN_API_KEY URLSCAN_EMULATOR_PID\n")
+        with Client(values["URLSCAN_API_KEY"], base_url=values["URLSCAN_BASE_URL"], max_retries=0, timeout=2) as c:
+            for _ in range(100):  # the process is gone once its port refuses connections
+                try:
+                    c.quotas()
+                except TransportError:
+                    break
+                time.sleep(0.05)
+            else:
+                raise AssertionError("the emulator still answers")
+        again = run_cli("emulator", "--stop", "--pid", str(pid), env=env)
+        assert again.returncode in (2, 3)  # gone (or, briefly, a zombie that is no emulator any more)
+        assert run_cli("emulator", "--stop", env=env).returncode == 2  # nothing to stop
+    finally:
+        _kill_marked(marker)
+
+
+def test_emulator_background_port_in_use(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        out = run_cli("emulator", "--background", "--port", str(s.getsockname()[1]), "--scans", "1", timeout=30)
+    assert out.returncode == 2 and "the emulator did not start" in out.stderr and "in use" in out.stderr
+    assert out.stdout == ""
+
+
+def test_emulator_help_describes_every_option() -> None:
+    parser = cli.leaf_commands()[("emulator",)]
+    text = parser.format_help()
+    for action in parser._actions:
+        if action.option_strings and action.dest != "help":
+            assert action.help, action.dest
+            assert "(default:" in action.help or action.dest == "json", action.dest
+    for default in ("127.0.0.1", "8000", "1000", "(default: 0)", "(default: 10)", "$URLSCAN_EMULATOR_PID"):
+        assert default in text
