@@ -739,6 +739,7 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
         ("similar",): Case(["similar", o["uuid"], "--limit", "3"], ["similar", "nope"], 2),
         ("phishfeed",): Case(["phishfeed", "--limit", "3"], ["phishfeed"], 4, fail_key="free"),
         ("hostname",): Case(["hostname", "www.example.com", "--limit", "3"], ["hostname", "www.example.com"], 4, fail_key="free"),
+        ("request",): Case(["request", "get", "/api/v1/quotas"], ["request", "GET", f"/api/v1/result/{UNKNOWN_SCAN}/"], 3),
         ("quotas",): Case(["quotas"], ["--api-key", UNKNOWN_KEY, "quotas"], 4),
         ("user",): Case(["user"], ["--api-key", UNKNOWN_KEY, "user"], 4),
         ("countries",): Case(["countries"], ["--api-key", "not-a-key", "countries"], 4),
@@ -895,6 +896,7 @@ def test_every_client_method_has_a_command() -> None:
         "search": "search",
         "similar": "similar",
         "phishfeed": "phishfeed",
+        "request": "request",
         "close": "",
     }
     stubs = cli.stub_signatures("_client.pyi")["Client"]
@@ -1298,3 +1300,31 @@ def test_emulator_help_describes_every_option() -> None:
             assert "(default:" in action.help or action.dest == "json", action.dest
     for default in ("127.0.0.1", "8000", "1000", "(default: 0)", "(default: 10)", "$URLSCAN_EMULATOR_PID"):
         assert default in text
+
+
+def test_a_long_wait_says_so_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    # A spent quota surfaces at once in the command line (fail_fast); a retry the service asks
+    # to come back to later (503 with Retry-After: 6) is waited for, and said so.
+    with Emulator(scans=10, scan_duration=0) as emu:
+        emu.inject("status", status=503, seconds=6, count=1, path="/api/v1/search/")
+        assert cli.main(["search", "", "--count", "--base-url", emu.url, "--api-key", emu.api_key]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == "10"
+    assert "urlscan-rs: retrying GET /api/v1/search/ in 6.0s after HTTP 503 (retry 1 of 3)" in captured.err, captured.err
+
+
+def test_request_calls_any_endpoint(capsys: pytest.CaptureFixture[str]) -> None:
+    with Emulator(scans=10, scan_duration=0) as emu:
+        base = ["--base-url", emu.url, "--api-key", emu.api_key]
+        argv = ["request", "GET", "/api/v1/search/", "-p", "q=page.domain:*", "-p", "size=2", "--json", *base]
+        assert cli.main(argv) == 0
+        page = json.loads(capsys.readouterr().out)
+        assert len(page["results"]) == 2 and page["total"] == 10
+        assert cli.main(["request", "POST", "/api/v1/scan/", "-d", '{"url": "https://example.org/"}', "--json", *base]) == 0
+        assert json.loads(capsys.readouterr().out)["url"] == "https://example.org/"
+        assert cli.main(["request", "GET", "/api/v1/quotas", "-p", "novalue", *base]) == 2
+        assert "--param takes KEY=VALUE" in capsys.readouterr().err
+        assert cli.main(["request", "POST", "/api/v1/scan/", "-d", "{nope", *base]) == 2
+        assert "--data is not JSON" in capsys.readouterr().err
+        assert cli.main(["request", "GET", "//evil.example/x", *base]) == 2
+        assert "must not name a host" in capsys.readouterr().err

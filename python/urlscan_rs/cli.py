@@ -56,6 +56,7 @@ import importlib
 import io
 import itertools
 import json
+import logging
 import os
 import re
 import shlex
@@ -368,6 +369,27 @@ def _err(message: str) -> None:
 def _note(message: str) -> None:
     sys.stderr.write(f"urlscan-rs: {message}\n")
     sys.stderr.flush()
+
+
+class _NoteHandler(logging.Handler):
+    """The client's warnings (a wait longer than 5 s for a rate-limit window or a retry) as notes on stderr."""
+
+    def __init__(self, out: Output) -> None:
+        super().__init__(logging.WARNING)
+        self._out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._out.bar is not None:
+            self._out.bar.clear()  # a note must not land on the bar's line; it is redrawn at its next tick
+        _note(record.getMessage())
+
+
+def _show_waits(out: Output) -> logging.Handler:
+    log = logging.getLogger("urlscan_rs")
+    handler = _NoteHandler(out)
+    log.addHandler(handler)
+    log.propagate = False  # shown once, as a note, not again by logging's last resort
+    return handler
 
 
 def _when(t: datetime | None, minutes: bool = False) -> str:
@@ -1136,6 +1158,32 @@ def cmd_bulk(args: argparse.Namespace, out: Output) -> int:
     if failed:
         _note(f"{failed} of {len(outcomes)} URLs failed")
     return EXIT_ERROR if failed else EXIT_OK
+
+
+def cmd_request(args: argparse.Namespace, out: Output) -> int:
+    params: dict[str, list[str]] = {}
+    for item in args.param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param takes KEY=VALUE, got {item!r}")
+        params.setdefault(key, []).append(value)
+    body: Any = None
+    if args.data is not None:
+        text = sys.stdin.read() if args.data == "-" else args.data
+        try:
+            body = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise UsageError(f"--data is not JSON: {e}") from e
+    with _client(args) as c:
+        answer = c.request(args.method, _arg(args, args.path, "path"), params=params or None, json=body)
+    if isinstance(answer, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(answer)
+    elif out.json:
+        out.emit(answer)
+    else:
+        out.line(json.dumps(answer, indent=2, ensure_ascii=False))
+    return EXIT_OK
 
 
 def cmd_quotas(args: argparse.Namespace, out: Output) -> int:
@@ -2239,6 +2287,21 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--limit", type=_positive_int, default=100, metavar="N", help="at most N records (default: 100)")
     h.add_argument("--page-state", metavar="STATE", help="resume from this page state")
 
+    rq = command(
+        ["request"],
+        "call any endpoint by its path (one this command line has no command for yet)",
+        cmd_request,
+        description=(
+            "Call an endpoint by its path below the base URL, with the API key, retries and rate-limit pacing of every\n"
+            "command, and print the JSON answer (bytes as they come for an answer that is not JSON).\n"
+            "Example: urlscan-rs request GET /api/v1/search/ --param q=domain:example.com --param size=5"
+        ),
+    )
+    rq.add_argument("method", metavar="METHOD", choices=["GET", "POST", "PUT", "PATCH", "DELETE"], type=str.upper)
+    rq.add_argument("path", metavar="PATH", help="e.g. /api/v1/quotas (- reads it from stdin)")
+    rq.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="a query parameter (repeatable)")
+    rq.add_argument("-d", "--data", metavar="JSON", help="the JSON body (- reads it from stdin)")
+
     # -- account
     command(["quotas"], "show the rate limits and what is used", cmd_quotas)
     derive("user")
@@ -2394,6 +2457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, --version and usage errors (argparse printed them)
         return _exit_status(e.code)
     out = Output(args.json)
+    notes = _show_waits(out)
     try:
         code = int(args.func(args, out))
         sys.stdout.flush()
@@ -2413,6 +2477,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(_describe(args, e))
         return exit_code_for(e)
     finally:
+        logging.getLogger("urlscan_rs").removeHandler(notes)
+        logging.getLogger("urlscan_rs").propagate = True
         if out.bar is not None:
             out.bar.close()
 

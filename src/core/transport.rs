@@ -562,7 +562,12 @@ impl Transport {
                     .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
                     .unwrap_or_else(|| backoff(attempt)),
             ),
-            502..=504 if req.idempotent() => Some(backoff(attempt)),
+            // When the service says when to come back, that is when.
+            502..=504 if req.idempotent() => Some(
+                header_f64(&r.headers, "retry-after")
+                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+                    .unwrap_or_else(|| backoff(attempt)),
+            ),
             // A 503 that says when to come back did not process the request.
             503 => header_f64(&r.headers, "retry-after")
                 .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0))),
