@@ -20,6 +20,7 @@ from typing import Any, TypeVar, Union
 from . import _native
 
 _C = TypeVar("_C", bound=type)
+_Coroutine = types.CoroutineType
 
 
 def explained(cls: _C) -> _C:
@@ -40,7 +41,7 @@ def _wrap(fn: Any) -> Any:
             if better is None:
                 raise
             raise better from e
-        if inspect.iscoroutine(out):
+        if type(out) is _Coroutine:
             return _awaited(out, self, fn, args, kwargs)
         return out
 
