@@ -82,6 +82,8 @@ def test_a_correct_call_is_not_changed(client: Client) -> None:
 
 def test_a_long_wait_for_a_rate_limit_window_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     with Emulator(scans=10, scan_duration=0, rate_limits={"search": {"minute": 1}}) as emu, emu.client() as c:
+        # Start just after a minute begins on the emulator clock, so the window has almost a minute left.
+        emu.advance(60 - emu.now() % 60 + 0.5)
         c.search("", size=1).count()
         waiting = threading.Event()
 
