@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
 use super::convert::to_pyerr;
-use super::run::Conv;
+use super::outcome::{convert, Conv};
 use crate::core;
 
 static FINALIZING: AtomicBool = AtomicBool::new(false);
@@ -105,7 +105,7 @@ where
             enter_python(|py| {
                 let (ok, value) = match out
                     .map_err(|e| to_pyerr(py, e))
-                    .and_then(|v| super::run::convert(py, conv, v))
+                    .and_then(|v| convert(py, conv, v))
                 {
                     Ok(v) => (true, v.unbind()),
                     Err(e) => (false, e.into_value(py).into_any()),

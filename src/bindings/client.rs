@@ -6,8 +6,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
-use super::convert::{error_value, model, model_class, model_list, to_pyerr};
-use super::run::{run, Conv};
+use super::convert::{error_value, model_class, model_list, to_pyerr};
+use super::lazy::model;
+use super::outcome::Conv;
+use super::run::run;
 use crate::core::api::{Progress, ScanOptions, SearchKind, SearchParams, WaitOptions};
 use crate::core::models::{Doc, SearchPageHead};
 use crate::core::paginate::SearchCursor;
@@ -581,7 +583,7 @@ impl Core {
             datasource,
             collapse,
             parallel: match parallel {
-                None => core::paginate::AUTO_PARALLEL,
+                None => core::api::search::AUTO_PARALLEL,
                 Some(n) => positive(py, "parallel", n)?,
             },
         };

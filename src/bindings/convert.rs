@@ -1,6 +1,7 @@
-//! Converting core values to Python: JSON bodies become dicts (jiter) wrapped
-//! in the model classes of `urlscan_rs.models`; core errors become the
-//! exception classes of `urlscan_rs.errors`.
+//! Converting core values to Python: JSON bodies become Python objects
+//! (jiter), lists of them become model instances of `urlscan_rs.models`, and
+//! core errors become the exception classes of `urlscan_rs.errors`. One
+//! document becomes a model in `lazy::model` (lazily when it is large).
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyType};
@@ -32,30 +33,6 @@ pub fn json<'py>(py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
             Error::Decode(format!("invalid JSON: {}", e.description(body))),
         )
     })
-}
-
-/// Documents at least this large become lazy models: Python objects are made
-/// only for the top-level parts that are read (results are 100 KB to MBs,
-/// most of it `data`, which a playbook reading verdicts never touches).
-const LAZY_MIN_BYTES: usize = 32 * 1024;
-
-/// A JSON body wrapped in a model class.
-pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    // The body was already parsed (and so validated) into its typed head.
-    let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if body.len() >= LAZY_MIN_BYTES && object {
-        return super::lazy::body_model(py, class, bytes::Bytes::copy_from_slice(body));
-    }
-    let raw = json(py, body)?;
-    // serde reads a struct from an array too, so the shape is checked here.
-    if raw.cast::<PyDict>().is_err() {
-        let kind = raw.get_type().name()?.to_string();
-        return Err(to_pyerr(
-            py,
-            Error::Decode(format!("{class}: expected a JSON object, got {kind}")),
-        ));
-    }
-    model_class(py, class)?.call1((raw,))
 }
 
 /// A list of models from `body[key]` (or the body itself when it is a

@@ -12,6 +12,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyType};
 use super::convert::{json, model_class, to_pyerr};
 use crate::core::models::index::{self, DocIndex};
 use crate::core::models::{Doc, SearchPageHead};
+use crate::core::Error;
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct LazyDoc {
@@ -195,4 +196,28 @@ pub fn lazy_hits<'py>(
         out.append(new_model(&cls, d, &path)?)?;
     }
     Ok(out)
+}
+
+/// Documents at least this large become lazy models: Python objects are made
+/// only for the top-level parts that are read (results are 100 KB to MBs,
+/// most of it `data`, which a playbook reading verdicts never touches).
+const LAZY_MIN_BYTES: usize = 32 * 1024;
+
+/// A JSON body wrapped in a model class.
+pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    // The body was already parsed (and so validated) into its typed head.
+    let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if body.len() >= LAZY_MIN_BYTES && object {
+        return body_model(py, class, Bytes::copy_from_slice(body));
+    }
+    let raw = json(py, body)?;
+    // serde reads a struct from an array too, so the shape is checked here.
+    if raw.cast::<PyDict>().is_err() {
+        let kind = raw.get_type().name()?.to_string();
+        return Err(to_pyerr(
+            py,
+            Error::Decode(format!("{class}: expected a JSON object, got {kind}")),
+        ));
+    }
+    model_class(py, class)?.call1((raw,))
 }

@@ -7,6 +7,7 @@ mod client;
 mod convert;
 mod emulator;
 mod lazy;
+mod outcome;
 mod premium;
 mod run;
 

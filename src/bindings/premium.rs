@@ -7,8 +7,10 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use serde_json::{Map, Number, Value};
 
 use super::client::Core;
-use super::convert::{json, model, model_class, model_list, to_pyerr};
-use super::run::{run, Conv};
+use super::convert::{json, model_class, model_list, to_pyerr};
+use super::lazy::model;
+use super::outcome::Conv;
+use super::run::run;
 use crate::core::api::hostnames::HostnamePageHead;
 use crate::core::models::Doc;
 use crate::core::{self, Client};

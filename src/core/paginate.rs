@@ -15,15 +15,15 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+use crate::core::api::search::AUTO_PARALLEL;
 use crate::core::api::{SearchKind, SearchParams};
 use crate::core::client::Client;
 use crate::core::error::{ApiErrorKind, Error, Result};
 use crate::core::models::{Doc, SearchHitHead, SearchPageHead};
 
 pub const EXACT_TOTAL_CAP: u64 = 10_000;
-/// `parallel` 0: shard (into `AUTO_SHARDS`) only when a page takes at least
-/// `SLOW_PAGE` to come back; on a fast link one walk with prefetch costs less CPU.
-pub const AUTO_PARALLEL: usize = 0;
+/// With `parallel` left at `AUTO_PARALLEL`: this many shards, once a page
+/// took at least `SLOW_PAGE` to come back.
 const AUTO_SHARDS: usize = 8;
 const SLOW_PAGE: std::time::Duration = std::time::Duration::from_millis(25);
 /// Shard only when at least this many more pages are expected.

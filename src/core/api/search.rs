@@ -6,6 +6,10 @@ use crate::core::models::{Doc, SearchPageHead};
 use crate::core::transport::Req;
 use crate::core::validate;
 
+/// `parallel` 0: shard only when a page is slow to come back (the walk in
+/// `core::paginate` decides); on a fast link one walk with prefetch costs less CPU.
+pub const AUTO_PARALLEL: usize = 0;
+
 pub use crate::rules::SEARCH_DATASOURCES as DATASOURCES;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +48,7 @@ impl SearchParams {
             search_after: None,
             datasource: None,
             collapse: None,
-            parallel: crate::core::paginate::AUTO_PARALLEL,
+            parallel: AUTO_PARALLEL,
         }
     }
 
