@@ -43,3 +43,20 @@ def test_rate_limit_error_fields() -> None:
     e = E.RateLimitError("slow down", status=429, action="search", reset="2026-01-01T00:01:00.000Z", reset_after=12.0)
     assert e.reset_at is not None and e.reset_at.year == 2026 and e.reset_after == 12.0
     assert pickle.loads(pickle.dumps(e)).reset_at == e.reset_at
+
+
+def test_the_core_names_every_exception_class_once() -> None:
+    # The Rust core reads its exception classes from urlscan_rs.errors by these names, all at
+    # the first error, so a class renamed on one side fails every error instead of falling back.
+    import inspect
+    import re
+    from pathlib import Path
+
+    import urlscan_rs.errors as errors
+
+    source = (Path(__file__).resolve().parent.parent / "src" / "bindings" / "convert.rs").read_text()
+    table = re.search(r"const ERROR_CLASSES: \[&str; \d+\] = \[(.*?)\];", source, re.S)
+    assert table is not None
+    names = re.findall(r'"(\w+)"', table.group(1))
+    defined = {n for n, c in vars(errors).items() if inspect.isclass(c) and issubclass(c, errors.UrlscanError)}
+    assert len(names) == len(set(names)) and set(names) == defined

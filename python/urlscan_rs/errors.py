@@ -166,31 +166,3 @@ def _parse_time(value: Any) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
     except ValueError:
         return None
-
-
-_CLASSES: dict[str, type[UrlscanError]] = {
-    c.__name__: c
-    for c in (
-        ValidationError,
-        TransportError,
-        RequestTimeout,
-        APIError,
-        BadRequestError,
-        ScanRefusedError,
-        AuthenticationError,
-        PermissionDeniedError,
-        NotFoundError,
-        ScanPendingError,
-        GoneError,
-        RateLimitError,
-        ServerError,
-        ScanTimeoutError,
-        DecodeError,
-    )
-}
-
-
-def _from_native(name: str, message: str, detail: str, attrs: dict[str, Any]) -> UrlscanError:
-    """Called by the Rust core to build an exception instance."""
-    cls = _CLASSES.get(name, UrlscanError)
-    return cls(message, _detail=detail, **attrs)

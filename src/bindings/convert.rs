@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyList, PyType};
 use crate::core::{ApiErrorKind, Error};
 
 static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-static MAKE_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static ERROR_CLASS_OBJECTS: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
 
 fn models(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     Ok(MODELS
@@ -93,38 +93,66 @@ pub fn model_list<'py>(
     Ok(out.into_any())
 }
 
-fn error_class_name(e: &Error) -> &'static str {
+/// The exception class of each core error, by its name in `urlscan_rs.errors`
+/// (where every class is defined, once).
+const ERROR_CLASSES: [&str; 16] = [
+    "UrlscanError",
+    "ValidationError",
+    "TransportError",
+    "RequestTimeout",
+    "ScanTimeoutError",
+    "DecodeError",
+    "APIError",
+    "BadRequestError",
+    "ScanRefusedError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "NotFoundError",
+    "ScanPendingError",
+    "GoneError",
+    "RateLimitError",
+    "ServerError",
+];
+
+fn error_class_index(e: &Error) -> usize {
     match e {
-        Error::Validation(_) => "ValidationError",
-        Error::Transport(_) | Error::Closed => "TransportError",
-        Error::Internal(_) => "UrlscanError",
-        Error::Timeout(_) => "RequestTimeout",
-        Error::ScanTimeout { .. } => "ScanTimeoutError",
-        Error::Decode(_) => "DecodeError",
+        Error::Internal(_) => 0,
+        Error::Validation(_) => 1,
+        Error::Transport(_) | Error::Closed => 2,
+        Error::Timeout(_) => 3,
+        Error::ScanTimeout { .. } => 4,
+        Error::Decode(_) => 5,
         Error::Api(a) => match a.kind {
-            ApiErrorKind::BadRequest => "BadRequestError",
-            ApiErrorKind::ScanRefused => "ScanRefusedError",
-            ApiErrorKind::Authentication => "AuthenticationError",
-            ApiErrorKind::PermissionDenied => "PermissionDeniedError",
-            ApiErrorKind::NotFound => "NotFoundError",
-            ApiErrorKind::ScanPending => "ScanPendingError",
-            ApiErrorKind::Gone => "GoneError",
-            ApiErrorKind::RateLimited => "RateLimitError",
-            ApiErrorKind::Server => "ServerError",
-            ApiErrorKind::Other => "APIError",
+            ApiErrorKind::Other => 6,
+            ApiErrorKind::BadRequest => 7,
+            ApiErrorKind::ScanRefused => 8,
+            ApiErrorKind::Authentication => 9,
+            ApiErrorKind::PermissionDenied => 10,
+            ApiErrorKind::NotFound => 11,
+            ApiErrorKind::ScanPending => 12,
+            ApiErrorKind::Gone => 13,
+            ApiErrorKind::RateLimited => 14,
+            ApiErrorKind::Server => 15,
         },
     }
 }
 
+/// The classes themselves, read once; a name `urlscan_rs.errors` lacks is an
+/// error here, never a quiet fallback to a more general class.
+fn error_class<'py>(py: Python<'py>, e: &Error) -> PyResult<&'py Bound<'py, PyType>> {
+    let classes = ERROR_CLASS_OBJECTS.get_or_try_init(py, || -> PyResult<Vec<Py<PyType>>> {
+        let module = py.import("urlscan_rs.errors")?;
+        ERROR_CLASSES
+            .iter()
+            .map(|name| Ok(module.getattr(*name)?.cast_into::<PyType>()?.unbind()))
+            .collect()
+    })?;
+    Ok(classes[error_class_index(e)].bind(py))
+}
+
 /// The exception instance for a core error (not raised).
 pub fn error_value<'py>(py: Python<'py>, e: Error) -> PyResult<Bound<'py, PyAny>> {
-    let make = MAKE_ERROR
-        .get_or_try_init(py, || {
-            py.import("urlscan_rs.errors")?
-                .getattr("_from_native")
-                .map(Bound::unbind)
-        })?
-        .bind(py);
+    let cls = error_class(py, &e)?;
     let attrs = PyDict::new(py);
     match &e {
         Error::Api(a) => {
@@ -159,8 +187,8 @@ pub fn error_value<'py>(py: Python<'py>, e: Error) -> PyResult<Bound<'py, PyAny>
         Error::Api(a) => a.message.clone(),
         other => other.to_string(),
     };
-    let detail = e.to_string();
-    make.call1((error_class_name(&e), message, detail, attrs))
+    attrs.set_item("_detail", e.to_string())?;
+    cls.call((message,), Some(&attrs))
 }
 
 pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
