@@ -1,7 +1,10 @@
-//! The thin Python layer. Each endpoint is one method of `Core`; the same
-//! method serves `Client` (blocking, GIL released) and `AsyncClient` (an
-//! awaitable), depending on how the `Core` was made. Python code builds the
-//! public classes around it.
+//! The thin Python layer around the core. `Core` (client.rs, premium.rs) is
+//! the native client: a method per special endpoint and one generic `call`
+//! for every table-driven one (`core::api::endpoints`). Each method serves
+//! `Client` (blocking, GIL released; run.rs) and `AsyncClient` (an awaitable;
+//! bridge.rs), depending on how the `Core` was made; outcome.rs converts the
+//! results, convert.rs and lazy.rs make models and exceptions. The public
+//! classes are Python code (`python/urlscan_rs`) built around it.
 mod bridge;
 mod client;
 mod convert;
