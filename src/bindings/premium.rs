@@ -11,9 +11,9 @@ use super::convert::{json, model_class, model_list, to_pyerr};
 use super::lazy::model;
 use super::outcome::Conv;
 use super::run::run;
-use crate::core::api::hostnames::HostnamePageHead;
-use crate::core::models::Doc;
-use crate::core::{self, Client};
+use urlscan_core::api::hostnames::HostnamePageHead;
+use urlscan_core::models::Doc;
+use urlscan_core::{self as core, Client};
 
 /// Python values to JSON (options of premium calls).
 pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
