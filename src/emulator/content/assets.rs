@@ -417,7 +417,7 @@ fn gen_js(seed: &str, url: &str) -> String {
                 "e.{a}=e.{a}||{{}};e.{a}.{b}={};",
                 r.random_range(0..100_000)
             ),
-            4 => format!("var {a}{i}=\"{}\";", pick(&mut r, words::TEXT_WORDS)),
+            4 => format!("var {a}{i}=\"{}\";", pick(&mut r, &words::TEXT_WORDS)),
             _ => format!(
                 "if(typeof e.{a}===\"function\"){{e.{a}({{{b}:{}}})}}",
                 r.random_bool(0.5)

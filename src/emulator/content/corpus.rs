@@ -32,16 +32,20 @@ fn gen_benign_apex(r: &mut ChaCha8Rng) -> String {
         *pick_w(r, &pool)
     };
     let label = match r.random_range(0..7) {
-        0 | 1 => format!("{}{}", pick(r, words::ADJECTIVES), pick(r, words::NOUNS)),
-        2 => format!("{}{}", pick(r, words::NOUNS), pick(r, words::NOUNS)),
-        3 => format!("{}-{}", pick(r, words::NOUNS), pick(r, words::NOUNS)),
-        4 => format!("{}{}", pick(r, words::SURNAMES), pick(r, words::NOUNS)),
+        0 | 1 => format!("{}{}", pick(r, &words::ADJECTIVES), pick(r, &words::NOUNS)),
+        2 => format!("{}{}", pick(r, &words::NOUNS), pick(r, &words::NOUNS)),
+        3 => format!("{}-{}", pick(r, &words::NOUNS), pick(r, &words::NOUNS)),
+        4 => format!("{}{}", pick(r, &words::SURNAMES), pick(r, &words::NOUNS)),
         5 => format!(
             "{}{}",
-            pick(r, words::NOUNS),
-            pick(r, words::BUSINESS_SUFFIXES)
+            pick(r, &words::NOUNS),
+            pick(r, &words::BUSINESS_SUFFIXES)
         ),
-        _ => format!("the{}{}", pick(r, words::ADJECTIVES), pick(r, words::NOUNS)),
+        _ => format!(
+            "the{}{}",
+            pick(r, &words::ADJECTIVES),
+            pick(r, &words::NOUNS)
+        ),
     };
     format!("{label}.{tld}")
 }
@@ -67,7 +71,7 @@ fn gen_phish_url(r: &mut ChaCha8Rng, b: &'static Brand, benign: &[String]) -> Op
             "center", "online", "portal", "team", "access", "info", "id", "web", "app", "check",
         ],
     );
-    let bad = *pick(r, words::BAD_TLDS);
+    let bad = *pick(r, &words::BAD_TLDS);
     let scheme = if r.random_bool(0.85) { "https" } else { "http" };
     let (host, path): (String, String) = match r.random_range(0..7) {
         0 => (format!("{kw}-{w1}-{w2}.{bad}"), "/".into()),
@@ -77,7 +81,7 @@ fn gen_phish_url(r: &mut ChaCha8Rng, b: &'static Brand, benign: &[String]) -> Op
             "/".into(),
         ),
         3 => {
-            let suf = pick(r, words::HOSTING_SUFFIXES).0;
+            let suf = pick(r, &words::HOSTING_SUFFIXES).0;
             (
                 format!("{kw}-{w1}-{}.{suf}", ralnum(r, 6, false)),
                 "/".into(),
@@ -111,13 +115,13 @@ fn gen_path(r: &mut ChaCha8Rng) -> String {
     let slug = |r: &mut ChaCha8Rng| {
         let n = r.random_range(2..6);
         (0..n)
-            .map(|_| *pick(r, words::SLUG_WORDS))
+            .map(|_| *pick(r, &words::SLUG_WORDS))
             .collect::<Vec<_>>()
             .join("-")
     };
     match r.random_range(0..12) {
         0..=3 => "/".to_string(),
-        4 => format!("/{}/", pick(r, words::PATH_WORDS)),
+        4 => format!("/{}/", pick(r, &words::PATH_WORDS)),
         5 => format!("/blog/{}/", slug(r)),
         6 => format!(
             "/{}/{:02}/{}/",
@@ -126,7 +130,7 @@ fn gen_path(r: &mut ChaCha8Rng) -> String {
             slug(r)
         ),
         7 => format!("/products/{}-{}", slug(r), r.random_range(100..9999)),
-        8 => format!("/search?q={}", pick(r, words::TEXT_WORDS)),
+        8 => format!("/search?q={}", pick(r, &words::TEXT_WORDS)),
         9 => format!(
             "/?utm_source={}&utm_medium={}&utm_campaign={}",
             pick(
@@ -136,8 +140,8 @@ fn gen_path(r: &mut ChaCha8Rng) -> String {
             pick(r, &["email", "social", "cpc", "referral"]),
             slug(r)
         ),
-        10 => format!("/{}/{}", pick(r, words::PATH_WORDS), slug(r)),
-        _ => format!("/docs/{}/{}.html", pick(r, words::PATH_WORDS), slug(r)),
+        10 => format!("/{}/{}", pick(r, &words::PATH_WORDS), slug(r)),
+        _ => format!("/docs/{}/{}.html", pick(r, &words::PATH_WORDS), slug(r)),
     }
 }
 
@@ -154,15 +158,15 @@ fn gen_known_url(r: &mut ChaCha8Rng, k: &KnownSite) -> String {
     let path = match k.apex {
         "wikipedia.org" if r.random_bool(0.6) => {
             let w: Vec<String> = (0..r.random_range(1..3))
-                .map(|_| capitalize(pick::<&str, _>(r, words::NOUNS)))
+                .map(|_| capitalize(pick::<&str, _>(r, &words::NOUNS)))
                 .collect();
             return format!("https://en.wikipedia.org/wiki/{}", w.join("_"));
         }
-        "github.com" => format!("/{}/{}", pick(r, words::SURNAMES), pick(r, words::NOUNS)),
+        "github.com" => format!("/{}/{}", pick(r, &words::SURNAMES), pick(r, &words::NOUNS)),
         "google.com" if r.random_bool(0.5) => format!(
             "/search?q={}+{}",
-            pick(r, words::ADJECTIVES),
-            pick(r, words::NOUNS)
+            pick(r, &words::ADJECTIVES),
+            pick(r, &words::NOUNS)
         ),
         "youtube.com" if r.random_bool(0.6) => format!("/watch?v={}", ralnum(r, 11, false)),
         _ => gen_path(r),
@@ -214,7 +218,7 @@ pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
             let k = &words::KNOWN_SITES[i.min(words::KNOWN_SITES.len() - 1)];
             (gen_known_url(&mut r, k), false)
         } else if roll < 0.40 {
-            let (h, _) = *pick(&mut r, words::REDIRECTORS);
+            let (h, _) = *pick(&mut r, &words::REDIRECTORS);
             let h = if h.contains("twitter") || h == "fb.com" || h == "youtu.be" {
                 "bit.ly"
             } else {
@@ -227,7 +231,7 @@ pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
             let host = match r.random_range(0..20) {
                 0..=10 => format!("www.{apex}"),
                 11..=16 => apex.clone(),
-                _ => format!("{}.{apex}", pick(&mut r, words::SUBDOMAINS)),
+                _ => format!("{}.{apex}", pick(&mut r, &words::SUBDOMAINS)),
             };
             let scheme = if r.random_bool(0.8) { "https" } else { "http" };
             (format!("{scheme}://{host}{}", gen_path(&mut r)), false)
@@ -244,7 +248,7 @@ pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
         }
         let user_agent = r
             .random_bool(0.08)
-            .then(|| pick(&mut r, words::CUSTOM_USER_AGENTS).to_string());
+            .then(|| pick(&mut r, &words::CUSTOM_USER_AGENTS).to_string());
         let referer = r
             .random_bool(0.05)
             .then(|| "https://www.google.com/".to_string());
@@ -253,7 +257,7 @@ pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
             url,
             time_ms,
             visibility: "public".into(),
-            country: Some(pick_w(&mut r, words::SCAN_COUNTRIES).to_string()),
+            country: Some(pick_w(&mut r, &words::SCAN_COUNTRIES).to_string()),
             tags,
             method: method.into(),
             source: pick(&mut r, &submitters).clone(),

@@ -47,7 +47,7 @@ impl Model<'_> {
                 None => {
                     let mut r = rng_of(&["tagline", &self.site.apex]);
                     let sep = *pick(&mut r, &[" – ", " | ", " - "]);
-                    format!("{name}{sep}{}", pick(&mut r, words::TAGLINES))
+                    format!("{name}{sep}{}", pick(&mut r, &words::TAGLINES))
                 }
             },
         }
@@ -97,7 +97,7 @@ impl Model<'_> {
                 for _ in 0..r.random_range(1..4) {
                     let n = r.random_range(2..5);
                     let slug: Vec<&str> =
-                        (0..n).map(|_| *pick(&mut r, words::SLUG_WORDS)).collect();
+                        (0..n).map(|_| *pick(&mut r, &words::SLUG_WORDS)).collect();
                     let text = capitalize(&slug.join(" "));
                     out.push((format!("{origin}/blog/{}/", slug.join("-")), text));
                 }
@@ -160,7 +160,7 @@ impl Model<'_> {
         }
         if !s.is_phish() {
             let desc: Vec<&str> = (0..r.random_range(8..16))
-                .map(|_| *pick(&mut r, words::TEXT_WORDS))
+                .map(|_| *pick(&mut r, &words::TEXT_WORDS))
                 .collect();
             lines.push(format!(
                 "<meta name=\"description\" content=\"{}.\">",
@@ -312,7 +312,7 @@ impl Model<'_> {
                             .map(|_| {
                                 let k = r.random_range(6..15);
                                 let w: Vec<&str> =
-                                    (0..k).map(|_| *pick(&mut r, words::TEXT_WORDS)).collect();
+                                    (0..k).map(|_| *pick(&mut r, &words::TEXT_WORDS)).collect();
                                 format!("{}.", capitalize(&w.join(" ")))
                             })
                             .collect();

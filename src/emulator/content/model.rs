@@ -86,7 +86,7 @@ fn resolve(sub: &Target) -> (Target, Option<u16>) {
         let path = if dest.is_empty() {
             let mut r = rng_of(&["short-path", &sub.url()]);
             let n = r.random_range(2..5);
-            let slug: Vec<&str> = (0..n).map(|_| *pick(&mut r, words::SLUG_WORDS)).collect();
+            let slug: Vec<&str> = (0..n).map(|_| *pick(&mut r, &words::SLUG_WORDS)).collect();
             format!("/{}", slug.join("-"))
         } else {
             sub.path_query.clone()
@@ -170,11 +170,11 @@ impl<'a> Model<'a> {
 
         let scanner_country = match &spec.country {
             Some(c) if c.len() == 2 => c.to_ascii_uppercase(),
-            _ => pick_w(&mut sr, words::SCAN_COUNTRIES).to_ascii_uppercase(),
+            _ => pick_w(&mut sr, &words::SCAN_COUNTRIES).to_ascii_uppercase(),
         };
         let submitter_country = {
             let mut r = rng_of(&["submitter", &spec.source]);
-            pick_w(&mut r, words::SCAN_COUNTRIES).to_ascii_uppercase()
+            pick_w(&mut r, &words::SCAN_COUNTRIES).to_ascii_uppercase()
         };
         let ua = spec
             .user_agent

@@ -38,10 +38,10 @@ fn segment_label(label: &str) -> Option<Vec<String>> {
             return None;
         }
         let dicts: [&[&str]; 4] = [
-            words::ADJECTIVES,
-            words::NOUNS,
-            words::SURNAMES,
-            words::BUSINESS_SUFFIXES,
+            &words::ADJECTIVES,
+            &words::NOUNS,
+            &words::SURNAMES,
+            &words::BUSINESS_SUFFIXES,
         ];
         let mut cands: Vec<&str> = dicts
             .iter()
@@ -272,7 +272,7 @@ impl Site {
             (_, Some(h)) => h.2.to_string(),
             _ if prov.key == "cloudflare" => "cloudflare".to_string(),
             _ if style == Style::Shopify => "cloudflare".to_string(),
-            _ => pick(&mut r, prov.servers).to_string(),
+            _ => pick(&mut r, &prov.servers).to_string(),
         };
         let https = match kind {
             SiteKind::Known(_) => true,
@@ -309,7 +309,7 @@ impl Site {
             SiteKind::Generic => AGE_ANCHOR_MS - r.random_range(60..9_000) * DAY_MS,
         };
         let ga_id = format!("G-{}", ralnum(&mut r, 10, true));
-        let font = *pick(&mut r, words::FONTS);
+        let font = *pick(&mut r, &words::FONTS);
         let hsts = match kind {
             SiteKind::Known(_) => true,
             _ => https && r.random_bool(0.4),
@@ -317,8 +317,8 @@ impl Site {
         let php = (matches!(style, Style::WordPress | Style::Kit) && r.random_bool(0.5))
             .then(|| format!("PHP/8.{}.{}", r.random_range(1..4), r.random_range(0..29)));
         let wp_version = format!("6.{}.{}", r.random_range(3..8), r.random_range(0..4));
-        let theme = *pick(&mut r, words::WP_THEMES);
-        let plugin = *pick(&mut r, words::WP_PLUGINS);
+        let theme = *pick(&mut r, &words::WP_THEMES);
+        let plugin = *pick(&mut r, &words::WP_PLUGINS);
         let kit_dir = *pick(
             &mut r,
             &["assets", "files", "app", "auth", "secure", "login"],
@@ -508,7 +508,7 @@ impl Host {
         // Separate streams per field keep values stable whichever branch
         // (IPv4 or IPv6) a scan takes.
         let mut r4 = rng_of(&["ip4", name]);
-        let &(a, b, c, d, len) = pick(&mut r4, prov.v4);
+        let &(a, b, c, d, len) = pick(&mut r4, &prov.v4);
         let base = u32::from_be_bytes([a, b, c, d]);
         let size = 1u64 << (32 - len as u32);
         let mut ipn = base.wrapping_add(r4.random_range(1..size.max(3) - 1) as u32);
@@ -533,17 +533,17 @@ impl Host {
             }
         };
         let mut r = rng_of(&["host", name]);
-        let loc = *pick(&mut r, prov.locs);
+        let loc = *pick(&mut r, &prov.locs);
         let ptr = fill_ptr(prov.ptr, &ip, v6, &mut r);
         let protocol = if r.random_bool(0.7) {
             prov.protocols[0]
         } else {
-            *pick(&mut r, prov.protocols)
+            *pick(&mut r, &prov.protocols)
         };
         let issuer = o
             .issuer
             .map(|s| s.to_string())
-            .unwrap_or_else(|| pick(&mut r, prov.issuers).to_string());
+            .unwrap_or_else(|| pick(&mut r, &prov.issuers).to_string());
         let tls12_share = match prov.key {
             "godaddy" | "sakura" | "alibaba" | "tencent" | "ionos" => 0.5,
             _ => 0.1,

@@ -40,7 +40,7 @@ fn sample_specs() -> Vec<ScanSpec> {
     for k in words::KNOWN_SITES {
         v.push(spec(&format!("https://{}/", k.apex)));
     }
-    for (h, _) in words::REDIRECTORS {
+    for (h, _) in words::REDIRECTORS.iter() {
         v.push(spec(&format!("https://{h}/abc")));
     }
     v.extend(corpus(7, 60, NOW));

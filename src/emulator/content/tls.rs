@@ -122,7 +122,7 @@ impl Model<'_> {
         let mut r = rng_of(&["sct", &h.name, &t.from_s.to_string()]);
         let mut scts = Vec::new();
         for _ in 0..if with_scts { 2 } else { 0 } {
-            let log = pick(&mut r, words::CT_LOGS).replace("{y}", &year.to_string());
+            let log = pick(&mut r, &words::CT_LOGS).replace("{y}", &year.to_string());
             scts.push(json!({
                 "status": "Verified",
                 "origin": "Embedded in certificate",

@@ -62,7 +62,7 @@ fn legit_apexes() -> &'static [String] {
         for t in words::THIRD_PARTIES {
             push_unique(&mut v, &apex_of(t.host));
         }
-        for r in words::REDIRECTORS {
+        for r in words::REDIRECTORS.iter() {
             push_unique(&mut v, r.0);
         }
         v

@@ -5,9 +5,66 @@
 //! Values mirror what real scans show (ASN names, address blocks, server
 //! headers, certificate issuers) so that generated documents look and search
 //! like real ones.
+//!
+//! Word lists and flat tables are data files under `words/`, compiled in and
+//! parsed on first use: `.txt` holds one entry a line, `.tsv` one row a line
+//! with tab-separated columns; lines starting with `#` are comments (the
+//! column names). The third parties, well-known sites and brands stay as
+//! Rust: each record has a dozen typed fields, several of them nested lists
+//! (resources with their kind, globals, keyword and domain lists), which
+//! read and check better as struct literals than as columns.
+
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+/// A table parsed from a data file on first use.
+pub type Table<T> = LazyLock<Vec<T>>;
+
+/// The entries of a data file: its lines but blank lines and `#` comments.
+fn entries(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// A word list: one entry a line.
+fn list(text: &'static str) -> Vec<&'static str> {
+    entries(text).collect()
+}
+
+/// The rows of a tab-separated table with `N` columns. The files are part of
+/// the program, so a malformed row is a bug and stops it at once.
+fn rows<const N: usize>(file: &str, text: &'static str) -> Vec<[&'static str; N]> {
+    entries(text)
+        .map(|line| {
+            let cols: Vec<&'static str> = line.split('\t').collect();
+            cols.try_into().unwrap_or_else(|c: Vec<_>| {
+                panic!("{file}: {} columns, not {N}: {line:?}", c.len())
+            })
+        })
+        .collect()
+}
+
+fn num<T: FromStr>(file: &str, s: &str) -> T {
+    s.parse()
+        .unwrap_or_else(|_| panic!("{file}: not a number: {s:?}"))
+}
+
+/// A comma-separated list inside a column (empty: none).
+fn items(s: &'static str) -> Vec<&'static str> {
+    s.split(", ").filter(|x| !x.is_empty()).collect()
+}
+
+macro_rules! word_list {
+    ($(#[$doc:meta])* $name:ident, $file:literal) => {
+        $(#[$doc])*
+        pub static $name: Table<&'static str> =
+            LazyLock::new(|| list(include_str!(concat!("words/", $file))));
+    };
+}
 
 /// A geolocation as the GeoIP processor reports it.
 pub struct Loc {
+    pub key: &'static str,
     pub country: &'static str,
     pub country_name: &'static str,
     pub region: &'static str,
@@ -18,395 +75,25 @@ pub struct Loc {
     pub timezone: &'static str,
 }
 
-macro_rules! loc {
-    ($name:ident, $cc:expr, $cn:expr, $region:expr, $city:expr, $lat:expr, $lon:expr, $metro:expr, $tz:expr) => {
-        pub const $name: Loc = Loc {
-            country: $cc,
-            country_name: $cn,
-            region: $region,
-            city: $city,
-            lat: $lat,
-            lon: $lon,
-            metro: $metro,
-            timezone: $tz,
-        };
-    };
-}
-
-loc!(
-    US_SF,
-    "US",
-    "United States",
-    "CA",
-    "San Francisco",
-    37.7749,
-    -122.4194,
-    807,
-    "America/Los_Angeles"
-);
-loc!(
-    US_ASHBURN,
-    "US",
-    "United States",
-    "VA",
-    "Ashburn",
-    39.0437,
-    -77.4875,
-    511,
-    "America/New_York"
-);
-loc!(
-    US_MTV,
-    "US",
-    "United States",
-    "CA",
-    "Mountain View",
-    37.4056,
-    -122.0775,
-    807,
-    "America/Los_Angeles"
-);
-loc!(
-    US_CLIFTON,
-    "US",
-    "United States",
-    "NJ",
-    "Clifton",
-    40.8584,
-    -74.1638,
-    501,
-    "America/New_York"
-);
-loc!(
-    US_SEATTLE,
-    "US",
-    "United States",
-    "WA",
-    "Seattle",
-    47.6062,
-    -122.3321,
-    819,
-    "America/Los_Angeles"
-);
-loc!(
-    US_PHOENIX,
-    "US",
-    "United States",
-    "AZ",
-    "Phoenix",
-    33.4484,
-    -112.074,
-    753,
-    "America/Phoenix"
-);
-loc!(
-    US_SCOTTSDALE,
-    "US",
-    "United States",
-    "AZ",
-    "Scottsdale",
-    33.4942,
-    -111.9261,
-    753,
-    "America/Phoenix"
-);
-loc!(
-    US_ATLANTA,
-    "US",
-    "United States",
-    "GA",
-    "Atlanta",
-    33.749,
-    -84.388,
-    524,
-    "America/New_York"
-);
-loc!(
-    US_CUPERTINO,
-    "US",
-    "United States",
-    "CA",
-    "Cupertino",
-    37.323,
-    -122.0322,
-    807,
-    "America/Los_Angeles"
-);
-loc!(
-    US_PISCATAWAY,
-    "US",
-    "United States",
-    "NJ",
-    "Piscataway",
-    40.5549,
-    -74.4643,
-    501,
-    "America/New_York"
-);
-loc!(
-    US_NEWARK,
-    "US",
-    "United States",
-    "NJ",
-    "Newark",
-    40.7357,
-    -74.1724,
-    501,
-    "America/New_York"
-);
-loc!(
-    US_COUNCIL_BLUFFS,
-    "US",
-    "United States",
-    "IA",
-    "Council Bluffs",
-    41.2619,
-    -95.8608,
-    652,
-    "America/Chicago"
-);
-loc!(
-    US_BOSTON,
-    "US",
-    "United States",
-    "MA",
-    "Boston",
-    42.3601,
-    -71.0589,
-    506,
-    "America/New_York"
-);
-loc!(
-    US_NONE,
-    "US",
-    "United States",
-    "",
-    "",
-    37.751,
-    -97.822,
-    0,
-    "America/Chicago"
-);
-loc!(
-    DE_FRANKFURT,
-    "DE",
-    "Germany",
-    "HE",
-    "Frankfurt am Main",
-    50.1109,
-    8.6821,
-    0,
-    "Europe/Berlin"
-);
-loc!(
-    DE_FALKENSTEIN,
-    "DE",
-    "Germany",
-    "SN",
-    "Falkenstein",
-    50.4779,
-    12.3713,
-    0,
-    "Europe/Berlin"
-);
-loc!(
-    DE_NUREMBERG,
-    "DE",
-    "Germany",
-    "BY",
-    "Nuremberg",
-    49.4521,
-    11.0767,
-    0,
-    "Europe/Berlin"
-);
-loc!(
-    DE_KARLSRUHE,
-    "DE",
-    "Germany",
-    "BW",
-    "Karlsruhe",
-    49.0069,
-    8.4037,
-    0,
-    "Europe/Berlin"
-);
-loc!(
-    DE_NONE,
-    "DE",
-    "Germany",
-    "",
-    "",
-    51.2993,
-    9.491,
-    0,
-    "Europe/Berlin"
-);
-loc!(
-    FI_HELSINKI,
-    "FI",
-    "Finland",
-    "18",
-    "Helsinki",
-    60.1699,
-    24.9384,
-    0,
-    "Europe/Helsinki"
-);
-loc!(
-    FR_ROUBAIX,
-    "FR",
-    "France",
-    "HDF",
-    "Roubaix",
-    50.6942,
-    3.1746,
-    0,
-    "Europe/Paris"
-);
-loc!(
-    FR_GRAVELINES,
-    "FR",
-    "France",
-    "HDF",
-    "Gravelines",
-    50.9865,
-    2.1281,
-    0,
-    "Europe/Paris"
-);
-loc!(
-    NL_AMSTERDAM,
-    "NL",
-    "Netherlands",
-    "NH",
-    "Amsterdam",
-    52.3676,
-    4.9041,
-    0,
-    "Europe/Amsterdam"
-);
-loc!(
-    GB_LONDON,
-    "GB",
-    "United Kingdom",
-    "ENG",
-    "London",
-    51.5074,
-    -0.1278,
-    0,
-    "Europe/London"
-);
-loc!(
-    IE_DUBLIN,
-    "IE",
-    "Ireland",
-    "L",
-    "Dublin",
-    53.3498,
-    -6.2603,
-    0,
-    "Europe/Dublin"
-);
-loc!(
-    SG_SINGAPORE,
-    "SG",
-    "Singapore",
-    "01",
-    "Singapore",
-    1.3521,
-    103.8198,
-    0,
-    "Asia/Singapore"
-);
-loc!(
-    JP_TOKYO,
-    "JP",
-    "Japan",
-    "13",
-    "Tokyo",
-    35.6762,
-    139.6503,
-    0,
-    "Asia/Tokyo"
-);
-loc!(
-    JP_OSAKA,
-    "JP",
-    "Japan",
-    "27",
-    "Osaka",
-    34.6937,
-    135.5023,
-    0,
-    "Asia/Tokyo"
-);
-loc!(
-    HK_HONGKONG,
-    "HK",
-    "Hong Kong",
-    "",
-    "Hong Kong",
-    22.3193,
-    114.1694,
-    0,
-    "Asia/Hong_Kong"
-);
-loc!(
-    LT_VILNIUS,
-    "LT",
-    "Lithuania",
-    "VL",
-    "Vilnius",
-    54.6872,
-    25.2797,
-    0,
-    "Europe/Vilnius"
-);
-loc!(
-    RU_MOSCOW,
-    "RU",
-    "Russia",
-    "MOW",
-    "Moscow",
-    55.7558,
-    37.6173,
-    0,
-    "Europe/Moscow"
-);
-loc!(
-    BE_GHISLAIN,
-    "BE",
-    "Belgium",
-    "WHT",
-    "Saint-Ghislain",
-    50.4543,
-    3.8186,
-    0,
-    "Europe/Brussels"
-);
-loc!(
-    CA_BEAUHARNOIS,
-    "CA",
-    "Canada",
-    "QC",
-    "Beauharnois",
-    45.3151,
-    -73.8779,
-    0,
-    "America/Toronto"
-);
-loc!(
-    IL_TELAVIV,
-    "IL",
-    "Israel",
-    "TA",
-    "Tel Aviv",
-    32.0853,
-    34.7818,
-    0,
-    "Asia/Jerusalem"
-);
+pub static LOCATIONS: Table<Loc> = LazyLock::new(|| {
+    const FILE: &str = "locations.tsv";
+    rows(FILE, include_str!("words/locations.tsv"))
+        .into_iter()
+        .map(
+            |[key, country, country_name, region, city, lat, lon, metro, timezone]| Loc {
+                key,
+                country,
+                country_name,
+                region,
+                city,
+                lat: num(FILE, lat),
+                lon: num(FILE, lon),
+                metro: num(FILE, metro),
+                timezone,
+            },
+        )
+        .collect()
+});
 
 /// An autonomous system that hosts sites, with the address blocks, places,
 /// server software and certificate issuers typically seen on it.
@@ -417,485 +104,53 @@ pub struct Provider {
     pub org: &'static str,
     pub reg_country: &'static str,
     /// IPv4 blocks as (a, b, c, d, prefix length).
-    pub v4: &'static [(u8, u8, u8, u8, u8)],
+    pub v4: Vec<(u8, u8, u8, u8, u8)>,
     /// IPv6 address template and its announced route. `{1}`, `{2}` and `{4}`
     /// stand for one, two and up to four hex digits.
     pub v6: Option<(&'static str, &'static str)>,
-    pub locs: &'static [&'static Loc],
-    pub servers: &'static [&'static str],
+    pub locs: Vec<&'static Loc>,
+    pub servers: Vec<&'static str>,
     /// Reverse DNS template (`{a}`..`{d}` are the octets, `{n}` a small
     /// number, `{N}` a six-digit one); empty when the network sets no PTR.
     pub ptr: &'static str,
-    pub issuers: &'static [&'static str],
+    pub issuers: Vec<&'static str>,
     /// Protocols seen on this network's edges, most common first.
-    pub protocols: &'static [&'static str],
+    pub protocols: Vec<&'static str>,
 }
 
-const LE: &[&str] = &["R11", "R10", "E6", "E5"];
-
-pub const PROVIDERS: &[Provider] = &[
-    Provider {
-        key: "cloudflare",
-        asn: 13335,
-        asnname: "CLOUDFLARENET, US",
-        org: "Cloudflare, Inc.",
-        reg_country: "US",
-        v4: &[(104, 16, 0, 0, 13), (172, 64, 0, 0, 13), (188, 114, 96, 0, 20)],
-        v6: Some(("2606:4700:{4}::{4}:{4}", "2606:4700::/32")),
-        locs: &[&US_NONE],
-        servers: &["cloudflare"],
-        ptr: "",
-        issuers: &["WE1", "E6", "WE1", "R11"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "aws-us",
-        asn: 14618,
-        asnname: "AMAZON-AES, US",
-        org: "Amazon.com, Inc.",
-        reg_country: "US",
-        v4: &[(3, 208, 0, 0, 12), (54, 80, 0, 0, 13), (44, 192, 0, 0, 11)],
-        v6: None,
-        locs: &[&US_ASHBURN],
-        servers: &["nginx", "Apache", "awselb/2.0", "nginx/1.24.0", "envoy"],
-        ptr: "ec2-{a}-{b}-{c}-{d}.compute-1.amazonaws.com",
-        issuers: &["Amazon RSA 2048 M02", "Amazon RSA 2048 M03", "R11"],
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "aws-eu",
-        asn: 16509,
-        asnname: "AMAZON-02, US",
-        org: "Amazon.com, Inc.",
-        reg_country: "US",
-        v4: &[(3, 120, 0, 0, 14), (18, 184, 0, 0, 15), (52, 57, 0, 0, 16)],
-        v6: None,
-        locs: &[&DE_FRANKFURT, &IE_DUBLIN],
-        servers: &["nginx", "Apache", "awselb/2.0", "AmazonS3"],
-        ptr: "ec2-{a}-{b}-{c}-{d}.eu-central-1.compute.amazonaws.com",
-        issuers: &["Amazon RSA 2048 M02", "Amazon RSA 2048 M01", "R10"],
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "cloudfront",
-        asn: 16509,
-        asnname: "AMAZON-02, US",
-        org: "Amazon.com, Inc.",
-        reg_country: "US",
-        v4: &[(13, 32, 0, 0, 15), (18, 160, 0, 0, 15), (108, 156, 0, 0, 14)],
-        v6: None,
-        locs: &[&US_SEATTLE, &DE_FRANKFURT],
-        servers: &["AmazonS3", "CloudFront", "Server"],
-        ptr: "server-{a}-{b}-{c}-{d}.fra56.r.cloudfront.net",
-        issuers: &["Amazon RSA 2048 M02", "Amazon RSA 2048 M03"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "google",
-        asn: 15169,
-        asnname: "GOOGLE, US",
-        org: "Google LLC",
-        reg_country: "US",
-        v4: &[(142, 250, 0, 0, 15), (172, 217, 0, 0, 16), (216, 58, 192, 0, 19)],
-        v6: Some(("2a00:1450:4001:8{1}{1}::20{2}", "2a00:1450:4001::/48")),
-        locs: &[&US_MTV],
-        servers: &["gws", "ESF", "sffe"],
-        ptr: "sfo{n}s{n}-in-f{n}.1e100.net",
-        issuers: &["WR2", "WE2"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "gcp",
-        asn: 396982,
-        asnname: "GOOGLE-CLOUD-PLATFORM, US",
-        org: "Google LLC",
-        reg_country: "US",
-        v4: &[(34, 96, 0, 0, 14), (35, 184, 0, 0, 13), (34, 120, 0, 0, 14)],
-        v6: None,
-        locs: &[&US_COUNCIL_BLUFFS, &BE_GHISLAIN],
-        servers: &["Google Frontend", "nginx", "envoy"],
-        ptr: "{d}.{c}.{b}.{a}.bc.googleusercontent.com",
-        issuers: &["WR3", "R11", "E6"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "microsoft",
-        asn: 8075,
-        asnname: "MICROSOFT-CORP-MSN-AS-BLOCK, US",
-        org: "Microsoft Corporation",
-        reg_country: "US",
-        v4: &[(13, 107, 0, 0, 16), (20, 36, 0, 0, 14), (40, 112, 0, 0, 13)],
-        v6: None,
-        locs: &[&US_SEATTLE, &NL_AMSTERDAM],
-        servers: &["Microsoft-IIS/10.0", "Kestrel", "Microsoft-HTTPAPI/2.0"],
-        ptr: "",
-        issuers: &[
-            "Microsoft Azure RSA TLS Issuing CA 04",
-            "Microsoft Azure RSA TLS Issuing CA 08",
-        ],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "fastly",
-        asn: 54113,
-        asnname: "FASTLY, US",
-        org: "Fastly, Inc.",
-        reg_country: "US",
-        v4: &[(151, 101, 0, 0, 16), (146, 75, 0, 0, 16)],
-        v6: Some(("2a04:4e42:{1}::{4}", "2a04:4e42::/32")),
-        locs: &[&US_SF, &DE_FRANKFURT],
-        servers: &["nginx", "Varnish", "ATS", "envoy"],
-        ptr: "",
-        issuers: &[
-            "GlobalSign Atlas R3 DV TLS CA 2025 Q1",
-            "Certainly Intermediate R1",
-            "R11",
-        ],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "akamai",
-        asn: 20940,
-        asnname: "AKAMAI-ASN1, NL",
-        org: "Akamai International B.V.",
-        reg_country: "NL",
-        v4: &[(23, 32, 0, 0, 11), (2, 16, 0, 0, 13), (104, 64, 0, 0, 10)],
-        v6: None,
-        locs: &[&NL_AMSTERDAM, &DE_FRANKFURT, &US_BOSTON],
-        servers: &["AkamaiGHost", "Apache", "AkamaiNetStorage"],
-        ptr: "a{a}-{b}-{c}-{d}.deploy.static.akamaitechnologies.com",
-        issuers: &[
-            "DigiCert Global G2 TLS RSA SHA256 2020 CA1",
-            "DigiCert EV RSA CA G2",
-        ],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "hetzner",
-        asn: 24940,
-        asnname: "HETZNER-AS, DE",
-        org: "Hetzner Online GmbH",
-        reg_country: "DE",
-        v4: &[(88, 198, 0, 0, 16), (116, 202, 0, 0, 16), (5, 9, 0, 0, 16), (65, 21, 0, 0, 16)],
-        v6: None,
-        locs: &[&DE_FALKENSTEIN, &DE_NUREMBERG, &FI_HELSINKI],
-        servers: &["nginx", "Apache/2.4.62 (Debian)", "nginx/1.22.1", "Apache"],
-        ptr: "static.{d}.{c}.{b}.{a}.clients.your-server.de",
-        issuers: LE,
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "ovh",
-        asn: 16276,
-        asnname: "OVH, FR",
-        org: "OVH SAS",
-        reg_country: "FR",
-        v4: &[(51, 75, 0, 0, 16), (51, 91, 0, 0, 16), (137, 74, 0, 0, 16), (54, 36, 0, 0, 16)],
-        v6: None,
-        locs: &[&FR_ROUBAIX, &FR_GRAVELINES, &CA_BEAUHARNOIS],
-        servers: &["Apache", "nginx", "Apache/2.4.57 (Debian)"],
-        ptr: "ip{d}.ip-{a}-{b}-{c}.eu",
-        issuers: LE,
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "digitalocean",
-        asn: 14061,
-        asnname: "DIGITALOCEAN-ASN, US",
-        org: "DigitalOcean, LLC",
-        reg_country: "US",
-        v4: &[(159, 89, 0, 0, 16), (167, 99, 0, 0, 16), (134, 209, 0, 0, 16), (64, 225, 0, 0, 16)],
-        v6: None,
-        locs: &[&US_CLIFTON, &DE_FRANKFURT, &NL_AMSTERDAM, &GB_LONDON, &SG_SINGAPORE],
-        servers: &["nginx/1.18.0 (Ubuntu)", "Apache/2.4.41 (Ubuntu)", "nginx", "Caddy"],
-        ptr: "",
-        issuers: LE,
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "linode",
-        asn: 63949,
-        asnname: "AKAMAI-LINODE-AP Akamai Connected Cloud, SG",
-        org: "Akamai Connected Cloud",
-        reg_country: "SG",
-        v4: &[(172, 104, 0, 0, 15), (139, 162, 0, 0, 16), (45, 79, 0, 0, 16)],
-        v6: None,
-        locs: &[&US_NEWARK, &DE_FRANKFURT, &JP_TOKYO],
-        servers: &["nginx", "Apache/2.4.58 (Ubuntu)"],
-        ptr: "{a}-{b}-{c}-{d}.ip.linodeusercontent.com",
-        issuers: LE,
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "namecheap",
-        asn: 22612,
-        asnname: "NAMECHEAP-NET, US",
-        org: "Namecheap, Inc.",
-        reg_country: "US",
-        v4: &[(198, 54, 112, 0, 20), (162, 0, 208, 0, 20), (68, 65, 120, 0, 21)],
-        v6: None,
-        locs: &[&US_PHOENIX, &US_ATLANTA],
-        servers: &["LiteSpeed"],
-        ptr: "server{n}-{n}.web-hosting.com",
-        issuers: &["Sectigo RSA Domain Validation Secure Server CA", "R11"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "godaddy",
-        asn: 26496,
-        asnname: "AS-26496-GO-DADDY-COM-LLC, US",
-        org: "GoDaddy.com, LLC",
-        reg_country: "US",
-        v4: &[(160, 153, 0, 0, 16), (198, 71, 224, 0, 20), (184, 168, 0, 0, 16)],
-        v6: None,
-        locs: &[&US_SCOTTSDALE, &US_ASHBURN],
-        servers: &["Apache", "Microsoft-IIS/10.0", "nginx"],
-        ptr: "ip-{a}-{b}-{c}-{d}.ip.secureserver.net",
-        issuers: &[
-            "Go Daddy Secure Certificate Authority - G2",
-            "Starfield Secure Certificate Authority - G2",
-        ],
-        protocols: &["http/1.1", "h2"],
-    },
-    Provider {
-        key: "hostinger",
-        asn: 47583,
-        asnname: "AS-HOSTINGER, CY",
-        org: "Hostinger International Limited",
-        reg_country: "CY",
-        v4: &[(185, 224, 136, 0, 22), (153, 92, 0, 0, 16), (31, 170, 160, 0, 20)],
-        v6: None,
-        locs: &[&LT_VILNIUS, &US_BOSTON, &NL_AMSTERDAM],
-        servers: &["LiteSpeed", "hcdn"],
-        ptr: "",
-        issuers: &["E6", "R11", "Sectigo RSA Domain Validation Secure Server CA"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "contabo",
-        asn: 51167,
-        asnname: "CONTABO, DE",
-        org: "Contabo GmbH",
-        reg_country: "DE",
-        v4: &[(62, 171, 128, 0, 17), (173, 212, 192, 0, 18), (161, 97, 64, 0, 18)],
-        v6: None,
-        locs: &[&DE_NUREMBERG, &DE_KARLSRUHE],
-        servers: &["nginx", "Apache/2.4.52 (Ubuntu)", "nginx/1.18.0 (Ubuntu)"],
-        ptr: "vmi{N}.contaboserver.net",
-        issuers: LE,
-        protocols: &["http/1.1", "h2"],
-    },
-    Provider {
-        key: "vultr",
-        asn: 20473,
-        asnname: "AS-CHOOPA, US",
-        org: "The Constant Company, LLC",
-        reg_country: "US",
-        v4: &[(45, 32, 0, 0, 16), (45, 76, 0, 0, 16), (149, 28, 0, 0, 16), (108, 61, 0, 0, 16)],
-        v6: None,
-        locs: &[&US_PISCATAWAY, &DE_FRANKFURT, &JP_TOKYO],
-        servers: &["nginx", "Apache"],
-        ptr: "{a}.{b}.{c}.{d}.vultrusercontent.com",
-        issuers: LE,
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "alibaba",
-        asn: 45102,
-        asnname: "ALIBABA-CN-NET Alibaba US Technology Co., Ltd., CN",
-        org: "Alibaba (US) Technology Co., Ltd.",
-        reg_country: "CN",
-        v4: &[(47, 74, 0, 0, 15), (8, 209, 64, 0, 18), (47, 88, 0, 0, 14)],
-        v6: None,
-        locs: &[&SG_SINGAPORE, &HK_HONGKONG, &US_SF],
-        servers: &["Tengine", "nginx"],
-        ptr: "",
-        issuers: &["Encryption Everywhere DV TLS CA - G2", "R11"],
-        protocols: &["http/1.1", "h2"],
-    },
-    Provider {
-        key: "tencent",
-        asn: 132203,
-        asnname: "TENCENT-NET-AP-CN Tencent Building, Kejizhongyi Avenue, CN",
-        org: "Tencent Building, Kejizhongyi Avenue",
-        reg_country: "CN",
-        v4: &[(43, 128, 0, 0, 14), (119, 28, 0, 0, 16)],
-        v6: None,
-        locs: &[&SG_SINGAPORE, &HK_HONGKONG],
-        servers: &["nginx"],
-        ptr: "",
-        issuers: &["TrustAsia RSA DV TLS CA G2", "R10"],
-        protocols: &["http/1.1", "h2"],
-    },
-    Provider {
-        key: "ionos",
-        asn: 8560,
-        asnname: "IONOS-AS This is the joint network for IONOS, Fasthosts, Arsys, 1&1 Mail and Media and 1&1 Telecom. Hosted within AS8560, DE",
-        org: "IONOS SE",
-        reg_country: "DE",
-        v4: &[(217, 160, 0, 0, 16), (82, 165, 0, 0, 16), (212, 227, 0, 0, 16)],
-        v6: None,
-        locs: &[&DE_KARLSRUHE, &DE_NONE],
-        servers: &["Apache", "nginx"],
-        ptr: "",
-        issuers: &["Encryption Everywhere DV TLS CA - G2", "R11", "R10"],
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "leaseweb",
-        asn: 60781,
-        asnname: "LEASEWEB-NL-AMS-01 Netherlands, NL",
-        org: "LeaseWeb Netherlands B.V.",
-        reg_country: "NL",
-        v4: &[(95, 211, 0, 0, 16), (5, 79, 64, 0, 18), (37, 48, 64, 0, 18)],
-        v6: None,
-        locs: &[&NL_AMSTERDAM],
-        servers: &["nginx", "Apache"],
-        ptr: "hosted-by.leaseweb.com",
-        issuers: LE,
-        protocols: &["h2", "http/1.1"],
-    },
-    Provider {
-        key: "automattic",
-        asn: 2635,
-        asnname: "AUTOMATTIC, US",
-        org: "Automattic, Inc",
-        reg_country: "US",
-        v4: &[(192, 0, 64, 0, 18)],
-        v6: None,
-        locs: &[&US_SF, &NL_AMSTERDAM],
-        servers: &["nginx"],
-        ptr: "",
-        issuers: &["E6", "R11"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "github",
-        asn: 36459,
-        asnname: "GITHUB, US",
-        org: "GitHub, Inc.",
-        reg_country: "US",
-        v4: &[(140, 82, 112, 0, 20)],
-        v6: None,
-        locs: &[&US_SF, &DE_FRANKFURT],
-        servers: &["GitHub.com"],
-        ptr: "lb-{a}-{b}-{c}-{d}-fra.github.com",
-        issuers: &["Sectigo ECC Domain Validation Secure Server CA"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "wikimedia",
-        asn: 14907,
-        asnname: "WIKIMEDIA, US",
-        org: "Wikimedia Foundation Inc.",
-        reg_country: "US",
-        v4: &[(185, 15, 59, 0, 24), (208, 80, 154, 0, 23)],
-        v6: None,
-        locs: &[&NL_AMSTERDAM, &US_ASHBURN],
-        servers: &["ATS/9.2.9", "mw-web.eqiad.main-7d9f8c6d5-xk2pq"],
-        ptr: "text-lb.esams.wikimedia.org",
-        issuers: &["DigiCert TLS Hybrid ECC SHA384 2020 CA1", "E6"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "facebook",
-        asn: 32934,
-        asnname: "FACEBOOK, US",
-        org: "Meta Platforms, Inc.",
-        reg_country: "US",
-        v4: &[(157, 240, 0, 0, 16), (31, 13, 64, 0, 18)],
-        v6: Some(("2a03:2880:f1{2}:{2}:face:b00c:0:{4}", "2a03:2880::/32")),
-        locs: &[&DE_FRANKFURT, &US_SF],
-        servers: &["proxygen-bolt"],
-        ptr: "edge-star-mini-shv-0{n}-fra5.facebook.com",
-        issuers: &["DigiCert Global G2 TLS RSA SHA256 2020 CA1"],
-        protocols: &["h2", "h3"],
-    },
-    Provider {
-        key: "twitter",
-        asn: 13414,
-        asnname: "TWITTER, US",
-        org: "Twitter Inc.",
-        reg_country: "US",
-        v4: &[(104, 244, 40, 0, 21)],
-        v6: None,
-        locs: &[&US_SF],
-        servers: &["envoy"],
-        ptr: "",
-        issuers: &["DigiCert Global G2 TLS RSA SHA256 2020 CA1"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "apple",
-        asn: 714,
-        asnname: "APPLE-ENGINEERING, US",
-        org: "Apple Inc.",
-        reg_country: "US",
-        v4: &[(17, 253, 0, 0, 16), (17, 250, 0, 0, 16)],
-        v6: None,
-        locs: &[&US_CUPERTINO],
-        servers: &["Apple", "AppleHttpServer/8f14b3a"],
-        ptr: "",
-        issuers: &["Apple Public EV Server RSA CA 2 - G1"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "yandex",
-        asn: 13238,
-        asnname: "YANDEX, RU",
-        org: "YANDEX LLC",
-        reg_country: "RU",
-        v4: &[(5, 255, 255, 0, 24), (77, 88, 0, 0, 18)],
-        v6: None,
-        locs: &[&RU_MOSCOW],
-        servers: &["nginx"],
-        ptr: "yandex.ru",
-        issuers: &["GlobalSign GCC R6 AlphaSSL CA 2023"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "sakura",
-        asn: 9371,
-        asnname: "SAKURA-C SAKURA Internet Inc., JP",
-        org: "SAKURA Internet Inc.",
-        reg_country: "JP",
-        v4: &[(153, 127, 0, 0, 16), (163, 43, 0, 0, 16)],
-        v6: None,
-        locs: &[&JP_OSAKA, &JP_TOKYO],
-        servers: &["Apache", "nginx"],
-        ptr: "www{n}.sakura.ne.jp",
-        issuers: &["R11", "JPRS Domain Validation Authority - G4"],
-        protocols: &["http/1.1", "h2"],
-    },
-    Provider {
-        key: "wix",
-        asn: 58182,
-        asnname: "WIX_COM, IL",
-        org: "Wix.com Ltd.",
-        reg_country: "IL",
-        v4: &[(185, 230, 60, 0, 22), (34, 149, 87, 0, 24)],
-        v6: None,
-        locs: &[&IL_TELAVIV, &US_ASHBURN],
-        servers: &["Pepyaka"],
-        ptr: "",
-        issuers: &["GTS CA 1P5", "WR3"],
-        protocols: &["h2"],
-    },
-    Provider {
-        key: "telegram",
-        asn: 62041,
-        asnname: "TELEGRAM, GB",
-        org: "Telegram Messenger Inc",
-        reg_country: "GB",
-        v4: &[(149, 154, 160, 0, 20)],
-        v6: None,
-        locs: &[&GB_LONDON, &NL_AMSTERDAM],
-        servers: &["nginx/1.18.0"],
-        ptr: "",
-        issuers: &["Go Daddy Secure Certificate Authority - G2"],
-        protocols: &["h2"],
-    },
-];
+pub static PROVIDERS: Table<Provider> = LazyLock::new(|| {
+    const FILE: &str = "providers.tsv";
+    let block = |cidr: &str| -> (u8, u8, u8, u8, u8) {
+        let (addr, len) = cidr.split_once('/').unwrap_or((cidr, ""));
+        let [a, b, c, d] = num::<std::net::Ipv4Addr>(FILE, addr).octets();
+        (a, b, c, d, num(FILE, len))
+    };
+    let loc = |key: &str| -> &'static Loc {
+        let all: &'static [Loc] = &LOCATIONS;
+        all.iter()
+            .find(|l| l.key == key)
+            .unwrap_or_else(|| panic!("{FILE}: unknown location {key:?}"))
+    };
+    rows(FILE, include_str!("words/providers.tsv"))
+        .into_iter()
+        .map(
+            |[key, asn, asnname, org, reg_country, v4, v6, v6_route, locs, servers, ptr, issuers, protocols]| Provider {
+                key,
+                asn: num(FILE, asn),
+                asnname,
+                org,
+                reg_country,
+                v4: v4.split(' ').map(block).collect(),
+                v6: (!v6.is_empty()).then_some((v6, v6_route)),
+                locs: locs.split(' ').map(loc).collect(),
+                servers: items(servers),
+                ptr,
+                issuers: items(issuers),
+                protocols: items(protocols),
+            },
+        )
+        .collect()
+});
 
 /// Kind of resource a request fetches; decides CDP type, MIME type and body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1083,22 +338,13 @@ pub const THIRD_PARTIES: &[ThirdParty] = &[
 ];
 
 /// Generic third-party services ordinary sites pick from, with weights.
-pub const GENERIC_THIRD_PARTIES: &[(&str, u32)] = &[
-    ("google-fonts", 30),
-    ("gtm", 30),
-    ("ga", 15),
-    ("cdnjs", 12),
-    ("jsdelivr", 10),
-    ("jquery-cdn", 6),
-    ("google-ajax", 5),
-    ("fb-pixel", 8),
-    ("cf-insights", 6),
-    ("hotjar", 4),
-    ("onetrust", 5),
-    ("stripe", 3),
-    ("unpkg", 3),
-    ("doubleclick", 3),
-];
+pub static GENERIC_THIRD_PARTIES: Table<(&'static str, u32)> = LazyLock::new(|| {
+    const FILE: &str = "generic_third_parties.tsv";
+    rows(FILE, include_str!("words/generic_third_parties.tsv"))
+        .into_iter()
+        .map(|[key, weight]| (key, num(FILE, weight)))
+        .collect()
+});
 
 /// A site every analyst recognises; scans of it look like the real thing.
 pub struct KnownSite {
@@ -1381,19 +627,12 @@ pub const KNOWN_SITES: &[KnownSite] = &[
 
 /// Known redirectors: `(host, target apex)`; an empty target means a URL
 /// shortener whose destination is derived from the path.
-pub const REDIRECTORS: &[(&str, &str)] = &[
-    ("twitter.com", "x.com"),
-    ("www.twitter.com", "x.com"),
-    ("fb.com", "facebook.com"),
-    ("youtu.be", "youtube.com"),
-    ("bit.ly", ""),
-    ("t.co", ""),
-    ("tinyurl.com", ""),
-    ("ow.ly", ""),
-    ("is.gd", ""),
-    ("cutt.ly", ""),
-    ("rebrand.ly", ""),
-];
+pub static REDIRECTORS: Table<(&'static str, &'static str)> = LazyLock::new(|| {
+    rows("redirectors.tsv", include_str!("words/redirectors.tsv"))
+        .into_iter()
+        .map(|[host, target]| (host, target))
+        .collect()
+});
 
 /// A brand phishing pages impersonate.
 pub struct Brand {
@@ -1722,637 +961,162 @@ pub const BRANDS: &[Brand] = &[
     },
 ];
 
-/// Words that, glued to a brand name, make a typical phishing host or path.
-pub const PHISH_WORDS: &[&str] = &[
-    "login",
-    "log",
-    "signin",
-    "sign",
-    "secure",
-    "security",
-    "verify",
-    "verification",
-    "account",
-    "accounts",
-    "update",
-    "support",
-    "service",
-    "services",
-    "help",
-    "online",
-    "web",
-    "my",
-    "id",
-    "auth",
-    "authentication",
-    "billing",
-    "wallet",
-    "confirm",
-    "unlock",
-    "recovery",
-    "restore",
-    "validation",
-    "session",
-    "portal",
-    "access",
-    "customer",
-    "center",
-    "alert",
-    "notice",
-    "team",
-    "mail",
-    "payment",
-    "pay",
-    "invoice",
-    "app",
-    "official",
-    "check",
-    "case",
-    "review",
-    "resolution",
-    "limited",
-    "claim",
-    "reward",
-    "refund",
-    "delivery",
-    "tracking",
-    "parcel",
-    "package",
-    "connect",
-    "docs",
-    "file",
-    "share",
-    "cloud",
-    "drive",
-    "sso",
-    "mfa",
-    "client",
-    "user",
-    "info",
-    "profile",
-    "us",
-    "en",
-    "www",
-    "safe",
-    "sec",
-    "center",
-    "desk",
-];
-
-/// Shared hosting / platform suffixes: (suffix, provider, server).
-pub const HOSTING_SUFFIXES: &[(&str, &str, &str)] = &[
-    ("web.app", "google", "Google Frontend"),
-    ("firebaseapp.com", "google", "Google Frontend"),
-    ("appspot.com", "google", "Google Frontend"),
-    ("blogspot.com", "google", "GSE"),
-    ("pages.dev", "cloudflare", "cloudflare"),
-    ("workers.dev", "cloudflare", "cloudflare"),
-    ("r2.dev", "cloudflare", "cloudflare"),
-    ("netlify.app", "aws-us", "Netlify"),
-    ("vercel.app", "aws-us", "Vercel"),
-    ("github.io", "fastly", "GitHub.com"),
-    ("weebly.com", "cloudflare", "cloudflare"),
-    ("wixsite.com", "wix", "Pepyaka"),
-    ("000webhostapp.com", "hostinger", "awex"),
-    ("glitch.me", "aws-us", "nginx"),
-    ("duckdns.org", "vultr", "nginx"),
-    ("herokuapp.com", "aws-us", "Cowboy"),
-    ("azurewebsites.net", "microsoft", "Microsoft-IIS/10.0"),
-    ("ngrok-free.app", "aws-eu", "ngrok"),
-];
-
-/// Multi-label public suffixes, so that apex domains come out right.
-pub const MULTI_SUFFIXES: &[&str] = &[
-    "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "com.au", "net.au", "org.au", "co.jp", "ne.jp",
-    "or.jp", "com.br", "com.cn", "co.in", "co.nz", "co.za", "com.mx", "com.tr", "com.sg", "com.hk",
-    "co.kr", "com.ar", "com.tw", "co.id", "com.my", "com.ph", "com.vn", "com.ua", "com.pl",
-    "co.il",
-];
-
-pub const ADJECTIVES: &[&str] = &[
-    "blue", "green", "red", "silver", "golden", "bright", "quiet", "rapid", "smart", "happy",
-    "urban", "rustic", "modern", "little", "grand", "royal", "wild", "sunny", "clear", "bold",
-    "fresh", "swift", "true", "north", "south", "east", "west", "coastal", "alpine", "prime",
-    "pure", "simple", "open", "global", "local", "digital", "creative", "noble", "lucky", "clever",
-    "crimson", "amber", "ivory", "velvet", "hidden", "secret", "ancient", "cosmic", "electric",
-    "lunar", "solar", "misty", "stone", "iron", "copper", "cedar", "maple", "oak", "pine",
-    "willow",
-];
-
-pub const NOUNS: &[&str] = &[
-    "river", "mountain", "canyon", "harbor", "meadow", "forest", "valley", "garden", "bridge",
-    "tower", "bakery", "kitchen", "studio", "works", "labs", "media", "press", "journal", "market",
-    "supply", "design", "digital", "travel", "coffee", "tea", "books", "games", "sports",
-    "fitness", "health", "dental", "clinic", "law", "finance", "capital", "ventures", "realty",
-    "homes", "auto", "motors", "pixel", "cloud", "code", "data", "stack", "forge", "hub", "nest",
-    "den", "loft", "fox", "owl", "bear", "wolf", "hawk", "falcon", "otter", "panda", "tiger",
-    "lion", "lake", "island", "coast", "field", "hill", "peak", "trail", "path", "road", "street",
-    "craft", "print", "photo", "film", "music", "radio", "news", "report", "guide", "review",
-];
-
-pub const BUSINESS_SUFFIXES: &[&str] = &[
-    "shop", "store", "online", "group", "co", "hq", "app", "io", "blog", "news", "hub", "now",
-];
-
-pub const SURNAMES: &[&str] = &[
-    "miller", "schmidt", "garcia", "martin", "rossi", "dubois", "jansen", "tanaka", "kowalski",
-    "silva", "novak", "larsen", "weber", "fischer", "moreau", "bianchi", "smith", "johnson",
-    "brown", "taylor",
-];
-
-/// Benign TLDs with weights, and the language a site on them uses.
-pub const TLDS: &[(&str, u32, &str)] = &[
-    ("com", 50, "en"),
-    ("net", 7, "en"),
-    ("org", 7, "en"),
-    ("io", 5, "en"),
-    ("de", 7, "de"),
-    ("co.uk", 4, "en"),
-    ("fr", 3, "fr"),
-    ("nl", 3, "nl"),
-    ("es", 2, "es"),
-    ("it", 2, "it"),
-    ("com.au", 2, "en"),
-    ("ca", 2, "en"),
-    ("co", 1, "en"),
-    ("dev", 1, "en"),
-    ("app", 1, "en"),
-    ("jp", 2, "ja"),
-    ("com.br", 1, "pt"),
-    ("pl", 1, "pl"),
-    ("ch", 1, "de"),
-    ("at", 1, "de"),
-];
-
-/// TLDs favoured by throwaway phishing registrations.
-pub const BAD_TLDS: &[&str] = &[
-    "xyz", "top", "online", "site", "info", "live", "click", "shop", "icu", "buzz", "support",
-    "com", "net", "cc", "vip", "app", "me", "co",
-];
-
-pub const SUBDOMAINS: &[&str] = &[
-    "www", "www", "www", "blog", "shop", "app", "docs", "news", "mail", "support", "store", "dev",
-    "portal", "my", "help", "en", "m",
-];
-
-pub const PATH_WORDS: &[&str] = &[
-    "about",
-    "contact",
-    "services",
-    "products",
-    "pricing",
-    "blog",
-    "news",
-    "careers",
-    "team",
-    "support",
-    "faq",
-    "docs",
-    "guides",
-    "features",
-    "events",
-    "gallery",
-    "shop",
-    "catalog",
-    "collections",
-    "press",
-    "partners",
-    "resources",
-    "downloads",
-    "community",
-    "projects",
-];
-
-pub const SLUG_WORDS: &[&str] = &[
-    "how",
-    "to",
-    "the",
-    "best",
-    "guide",
-    "new",
-    "tips",
-    "for",
-    "your",
-    "first",
-    "year",
-    "review",
-    "update",
-    "release",
-    "notes",
-    "summer",
-    "winter",
-    "sale",
-    "top",
-    "ten",
-    "ways",
-    "build",
-    "better",
-    "home",
-    "recipe",
-    "easy",
-    "quick",
-    "complete",
-    "introduction",
-    "why",
-    "what",
-    "changed",
-    "in",
-    "our",
-    "process",
-    "team",
-    "story",
-    "launch",
-    "announcing",
-    "version",
-];
-
-/// Words for page body text.
-pub const TEXT_WORDS: &[&str] = &[
-    "we",
-    "build",
-    "reliable",
-    "products",
-    "for",
-    "people",
-    "who",
-    "care",
-    "about",
-    "quality",
-    "our",
-    "team",
-    "has",
-    "been",
-    "serving",
-    "customers",
-    "since",
-    "with",
-    "a",
-    "focus",
-    "on",
-    "service",
-    "and",
-    "value",
-    "every",
-    "project",
-    "starts",
-    "conversation",
-    "learn",
-    "more",
-    "latest",
-    "news",
-    "from",
-    "community",
-    "discover",
-    "how",
-    "help",
-    "you",
-    "grow",
-    "business",
-    "simple",
-    "pricing",
-    "no",
-    "hidden",
-    "fees",
-    "get",
-    "started",
-    "today",
-    "free",
-    "trial",
-    "trusted",
-    "by",
-    "thousands",
-    "of",
-    "teams",
-    "around",
-    "the",
-    "world",
-    "fast",
-    "secure",
-    "support",
-    "available",
-    "all",
-    "week",
-    "read",
-    "stories",
-    "local",
-    "made",
-    "fresh",
-    "daily",
-    "open",
-    "source",
-    "tools",
-    "designed",
-    "to",
-    "work",
-    "together",
-    "update",
-    "your",
-    "account",
-];
-
-pub const TAGLINES: &[&str] = &[
-    "Home",
-    "Official Website",
-    "Welcome",
-    "Quality you can trust",
-    "Fresh ideas, delivered",
-    "Your partner for growth",
-    "Made with care",
-    "News and updates",
-    "Shop online",
-    "Modern solutions for modern teams",
-    "Get started today",
-    "Since 1998",
-    "Blog",
-];
-
-pub const NAV_LABELS: &[(&str, &[&str])] = &[
-    ("en", &["Home", "About", "Services", "Blog", "Contact"]),
-    (
-        "de",
-        &["Startseite", "Über uns", "Leistungen", "Blog", "Kontakt"],
-    ),
-    (
-        "fr",
-        &["Accueil", "À propos", "Services", "Blog", "Contact"],
-    ),
-    ("nl", &["Home", "Over ons", "Diensten", "Blog", "Contact"]),
-    (
-        "es",
-        &["Inicio", "Nosotros", "Servicios", "Blog", "Contacto"],
-    ),
-    ("it", &["Home", "Chi siamo", "Servizi", "Blog", "Contatti"]),
-    ("pt", &["Início", "Sobre", "Serviços", "Blog", "Contato"]),
-    ("pl", &["Start", "O nas", "Usługi", "Blog", "Kontakt"]),
-    (
-        "ja",
-        &["ホーム", "会社概要", "サービス", "ブログ", "お問い合わせ"],
-    ),
-];
-
-pub const FONTS: &[&str] = &[
-    "Roboto",
-    "Open+Sans",
-    "Lato",
-    "Montserrat",
-    "Poppins",
-    "Inter",
-    "Source+Sans+3",
-    "Nunito",
-];
-
-pub const WP_THEMES: &[&str] = &[
-    "astra",
-    "generatepress",
-    "hello-elementor",
-    "twentytwentyfour",
-    "oceanwp",
-    "kadence",
-    "divi",
-];
-
-pub const WP_PLUGINS: &[&str] = &[
-    "contact-form-7",
-    "elementor",
-    "woocommerce",
-    "wordpress-seo",
-    "wpforms-lite",
-    "jetpack",
-];
-
-/// Scanner countries with weights (lowercase, as the API takes them).
-pub const SCAN_COUNTRIES: &[(&str, u32)] = &[
-    ("us", 35),
-    ("de", 18),
-    ("gb", 8),
-    ("nl", 6),
-    ("fr", 5),
-    ("jp", 5),
-    ("sg", 4),
-    ("au", 3),
-    ("ca", 3),
-    ("in", 3),
-    ("br", 2),
-    ("se", 2),
-    ("ch", 2),
-    ("it", 2),
-    ("es", 2),
-];
-
-/// Accept-Language values per scanner country.
-pub const ACCEPT_LANGUAGES: &[(&str, &str)] = &[
-    ("de", "de-DE,de;q=0.9"),
-    ("fr", "fr-FR,fr;q=0.9"),
-    ("nl", "nl-NL,nl;q=0.9"),
-    ("jp", "ja-JP,ja;q=0.9"),
-    ("br", "pt-BR,pt;q=0.9"),
-    ("se", "sv-SE,sv;q=0.9"),
-    ("ch", "de-CH,de;q=0.9"),
-    ("it", "it-IT,it;q=0.9"),
-    ("es", "es-ES,es;q=0.9"),
-    ("gb", "en-GB,en;q=0.9"),
-    ("au", "en-AU,en;q=0.9"),
-];
-
-/// User agents submitters sometimes pick instead of the default.
-pub const CUSTOM_USER_AGENTS: &[&str] = &[
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
-    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15",
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:126.0) Gecko/20100101 Firefox/126.0",
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.6422.113 Mobile Safari/537.36",
-    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
-];
-
-/// Certificate Transparency logs named in SCT lists (`{y}` is the year).
-pub const CT_LOGS: &[&str] = &[
-    "Google 'Argon{y}' log",
-    "Google 'Xenon{y}' log",
-    "Let's Encrypt 'Oak{y}h1'",
-    "Cloudflare 'Nimbus{y}'",
-    "DigiCert 'Wyvern{y}h1' Log",
-    "Sectigo 'Elephant{y}h1'",
-];
-
-/// A Wappalyzer-style technology record: (app, [(category, priority, group)], website).
-pub type AppRecord = (
-    &'static str,
-    &'static [(&'static str, i64, i64)],
-    &'static str,
+word_list!(
+    /// Words that, glued to a brand name, make a typical phishing host or path.
+    PHISH_WORDS,
+    "phish_words.txt"
 );
 
-pub const APPS: &[AppRecord] = &[
-    (
-        "Nginx",
-        &[("Web servers", 8, 7), ("Reverse proxies", 9, 7)],
-        "https://nginx.org/en",
-    ),
-    (
-        "Apache HTTP Server",
-        &[("Web servers", 8, 7)],
-        "https://httpd.apache.org/",
-    ),
-    (
-        "LiteSpeed",
-        &[("Web servers", 8, 7)],
-        "https://litespeedtech.com",
-    ),
-    ("IIS", &[("Web servers", 8, 7)], "https://www.iis.net"),
-    ("Cloudflare", &[("CDN", 9, 7)], "https://www.cloudflare.com"),
-    (
-        "Amazon CloudFront",
-        &[("CDN", 9, 7)],
-        "https://aws.amazon.com/cloudfront/",
-    ),
-    ("Amazon S3", &[("CDN", 9, 7)], "https://aws.amazon.com/s3/"),
-    ("Akamai", &[("CDN", 9, 7)], "https://akamai.com"),
-    ("Fastly", &[("CDN", 9, 7)], "https://www.fastly.com"),
-    (
-        "Varnish",
-        &[("Caching", 7, 7)],
-        "https://www.varnish-cache.org",
-    ),
-    (
-        "Google Web Server",
-        &[("Web servers", 8, 7)],
-        "https://en.wikipedia.org/wiki/Google_Web_Server",
-    ),
-    (
-        "jQuery",
-        &[("JavaScript libraries", 8, 9)],
-        "https://jquery.com",
-    ),
-    (
-        "Bootstrap",
-        &[("UI frameworks", 8, 9)],
-        "https://getbootstrap.com",
-    ),
-    (
-        "Swiper",
-        &[("JavaScript libraries", 8, 9)],
-        "https://swiperjs.com",
-    ),
-    (
-        "Google Tag Manager",
-        &[("Tag managers", 9, 10)],
-        "https://www.google.com/tagmanager",
-    ),
-    (
-        "Google Analytics",
-        &[("Analytics", 9, 10)],
-        "https://google.com/analytics",
-    ),
-    (
-        "Google Ads",
-        &[("Advertising", 9, 6)],
-        "https://ads.google.com",
-    ),
-    (
-        "Google Font API",
-        &[("Font scripts", 9, 17)],
-        "https://google.com/fonts",
-    ),
-    (
-        "Font Awesome",
-        &[("Font scripts", 9, 17)],
-        "https://fontawesome.com/",
-    ),
-    (
-        "Facebook Pixel",
-        &[("Analytics", 9, 10)],
-        "https://facebook.com",
-    ),
-    (
-        "Cloudflare Browser Insights",
-        &[("Analytics", 9, 10)],
-        "https://www.cloudflare.com",
-    ),
-    ("Hotjar", &[("Analytics", 9, 10)], "https://www.hotjar.com"),
-    (
-        "OneTrust",
-        &[("Cookie compliance", 9, 5)],
-        "https://www.onetrust.com",
-    ),
-    (
-        "Stripe",
-        &[("Payment processors", 8, 6)],
-        "https://stripe.com",
-    ),
-    ("Shopify", &[("Ecommerce", 1, 6)], "https://shopify.com"),
-    (
-        "WordPress",
-        &[("CMS", 1, 3), ("Blogs", 1, 3)],
-        "https://wordpress.org",
-    ),
-    ("PHP", &[("Programming languages", 5, 9)], "https://php.net"),
-    (
-        "Next.js",
-        &[("JavaScript frameworks", 8, 9), ("Web frameworks", 7, 9)],
-        "https://nextjs.org",
-    ),
-    (
-        "React",
-        &[("JavaScript frameworks", 8, 9)],
-        "https://reactjs.org",
-    ),
-    ("Lit", &[("JavaScript libraries", 8, 9)], "https://lit.dev"),
-    (
-        "Polymer",
-        &[("JavaScript libraries", 8, 9)],
-        "https://www.polymer-project.org",
-    ),
-    (
-        "Ember.js",
-        &[("JavaScript frameworks", 8, 9)],
-        "https://emberjs.com",
-    ),
-    (
-        "Gatsby",
-        &[("Static site generator", 9, 3)],
-        "https://www.gatsbyjs.org/",
-    ),
-    ("MediaWiki", &[("Wikis", 1, 3)], "https://www.mediawiki.org"),
-    (
-        "Ruby on Rails",
-        &[("Web frameworks", 7, 9)],
-        "https://rubyonrails.org",
-    ),
-    (
-        "GitHub Pages",
-        &[("PaaS", 8, 7)],
-        "https://pages.github.com/",
-    ),
-    (
-        "Microsoft ASP.NET",
-        &[("Web frameworks", 7, 9)],
-        "https://www.asp.net",
-    ),
-    (
-        "Microsoft Application Insights",
-        &[("Analytics", 9, 10)],
-        "https://learn.microsoft.com/azure/azure-monitor/app/app-insights-overview",
-    ),
-    (
-        "Adobe Analytics",
-        &[("Analytics", 9, 10)],
-        "https://business.adobe.com/products/analytics/adobe-analytics.html",
-    ),
-    (
-        "Node.js",
-        &[("Programming languages", 5, 9)],
-        "https://nodejs.org",
-    ),
-    (
-        "Jetpack",
-        &[("WordPress plugins", 9, 3)],
-        "https://jetpack.com",
-    ),
-    ("cdnjs", &[("CDN", 9, 7)], "https://cdnjs.com"),
-    ("jsDelivr", &[("CDN", 9, 7)], "https://www.jsdelivr.com/"),
-    (
-        "HSTS",
-        &[("Security", 9, 16)],
-        "https://www.rfc-editor.org/rfc/rfc6797#section-6.1",
-    ),
-    ("HTTP/3", &[("Miscellaneous", 9, 19)], "https://httpwg.org/"),
-    ("Caddy", &[("Web servers", 8, 7)], "https://caddyserver.com"),
-];
+/// Shared hosting / platform suffixes: (suffix, provider, server).
+pub static HOSTING_SUFFIXES: Table<(&'static str, &'static str, &'static str)> =
+    LazyLock::new(|| {
+        rows(
+            "hosting_suffixes.tsv",
+            include_str!("words/hosting_suffixes.tsv"),
+        )
+        .into_iter()
+        .map(|[suffix, provider, server]| (suffix, provider, server))
+        .collect()
+    });
+
+word_list!(
+    /// Multi-label public suffixes, so that apex domains come out right.
+    MULTI_SUFFIXES,
+    "multi_suffixes.txt"
+);
+word_list!(ADJECTIVES, "adjectives.txt");
+word_list!(NOUNS, "nouns.txt");
+word_list!(BUSINESS_SUFFIXES, "business_suffixes.txt");
+word_list!(SURNAMES, "surnames.txt");
+
+/// Benign TLDs with weights, and the language a site on them uses.
+pub static TLDS: Table<(&'static str, u32, &'static str)> = LazyLock::new(|| {
+    const FILE: &str = "tlds.tsv";
+    rows(FILE, include_str!("words/tlds.tsv"))
+        .into_iter()
+        .map(|[tld, weight, lang]| (tld, num(FILE, weight), lang))
+        .collect()
+});
+
+word_list!(
+    /// TLDs favoured by throwaway phishing registrations.
+    BAD_TLDS,
+    "bad_tlds.txt"
+);
+word_list!(SUBDOMAINS, "subdomains.txt");
+word_list!(PATH_WORDS, "path_words.txt");
+word_list!(SLUG_WORDS, "slug_words.txt");
+word_list!(
+    /// Words for page body text.
+    TEXT_WORDS,
+    "text_words.txt"
+);
+word_list!(TAGLINES, "taglines.txt");
+
+/// Navigation labels per page language: home, about, services, blog, contact.
+pub static NAV_LABELS: Table<(&'static str, [&'static str; 5])> = LazyLock::new(|| {
+    rows("nav_labels.tsv", include_str!("words/nav_labels.tsv"))
+        .into_iter()
+        .map(|[lang, home, about, services, blog, contact]| {
+            (lang, [home, about, services, blog, contact])
+        })
+        .collect()
+});
+
+word_list!(FONTS, "fonts.txt");
+word_list!(WP_THEMES, "wp_themes.txt");
+word_list!(WP_PLUGINS, "wp_plugins.txt");
+
+/// Scanner countries with weights (lowercase, as the API takes them).
+pub static SCAN_COUNTRIES: Table<(&'static str, u32)> = LazyLock::new(|| {
+    const FILE: &str = "scan_countries.tsv";
+    rows(FILE, include_str!("words/scan_countries.tsv"))
+        .into_iter()
+        .map(|[country, weight]| (country, num(FILE, weight)))
+        .collect()
+});
+
+/// Accept-Language values per scanner country.
+pub static ACCEPT_LANGUAGES: Table<(&'static str, &'static str)> = LazyLock::new(|| {
+    rows(
+        "accept_languages.tsv",
+        include_str!("words/accept_languages.tsv"),
+    )
+    .into_iter()
+    .map(|[country, value]| (country, value))
+    .collect()
+});
+
+word_list!(
+    /// User agents submitters sometimes pick instead of the default.
+    CUSTOM_USER_AGENTS,
+    "custom_user_agents.txt"
+);
+word_list!(
+    /// Certificate Transparency logs named in SCT lists (`{y}` is the year).
+    CT_LOGS,
+    "ct_logs.txt"
+);
+
+/// A Wappalyzer-style technology record: app, its categories as
+/// `(category, priority, group)`, website.
+pub type AppRecord = (&'static str, Vec<(&'static str, i64, i64)>, &'static str);
+
+/// One file row per (app, category); an app's rows stand together.
+pub static APPS: Table<AppRecord> = LazyLock::new(|| {
+    const FILE: &str = "apps.tsv";
+    let mut apps: Vec<AppRecord> = Vec::new();
+    for [app, category, priority, group, website] in rows(FILE, include_str!("words/apps.tsv")) {
+        let cat = (category, num(FILE, priority), num(FILE, group));
+        match apps.last_mut() {
+            Some(last) if last.0 == app => last.1.push(cat),
+            _ => apps.push((app, vec![cat], website)),
+        }
+    }
+    apps
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every data file parses (a malformed row panics on first use).
+    #[test]
+    fn tables_parse() {
+        let lens = [
+            LOCATIONS.len(),
+            PROVIDERS.len(),
+            GENERIC_THIRD_PARTIES.len(),
+            REDIRECTORS.len(),
+            PHISH_WORDS.len(),
+            HOSTING_SUFFIXES.len(),
+            MULTI_SUFFIXES.len(),
+            ADJECTIVES.len(),
+            NOUNS.len(),
+            BUSINESS_SUFFIXES.len(),
+            SURNAMES.len(),
+            TLDS.len(),
+            BAD_TLDS.len(),
+            SUBDOMAINS.len(),
+            PATH_WORDS.len(),
+            SLUG_WORDS.len(),
+            TEXT_WORDS.len(),
+            TAGLINES.len(),
+            NAV_LABELS.len(),
+            FONTS.len(),
+            WP_THEMES.len(),
+            WP_PLUGINS.len(),
+            SCAN_COUNTRIES.len(),
+            ACCEPT_LANGUAGES.len(),
+            CUSTOM_USER_AGENTS.len(),
+            CT_LOGS.len(),
+            APPS.len(),
+        ];
+        assert!(lens.iter().all(|&n| n > 0), "{lens:?}");
+        for p in PROVIDERS.iter() {
+            assert!(!p.v4.is_empty() && !p.locs.is_empty(), "{}", p.key);
+            assert!(!p.servers.is_empty() && !p.issuers.is_empty(), "{}", p.key);
+            assert!(!p.protocols.is_empty(), "{}", p.key);
+        }
+    }
+}
