@@ -638,71 +638,45 @@ impl Model<'_> {
         for (k, v) in &hdrs {
             hm.insert(k.clone(), json!(v));
         }
-        let mut timing = Map::new();
         let (dns, connect, ssl, send) = q.conn.unwrap_or((0.0, 0.0, 0.0, 0.1));
         let fresh = q.conn.is_some();
-        let neg = -1;
-        timing.insert("requestTime".into(), json!(ts));
-        timing.insert("proxyStart".into(), json!(neg));
-        timing.insert("proxyEnd".into(), json!(neg));
-        timing.insert(
-            "dnsStart".into(),
-            if fresh { json!(0.2) } else { json!(neg) },
-        );
-        timing.insert(
-            "dnsEnd".into(),
-            if fresh {
-                json!(round_to(0.2 + dns, 3))
+        // A phase of setting up the connection: its offset when this request
+        // went through it, -1 when it reused a connection (or has no TLS).
+        let phase = |happened: bool, ms: f64| {
+            if happened {
+                json!(round_to(ms, 3))
             } else {
-                json!(neg)
-            },
-        );
-        timing.insert(
-            "connectStart".into(),
-            if fresh {
-                json!(round_to(0.2 + dns, 3))
-            } else {
-                json!(neg)
-            },
-        );
-        timing.insert(
-            "connectEnd".into(),
-            if fresh {
-                json!(round_to(0.2 + dns + connect, 3))
-            } else {
-                json!(neg)
-            },
-        );
-        timing.insert(
-            "sslStart".into(),
-            if fresh && secure {
-                json!(round_to(0.2 + dns + connect - ssl, 3))
-            } else {
-                json!(neg)
-            },
-        );
-        timing.insert(
-            "sslEnd".into(),
-            if fresh && secure {
-                json!(round_to(0.2 + dns + connect, 3))
-            } else {
-                json!(neg)
-            },
-        );
-        timing.insert("workerStart".into(), json!(neg));
-        timing.insert("workerReady".into(), json!(neg));
-        timing.insert("workerFetchStart".into(), json!(neg));
-        timing.insert("workerRespondWithSettled".into(), json!(neg));
+                json!(-1)
+            }
+        };
         let send_start = round_to(if fresh { 0.3 + dns + connect } else { 0.4 }, 3);
-        timing.insert("sendStart".into(), json!(send_start));
-        timing.insert("sendEnd".into(), json!(round_to(send_start + send, 3)));
-        timing.insert("pushStart".into(), json!(0));
-        timing.insert("pushEnd".into(), json!(0));
-        timing.insert(
-            "receiveHeadersStart".into(),
-            json!(round_to(q.ttfb - 0.5, 3)),
-        );
-        timing.insert("receiveHeadersEnd".into(), json!(round_to(q.ttfb, 3)));
+        let timing: Map<String, Value> = [
+            ("requestTime", json!(ts)),
+            ("proxyStart", json!(-1)),
+            ("proxyEnd", json!(-1)),
+            ("dnsStart", phase(fresh, 0.2)),
+            ("dnsEnd", phase(fresh, 0.2 + dns)),
+            ("connectStart", phase(fresh, 0.2 + dns)),
+            ("connectEnd", phase(fresh, 0.2 + dns + connect)),
+            (
+                "sslStart",
+                phase(fresh && secure, 0.2 + dns + connect - ssl),
+            ),
+            ("sslEnd", phase(fresh && secure, 0.2 + dns + connect)),
+            ("workerStart", json!(-1)),
+            ("workerReady", json!(-1)),
+            ("workerFetchStart", json!(-1)),
+            ("workerRespondWithSettled", json!(-1)),
+            ("sendStart", json!(send_start)),
+            ("sendEnd", json!(round_to(send_start + send, 3))),
+            ("pushStart", json!(0)),
+            ("pushEnd", json!(0)),
+            ("receiveHeadersStart", json!(round_to(q.ttfb - 0.5, 3))),
+            ("receiveHeadersEnd", json!(round_to(q.ttfb, 3))),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
 
         let mut resp = Map::new();
         resp.insert("url".into(), json!(q.url));
