@@ -10,15 +10,12 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
+// The same tables the content generator draws phishing pages from, so the
+// brand list and the verdicts of scans agree.
+use super::super::content::words;
 use super::super::routes::{caller, ok_json, tri, Need};
 use super::super::state::{lookup, AppState};
 use super::{h64, hex_sha256, iso, now};
-
-// The same tables the content generator draws phishing pages from, so the
-// brand list and the verdicts of scans agree.
-#[path = "../content_words.rs"]
-#[allow(dead_code, unused, clippy::duplicate_mod)]
-mod words;
 
 type St = State<Arc<AppState>>;
 

@@ -1,0 +1,232 @@
+//! Realistic, deterministic content for emulated scans.
+//!
+//! Everything here is a pure function of a [`ScanSpec`]: the same spec always
+//! yields byte-identical result documents, search hits, DOM snapshots,
+//! response bodies and screenshots. Three seeds are used so that the output
+//! behaves like the real service when searched across many scans:
+//!
+//! * site-level facts (hosting network, IP address, server, CMS, third-party
+//!   services, page text) come from the host name, so every scan of a site
+//!   shows the same infrastructure and the same resource hashes;
+//! * scan-level details (timings, request ids, cookie values, console noise,
+//!   IPv6 use, a default scanner country) come from SHA-256 of uuid + url;
+//! * phishing verdicts come from the URL itself (brand names glued to
+//!   phishing words on a domain the brand does not own), so a submitted
+//!   `paypal-secure-login.xyz` is flagged just like a seeded one.
+
+mod assets;
+mod browser;
+mod corpus;
+#[cfg(test)]
+mod golden;
+mod helpers;
+mod html;
+mod model;
+mod requests;
+mod result;
+mod screenshot;
+mod sites;
+#[cfg(test)]
+mod tests;
+mod tls;
+mod urls;
+mod verdicts;
+pub(super) mod words;
+
+use serde_json::{json, Value};
+
+pub use corpus::corpus;
+use helpers::h64;
+use model::Model;
+
+/// Everything that determines a scan's content.
+#[derive(Clone, Debug)]
+pub struct ScanSpec {
+    /// Lowercase UUID string.
+    pub uuid: String,
+    /// The submitted URL (http/https).
+    pub url: String,
+    /// Submission time, epoch milliseconds UTC.
+    pub time_ms: i64,
+    /// "public" | "unlisted" | "private".
+    pub visibility: String,
+    /// Two-letter lowercase scan country; `None` derives one deterministically.
+    pub country: Option<String>,
+    pub tags: Vec<String>,
+    /// "api" | "manual" (search field `task.method`).
+    pub method: String,
+    /// E.g. "api" or a short hex id of the submitter.
+    pub source: String,
+    pub user_agent: Option<String>,
+    pub referer: Option<String>,
+}
+
+/// The full result document, as `GET /api/v1/result/{uuid}/` returns it.
+///
+/// `base_url` (like `http://127.0.0.1:8000`, no trailing slash) prefixes
+/// `task.reportURL`, `task.screenshotURL` and `task.domURL`.
+pub fn result_json(spec: &ScanSpec, base_url: &str) -> Value {
+    let mut doc = Model::build(spec).result(base_url);
+    if let Some((lo, hi)) = result_size(base_url) {
+        pad_result(&mut doc, &spec.uuid, lo, hi);
+    }
+    doc
+}
+
+/// Result sizes asked for, per emulator (keyed by its base URL): `(min, max)`
+/// bytes of the serialized result document.
+static RESULT_SIZES: std::sync::RwLock<Vec<(String, (usize, usize))>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Make the result documents served under `base_url` weigh between `min`
+/// and `max` bytes (deterministically per scan), or restore the natural size
+/// with `None`.
+pub fn set_result_size(base_url: &str, range: Option<(usize, usize)>) {
+    let mut sizes = RESULT_SIZES.write().unwrap_or_else(|e| e.into_inner());
+    sizes.retain(|(b, _)| b != base_url);
+    if let Some(r) = range {
+        sizes.push((base_url.to_string(), r));
+    }
+}
+
+fn result_size(base_url: &str) -> Option<(usize, usize)> {
+    let sizes = RESULT_SIZES.read().unwrap_or_else(|e| e.into_inner());
+    if sizes.is_empty() {
+        return None;
+    }
+    sizes.iter().find(|(b, _)| b == base_url).map(|(_, r)| *r)
+}
+
+/// Grow a result document to a size drawn per scan from `lo..=hi` bytes, the
+/// way big real pages are big: more `data.requests` entries (copies of the
+/// page's own requests under fresh request ids). A document already larger
+/// than the target is left as it is; the result never exceeds `hi` because of
+/// the padding.
+fn pad_result(doc: &mut Value, uuid: &str, lo: usize, hi: usize) {
+    let (lo, hi) = (lo.min(hi), hi.max(lo));
+    let target = lo + (h64(&["result-size", uuid]) % (hi - lo + 1) as u64) as usize;
+    let mut size = serde_json::to_vec(&*doc).map(|v| v.len()).unwrap_or(0);
+    let Some(Value::Array(reqs)) = doc.pointer_mut("/data/requests") else {
+        return;
+    };
+    if reqs.is_empty() || size >= target {
+        return;
+    }
+    let base: Vec<(Value, usize)> = reqs
+        .iter()
+        .map(|r| {
+            (
+                r.clone(),
+                serde_json::to_vec(r).map(|v| v.len()).unwrap_or(1),
+            )
+        })
+        .collect();
+    let mut k = 0usize;
+    while size < target {
+        let (entry, len) = &base[k % base.len()];
+        let mut e = entry.clone();
+        let suffix = format!(".{}", k / base.len() + 1);
+        let mut len = *len;
+        for p in ["/request/requestId", "/response/requestId", "/requestId"] {
+            if let Some(Value::String(id)) = e.pointer_mut(p) {
+                id.push_str(&suffix);
+                len += suffix.len();
+            }
+        }
+        if size + len + 1 > hi {
+            break;
+        }
+        reqs.push(e);
+        size += len + 1;
+        k += 1;
+    }
+}
+
+/// The search-hit form of the same scan, consistent with [`result_json`].
+pub fn search_hit(spec: &ScanSpec, base_url: &str) -> Value {
+    let (mut hit, _) = hit_and_index(spec);
+    let uuid = &spec.uuid;
+    hit["result"] = json!(format!("{base_url}/api/v1/result/{uuid}/"));
+    hit["screenshot"] = json!(format!("{base_url}/screenshots/{uuid}.png"));
+    hit
+}
+
+/// A document to match search queries against: the search hit's fields
+/// (with site-relative `result`/`screenshot` links) plus flat index fields
+/// (`domain`, `ip`, `hash`, `asn`, `asnname`, `country`, `server`,
+/// `filename`, `date`, `hostname`) and `verdicts {malicious, score}`.
+pub fn index_doc(spec: &ScanSpec) -> Value {
+    hit_and_index(spec).1
+}
+
+/// Hit (site-relative links) and index document of a scan. Indexing a scan
+/// usually asks for both in a row, so the last pair is kept per thread.
+fn hit_and_index(spec: &ScanSpec) -> (Value, Value) {
+    type Last = Option<(String, Value, Value)>;
+    thread_local! {
+        static LAST: std::cell::RefCell<Last> = const { std::cell::RefCell::new(None) };
+    }
+    let key = format!("{spec:?}");
+    let cached = LAST.with(|c| {
+        c.borrow()
+            .as_ref()
+            .filter(|e| e.0 == key)
+            .map(|e| (e.1.clone(), e.2.clone()))
+    });
+    if let Some(pair) = cached {
+        return pair;
+    }
+    let m = Model::build(spec);
+    let hit = m.hit("");
+    let index = m.index(hit.clone());
+    LAST.with(|c| *c.borrow_mut() = Some((key, hit.clone(), index.clone())));
+    (hit, index)
+}
+
+/// A real, decodable PNG screenshot (320x200) of the page.
+pub fn screenshot_png(spec: &ScanSpec) -> Vec<u8> {
+    Model::build(spec).screenshot()
+}
+
+/// The rendered HTML DOM snapshot of the page.
+pub fn dom(spec: &ScanSpec) -> String {
+    Model::build(spec).dom
+}
+
+/// Every response body whose SHA-256 the result lists, as
+/// `(sha256 lowercase hex, body)`, one entry per distinct hash.
+pub fn response_bodies(spec: &ScanSpec) -> Vec<(String, String)> {
+    let m = Model::build(spec);
+    let mut out: Vec<(String, String)> = Vec::new();
+    for q in m.reqs {
+        if !out.iter().any(|(h, _)| *h == q.hash) {
+            out.push((q.hash, q.body));
+        }
+    }
+    out
+}
+
+/// The TLS certificates the scan saw, as `lists.certificates` of the result
+/// holds them (`subjectName`, `issuer`, `validFrom`, `validTo` in epoch
+/// seconds), each with `hostnames`: the names it was served for.
+pub fn certificates(spec: &ScanSpec) -> Vec<Value> {
+    let m = Model::build(spec);
+    let mut certs = m.lists().certs;
+    for q in m.reqs.iter().filter(|q| q.url.starts_with("https")) {
+        let h = &m.hosts[q.host];
+        if let Some(c) = certs
+            .iter_mut()
+            .find(|c| c["subjectName"] == json!(h.tls.subject))
+        {
+            let names = c
+                .as_object_mut()
+                .and_then(|o| o.entry("hostnames").or_insert(json!([])).as_array_mut());
+            if let Some(names) = names {
+                if !names.iter().any(|n| n.as_str() == Some(h.name.as_str())) {
+                    names.push(json!(h.name));
+                }
+            }
+        }
+    }
+    certs
+}

@@ -1,0 +1,154 @@
+//! TLS: the certificate each host serves (issuer, names, validity that ages
+//! with time) and the security details a request shows.
+
+use chrono::Datelike;
+use rand::Rng;
+use serde_json::{json, Value};
+
+use super::helpers::{dt, pick, push_unique, rhex, rng_of, DAY_MS};
+use super::model::Model;
+use super::sites::Host;
+use super::words;
+
+pub(super) struct Tls {
+    pub(super) issuer: String,
+    pub(super) subject: String,
+    pub(super) san: Vec<String>,
+    pub(super) from_s: i64,
+    pub(super) to_s: i64,
+    pub(super) valid_days: i64,
+    pub(super) age_days: i64,
+    pub(super) version: &'static str,
+    pub(super) kx: &'static str,
+    pub(super) group: &'static str,
+    pub(super) cipher: &'static str,
+}
+
+fn cert_validity_days(issuer: &str) -> i64 {
+    let short = issuer.len() <= 3
+        || issuer.starts_with("GTS")
+        || issuer.starts_with("WE")
+        || issuer.starts_with("WR");
+    if short {
+        90
+    } else if issuer.starts_with("Amazon") {
+        395
+    } else if issuer.starts_with("Microsoft") {
+        180
+    } else if issuer.starts_with("Apple") {
+        200
+    } else {
+        365
+    }
+}
+
+pub(super) fn make_tls(
+    name: &str,
+    apex: &str,
+    issuer: &str,
+    tls12_share: f64,
+    time_ms: i64,
+) -> Tls {
+    let mut r = rng_of(&["tls", name]);
+    let validity = cert_validity_days(issuer);
+    // Certificates are renewed well before expiry; the phase is per host so
+    // consecutive scans of a host see the same certificate ageing.
+    let cycle = if validity == 90 { 60 } else { validity - 30 };
+    let offset = r.random_range(0..cycle);
+    let day = time_ms.div_euclid(DAY_MS);
+    let age = (day + offset).rem_euclid(cycle);
+    let sec_of_day = r.random_range(0..86_400);
+    let now_s = time_ms.div_euclid(1000);
+    let mut from_s = (day - age) * 86_400 + sec_of_day - 3_600;
+    if from_s > now_s {
+        from_s -= 86_400;
+    }
+    let to_s = from_s + validity * 86_400 - 1;
+    let wildcard = validity != 90 && name != apex && r.random_bool(0.5);
+    let subject = if wildcard {
+        format!("*.{apex}")
+    } else {
+        name.to_string()
+    };
+    let mut san = vec![subject.clone()];
+    if name != apex {
+        push_unique(&mut san, apex);
+    } else {
+        push_unique(&mut san, &format!("www.{apex}"));
+    }
+    let tls12 = r.random_bool(tls12_share);
+    let (version, kx, cipher) = if tls12 {
+        (
+            "TLS 1.2",
+            "ECDHE_RSA",
+            *pick(&mut r, &["AES_128_GCM", "AES_256_GCM"]),
+        )
+    } else {
+        (
+            "TLS 1.3",
+            "",
+            *pick(
+                &mut r,
+                &[
+                    "AES_128_GCM",
+                    "AES_128_GCM",
+                    "AES_256_GCM",
+                    "CHACHA20_POLY1305",
+                ],
+            ),
+        )
+    };
+    Tls {
+        issuer: issuer.to_string(),
+        subject,
+        san,
+        from_s,
+        to_s,
+        valid_days: (to_s - from_s) / 86_400,
+        age_days: (now_s - from_s).max(0) / 86_400,
+        version,
+        kx,
+        group: "X25519",
+        cipher,
+    }
+}
+
+impl Model<'_> {
+    /// TLS details of a response; the SCT list is spelled out only for the
+    /// response that opened the connection, which keeps documents compact.
+    pub(super) fn security_details(&self, h: &Host, with_scts: bool) -> Value {
+        let t = &h.tls;
+        let year = dt(t.from_s * 1000).year();
+        let mut r = rng_of(&["sct", &h.name, &t.from_s.to_string()]);
+        let mut scts = Vec::new();
+        for _ in 0..if with_scts { 2 } else { 0 } {
+            let log = pick(&mut r, &words::CT_LOGS).replace("{y}", &year.to_string());
+            scts.push(json!({
+                "status": "Verified",
+                "origin": "Embedded in certificate",
+                "logDescription": log,
+                "logId": rhex(&mut r, 64).to_ascii_uppercase(),
+                "timestamp": t.from_s * 1000 + 3_600_000 + r.random_range(0..900_000i64),
+                "hashAlgorithm": "SHA-256",
+                "signatureAlgorithm": "ECDSA",
+                "signatureData": rhex(&mut r, 142).to_ascii_uppercase(),
+            }));
+        }
+        json!({
+            "protocol": t.version,
+            "keyExchange": t.kx,
+            "keyExchangeGroup": t.group,
+            "cipher": t.cipher,
+            "certificateId": 0,
+            "subjectName": t.subject,
+            "sanList": t.san,
+            "issuer": t.issuer,
+            "validFrom": t.from_s,
+            "validTo": t.to_s,
+            "signedCertificateTimestampList": scts,
+            "certificateTransparencyCompliance": "compliant",
+            "serverSignatureAlgorithm": if t.issuer.starts_with('E') || t.issuer.starts_with("WE") { 1027 } else { 2052 },
+            "encryptedClientHello": false,
+        })
+    }
+}

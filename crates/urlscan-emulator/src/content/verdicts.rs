@@ -1,0 +1,188 @@
+//! Phishing classification: which brand a URL impersonates (brand names
+//! glued to phishing words on a domain the brand does not own), and the
+//! brand and verdict sections of a result.
+
+use serde_json::{json, Value};
+
+use super::helpers::push_unique;
+use super::model::Model;
+use super::urls::{apex_of, is_ip_literal, suffix_of};
+use super::words::{self, Brand};
+
+fn is_phish_remainder(s: &str) -> bool {
+    let core = s.trim_end_matches(|c: char| c.is_ascii_digit());
+    if core.is_empty() {
+        return !s.is_empty();
+    }
+    // Up to three phishing words glued together ("securelogin").
+    fn seg(s: &str, depth: usize) -> bool {
+        if s.is_empty() {
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        words::PHISH_WORDS
+            .iter()
+            .any(|w| s.starts_with(w) && seg(&s[w.len()..], depth - 1))
+    }
+    seg(core, 3)
+}
+
+fn token_hits_keyword(token: &str, kw: &str) -> bool {
+    if token == kw {
+        return true;
+    }
+    if let Some(rest) = token.strip_prefix(kw) {
+        if is_phish_remainder(rest) {
+            return true;
+        }
+    }
+    if let Some(rest) = token.strip_suffix(kw) {
+        if !rest.is_empty() && is_phish_remainder(rest) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Apex domains owned by brands, well-known sites and infrastructure.
+fn legit_apexes() -> &'static [String] {
+    static CELL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        let mut v: Vec<String> = Vec::new();
+        for b in words::BRANDS {
+            for l in b.legit {
+                push_unique(&mut v, l);
+            }
+        }
+        for k in words::KNOWN_SITES {
+            push_unique(&mut v, k.apex);
+        }
+        for t in words::THIRD_PARTIES {
+            push_unique(&mut v, &apex_of(t.host));
+        }
+        for r in words::REDIRECTORS.iter() {
+            push_unique(&mut v, r.0);
+        }
+        v
+    })
+}
+
+pub(super) fn is_legit_apex(apex: &str) -> bool {
+    legit_apexes().iter().any(|a| a == apex)
+}
+
+/// The brand a URL impersonates, if any.
+pub(super) fn classify(host: &str, path: &str) -> Option<&'static Brand> {
+    let apex = apex_of(host);
+    if is_legit_apex(&apex) {
+        return None;
+    }
+    if !is_ip_literal(host) {
+        let label_part = host
+            .strip_suffix(suffix_of(&apex))
+            .unwrap_or(host)
+            .trim_end_matches('.');
+        let tokens: Vec<&str> = label_part
+            .split(['.', '-', '_'])
+            .filter(|t| !t.is_empty())
+            .collect();
+        for b in words::BRANDS {
+            if tokens
+                .iter()
+                .any(|t| b.keywords.iter().any(|k| token_hits_keyword(t, k)))
+            {
+                return Some(b);
+            }
+        }
+    }
+    let lower = path.to_ascii_lowercase();
+    let ptoks: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    const STRONG: &[&str] = &[
+        "login",
+        "signin",
+        "verify",
+        "account",
+        "secure",
+        "update",
+        "auth",
+        "billing",
+        "wallet",
+        "confirm",
+        "unlock",
+        "recovery",
+        "validation",
+        "session",
+        "payment",
+        "invoice",
+    ];
+    let strong = ptoks.iter().any(|t| STRONG.contains(t))
+        || lower.ends_with(".php")
+        || lower.ends_with(".html")
+        || lower.ends_with(".htm");
+    if strong {
+        for b in words::BRANDS {
+            if ptoks
+                .iter()
+                .any(|t| b.keywords.iter().any(|k| token_hits_keyword(t, k)))
+            {
+                return Some(b);
+            }
+        }
+    }
+    None
+}
+
+impl Model<'_> {
+    pub(super) fn brand_json(&self) -> Vec<Value> {
+        self.brand
+            .map(|b| {
+                vec![json!({
+                    "key": b.key,
+                    "name": b.name,
+                    "country": b.country,
+                    "vertical": b.vertical,
+                })]
+            })
+            .unwrap_or_default()
+    }
+
+    pub(super) fn verdicts_json(&self) -> Value {
+        let mal = self.brand.is_some();
+        let brands = self.brand_json();
+        let (cats, tags): (Vec<&str>, Vec<String>) = match self.brand {
+            Some(b) => (
+                vec!["phishing"],
+                vec!["phishing".to_string(), b.key.to_string()],
+            ),
+            None => (vec![], vec![]),
+        };
+        let votes = self.community_votes;
+        json!({
+            "overall": {
+                "score": self.score, "categories": cats, "brands": brands, "tags": tags,
+                "malicious": mal, "hasVerdicts": mal,
+            },
+            "urlscan": {
+                "score": self.score, "categories": cats, "brands": brands, "tags": tags,
+                "malicious": mal, "hasVerdicts": mal,
+            },
+            "engines": {
+                "score": 0, "categories": [], "brands": [], "tags": [], "malicious": false,
+                "hasVerdicts": false, "enginesTotal": 0, "maliciousTotal": 0, "benignTotal": 0,
+                "maliciousVerdicts": [], "benignVerdicts": [], "verdicts": [],
+            },
+            "community": {
+                "score": if votes > 0 { 100 } else { 0 },
+                "categories": if votes > 0 { cats.clone() } else { vec![] },
+                "brands": if votes > 0 { brands.clone() } else { vec![] },
+                "tags": [], "malicious": votes > 0, "hasVerdicts": votes > 0,
+                "votesTotal": votes, "votesMalicious": votes, "votesBenign": 0,
+            },
+        })
+    }
+}
