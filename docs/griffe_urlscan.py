@@ -26,7 +26,7 @@ from typing import Any
 import griffe
 
 _ROLE = re.compile(r":(?:class|func|meth|attr|exc|mod|data|obj):`(~?)([\w.]+)`")
-_FIELD = re.compile(r"'(\w+)': _f\('([^']*)'")
+_FIELD = re.compile(r"'(\w+)': _field\('([^']*)'")
 _SPREAD = re.compile(r"\*\*(\w+)(\._fields)?")
 # The parser mkdocstrings gave the package's docstrings (read from the package's own).
 _PARSER: dict[str, Any] = {}

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-# (method, path, query) -> (status, JSON body)
+# (method, path, query) -> (status, JSON_HEADERS body)
 Answer = Callable[[str, str, dict[str, list[str]]], tuple[int, Any]]
 
 
@@ -22,8 +22,27 @@ class Served:
         self.requests: list[tuple[str, str]] = []
 
 
+# The request -> (status, headers, body); content-length is added.
+RawAnswer = Callable[[BaseHTTPRequestHandler], tuple[int, dict[str, str], bytes]]
+JSON_HEADERS = {"content-type": "application/json"}
+
+
 @contextmanager
 def serve(answer: Answer) -> Iterator[Served]:
+    """Answers in JSON_HEADERS."""
+
+    def as_json(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        parts = urlsplit(request.path)
+        status, body = answer(request.command, parts.path, parse_qs(parts.query))
+        return status, JSON_HEADERS, json.dumps(body).encode()
+
+    with serve_raw(as_json) as served:
+        yield served
+
+
+@contextmanager
+def serve_raw(answer: RawAnswer) -> Iterator[Served]:
+    """Answers exactly what `answer` gives (any status, headers and bytes)."""
     served: Served
 
     class Handler(BaseHTTPRequestHandler):
@@ -31,15 +50,14 @@ def serve(answer: Answer) -> Iterator[Served]:
             length = int(self.headers.get("content-length") or 0)
             if length:
                 self.rfile.read(length)
-            parts = urlsplit(self.path)
             served.requests.append((self.command, self.path))
-            status, body = answer(self.command, parts.path, parse_qs(parts.query))
-            data = json.dumps(body).encode()
+            status, headers, body = answer(self)
             self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("content-length", str(len(body)))
             self.end_headers()
-            self.wfile.write(data)
+            self.wfile.write(body)
 
         do_GET = do_POST = do_PUT = do_DELETE = _answer
 

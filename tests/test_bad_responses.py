@@ -3,9 +3,8 @@ sends them, and the real client reads them over a real socket."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -14,6 +13,7 @@ from urlscan_rs import AsyncClient, Client
 from urlscan_rs.testing import Emulator
 
 from .conftest import run
+from .loopback import serve_raw
 
 UUID = "00000000-0000-4000-8000-000000000001"
 # path -> (status, content type, body)
@@ -28,28 +28,15 @@ SCRIPT: dict[str, tuple[int, str, bytes]] = {
 }
 
 
-class Handler(BaseHTTPRequestHandler):
-    def _answer(self) -> None:
-        status, ctype, body = SCRIPT.get(self.path.split("?")[0], (404, "application/json", b'{"message": "Not Found"}'))
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_POST = _answer
-
-    def log_message(self, *args: object) -> None:
-        pass
+def scripted(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+    status, ctype, body = SCRIPT.get(request.path.split("?")[0], (404, "application/json", b'{"message": "Not Found"}'))
+    return status, {"content-type": ctype}, body
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
+    with serve_raw(scripted) as served:
+        yield served.url
 
 
 @pytest.fixture

@@ -482,16 +482,11 @@ def test_progress_bar_unit() -> None:
 @pytest.fixture(scope="module")
 def sources() -> Iterator[str]:
     """A scripted service answering searches of the other data sources."""
-    from http.server import ThreadingHTTPServer
-    from threading import Thread
+    from .loopback import serve
+    from .test_events import data_sources
 
-    from .test_events import DataSources
-
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), DataSources)
-    Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    with serve(data_sources) as served:
+        yield served.url
 
 
 @pytest.mark.parametrize(

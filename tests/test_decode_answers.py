@@ -6,9 +6,8 @@ empty body is a DecodeError on every endpoint that answers something."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -17,33 +16,20 @@ import urlscan_rs
 from urlscan_rs import AsyncClient, Client
 
 from .conftest import run
+from .loopback import JSON_HEADERS, serve_raw
 
 UUID = "00000000-0000-4000-8000-000000000001"
 ANSWER: dict[str, bytes] = {"body": b"{}"}
 
 
-class Scripted(BaseHTTPRequestHandler):
-    def _answer(self) -> None:
-        body = ANSWER["body"]
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_POST = do_PUT = do_DELETE = _answer
-
-    def log_message(self, *args: object) -> None:
-        pass
+def answer_body(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+    return 200, JSON_HEADERS, ANSWER["body"]
 
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    with serve_raw(answer_body) as served:
+        yield served.url
 
 
 @pytest.fixture

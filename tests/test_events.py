@@ -13,7 +13,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -35,6 +34,7 @@ from urlscan_rs.models import Incident
 from urlscan_rs.testing import Delivery, Email, Emulator, ReceivedRequest, WebhookReceiver
 
 from .conftest import run
+from .loopback import serve
 
 SCAN_HIT: dict[str, Any] = {
     "_id": "2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c",
@@ -300,42 +300,27 @@ DOCS: dict[str, list[dict[str, Any]]] = {
 }
 
 
-class DataSources(BaseHTTPRequestHandler):
+# The search queries received, oldest first.
+SEEN: list[dict[str, str]] = []
+
+
+def data_sources(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
     """GET /api/v1/search/ over DOCS, paged by size and search_after."""
-
-    seen: list[dict[str, str]] = []
-
-    def do_GET(self) -> None:
-        url = urllib.parse.urlsplit(self.path)
-        q = dict(urllib.parse.parse_qsl(url.query))
-        DataSources.seen.append(q)
-        docs = DOCS.get(q.get("datasource", ""), [])
-        if "search_after" in q:
-            ms, _, ident = q["search_after"].partition(",")
-            i = next(i for i, d in enumerate(docs) if d["sort"] == [int(ms), ident])
-            docs = docs[i + 1 :]
-        size = int(q.get("size", "100"))
-        body = json.dumps(
-            {"results": docs[:size], "total": len(DOCS.get(q.get("datasource", ""), [])), "has_more": False}
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    q = {name: values[-1] for name, values in query.items()}
+    SEEN.append(q)
+    docs = DOCS.get(q.get("datasource", ""), [])
+    if "search_after" in q:
+        ms, _, ident = q["search_after"].partition(",")
+        i = next(i for i, d in enumerate(docs) if d["sort"] == [int(ms), ident])
+        docs = docs[i + 1 :]
+    size = int(q.get("size", "100"))
+    return 200, {"results": docs[:size], "total": len(DOCS.get(q.get("datasource", ""), [])), "has_more": False}
 
 
 @pytest.fixture(scope="module")
 def sources() -> Iterator[str]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), DataSources)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
-    srv.shutdown()
-    srv.server_close()
+    with serve(data_sources) as served:
+        yield served.url
 
 
 CLASSES = {"hostnames": HostnameHit, "incidents": IncidentHit, "notifications": NotificationHit, "certificates": CertificateHit}
@@ -350,7 +335,7 @@ def test_search_yields_the_data_sources_hits(sources: str, datasource: str) -> N
         assert [h.id for h in hits] == [d["_id"] for d in DOCS[datasource]]
         assert it.total == 5
         # pages followed with the data source's own ids in search_after
-        assert DataSources.seen[-1]["search_after"] == f"{1795381121360 - 3},{DOCS[datasource][3]['sort'][1]}"
+        assert SEEN[-1]["search_after"] == f"{1795381121360 - 3},{DOCS[datasource][3]['sort'][1]}"
         # resuming from a cursor of that data source
         rest = list(
             c.search("", datasource=datasource.upper(), search_after=f"{1795381121360 - 1},{DOCS[datasource][1]['sort'][1]}")

@@ -5,10 +5,9 @@ client makes of each fault over a real socket. Faults are counted (``count``,
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ import urlscan_rs
 from urlscan_rs.testing import Emulator
 
 from .conftest import run
+from .loopback import JSON_HEADERS, serve_raw
 
 SEARCH = "/api/v1/search"
 QUOTAS = "/api/v1/quotas"
@@ -350,20 +350,7 @@ def test_html_error_is_retried(emu: Emulator) -> None:
 # ---------------------------------------------------------------- redirects
 
 
-class Recorder(BaseHTTPRequestHandler):
-    seen: list[dict[str, str]] = []
-
-    def do_GET(self) -> None:
-        type(self).seen.append({k.lower(): v for k, v in self.headers.items()})
-        body = b'{"scope": "user", "limits": {}}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+QUOTAS_BODY = b'{"scope": "user", "limits": {}}'
 
 
 @pytest.fixture
@@ -371,15 +358,12 @@ def elsewhere() -> Iterator[tuple[str, list[dict[str, str]]]]:
     """Another origin on loopback that records the headers it receives."""
     seen: list[dict[str, str]] = []
 
-    class Handler(Recorder):
-        pass
+    def record(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        seen.append({k.lower(): v for k, v in request.headers.items()})
+        return 200, JSON_HEADERS, QUOTAS_BODY
 
-    Handler.seen = seen
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}", seen
-    srv.shutdown()
-    srv.server_close()
+    with serve_raw(record) as served:
+        yield served.url, seen
 
 
 def test_redirect_to_another_origin_keeps_the_key(emu: Emulator, elsewhere: tuple[str, list[dict[str, str]]]) -> None:
@@ -392,35 +376,17 @@ def test_redirect_to_another_origin_keeps_the_key(emu: Emulator, elsewhere: tupl
     assert emu.stats()["faults"] == 1
 
 
-class JsonRedirect(BaseHTTPRequestHandler):
+def json_redirect(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
     """A redirect elsewhere whose body happens to be JSON."""
-
-    def do_GET(self) -> None:
-        body = b'{"scope": "user", "limits": {}}'
-        self.send_response(302)
-        self.send_header("Location", "http://127.0.0.2:9/login")
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    return 302, {"Location": "http://127.0.0.2:9/login", **JSON_HEADERS}, QUOTAS_BODY
 
 
 def test_unfollowed_redirect_is_an_error() -> None:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), JsonRedirect)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        client = urlscan_rs.Client(
-            "00000000-0000-4000-8000-000000000001", base_url=f"http://127.0.0.1:{srv.server_address[1]}", max_retries=0
-        )
+    with serve_raw(json_redirect) as served:
+        client = urlscan_rs.Client("00000000-0000-4000-8000-000000000001", base_url=served.url, max_retries=0)
         with pytest.raises(urlscan_rs.APIError) as exc:
             client.quotas()
         assert exc.value.status == 302 and "not followed" in exc.value.message
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def test_redirect_within_the_origin_is_followed(emu: Emulator) -> None:

@@ -102,11 +102,11 @@ def test_lazy_models_read_only_the_parts_used() -> None:
     lazy, eager = ScanResult._lazy(LazyDoc(body)), ScanResult(doc)
     assert lazy.page.domain == eager.page.domain == "example.com"
     assert lazy.verdicts.overall.malicious is True
-    assert isinstance(lazy._r, LazyDoc) and sorted(lazy._r.decoded) == ["page", "verdicts"]
+    assert isinstance(lazy._json, LazyDoc) and sorted(lazy._json.decoded) == ["page", "verdicts"]
     assert lazy.some_new_part == {"x": [1, 2]} and lazy.task.time == eager.task.time
     assert lazy.lists is not None and lazy.lists.urls == []  # a missing part reads as empty
     assert lazy == eager and hash(lazy) == hash(eager)
-    assert lazy.raw == doc and lazy.to_dict() == doc and not isinstance(lazy._r, LazyDoc)
+    assert lazy.raw == doc and lazy.to_dict() == doc and not isinstance(lazy._json, LazyDoc)
     assert pickle.loads(pickle.dumps(ScanResult._lazy(LazyDoc(body)))) == eager
     assert repr(ScanResult._lazy(LazyDoc(body))) == repr(eager)
     assert "some_new_part" in dir(ScanResult._lazy(LazyDoc(body)))
@@ -116,7 +116,7 @@ def test_large_results_from_the_service_are_lazy(client: Client) -> None:
     from urlscan_rs._native import LazyDoc
 
     results = [client.result(h.id) for h in client.search("", limit=40)]
-    lazy = [r for r in results if isinstance(r._r, LazyDoc)]
+    lazy = [r for r in results if isinstance(r._json, LazyDoc)]
     assert lazy, "no result of 32 KB or more among 40"
     for r in lazy:
         assert r.task.uuid and r.page.domain
@@ -139,9 +139,9 @@ def test_search_hits_are_lazy(client: Client) -> None:
     from urlscan_rs._native import LazyDoc
 
     hits = list(client.search("", limit=150))
-    assert all(isinstance(h._r, LazyDoc) for h in hits)
+    assert all(isinstance(h._json, LazyDoc) for h in hits)
     assert [h.id for h in hits] == [h.task.uuid for h in hits]
-    assert all(sorted(h._r.decoded) == ["_id", "task"] for h in hits)
+    assert all(sorted(h._json.decoded) == ["_id", "task"] for h in hits)
     assert hits[0] == urlscan_rs.SearchHit(json.loads(json.dumps(hits[0].raw)))
 
 

@@ -5,9 +5,8 @@ a hang), and the emulator's query parser never fails on arbitrary input."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -18,32 +17,20 @@ import urlscan_rs
 from urlscan_rs import Client
 from urlscan_rs.testing import Emulator
 
+from .loopback import JSON_HEADERS, serve_raw
+
 UUID = "00000000-0000-4000-8000-000000000001"
 BODY: dict[str, Any] = {"status": 200, "body": b""}
 
 
-class Scripted(BaseHTTPRequestHandler):
-    def _answer(self) -> None:
-        body = BODY["body"]
-        self.send_response(BODY["status"])
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_POST = _answer
-
-    def log_message(self, *args: object) -> None:
-        pass
+def answer_body(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+    return BODY["status"], JSON_HEADERS, BODY["body"]
 
 
 @pytest.fixture(scope="module")
 def scripted() -> Iterator[Client]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield Client(UUID, base_url=f"http://127.0.0.1:{srv.server_address[1]}", max_retries=0, timeout=5)
-    srv.shutdown()
-    srv.server_close()
+    with serve_raw(answer_body) as served:
+        yield Client(UUID, base_url=served.url, max_retries=0, timeout=5)
 
 
 CALLS = [

@@ -27,21 +27,6 @@ records, incidents, notifications and the other models, and a small object for
 anything else (``bulk`` gives ``{"url", "ok", "uuid", "submission", "result",
 "error"}`` per URL). Progress bars go to stderr, and only when stderr is a
 terminal. Errors go to stderr, with what went wrong and what to do about it.
-
-Exit codes:
-  0    success
-  1    the service answered with an error, or a bulk job had failures
-  2    usage or validation error (bad arguments, input rejected before
-       sending, unreadable input file or unwritable output file)
-  3    not found or gone (no such scan or object, scan not finished yet,
-       scan deleted)
-  4    authentication or permission (missing or unknown API key, plan or
-       key scope does not allow it)
-  5    rate limited
-  6    transport or timeout (connection, DNS, TLS, request timeout, gave up
-       waiting for a scan)
-  130  interrupted (Ctrl-C)
-  141  stdout was closed early (e.g. piped into head)
 """
 
 from __future__ import annotations
@@ -71,7 +56,7 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, TypeVar
 
 from . import __version__
 from ._client import AsyncClient, Client
@@ -142,7 +127,7 @@ EXIT_TRANSPORT = 6
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
-# Kept word for word in the module docstring (a test checks both agree).
+# The end of the module docstring too, and of the --help epilog.
 EXIT_CODES_HELP = """\
 Exit codes:
   0    success
@@ -159,6 +144,7 @@ Exit codes:
   130  interrupted (Ctrl-C)
   141  stdout was closed early (e.g. piped into head)
 """
+__doc__ = __doc__ and f"{__doc__}\n{EXIT_CODES_HELP}"  # None under python -OO
 
 # Searches asking for more hits than this get a progress bar (on a terminal).
 SEARCH_PROGRESS_ABOVE = 300
@@ -2067,31 +2053,33 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
+_N = TypeVar("_N", int, float)
+
+
+def _number(text: str, kind: Callable[[str], _N], expected: str) -> _N:
+    """`text` read by `kind` (int or float), or an argparse error saying what was expected."""
     try:
-        value = int(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _number(text, int, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
 def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    value = _number(text, int, "a port number")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {value}")
     return value
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    value = _number(text, float, "seconds")
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text}")
     return value

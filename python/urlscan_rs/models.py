@@ -82,7 +82,7 @@ def _camel(name: str) -> str:
 # each value against its field's declaration first (see `_Expect`).
 
 
-def _dt(v: Any) -> datetime | None:
+def _datetime(v: Any) -> datetime | None:
     """ISO 8601 (``...Z``) or epoch milliseconds -> aware datetime in UTC."""
     if isinstance(v, str) and v:
         try:
@@ -290,7 +290,7 @@ def _from_converter(conv: Callable[[Any], Any] | None) -> _Expect:
         return _SCALARS["int"]
     if conv is _flag:
         return _SCALARS["bool"]
-    if conv is _dt:
+    if conv is _datetime:
         return _SCALARS["datetime"]
     if conv is _list:
         return _Expect(frozenset({list}), "a list", is_list=True)
@@ -345,7 +345,7 @@ def _compile(e: _Expect, conv: Callable[[Any], Any] | None) -> _Reader:
     widen = _WIDENS.get(conv) if conv is not None else None
     if types is not None and widen is not None:
         types = types | widen
-    strict_conv = widen is not None or conv is _dt or conv is _date
+    strict_conv = widen is not None or conv is _datetime or conv is _date
 
     if e.model is not None and not e.is_list and known:
         model = e.model
@@ -457,7 +457,7 @@ class _FieldView(property):
         name = self.name
         if name in cache:
             return cache[name]
-        value = obj._r.get(self.head)
+        value = obj._json.get(self.head)
         if self.rest:
             value = _walk(value, self.rest, obj, self.head)
         wire = self.wire
@@ -473,10 +473,10 @@ class _FieldView(property):
 
 _new = object.__new__
 _setattr = object.__setattr__
-_R = TypeVar("_R", bound=Callable[..., str])
+_ReprFunction = TypeVar("_ReprFunction", bound=Callable[..., str])
 
 
-def _safe_repr(fn: _R) -> _R:
+def _safe_repr(fn: _ReprFunction) -> _ReprFunction:
     # A model whose parts are of the wrong type still prints (tracebacks,
     # notebooks); reading the part raises.
     @functools.wraps(fn)
@@ -486,20 +486,24 @@ def _safe_repr(fn: _R) -> _R:
         except DecodeError as e:
             return f"{type(self).__name__}(<not decodable: {e}>)"
 
-    return cast(_R, __repr__)
+    return cast(_ReprFunction, __repr__)
 
 
 class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
-    __slots__ = ("_r", "_cache", "_path")
+    __slots__ = ("_json", "_cache", "_path")
     # attribute -> (wire path, converter); a path may be dotted ("task.uuid")
     # and name an alternative tried when the first is absent ("id|_id").
     _fields: ClassVar[dict[str, _Field]] = {}
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
 
-    _r: dict[str, Any] | LazyDoc
+    # The JSON object this model wraps: a dict, or a LazyDoc still in bytes.
+    _json: dict[str, Any] | LazyDoc
+    # The same slot under its former name, which the native lazy constructor
+    # (bindings/lazy.rs) still sets; set below, once the slot exists.
+    _r: ClassVar[Any]
     _cache: dict[str, Any]
     # The JSON path of this object in the answer ("" for the whole answer).
     _path: str
@@ -525,7 +529,7 @@ class Model:
             raw = {}
         if not isinstance(raw, dict):
             raise TypeError(f"{type(self).__name__} wraps a JSON object (dict), got {type(raw).__name__}")
-        object.__setattr__(self, "_r", raw)
+        object.__setattr__(self, "_json", raw)
         object.__setattr__(self, "_cache", {})
         object.__setattr__(self, "_path", "")
 
@@ -533,7 +537,7 @@ class Model:
     def _lazy(cls, doc: LazyDoc, path: str = "") -> Any:
         """A model over a JSON object still in bytes, decoded part by part as it is read."""
         obj = cls.__new__(cls)
-        object.__setattr__(obj, "_r", doc)
+        object.__setattr__(obj, "_json", doc)
         object.__setattr__(obj, "_cache", {})
         object.__setattr__(obj, "_path", path)
         return obj
@@ -542,24 +546,24 @@ class Model:
     def _at(cls, raw: dict[str, Any], path: str) -> Any:
         """A model of the object found at `path` of an answer (named in its errors)."""
         obj = _new(cls)
-        _setattr(obj, "_r", raw)
+        _setattr(obj, "_json", raw)
         _setattr(obj, "_cache", {})
         _setattr(obj, "_path", path)
         return obj
 
     @property
     def _raw(self) -> dict[str, Any]:
-        r = self._r
+        r = self._json
         if type(r) is LazyDoc:
             r = r.full()
-            object.__setattr__(self, "_r", r)
+            object.__setattr__(self, "_json", r)
         return r
 
     def _top(self, key: str) -> Any:
-        return self._r.get(key, _MISSING)
+        return self._json.get(key, _MISSING)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_r", "_cache", "_raw", "_path"):
+        if name.startswith("__") or name in ("_json", "_r", "_cache", "_raw", "_path"):
             raise AttributeError(name)
         cache = self._cache
         if name in cache:
@@ -575,7 +579,7 @@ class Model:
     def _at_path(self, wire: str) -> Any:
         """The raw value at a dotted wire path (None when absent)."""
         head, _, rest = wire.partition(".")
-        value = self._r.get(head)
+        value = self._json.get(head)
         if rest:
             value = _walk(value, tuple(rest.split(".")), self, head)
         return value
@@ -589,7 +593,7 @@ class Model:
         return _reader(type(self), name)(value, self, wire)
 
     def _unknown(self, name: str) -> Any:
-        r = self._r
+        r = self._json
         keys = r.keys() if type(r) is LazyDoc else r
         for key in (name, _camel(name), "_" + name):
             if key in keys:
@@ -654,7 +658,10 @@ class Model:
         return tuple(cls._fields)
 
 
-def _f(wire: str, conv: Callable[[Any], Any] | None = None) -> _Field:
+Model._r = Model.__dict__["_json"]
+
+
+def _field(wire: str, conv: Callable[[Any], Any] | None = None) -> _Field:
     return (wire, conv)
 
 
@@ -678,14 +685,14 @@ class Submission(Model):
     api: str | None
     options: dict[str, Any] | None
     _fields = {
-        "uuid": _f("uuid"),
-        "visibility": _f("visibility"),
-        "url": _f("url"),
-        "country": _f("country"),
-        "message": _f("message"),
-        "result": _f("result"),
-        "api": _f("api"),
-        "options": _f("options"),
+        "uuid": _field("uuid"),
+        "visibility": _field("visibility"),
+        "url": _field("url"),
+        "country": _field("country"),
+        "message": _field("message"),
+        "result": _field("result"),
+        "api": _field("api"),
+        "options": _field("options"),
     }
     _repr_fields = ("uuid", "url", "visibility", "country")
 
@@ -697,7 +704,7 @@ class VisibilityChange(Model):
     uuid: str | None
     message: str | None
     visibility: str | None
-    _fields = {"uuid": _f("uuid"), "message": _f("message"), "visibility": _f("visibility")}
+    _fields = {"uuid": _field("uuid"), "message": _field("message"), "visibility": _field("visibility")}
 
 
 class UserAgentGroup(Model):
@@ -707,7 +714,7 @@ class UserAgentGroup(Model):
     group: str | None
     useragents: list[str]
     user_agents: list[str]
-    _fields = {"group": _f("group"), "useragents": _f("useragents", _list), "user_agents": _f("useragents", _list)}
+    _fields = {"group": _field("group"), "useragents": _field("useragents", _list), "user_agents": _field("useragents", _list)}
     _repr_fields = ("group", "useragents")
 
 
@@ -719,7 +726,12 @@ class VerdictBrand(Model):
     name: str | None
     country: list[str]
     vertical: list[str]
-    _fields = {"key": _f("key"), "name": _f("name"), "country": _f("country", _list), "vertical": _f("vertical", _list)}
+    _fields = {
+        "key": _field("key"),
+        "name": _field("name"),
+        "country": _field("country", _list),
+        "vertical": _field("vertical", _list),
+    }
 
 
 def _brands(v: Any) -> list[Any]:
@@ -728,12 +740,12 @@ def _brands(v: Any) -> list[Any]:
 
 
 _VERDICT_FIELDS: dict[str, _Field] = {
-    "score": _f("score", _int),
-    "malicious": _f("malicious"),
-    "has_verdicts": _f("hasVerdicts", _flag),
-    "categories": _f("categories", _list),
-    "brands": _f("brands", _brands),
-    "tags": _f("tags", _list),
+    "score": _field("score", _int),
+    "malicious": _field("malicious"),
+    "has_verdicts": _field("hasVerdicts", _flag),
+    "categories": _field("categories", _list),
+    "brands": _field("brands", _brands),
+    "tags": _field("tags", _list),
 }
 
 
@@ -769,12 +781,12 @@ class EngineVerdicts(Model):
     verdicts: list[dict[str, Any]]
     _fields = {
         **_VERDICT_FIELDS,
-        "engines_total": _f("enginesTotal", _int),
-        "malicious_total": _f("maliciousTotal", _int),
-        "benign_total": _f("benignTotal", _int),
-        "malicious_verdicts": _f("maliciousVerdicts", _list),
-        "benign_verdicts": _f("benignVerdicts", _list),
-        "verdicts": _f("verdicts", _list),
+        "engines_total": _field("enginesTotal", _int),
+        "malicious_total": _field("maliciousTotal", _int),
+        "benign_total": _field("benignTotal", _int),
+        "malicious_verdicts": _field("maliciousVerdicts", _list),
+        "benign_verdicts": _field("benignVerdicts", _list),
+        "verdicts": _field("verdicts", _list),
     }
     _repr_fields = ("score", "malicious", "engines_total")
 
@@ -794,9 +806,9 @@ class CommunityVerdict(Model):
     votes_benign: int | None
     _fields = {
         **_VERDICT_FIELDS,
-        "votes_total": _f("votesTotal", _int),
-        "votes_malicious": _f("votesMalicious", _int),
-        "votes_benign": _f("votesBenign", _int),
+        "votes_total": _field("votesTotal", _int),
+        "votes_malicious": _field("votesMalicious", _int),
+        "votes_benign": _field("votesBenign", _int),
     }
     _repr_fields = ("score", "malicious", "votes_total")
 
@@ -810,10 +822,10 @@ class Verdicts(Model):
     engines: EngineVerdicts
     community: CommunityVerdict
     _fields = {
-        "overall": _f("overall", _model(Verdict)),
-        "urlscan": _f("urlscan", _model(Verdict)),
-        "engines": _f("engines", _model(EngineVerdicts)),
-        "community": _f("community", _model(CommunityVerdict)),
+        "overall": _field("overall", _model(Verdict)),
+        "urlscan": _field("urlscan", _model(Verdict)),
+        "engines": _field("engines", _model(EngineVerdicts)),
+        "community": _field("community", _model(CommunityVerdict)),
     }
 
     def __repr__(self) -> str:
@@ -840,20 +852,20 @@ class Task(Model):
     user_agent: str | None
     options: dict[str, Any] | None
     _fields = {
-        "uuid": _f("uuid"),
-        "time": _f("time", _dt),
-        "url": _f("url"),
-        "domain": _f("domain"),
-        "apex_domain": _f("apexDomain"),
-        "visibility": _f("visibility"),
-        "method": _f("method"),
-        "source": _f("source"),
-        "tags": _f("tags", _list),
-        "report_url": _f("reportURL"),
-        "screenshot_url": _f("screenshotURL"),
-        "dom_url": _f("domURL"),
-        "user_agent": _f("userAgent"),
-        "options": _f("options"),
+        "uuid": _field("uuid"),
+        "time": _field("time", _datetime),
+        "url": _field("url"),
+        "domain": _field("domain"),
+        "apex_domain": _field("apexDomain"),
+        "visibility": _field("visibility"),
+        "method": _field("method"),
+        "source": _field("source"),
+        "tags": _field("tags", _list),
+        "report_url": _field("reportURL"),
+        "screenshot_url": _field("screenshotURL"),
+        "dom_url": _field("domURL"),
+        "user_agent": _field("userAgent"),
+        "options": _field("options"),
     }
     _repr_fields = ("uuid", "url", "time", "visibility")
 
@@ -882,25 +894,25 @@ class Page(Model):
     tls_valid_from: datetime | None
     umbrella_rank: int | None
     _fields = {
-        "url": _f("url"),
-        "domain": _f("domain"),
-        "apex_domain": _f("apexDomain"),
-        "ip": _f("ip"),
-        "asn": _f("asn"),
-        "asnname": _f("asnname"),
-        "country": _f("country"),
-        "city": _f("city"),
-        "server": _f("server"),
-        "title": _f("title"),
-        "status": _f("status"),
-        "mime_type": _f("mimeType"),
-        "redirected": _f("redirected"),
-        "ptr": _f("ptr"),
-        "tls_issuer": _f("tlsIssuer"),
-        "tls_valid_days": _f("tlsValidDays", _int),
-        "tls_age_days": _f("tlsAgeDays", _int),
-        "tls_valid_from": _f("tlsValidFrom", _dt),
-        "umbrella_rank": _f("umbrellaRank", _int),
+        "url": _field("url"),
+        "domain": _field("domain"),
+        "apex_domain": _field("apexDomain"),
+        "ip": _field("ip"),
+        "asn": _field("asn"),
+        "asnname": _field("asnname"),
+        "country": _field("country"),
+        "city": _field("city"),
+        "server": _field("server"),
+        "title": _field("title"),
+        "status": _field("status"),
+        "mime_type": _field("mimeType"),
+        "redirected": _field("redirected"),
+        "ptr": _field("ptr"),
+        "tls_issuer": _field("tlsIssuer"),
+        "tls_valid_days": _field("tlsValidDays", _int),
+        "tls_age_days": _field("tlsAgeDays", _int),
+        "tls_valid_from": _field("tlsValidFrom", _datetime),
+        "umbrella_rank": _field("umbrellaRank", _int),
     }
     _repr_fields = ("url", "domain", "ip", "country")
 
@@ -924,20 +936,20 @@ class Stats(Model):
     server_stats: list[Any]
     tls_stats: list[Any]
     _fields = {
-        "malicious": _f("malicious", _int),
-        "secure_percentage": _f("securePercentage", _float),
-        "secure_requests": _f("secureRequests", _int),
-        "ipv6_percentage": _f("IPv6Percentage", _float),
-        "ad_blocked": _f("adBlocked", _int),
-        "total_links": _f("totalLinks", _int),
-        "uniq_countries": _f("uniqCountries", _int),
-        "domain_stats": _f("domainStats", _list),
-        "ip_stats": _f("ipStats", _list),
-        "protocol_stats": _f("protocolStats", _list),
-        "reg_domain_stats": _f("regDomainStats", _list),
-        "resource_stats": _f("resourceStats", _list),
-        "server_stats": _f("serverStats", _list),
-        "tls_stats": _f("tlsStats", _list),
+        "malicious": _field("malicious", _int),
+        "secure_percentage": _field("securePercentage", _float),
+        "secure_requests": _field("secureRequests", _int),
+        "ipv6_percentage": _field("IPv6Percentage", _float),
+        "ad_blocked": _field("adBlocked", _int),
+        "total_links": _field("totalLinks", _int),
+        "uniq_countries": _field("uniqCountries", _int),
+        "domain_stats": _field("domainStats", _list),
+        "ip_stats": _field("ipStats", _list),
+        "protocol_stats": _field("protocolStats", _list),
+        "reg_domain_stats": _field("regDomainStats", _list),
+        "resource_stats": _field("resourceStats", _list),
+        "server_stats": _field("serverStats", _list),
+        "tls_stats": _field("tlsStats", _list),
     }
     _repr_fields = ("malicious", "secure_percentage", "uniq_countries", "total_links")
 
@@ -953,12 +965,12 @@ class HitStats(Model):
     encoded_data_length: int | None
     console_msgs: int | None
     _fields = {
-        "requests": _f("requests", _int),
-        "uniq_ips": _f("uniqIPs", _int),
-        "uniq_countries": _f("uniqCountries", _int),
-        "data_length": _f("dataLength", _int),
-        "encoded_data_length": _f("encodedDataLength", _int),
-        "console_msgs": _f("consoleMsgs", _int),
+        "requests": _field("requests", _int),
+        "uniq_ips": _field("uniqIPs", _int),
+        "uniq_countries": _field("uniqCountries", _int),
+        "data_length": _field("dataLength", _int),
+        "encoded_data_length": _field("encodedDataLength", _int),
+        "console_msgs": _field("consoleMsgs", _int),
     }
 
 
@@ -976,15 +988,15 @@ class Lists(Model):
     certificates: list[dict[str, Any]]
     hashes: list[str]
     _fields = {
-        "ips": _f("ips", _list),
-        "countries": _f("countries", _list),
-        "asns": _f("asns", _list),
-        "domains": _f("domains", _list),
-        "servers": _f("servers", _list),
-        "urls": _f("urls", _list),
-        "link_domains": _f("linkDomains", _list),
-        "certificates": _f("certificates", _list),
-        "hashes": _f("hashes", _list),
+        "ips": _field("ips", _list),
+        "countries": _field("countries", _list),
+        "asns": _field("asns", _list),
+        "domains": _field("domains", _list),
+        "servers": _field("servers", _list),
+        "urls": _field("urls", _list),
+        "link_domains": _field("linkDomains", _list),
+        "certificates": _field("certificates", _list),
+        "hashes": _field("hashes", _list),
     }
 
     def __repr__(self) -> str:
@@ -996,10 +1008,27 @@ class Submitter(Model):
 
     __slots__ = ()
     country: str | None
-    _fields = {"country": _f("country")}
+    _fields = {"country": _field("country")}
 
 
-class ScanResult(Model):
+class _ScanRecord:
+    """What a scan's result and a search hit of it share: a flat record and a notebook table."""
+
+    __slots__ = ()
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
+        from ._display import record
+
+        return record(self)
+
+    def _repr_html_(self) -> str:
+        from ._display import table
+
+        return table([self])
+
+
+class ScanResult(_ScanRecord, Model):
     """A finished scan's result document (GET /api/v1/result/{uuid}/)."""
 
     __slots__ = ()
@@ -1016,18 +1045,18 @@ class ScanResult(Model):
     data: dict[str, Any] | None
     scanner: dict[str, Any] | None
     _fields = {
-        "uuid": _f("task.uuid"),
-        "url": _f("task.url"),
-        "time": _f("task.time", _dt),
-        "task": _f("task", _model(Task)),
-        "page": _f("page", _model(Page)),
-        "verdicts": _f("verdicts", _model(Verdicts)),
-        "stats": _f("stats", _model(Stats)),
-        "lists": _f("lists", _model(Lists)),
-        "submitter": _f("submitter", _model(Submitter)),
-        "meta": _f("meta"),
-        "data": _f("data"),
-        "scanner": _f("scanner"),
+        "uuid": _field("task.uuid"),
+        "url": _field("task.url"),
+        "time": _field("task.time", _datetime),
+        "task": _field("task", _model(Task)),
+        "page": _field("page", _model(Page)),
+        "verdicts": _field("verdicts", _model(Verdicts)),
+        "stats": _field("stats", _model(Stats)),
+        "lists": _field("lists", _model(Lists)),
+        "submitter": _field("submitter", _model(Submitter)),
+        "meta": _field("meta"),
+        "data": _field("data"),
+        "scanner": _field("scanner"),
     }
     _repr_fields = ("uuid", "url", "time")
 
@@ -1044,19 +1073,8 @@ class ScanResult(Model):
         dom = self.page.domain
         return f"ScanResult(uuid={self.uuid!r}, url={self.url!r}, domain={dom!r}, malicious={self.malicious})"
 
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
-        from ._display import record
 
-        return record(self)
-
-    def _repr_html_(self) -> str:
-        from ._display import table
-
-        return table([self])
-
-
-class SearchHit(Model):
+class SearchHit(_ScanRecord, Model):
     """One search hit of scans (``search()``, ``similar()``, ``phishfeed()``, saved-search results).
 
     A summary of the scan; read the full document with ``client.result(hit.uuid)``.
@@ -1075,34 +1093,23 @@ class SearchHit(Model):
     screenshot: str | None
     indexed_at: datetime | None
     _fields = {
-        "id": _f("_id"),
-        "score": _f("_score"),
-        "sort": _f("sort", _list),
-        "task": _f("task", _model(Task)),
-        "page": _f("page", _model(Page)),
-        "stats": _f("stats", _model(HitStats)),
-        "verdicts": _f("verdicts", _model(Verdict)),
-        "brand": _f("brand", _brands),
-        "result": _f("result"),
-        "screenshot": _f("screenshot"),
-        "indexed_at": _f("indexedAt", _dt),
+        "id": _field("_id"),
+        "score": _field("_score"),
+        "sort": _field("sort", _list),
+        "task": _field("task", _model(Task)),
+        "page": _field("page", _model(Page)),
+        "stats": _field("stats", _model(HitStats)),
+        "verdicts": _field("verdicts", _model(Verdict)),
+        "brand": _field("brand", _brands),
+        "result": _field("result"),
+        "screenshot": _field("screenshot"),
+        "indexed_at": _field("indexedAt", _datetime),
     }
 
     @property
     def uuid(self) -> str | None:
         """The scan's uuid (the hit's ``id``, else ``task.uuid``)."""
         return self.id or self.task.uuid
-
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
-        from ._display import record
-
-        return record(self)
-
-    def _repr_html_(self) -> str:
-        from ._display import table
-
-        return table([self])
 
     def __repr__(self) -> str:
         t = self.task
@@ -1120,7 +1127,7 @@ class Quotas(Model):
     scope: str | None
     source: str | None
     limits: dict[str, Any] | None
-    _fields = {"scope": _f("scope"), "source": _f("source"), "limits": _f("limits")}
+    _fields = {"scope": _field("scope"), "source": _field("source"), "limits": _field("limits")}
     _repr_fields = ("scope",)
 
     def remaining(self, action: str, window: str = "day") -> int | None:
@@ -1137,7 +1144,7 @@ class Team(Model):
     id: str | None
     name: str | None
     slug: str | None
-    _fields = {"id": _f("_id"), "name": _f("name"), "slug": _f("slug")}
+    _fields = {"id": _field("_id"), "name": _field("name"), "slug": _field("slug")}
 
 
 class User(Model):
@@ -1152,13 +1159,13 @@ class User(Model):
     products: list[str]
     features: list[str]
     _fields = {
-        "username": _f("username"),
-        "email": _f("email"),
-        "created_at": _f("createdAt", _dt),
-        "team": _f("team", _model(Team)),
-        "limits": _f("limits"),
-        "products": _f("products", _list),
-        "features": _f("features", _list),
+        "username": _field("username"),
+        "email": _field("email"),
+        "created_at": _field("createdAt", _datetime),
+        "team": _field("team", _model(Team)),
+        "limits": _field("limits"),
+        "products": _field("products", _list),
+        "features": _field("features", _list),
     }
     _repr_fields = ("username", "email", "products")
 
@@ -1229,17 +1236,17 @@ class SavedSearch(Model):
     tlp: str | None
     user_tags: list[str]
     _fields = {
-        "id": _f("_id"),
-        "datasource": _f("datasource"),
-        "name": _f("name"),
-        "query": _f("query"),
-        "description": _f("description"),
-        "long_description": _f("longDescription"),
-        "created_at": _f("createdAt", _dt),
-        "owner_description": _f("ownerDescription"),
-        "permissions": _f("permissions", _list),
-        "tlp": _f("tlp"),
-        "user_tags": _f("userTags", _list),
+        "id": _field("_id"),
+        "datasource": _field("datasource"),
+        "name": _field("name"),
+        "query": _field("query"),
+        "description": _field("description"),
+        "long_description": _field("longDescription"),
+        "created_at": _field("createdAt", _datetime),
+        "owner_description": _field("ownerDescription"),
+        "permissions": _field("permissions", _list),
+        "tlp": _field("tlp"),
+        "user_tags": _field("userTags", _list),
     }
     _repr_fields = ("id", "name", "datasource", "query")
 
@@ -1271,22 +1278,22 @@ class Subscription(Model):
     incident_creation_mode: str | None
     incident_watch_keys: Any
     _fields = {
-        "id": _f("_id"),
-        "search_ids": _f("searchIds", _list),
-        "frequency": _f("frequency"),
-        "email_addresses": _f("emailAddresses", _list),
-        "name": _f("name"),
-        "description": _f("description"),
-        "is_active": _f("isActive"),
-        "ignore_time": _f("ignoreTime"),
-        "week_days": _f("weekDays", _list),
-        "permissions": _f("permissions", _list),
-        "channel_ids": _f("channelIds", _list),
-        "incident_channel_ids": _f("incidentChannelIds", _list),
-        "incident_profile_id": _f("incidentProfileId"),
-        "incident_visibility": _f("incidentVisibility"),
-        "incident_creation_mode": _f("incidentCreationMode"),
-        "incident_watch_keys": _f("incidentWatchKeys"),
+        "id": _field("_id"),
+        "search_ids": _field("searchIds", _list),
+        "frequency": _field("frequency"),
+        "email_addresses": _field("emailAddresses", _list),
+        "name": _field("name"),
+        "description": _field("description"),
+        "is_active": _field("isActive"),
+        "ignore_time": _field("ignoreTime"),
+        "week_days": _field("weekDays", _list),
+        "permissions": _field("permissions", _list),
+        "channel_ids": _field("channelIds", _list),
+        "incident_channel_ids": _field("incidentChannelIds", _list),
+        "incident_profile_id": _field("incidentProfileId"),
+        "incident_visibility": _field("incidentVisibility"),
+        "incident_creation_mode": _field("incidentCreationMode"),
+        "incident_watch_keys": _field("incidentWatchKeys"),
     }
     _repr_fields = ("id", "name", "frequency", "is_active")
 
@@ -1309,19 +1316,19 @@ class Channel(Model):
     permissions: list[str]
     description: str | None
     _fields = {
-        "id": _f("_id"),
-        "type": _f("type"),
-        "name": _f("name"),
-        "webhook_url": _f("webhookURL"),
-        "frequency": _f("frequency"),
-        "email_addresses": _f("emailAddresses", _list),
-        "utc_time": _f("utcTime"),
-        "is_active": _f("isActive"),
-        "is_default": _f("isDefault"),
-        "ignore_time": _f("ignoreTime"),
-        "week_days": _f("weekDays", _list),
-        "permissions": _f("permissions", _list),
-        "description": _f("description"),
+        "id": _field("_id"),
+        "type": _field("type"),
+        "name": _field("name"),
+        "webhook_url": _field("webhookURL"),
+        "frequency": _field("frequency"),
+        "email_addresses": _field("emailAddresses", _list),
+        "utc_time": _field("utcTime"),
+        "is_active": _field("isActive"),
+        "is_default": _field("isDefault"),
+        "ignore_time": _field("ignoreTime"),
+        "week_days": _field("weekDays", _list),
+        "permissions": _field("permissions", _list),
+        "description": _field("description"),
     }
     _repr_fields = ("id", "type", "name", "is_active")
 
@@ -1360,35 +1367,35 @@ class Incident(Model):
     type: str | None
     labels: list[str]
     _fields = {
-        "id": _f("_id"),
-        "observable": _f("observable"),
-        "visibility": _f("visibility"),
-        "channels": _f("channels", _list),
-        "extra_path": _f("extraPath"),
-        "scan_interval": _f("scanInterval", _int),
-        "scan_interval_mode": _f("scanIntervalMode"),
-        "watched_attributes": _f("watchedAttributes", _list),
-        "user_agents": _f("userAgents", _list),
-        "user_agents_per_interval": _f("userAgentsPerInterval", _int),
-        "countries": _f("countries", _list),
-        "countries_per_interval": _f("countriesPerInterval", _int),
-        "stop_delay_suspended": _f("stopDelaySuspended", _int),
-        "stop_delay_inactive": _f("stopDelayInactive", _int),
-        "stop_delay_malicious": _f("stopDelayMalicious", _int),
-        "scan_interval_after_suspended": _f("scanIntervalAfterSuspended", _int),
-        "scan_interval_after_malicious": _f("scanIntervalAfterMalicious", _int),
-        "incident_profile": _f("incidentProfile"),
-        "created_at": _f("createdAt", _dt),
-        "scanned_at": _f("scannedAt", _dt),
-        "expire_at": _f("expireAt", _dt),
-        "source_type": _f("sourceType"),
-        "source_id": _f("sourceId"),
-        "state": _f("state"),
-        "state_size": _f("stateSize", _int),
-        "state_count": _f("stateCount", _int),
-        "owner": _f("owner"),
-        "type": _f("type"),
-        "labels": _f("labels", _list),
+        "id": _field("_id"),
+        "observable": _field("observable"),
+        "visibility": _field("visibility"),
+        "channels": _field("channels", _list),
+        "extra_path": _field("extraPath"),
+        "scan_interval": _field("scanInterval", _int),
+        "scan_interval_mode": _field("scanIntervalMode"),
+        "watched_attributes": _field("watchedAttributes", _list),
+        "user_agents": _field("userAgents", _list),
+        "user_agents_per_interval": _field("userAgentsPerInterval", _int),
+        "countries": _field("countries", _list),
+        "countries_per_interval": _field("countriesPerInterval", _int),
+        "stop_delay_suspended": _field("stopDelaySuspended", _int),
+        "stop_delay_inactive": _field("stopDelayInactive", _int),
+        "stop_delay_malicious": _field("stopDelayMalicious", _int),
+        "scan_interval_after_suspended": _field("scanIntervalAfterSuspended", _int),
+        "scan_interval_after_malicious": _field("scanIntervalAfterMalicious", _int),
+        "incident_profile": _field("incidentProfile"),
+        "created_at": _field("createdAt", _datetime),
+        "scanned_at": _field("scannedAt", _datetime),
+        "expire_at": _field("expireAt", _datetime),
+        "source_type": _field("sourceType"),
+        "source_id": _field("sourceId"),
+        "state": _field("state"),
+        "state_size": _field("stateSize", _int),
+        "state_count": _field("stateCount", _int),
+        "owner": _field("owner"),
+        "type": _field("type"),
+        "labels": _field("labels", _list),
     }
     _repr_fields = ("id", "observable", "state", "state_count")
 
@@ -1403,11 +1410,11 @@ class IncidentState(Model):
     time_start: datetime | None
     time_end: datetime | None
     _fields = {
-        "id": _f("_id"),
-        "incident": _f("incident"),
-        "state": _f("state"),
-        "time_start": _f("timeStart", _dt),
-        "time_end": _f("timeEnd", _dt),
+        "id": _field("_id"),
+        "incident": _field("incident"),
+        "state": _field("state"),
+        "time_start": _field("timeStart", _datetime),
+        "time_end": _field("timeEnd", _datetime),
     }
     _repr_fields = ("id", "incident", "time_start")
 
@@ -1424,13 +1431,13 @@ class HostnameRecord(Model):
     data_type: str | None
     data: dict[str, Any] | None
     _fields = {
-        "seen_on": _f("seen_on", _date),
-        "source": _f("source"),
-        "sub_id": _f("sub_id"),
-        "first_seen": _f("first_seen", _dt),
-        "last_seen": _f("last_seen", _dt),
-        "data_type": _f("data_type"),
-        "data": _f("data"),
+        "seen_on": _field("seen_on", _date),
+        "source": _field("source"),
+        "sub_id": _field("sub_id"),
+        "first_seen": _field("first_seen", _datetime),
+        "last_seen": _field("last_seen", _datetime),
+        "data_type": _field("data_type"),
+        "data": _field("data"),
     }
     _repr_fields = ("seen_on", "source", "sub_id")
 
@@ -1447,13 +1454,13 @@ class Brand(Model):
     terms: dict[str, Any] | None
     created_at: datetime | None
     _fields = {
-        "id": _f("_id"),
-        "key": _f("key"),
-        "name": _f("name"),
-        "vertical": _f("vertical", _list),
-        "country": _f("country", _list),
-        "terms": _f("terms"),
-        "created_at": _f("createdAt", _dt),
+        "id": _field("_id"),
+        "key": _field("key"),
+        "name": _field("name"),
+        "vertical": _field("vertical", _list),
+        "country": _field("country", _list),
+        "terms": _field("terms"),
+        "created_at": _field("createdAt", _datetime),
     }
     _repr_fields = ("key", "name", "vertical")
 
@@ -1466,9 +1473,9 @@ class BrandSummary(Model):
     total: int | None
     hits: list[SearchHit]
     _fields = {
-        "brand": _f("brand", _model(Brand)),
-        "total": _f("total", _int),
-        "hits": _f("hits", _models(SearchHit)),
+        "brand": _field("brand", _model(Brand)),
+        "total": _field("total", _int),
+        "hits": _field("hits", _models(SearchHit)),
     }
 
     def __repr__(self) -> str:
@@ -1485,11 +1492,11 @@ class LiveScanner(Model):
     city: str | None
     online: bool | None
     _fields = {
-        "id": _f("_id"),
-        "name": _f("name"),
-        "country": _f("country"),
-        "city": _f("city"),
-        "online": _f("online"),
+        "id": _field("_id"),
+        "name": _field("name"),
+        "country": _field("country"),
+        "city": _field("city"),
+        "online": _field("online"),
     }
     _repr_fields = ("id", "country", "city", "online")
 
@@ -1506,7 +1513,7 @@ class DataDumpFile(Model):
     path: str
     size: int | None
     timestamp: datetime | None
-    _fields = {"path": _f("path"), "size": _f("size", _int), "timestamp": _f("timestamp", _dt)}
+    _fields = {"path": _field("path"), "size": _field("size", _int), "timestamp": _field("timestamp", _datetime)}
 
 
 # ---------------------------------------------------------------- data sources and events
@@ -1539,15 +1546,15 @@ class HostnameHit(Model):
     last_seen: datetime | None
     sources: list[str] | None
     _fields = {
-        "id": _f("_id"),
-        "sort": _f("sort", _list),
-        "hostname": _f("hostname"),
-        "domain": _f("domain"),
-        "apex_domain": _f("apexDomain|apex_domain"),
-        "date": _f("date", _dt),
-        "first_seen": _f("first_seen|firstSeen", _dt),
-        "last_seen": _f("last_seen|lastSeen", _dt),
-        "sources": _f("sources", _opt_list),
+        "id": _field("_id"),
+        "sort": _field("sort", _list),
+        "hostname": _field("hostname"),
+        "domain": _field("domain"),
+        "apex_domain": _field("apexDomain|apex_domain"),
+        "date": _field("date", _datetime),
+        "first_seen": _field("first_seen|firstSeen", _datetime),
+        "last_seen": _field("last_seen|lastSeen", _datetime),
+        "sources": _field("sources", _opt_list),
     }
     _repr_fields = ("hostname", "domain", "first_seen", "last_seen")
 
@@ -1563,7 +1570,7 @@ class IncidentHit(Incident):
     __slots__ = ()
     sort: list[Any]
     date: datetime | None
-    _fields = {**Incident._fields, "sort": _f("sort", _list), "date": _f("date", _dt)}
+    _fields = {**Incident._fields, "sort": _field("sort", _list), "date": _field("date", _datetime)}
     _repr_fields = ("id", "observable", "state", "source_type")
 
     def to_record(self) -> dict[str, Any]:
@@ -1590,17 +1597,17 @@ class CertificateHit(Model):
     first_seen: datetime | None
     last_seen: datetime | None
     _fields = {
-        "id": _f("_id"),
-        "sort": _f("sort", _list),
-        "date": _f("date", _dt),
-        "domain": _f("domain"),
-        "subject_name": _f("subjectName"),
-        "issuer": _f("issuer"),
-        "valid_from": _f("validFrom", _dt),
-        "valid_to": _f("validTo", _dt),
-        "hostnames": _f("hostnames", _opt_list),
-        "first_seen": _f("firstSeen|first_seen", _dt),
-        "last_seen": _f("lastSeen|last_seen", _dt),
+        "id": _field("_id"),
+        "sort": _field("sort", _list),
+        "date": _field("date", _datetime),
+        "domain": _field("domain"),
+        "subject_name": _field("subjectName"),
+        "issuer": _field("issuer"),
+        "valid_from": _field("validFrom", _datetime),
+        "valid_to": _field("validTo", _datetime),
+        "hostnames": _field("hostnames", _opt_list),
+        "first_seen": _field("firstSeen|first_seen", _datetime),
+        "last_seen": _field("lastSeen|last_seen", _datetime),
     }
     _repr_fields = ("domain", "issuer", "valid_to")
 
@@ -1650,20 +1657,20 @@ class Notification(Model):
     datasource: str | None
     total: int | None
     _fields = {
-        "id": _f("id|_id"),
-        "type": _f("type"),
-        "created_at": _f("createdAt", _dt),
-        "frequency": _f("frequency"),
-        "subscription_id": _f("subscriptionId"),
-        "subscription_name": _f("subscriptionName"),
-        "search_ids": _f("searchIds", _opt_list),
-        "incident_id": _f("incidentId"),
-        "observable": _f("observable"),
-        "changes": _f("changes", _opt_list),
-        "channel_id": _f("channelId"),
-        "datasource": _f("datasource"),
-        "results": _f("results"),
-        "total": _f("total", _int),
+        "id": _field("id|_id"),
+        "type": _field("type"),
+        "created_at": _field("createdAt", _datetime),
+        "frequency": _field("frequency"),
+        "subscription_id": _field("subscriptionId"),
+        "subscription_name": _field("subscriptionName"),
+        "search_ids": _field("searchIds", _opt_list),
+        "incident_id": _field("incidentId"),
+        "observable": _field("observable"),
+        "changes": _field("changes", _opt_list),
+        "channel_id": _field("channelId"),
+        "datasource": _field("datasource"),
+        "results": _field("results"),
+        "total": _field("total", _int),
     }
     _repr_fields = ("id", "type", "created_at", "total")
 
@@ -1673,7 +1680,7 @@ class Notification(Model):
         :class:`SearchHit` otherwise (None when absent)."""
         cache = self._cache
         if "results" not in cache:
-            cache["results"] = _notified_hits(self, self._r.get("datasource"), self._r.get("results"))
+            cache["results"] = _notified_hits(self, self._json.get("datasource"), self._json.get("results"))
         return cache["results"]  # type: ignore[no-any-return]
 
     def to_record(self) -> dict[str, Any]:
@@ -1689,4 +1696,4 @@ class NotificationHit(Notification):
     __slots__ = ()
     sort: list[Any]
     date: datetime | None
-    _fields = {**Notification._fields, "sort": _f("sort", _list), "date": _f("date", _dt)}
+    _fields = {**Notification._fields, "sort": _field("sort", _list), "date": _field("date", _datetime)}
