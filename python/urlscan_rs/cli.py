@@ -2199,27 +2199,29 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scan_options(s)
     _add_wait_options(s)
 
-    r = command(
-        ["result"],
-        "print a scan's result",
-        cmd_result,
-        description="Print the result of each scan (- reads uuids from stdin, one per line).",
+    def per_scan(
+        name: str, help: str, func: Callable[[argparse.Namespace, Output], int], description: str
+    ) -> argparse.ArgumentParser:
+        """A command that takes one or more scan uuids."""
+        sp = command([name], help, func, description=description)
+        sp.add_argument("uuid", metavar="UUID", nargs="+")
+        return sp
+
+    r = per_scan(
+        "result", "print a scan's result", cmd_result, "Print the result of each scan (- reads uuids from stdin, one per line)."
     )
-    r.add_argument("uuid", metavar="UUID", nargs="+")
     r.add_argument("--wait", action="store_true", help="wait for scans that have not finished yet")
     _add_wait_options(r)
 
-    sh = command(
-        ["screenshot"],
+    sh = per_scan(
+        "screenshot",
         "save a scan's screenshot (PNG)",
         cmd_screenshot,
-        description="Save the screenshot of each scan as UUID.png in the current directory, or in -o (- reads uuids from stdin).",
+        "Save the screenshot of each scan as UUID.png in the current directory, or in -o (- reads uuids from stdin).",
     )
-    sh.add_argument("uuid", metavar="UUID", nargs="+")
     sh.add_argument("-o", "--output", metavar="FILE", help="file to write, a directory, or - for stdout (default: UUID.png here)")
 
-    dm = command(["dom"], "print a scan's DOM", cmd_dom, description="Print the DOM of each scan (- reads uuids from stdin).")
-    dm.add_argument("uuid", metavar="UUID", nargs="+")
+    per_scan("dom", "print a scan's DOM", cmd_dom, "Print the DOM of each scan (- reads uuids from stdin).")
     derive("response")
 
     b = command(
