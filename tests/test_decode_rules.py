@@ -43,19 +43,24 @@ ROOTS: dict[type[Model], list[dict[str, Any]]] = {
     models.SearchHit: HITS,
     models.BrandSummary: BRAND_SUMMARIES,
     models.Brand: BRANDS,
-    models.Submission: [{}],
-    models.UserAgentGroup: [{}],
-    models.SavedSearch: [{}],
-    models.Subscription: [{}],
-    models.Channel: [{}],
-    models.Incident: [{}],
-    models.IncidentState: [{}],
-    models.HostnameRecord: [{}],
-    models.LiveScanner: [{}],
-    models.DataDumpFile: [{}],
-    models.Quotas: [{}],
-    models.User: [{}],
-    models.VisibilityChange: [{}],
+    **{
+        root: [{}]
+        for root in (
+            models.Submission,
+            models.UserAgentGroup,
+            models.SavedSearch,
+            models.Subscription,
+            models.Channel,
+            models.Incident,
+            models.IncidentState,
+            models.HostnameRecord,
+            models.LiveScanner,
+            models.DataDumpFile,
+            models.Quotas,
+            models.User,
+            models.VisibilityChange,
+        )
+    },
 }
 
 # Declared as anything: the service documents no type for them.
