@@ -27,7 +27,7 @@ import threading
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from . import _native
 from ._client import AsyncClient, Client
@@ -41,7 +41,28 @@ LatencySpec = float | Mapping[str, float]
 RateLimitSpec = Mapping[str, Mapping[str, int | None]]
 
 
-class Emulator:
+_S = TypeVar("_S", bound="_Serving")
+
+
+class _Serving:
+    """Something that serves from construction until :meth:`close`: also
+    :meth:`stop`, and the end of a ``with`` block."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop serving (same as :meth:`close`)."""
+        self.close()
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Emulator(_Serving):
     """A real HTTP server on 127.0.0.1 that behaves like the service.
 
     * ``scans``: historical public scans pre-loaded (deterministic per ``seed``).
@@ -248,17 +269,9 @@ class Emulator:
             return self.api_key
         return self.keys.get(key, key)
 
-    def stop(self) -> None:
-        """Stop serving (also ``close()``, and the end of a ``with`` block)."""
+    def close(self) -> None:
+        """Stop serving (also ``stop()``, and the end of a ``with`` block)."""
         self._native.stop()
-
-    close = stop
-
-    def __enter__(self) -> Emulator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
@@ -370,7 +383,7 @@ class ReceivedRequest:
         return json.loads(self.body)
 
 
-class WebhookReceiver:
+class WebhookReceiver(_Serving):
     """A webhook endpoint on loopback that collects notifications.
 
     >>> with WebhookReceiver() as hook:
@@ -479,14 +492,6 @@ class WebhookReceiver:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
-
-    stop = close
-
-    def __enter__(self) -> WebhookReceiver:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         with self._cond:
