@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,14 @@ def ceiling(binary: Path | None, *args: Any) -> dict[str, Any] | None:
     return out
 
 
+def ceiling_median(
+    binary: Path | None, repeat: int, *args: Any, of: Callable[[dict[str, Any]], float] = lambda run: run["cpu"]
+) -> float | None:
+    """The median of `of` (default: CPU seconds) over `repeat` ceiling runs; None when none ran."""
+    runs = [run for run in (ceiling(binary, *args) for _ in range(repeat)) if run]
+    return statistics.median(of(run) for run in runs) if runs else None
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -267,10 +276,8 @@ def w_search_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             )
         )
         rates.append(("search export (CPU)", max(med(ours, "req_rate"), med(theirs, "req_rate"))))
-        c = [ceiling(ceil, "search", emu.url, emu.key, hits) for _ in range(a.repeat)]
-        cs = [x for x in c if x]
-        if cs:
-            cpu = statistics.median(x["cpu"] for x in cs)
+        cpu = ceiling_median(ceil, a.repeat, "search", emu.url, emu.key, hits)
+        if cpu is not None:
             rep.row(
                 "search export (CPU)",
                 f"pure-Rust core CPU s / {hits} hits (ceiling)",
@@ -336,14 +343,13 @@ def w_results_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None
                 f"urlscan-rs {emu_rate:.0f}, official {n / med(theirs, 'wall'):.0f}",
             )
         )
-        c = [ceiling(ceil, "results", emu.url, emu.key, n, 1) for _ in range(a.repeat)]
-        cs = [x for x in c if x]
-        if cs:
+        cpu = ceiling_median(ceil, a.repeat, "results", emu.url, emu.key, n, 1)
+        if cpu is not None:
             rep.row(
                 "result fetch (CPU)",
                 f"pure-Rust core CPU s / {n} results (ceiling)",
                 med(ours, "cpu"),
-                statistics.median(x["cpu"] for x in cs),
+                cpu,
                 None,
                 "pure-Rust core",
             )
@@ -450,10 +456,8 @@ def w_fanout(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     with Emu(scans=n + 50, seed=7) as emu:
         uf = uuids_file(emu, n, "fanout")
         ours = repeat(a.repeat, "fanout_rs", emu, uuids_file=uf, n=n)
-        c = [ceiling(ceil, "fanout", emu.url, emu.key, n) for _ in range(a.repeat)]
-        cs = [x for x in c if x]
-        if cs:
-            rust = statistics.median(x["cpu"] for x in cs)
+        rust = ceiling_median(ceil, a.repeat, "fanout", emu.url, emu.key, n)
+        if rust is not None:
             # target: Python costs at most 1.3x the pure-Rust CPU, i.e. rust/ours >= 1/1.3
             rep.row(
                 "async fan-out, 1,000 result() awaits (CPU)",
@@ -543,10 +547,8 @@ def w_emulator(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     log("emulator throughput on a trivial endpoint (GET /api/v1/quotas/, 64 concurrent)")
     with Emu(scans=10, seed=9) as emu:
         reqs = 5_000 if a.quick else 30_000
-        c = [ceiling(ceil, "trivial", emu.url, emu.key, reqs, 64) for _ in range(3)]
-        cs = [x for x in c if x]
-        if cs:
-            rate = statistics.median(x["count"] / x["wall"] for x in cs)
+        rate = ceiling_median(ceil, 3, "trivial", emu.url, emu.key, reqs, 64, of=lambda run: run["count"] / run["wall"])
+        if rate is not None:
             emu_rate.append(rate)
             rep.extra.append(
                 ("emulator: trivial endpoint throughput (separate process, client in Rust)", f"{rate:,.0f} requests/s")
