@@ -43,30 +43,25 @@ def _official_client(cfg: dict[str, Any]) -> Any:
 # --- search export --------------------------------------------------------------------------------
 
 
-def search_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    client = _rs_client(cfg)
+def _export(client: Any, cfg: dict[str, Any], read: Callable[[Any], int]) -> Callable[[], dict[str, Any]]:
+    """Every hit of the search, reading its id and domain (`read` gives their length)."""
 
     def run() -> dict[str, Any]:
         n, chars = 0, 0
         for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]):
             n += 1
-            chars += len(hit.id) + len(hit.page.domain or "")
+            chars += read(hit)
         return {"count": n, "chars": chars}
 
     return run
+
+
+def search_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    return _export(_rs_client(cfg), cfg, lambda hit: len(hit.id) + len(hit.page.domain or ""))
 
 
 def search_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    client = _official_client(cfg)
-
-    def run() -> dict[str, Any]:
-        n, chars = 0, 0
-        for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]):
-            n += 1
-            chars += len(hit["_id"]) + len(hit["page"].get("domain") or "")
-        return {"count": n, "chars": chars}
-
-    return run
+    return _export(_official_client(cfg), cfg, lambda hit: len(hit["_id"]) + len(hit["page"].get("domain") or ""))
 
 
 # --- result fetch ---------------------------------------------------------------------------------
@@ -83,14 +78,18 @@ def _few_official(d: dict[str, Any]) -> int:
     return len(d["page"].get("domain") or "") + int(bool(d["verdicts"]["overall"].get("malicious"))) + (1 if t else 0)
 
 
-def results_rs_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    client = _rs_client(cfg)
+def _fetch_each(cfg: dict[str, Any], fetch: Callable[[str], Any], few: Callable[[Any], int]) -> Callable[[], dict[str, Any]]:
+    """One result after the other, reading a few fields of each."""
 
     def run() -> dict[str, Any]:
-        s = sum(_few_rs(client.result(u)) for u in cfg["uuids"])
+        s = sum(few(fetch(u)) for u in cfg["uuids"])
         return {"count": len(cfg["uuids"]), "fields": s}
 
     return run
+
+
+def results_rs_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    return _fetch_each(cfg, _rs_client(cfg).result, _few_rs)
 
 
 def results_rs_batch(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
@@ -106,13 +105,7 @@ def results_rs_batch(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def results_official_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    client = _official_client(cfg)
-
-    def run() -> dict[str, Any]:
-        s = sum(_few_official(client.get_result(u)) for u in cfg["uuids"])
-        return {"count": len(cfg["uuids"]), "fields": s}
-
-    return run
+    return _fetch_each(cfg, _official_client(cfg).get_result, _few_official)
 
 
 def results_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
