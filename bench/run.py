@@ -599,6 +599,9 @@ class BlackHole:
 def w_webhooks(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     import urlscan_rs
 
+    sys.path.insert(0, str(ROOT / "examples"))
+    from alerting import subscribe  # type: ignore[import-not-found]  # examples/ is no package
+
     hooks = 20 if a.quick else 50
     rounds = 10 if a.quick else 40
     per = 25
@@ -608,17 +611,8 @@ def w_webhooks(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         clients = {"dark": urlscan_rs.Client(dark.key, base_url=dark.url), "calm": urlscan_rs.Client(calm.key, base_url=calm.url)}
         try:
             c = clients["dark"]
-            ch = c.channels.create(type="webhook", name="gone dark", webhook_url=hole.url)
-            s = c.saved_searches.create(datasource="scans", name="bench", query="task.tags:bench")
-            c.subscriptions.create(
-                search_ids=[s.id],
-                frequency="live",
-                email_addresses=[],
-                name="bench",
-                is_active=True,
-                ignore_time=True,
-                channel_ids=[ch.id],
-            )
+            # a webhook channel, a saved search and a live subscription on it, as the alerting example makes them
+            subscribe(c, query="task.tags:bench", webhook_url=hole.url, name="bench")
             for name, emu in (("dark", dark), ("calm", calm)):  # the same scans on both sides
                 for i in range(hooks):
                     clients[name].scan(f"https://bench-{i}.example.com/", visibility="public", tags=["bench"])
