@@ -122,19 +122,14 @@ def results_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]
 # --- bulk scan and wait ---------------------------------------------------------------------------
 
 
+# cfg["wait"]: the polling rules every side follows, as keyword arguments (timeout, initial_wait, interval)
+
+
 def bulk_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     client = _rs_client(cfg)
-    w = cfg["wait"]
 
     def run() -> dict[str, Any]:
-        out = client.bulk_scan(
-            cfg["urls"],
-            concurrency=cfg.get("concurrency", 8),
-            visibility="public",
-            timeout=w["timeout"],
-            initial_wait=w["initial_wait"],
-            interval=w["interval"],
-        )
+        out = client.bulk_scan(cfg["urls"], concurrency=cfg.get("concurrency", 8), visibility="public", **cfg["wait"])
         ok = sum(1 for o in out if o.error is None and o.result is not None)
         return {"count": ok, "errors": len(out) - ok}
 
@@ -143,12 +138,9 @@ def bulk_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 def bulk_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     client = _official_client(cfg)
-    w = cfg["wait"]
 
     def run() -> dict[str, Any]:
-        out = client.bulk_scan_and_get_results(
-            cfg["urls"], visibility="public", timeout=w["timeout"], initial_wait=w["initial_wait"], interval=w["interval"]
-        )
+        out = client.bulk_scan_and_get_results(cfg["urls"], visibility="public", **cfg["wait"])
         ok = sum(1 for _, r in out if not isinstance(r, Exception))
         return {"count": ok, "errors": len(out) - ok}
 
@@ -158,13 +150,12 @@ def bulk_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 def bulk_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     """16 threads: submit every URL, then wait for and fetch every result (same polling rules)."""
     client = _official_client(cfg)
-    w = cfg["wait"]
 
     def one_wait(sub: Any) -> Any:
         if isinstance(sub, Exception):
             return sub
         try:
-            client.wait_for_result(sub["uuid"], timeout=w["timeout"], initial_wait=w["initial_wait"], interval=w["interval"])
+            client.wait_for_result(sub["uuid"], **cfg["wait"])
             return client.get_result(sub["uuid"])
         except Exception as e:
             return e
