@@ -22,17 +22,48 @@ struct GuardedLogger(pyo3_log::Logger);
 
 impl log::Log for GuardedLogger {
     fn enabled(&self, m: &log::Metadata<'_>) -> bool {
-        !bridge::is_finalizing() && self.0.enabled(m)
+        let target = python_target(m.target());
+        let m = log::Metadata::builder()
+            .level(m.level())
+            .target(&target)
+            .build();
+        !bridge::is_finalizing() && self.0.enabled(&m)
     }
     fn log(&self, r: &log::Record<'_>) {
-        if self.enabled(r.metadata()) {
+        let target = python_target(r.target());
+        let record = log::Record::builder()
+            .args(*r.args())
+            .level(r.level())
+            .target(&target)
+            .module_path(r.module_path())
+            .file(r.file())
+            .line(r.line())
+            .build();
+        if self.enabled(record.metadata()) {
             // Inside Python already (a call on a Python thread), or entering from a Rust thread.
             if Python::try_attach(|_| ()).is_some() && !bridge::is_finalizing() {
-                bridge::enter_python(|_| self.0.log(r));
+                bridge::enter_python(|_| self.0.log(&record));
             }
         }
     }
     fn flush(&self) {}
+}
+
+/// The workspace's crates log under one Python logger, as one package:
+/// `urlscan_core::transport` becomes `urlscan_rs.core.transport`.
+fn python_target(target: &str) -> std::borrow::Cow<'_, str> {
+    for (krate, name) in [
+        ("urlscan_core", "urlscan_rs::core"),
+        ("urlscan_emulator", "urlscan_rs::emulator"),
+        ("urlscan_rules", "urlscan_rs::rules"),
+    ] {
+        if let Some(rest) = target.strip_prefix(krate) {
+            if rest.is_empty() || rest.starts_with("::") {
+                return format!("{name}{rest}").into();
+            }
+        }
+    }
+    target.into()
 }
 
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
