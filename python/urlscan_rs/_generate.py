@@ -9,9 +9,12 @@ From it this module writes, between ``# BEGIN GENERATED <name>`` and
 * in ``_namespaces.py``, each namespace's forwarding methods (region named
   after the table's prefix, e.g. ``channels``);
 * in ``_namespaces.pyi``, their typed stubs (same regions), the import of the
-  models the stubs name (``models``), and every ``Async*`` class (``async``),
-  derived from the sync classes, hand-written special methods included, so
-  that no async signature is written by hand.
+  models the stubs name (``models``), the names of enum values (``aliases``,
+  as ``ALIASES`` below names them), and every ``Async*`` class (``async``),
+  derived from the sync classes, hand-written special methods included;
+* in ``_client.pyi``, ``AsyncClient`` (``async``), derived from ``Client``;
+
+so that no async signature is written by hand.
 
 Run ``python -m urlscan_rs._generate`` after changing the table (rebuild the
 extension first); ``--check`` writes nothing and fails when a file is stale
@@ -38,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 COMMAND = "python -m urlscan_rs._generate"
 PY = HERE / "_namespaces.py"
 STUB = HERE / "_namespaces.pyi"
+CLIENT_STUB = HERE / "_client.pyi"
 # A generated region: its BEGIN line (any text after the name), its body, its END line.
 _REGION = re.compile(
     r"^(?P<indent>[ ]*)# BEGIN GENERATED (?P<name>\w+)\b[^\n]*\n.*?^(?P=indent)# END GENERATED (?P=name)\n",
@@ -227,7 +231,7 @@ def _fill(path: Path, text: str, contents: dict[str, str], keep_others: bool = F
         seen.add(name)
         if name not in contents and keep_others:
             return m[0]
-        begin = f"{indent}# BEGIN GENERATED {name} by `{COMMAND}` from the endpoint table: do not edit\n"
+        begin = f"{indent}# BEGIN GENERATED {name} by `{COMMAND}`: do not edit\n"
         return begin + contents.get(name, "") + f"{indent}# END GENERATED {name}\n"
 
     out = _REGION.sub(region, text)
@@ -260,8 +264,51 @@ def _async_classes(stub: str) -> str:
                 fn = ast.AsyncFunctionDef(**{k: getattr(fn, k) for k in fn._fields})
             body.append(fn)
         node = ast.ClassDef(**{k: getattr(node, k) for k in node._fields} | {"name": f"Async{node.name}", "body": body})
-        out.append(ast.unparse(ast.fix_missing_locations(node)) + "\n")
+        out.append(_unparse(node))
     return "\n".join(out)
+
+
+# AsyncClient's stub is Client's, awaited: these are renamed, and close() has
+# an awaitable twin, aclose().
+_ASYNC_NAMES = {"Client": "AsyncClient", "SyncSearchIterator": "AsyncSearchIterator", "__enter__": "__aenter__"}
+_ASYNC_NAMES |= {"__exit__": "__aexit__"}
+_NOT_AWAITED = {"__init__", "close"}
+
+
+class _Awaited(ast.NodeTransformer):
+    """Client's stub as AsyncClient's: names renamed, namespaces Async*, calls awaited (not the iterators)."""
+
+    def __init__(self, spaces: set[str]) -> None:
+        self.spaces = spaces
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id in self.spaces:
+            return ast.Name(f"Async{node.id}", node.ctx)
+        return ast.Name(_ASYNC_NAMES.get(node.id, node.id), node.ctx)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.stmt | list[ast.stmt]:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        decorators = {ast.unparse(d) for d in node.decorator_list}
+        returns = ast.unparse(node.returns or ast.Constant(None))
+        if node.name in _NOT_AWAITED or "property" in decorators or returns.endswith("]") and "Iterator[" in returns:
+            if node.name != "close":
+                return node
+            aclose = ast.AsyncFunctionDef(**{k: getattr(node, k) for k in node._fields} | {"name": "aclose"})
+            return [node, aclose]
+        fields = {k: getattr(node, k) for k in node._fields}
+        return ast.AsyncFunctionDef(**fields | {"name": _ASYNC_NAMES.get(node.name, node.name)})
+
+
+def _async_client(stub: str) -> str:
+    client = next(n for n in ast.parse(stub).body if isinstance(n, ast.ClassDef) and n.name == "Client")
+    node = _Awaited(namespace_classes()).visit(client)
+    node.name = "AsyncClient"
+    return _unparse(node)
+
+
+def _unparse(node: ast.stmt) -> str:
+    """A stub's class as text (without the blank lines ``ast.unparse`` puts between its methods)."""
+    return "".join(f"{line}\n" for line in ast.unparse(ast.fix_missing_locations(node)).splitlines() if line.strip())
 
 
 def _models_import(stub: str) -> str:
@@ -295,7 +342,9 @@ def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
     stub = _fill(STUB, STUB.read_text(encoding="utf-8"), stubs)
     # Then from the stub so far (its models and async regions empty): what it imports, its async classes.
     stub = _fill(STUB, stub, {"models": _models_import(stub), "async": _async_classes(stub)}, keep_others=True)
-    return {PY: py_text, STUB: _format(STUB, stub)}
+    client = CLIENT_STUB.read_text(encoding="utf-8")
+    client = _fill(CLIENT_STUB, client, {"async": _async_client(client)})
+    return {PY: py_text, STUB: _format(STUB, stub), CLIENT_STUB: _format(CLIENT_STUB, client)}
 
 
 def main(argv: list[str] | None = None) -> int:

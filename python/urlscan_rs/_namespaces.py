@@ -78,7 +78,7 @@ class LiveScan(_Namespace):
 
     __slots__ = ()
 
-    # BEGIN GENERATED livescan by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED livescan by `python -m urlscan_rs._generate`: do not edit
 
     def scanners(self) -> Any:
         """The live scanning nodes, with their country, city and status (GET /api/v1/livescan/scanners/)."""
@@ -128,7 +128,7 @@ class SavedSearches(_Namespace):
 
     __slots__ = ()
 
-    # BEGIN GENERATED saved_searches by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED saved_searches by `python -m urlscan_rs._generate`: do not edit
 
     def list(self) -> Any:
         """Your saved searches (GET /api/v1/user/searches/)."""
@@ -167,7 +167,7 @@ class Subscriptions(_Namespace):
 
     __slots__ = ()
 
-    # BEGIN GENERATED subscriptions by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED subscriptions by `python -m urlscan_rs._generate`: do not edit
 
     def list(self) -> Any:
         """Your subscriptions (GET /api/v1/user/subscriptions/)."""
@@ -204,7 +204,7 @@ class Channels(_Namespace):
 
     __slots__ = ()
 
-    # BEGIN GENERATED channels by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED channels by `python -m urlscan_rs._generate`: do not edit
 
     def list(self) -> Any:
         """Your notification channels (GET /api/v1/user/channels/)."""
@@ -240,7 +240,7 @@ class Incidents(_Namespace):
 
     __slots__ = ()
 
-    # BEGIN GENERATED incidents by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED incidents by `python -m urlscan_rs._generate`: do not edit
 
     def create(self, observable: str, **fields: Any) -> Any:
         """Create an incident for an observable (POST /api/v1/user/incidents).
@@ -360,7 +360,7 @@ class Brands(_Namespace):
 
     __slots__ = ()
 
-    # BEGIN GENERATED brands by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED brands by `python -m urlscan_rs._generate`: do not edit
 
     def available(self) -> Any:
         """The brands tracked for brand and phishing detection (GET /api/v1/pro/availableBrands)."""

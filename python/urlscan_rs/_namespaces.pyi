@@ -9,7 +9,7 @@ from builtins import list as _List
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
-# BEGIN GENERATED models by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+# BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
     Brand,
     BrandSummary,
@@ -40,7 +40,7 @@ __all__ = [
     "HostnameIterator",
 ]
 
-# BEGIN GENERATED aliases by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+# BEGIN GENERATED aliases by `python -m urlscan_rs._generate`: do not edit
 Visibility = Literal["public", "unlisted", "private"]
 IncidentVisibility = Literal["unlisted", "private"]
 Datasource = Literal["hostnames", "scans"]
@@ -72,7 +72,7 @@ class HostnameIterator:
     async def __anext__(self) -> HostnameRecord: ...
 
 class LiveScan:
-    # BEGIN GENERATED livescan by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED livescan by `python -m urlscan_rs._generate`: do not edit
     def scanners(self) -> _List[LiveScanner]: ...
     def task(
         self,
@@ -104,7 +104,7 @@ class LiveScan:
     def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
 
 class SavedSearches:
-    # BEGIN GENERATED saved_searches by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED saved_searches by `python -m urlscan_rs._generate`: do not edit
     def list(self) -> _List[SavedSearch]: ...
     def create(
         self,
@@ -136,7 +136,7 @@ class SavedSearches:
     # END GENERATED saved_searches
 
 class Subscriptions:
-    # BEGIN GENERATED subscriptions by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED subscriptions by `python -m urlscan_rs._generate`: do not edit
     def list(self) -> _List[Subscription]: ...
     def create(
         self,
@@ -182,7 +182,7 @@ class Subscriptions:
     # END GENERATED subscriptions
 
 class Channels:
-    # BEGIN GENERATED channels by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED channels by `python -m urlscan_rs._generate`: do not edit
     def list(self) -> _List[Channel]: ...
     def create(
         self,
@@ -221,7 +221,7 @@ class Channels:
     # END GENERATED channels
 
 class Incidents:
-    # BEGIN GENERATED incidents by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED incidents by `python -m urlscan_rs._generate`: do not edit
     def create(
         self,
         observable: str,
@@ -280,7 +280,7 @@ class Hostnames:
     def history(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameIterator: ...
 
 class Brands:
-    # BEGIN GENERATED brands by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+    # BEGIN GENERATED brands by `python -m urlscan_rs._generate`: do not edit
     def available(self) -> _List[Brand]: ...
     def detected(self) -> _List[BrandSummary]: ...
     # END GENERATED brands
@@ -293,7 +293,7 @@ class DataDumps:
     def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
     def link(self, path: str) -> str: ...
 
-# BEGIN GENERATED async by `python -m urlscan_rs._generate` from the endpoint table: do not edit
+# BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
 class AsyncLiveScan:
     async def scanners(self) -> _List[LiveScanner]: ...
     async def task(
