@@ -93,6 +93,7 @@ def method(ep: Endpoint) -> str:
 
 
 def literal(field: Field) -> str:
+    """The Literal type of an enum field's values."""
     return "Literal[" + ", ".join(json.dumps(c) for c in field["choices"]) + "]"
 
 
@@ -111,15 +112,14 @@ def aliases(endpoints: list[Endpoint]) -> dict[str, str]:
 
 def field_type(field: Field, names: dict[str, str] | None = None) -> str:
     """The Python type of a field's values (``Kind`` -> annotation); ``names``: alias by Literal."""
-    literal = "Literal[" + ", ".join(json.dumps(c) for c in field["choices"]) + "]"
-    literal = (names or {}).get(literal, literal)
+    values = (names or {}).get(literal(field), literal(field))
     kind = field["kind"]
     if kind == "Enum":
-        return literal
+        return values
     if kind == "EnumList":
-        return f"_List[{literal}]"
+        return f"_List[{values}]"
     if kind == "EnumOrList":
-        return f"{literal} | _List[{literal}]"
+        return f"{values} | _List[{values}]"
     return _TYPES.get(kind, "str")
 
 
@@ -209,7 +209,8 @@ def _py_method(ep: Endpoint) -> str:
     kw = keywords_name(ep)
     if kw:
         options.append(f"**{kw}")
-    call = f'self._endpoint("{ep["name"]}", [{ids}], {{{", ".join(options)}}})'
+    given = kw if kw and not ep["positional"] else f"{{{', '.join(options)}}}"
+    call = f'self._endpoint("{ep["name"]}", [{ids}], {given})'
     return f'\n    {_py_signature(ep)}\n        """{doc}"""\n        return {call}\n'
 
 

@@ -57,8 +57,7 @@ class _Namespace:
         nullable = {f["name"] for f in ep["body"] if f["nullable"]}
         given = {k: v for k, v in options.items() if v is not None or k in nullable}
         kind, *what = ep["returns"]
-        shape = {"model": "model", "field": "field"}
-        answer = {shape[kind]: what[0]} if kind in shape else {"discard": kind == "nothing"}
+        answer = {kind: what[0]} if kind in ("model", "field") else {"discard": kind == "nothing"}
         return self._call("call", name, ids, given, **answer)
 
     def __repr__(self) -> str:
@@ -100,7 +99,7 @@ class LiveScan(_Namespace):
 
     def store(self, scanner_id: str, scan_id: str, **fields: Any) -> Any:
         """Store the temporary scan as a permanent snapshot (PUT /api/v1/livescan/{scanner_id}/{scan_id}/)."""
-        return self._endpoint("livescan.store", [scanner_id, scan_id], {**fields})
+        return self._endpoint("livescan.store", [scanner_id, scan_id], fields)
 
     def purge(self, scanner_id: str, scan_id: str) -> Any:
         """Drop the temporary scan at once (DELETE /api/v1/livescan/{scanner_id}/{scan_id}/)."""
@@ -136,11 +135,11 @@ class SavedSearches(_Namespace):
 
     def create(self, **fields: Any) -> Any:
         """Create a saved search (POST /api/v1/user/searches/)."""
-        return self._endpoint("saved_searches.create", [], {**fields})
+        return self._endpoint("saved_searches.create", [], fields)
 
     def update(self, search_id: str, **fields: Any) -> Any:
         """Change a saved search; fields left out keep their value (PUT /api/v1/user/searches/{search_id}/)."""
-        return self._endpoint("saved_searches.update", [search_id], {**fields})
+        return self._endpoint("saved_searches.update", [search_id], fields)
 
     def delete(self, search_id: str) -> Any:
         """Delete a saved search (DELETE /api/v1/user/searches/{search_id}/)."""
@@ -152,7 +151,7 @@ class SavedSearches(_Namespace):
         ``size`` of them (the service's default when None), after the cursor
         ``search_after`` (the last hit's ``sort`` values joined by a comma).
         """
-        return self._endpoint("saved_searches.results", [search_id], {**options})
+        return self._endpoint("saved_searches.results", [search_id], options)
 
     # END GENERATED saved_searches
 
@@ -175,12 +174,12 @@ class Subscriptions(_Namespace):
 
     def create(self, **fields: Any) -> Any:
         """Create a subscription (POST /api/v1/user/subscriptions/)."""
-        return self._endpoint("subscriptions.create", [], {**fields})
+        return self._endpoint("subscriptions.create", [], fields)
 
     def update(self, subscription_id: str, **fields: Any) -> Any:
         """Change a subscription's settings; fields left out keep their value
         (PUT /api/v1/user/subscriptions/{subscription_id}/)."""
-        return self._endpoint("subscriptions.update", [subscription_id], {**fields})
+        return self._endpoint("subscriptions.update", [subscription_id], fields)
 
     def delete(self, subscription_id: str) -> Any:
         """Delete a subscription (DELETE /api/v1/user/subscriptions/{subscription_id}/)."""
@@ -215,7 +214,7 @@ class Channels(_Namespace):
 
         A webhook needs ``webhook_url``, an e-mail channel ``email_addresses``.
         """
-        return self._endpoint("channels.create", [], {**fields})
+        return self._endpoint("channels.create", [], fields)
 
     def get(self, channel_id: str) -> Any:
         """One notification channel (GET /api/v1/user/channels/{channel_id})."""
@@ -223,7 +222,7 @@ class Channels(_Namespace):
 
     def update(self, channel_id: str, **fields: Any) -> Any:
         """Change a notification channel; fields left out keep their value (PUT /api/v1/user/channels/{channel_id})."""
-        return self._endpoint("channels.update", [channel_id], {**fields})
+        return self._endpoint("channels.update", [channel_id], fields)
 
     # END GENERATED channels
 
@@ -255,7 +254,7 @@ class Incidents(_Namespace):
 
     def update(self, incident_id: str, **fields: Any) -> Any:
         """Change an incident's runtime options; options left out keep their value (PUT /api/v1/user/incidents/{incident_id})."""
-        return self._endpoint("incidents.update", [incident_id], {**fields})
+        return self._endpoint("incidents.update", [incident_id], fields)
 
     def copy(self, incident_id: str) -> Any:
         """Copy an incident without its history; returns the new one (POST /api/v1/user/incidents/{incident_id}/copy)."""
