@@ -18,11 +18,11 @@ use std::time::Instant;
 use futures::stream::{self, StreamExt};
 use serde::Deserialize;
 
-use urlscan_rs::core::api::{SearchKind, SearchParams};
-use urlscan_rs::core::paginate::SearchCursor;
-use urlscan_rs::core::{Client, Config};
-use urlscan_rs::emulator::state::{AppState, Caller};
-use urlscan_rs::emulator::EmulatorConfig;
+use urlscan_core::api::{SearchKind, SearchParams};
+use urlscan_core::paginate::SearchCursor;
+use urlscan_core::{Client, Config};
+use urlscan_emulator::state::{AppState, Caller};
+use urlscan_emulator::EmulatorConfig;
 
 /// Process CPU time (user + system, every thread), from /proc/self/stat.
 fn cpu_seconds() -> f64 {
@@ -203,7 +203,7 @@ fn emulator(scans: usize, pages: usize, q: &str) {
     );
     let build = t0.elapsed().as_secs_f64();
     let caller = Caller::Key(st.keys[0].1.clone());
-    let query = urlscan_rs::emulator::query::Query::parse(q).expect("query");
+    let query = urlscan_emulator::query::Query::parse(q).expect("query");
     let mut after: Option<(i64, String)> = None;
     let t1 = Instant::now();
     let mut walked = 0usize;

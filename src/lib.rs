@@ -1,10 +1,6 @@
-//! urlscan-rs: a fast, typed client for the urlscan.io API, and a local
-//! emulator of the service. `core` is pure Rust; `bindings` (feature
-//! `python`) is the thin Python layer built by maturin.
-pub mod core;
-pub mod emulator;
-pub mod rules;
-
+//! urlscan-rs: the Python extension. The client is `urlscan_core` (pure
+//! Rust), the local service is `urlscan_emulator`; `bindings` (feature
+//! `python`) is the thin Python layer over both, built by maturin.
 #[cfg(feature = "python")]
 mod bindings;
 

@@ -3,9 +3,9 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::core::models::{decode, AnyObject, ResultHead, SearchPageHead, Submission};
-use crate::core::transport::{api_error, Req, Resp};
-use crate::emulator::query::Query;
+use urlscan_core::models::{decode, AnyObject, ResultHead, SearchPageHead, Submission};
+use urlscan_core::transport::{api_error, Req, Resp};
+use urlscan_emulator::query::Query;
 
 fn json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![

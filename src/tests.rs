@@ -1,8 +1,8 @@
 //! The core client against the emulator over real loopback sockets.
-use crate::core::api::{ScanOptions, SearchKind, SearchParams, WaitOptions};
-use crate::core::paginate::SearchCursor;
-use crate::core::{ApiErrorKind, Client, Config, Error};
-use crate::emulator::{Emulator, EmulatorConfig};
+use urlscan_core::api::{ScanOptions, SearchKind, SearchParams, WaitOptions};
+use urlscan_core::paginate::SearchCursor;
+use urlscan_core::{ApiErrorKind, Client, Config, Error};
+use urlscan_emulator::{Emulator, EmulatorConfig};
 
 async fn start(scans: usize, scan_duration: f64) -> Emulator {
     Emulator::start(EmulatorConfig {
@@ -152,7 +152,7 @@ async fn keys_and_tiers() {
 /// service never answers 429, and each window is used in full.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pacing_keeps_concurrent_requests_inside_the_window() {
-    let mut limits = crate::emulator::ratelimit::default_limits();
+    let mut limits = urlscan_emulator::ratelimit::default_limits();
     limits
         .get_mut("search")
         .unwrap()

@@ -152,7 +152,7 @@ def test_every_method_that_calls_the_service_names_its_endpoint() -> None:
 
 def test_endpoints_named_are_the_cores() -> None:
     # Each path a docstring names is one the Rust core sends (up to the parameter names).
-    sources = "\n".join(p.read_text() for p in sorted((ROOT / "src" / "core" / "api").glob("*.rs")))
+    sources = "\n".join(p.read_text() for p in sorted((ROOT / "crates" / "urlscan-core" / "src" / "api").glob("*.rs")))
     sent = {_shape(p) for p in re.findall(r'"(/(?:api/v1|screenshots|dom|responses|downloads)[^"]*)"', sources)}
     wrong = []
     for name, fn in _service_methods():

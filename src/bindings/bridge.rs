@@ -14,7 +14,7 @@ use pyo3::sync::PyOnceLock;
 
 use super::convert::to_pyerr;
 use super::outcome::{convert, Conv};
-use crate::core;
+use urlscan_core as core;
 
 static FINALIZING: AtomicBool = AtomicBool::new(false);
 static INSIDE: AtomicUsize = AtomicUsize::new(0);

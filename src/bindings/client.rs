@@ -10,10 +10,10 @@ use super::convert::{error_value, model_class, model_list, to_pyerr};
 use super::lazy::model;
 use super::outcome::Conv;
 use super::run::run;
-use crate::core::api::{Progress, ScanOptions, SearchKind, SearchParams, WaitOptions};
-use crate::core::models::{Doc, SearchPageHead};
-use crate::core::paginate::SearchCursor;
-use crate::core::{self, Client, Config};
+use urlscan_core::api::{Progress, ScanOptions, SearchKind, SearchParams, WaitOptions};
+use urlscan_core::models::{Doc, SearchPageHead};
+use urlscan_core::paginate::SearchCursor;
+use urlscan_core::{self as core, Client, Config};
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct Core {

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyType};
 
-use crate::core::{ApiErrorKind, Error};
+use urlscan_core::{ApiErrorKind, Error};
 
 static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 static ERROR_CLASS_OBJECTS: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();

@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{json, to_pyerr};
-use crate::core;
-use crate::emulator::{Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits};
+use urlscan_core as core;
+use urlscan_emulator::{Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits};
 
 /// JSON values as a list of Python objects (dicts for objects).
 fn json_list<'a, 'py>(

@@ -10,9 +10,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use super::convert::{json, model_class, to_pyerr};
-use crate::core::models::index::{self, DocIndex};
-use crate::core::models::{Doc, SearchPageHead};
-use crate::core::Error;
+use urlscan_core::models::index::{self, DocIndex};
+use urlscan_core::models::{Doc, SearchPageHead};
+use urlscan_core::Error;
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct LazyDoc {

@@ -42,7 +42,7 @@ static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLo
 /// rate-limit windows they paced by, as the windows moved on too.
 #[pyfunction]
 fn _server_clock_moved() {
-    crate::core::transport::server_clock_moved();
+    urlscan_core::transport::server_clock_moved();
 }
 
 #[pyfunction]

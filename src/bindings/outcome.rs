@@ -6,7 +6,7 @@ use std::future::Future;
 use pyo3::prelude::*;
 
 use super::convert::to_pyerr;
-use crate::core;
+use urlscan_core as core;
 
 /// Turns a core value into a Python object, with the GIL held.
 pub type Conv<T> = Box<dyn for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send>;

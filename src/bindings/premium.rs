@@ -11,9 +11,9 @@ use super::convert::{json, model_class, model_list, to_pyerr};
 use super::lazy::model;
 use super::outcome::Conv;
 use super::run::run;
-use crate::core::api::hostnames::HostnamePageHead;
-use crate::core::models::Doc;
-use crate::core::{self, Client};
+use urlscan_core::api::hostnames::HostnamePageHead;
+use urlscan_core::models::Doc;
+use urlscan_core::{self as core, Client};
 
 /// Python values to JSON (options of premium calls).
 pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -432,8 +432,8 @@ impl HostnameCursor {
 /// Python methods and stubs (`python -m urlscan_rs._generate`) and the tests.
 #[pyfunction]
 pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    use crate::core::api::endpoints::{all, Returns};
-    use crate::core::fields::{Field, Kind};
+    use urlscan_core::api::endpoints::{all, Returns};
+    use urlscan_core::fields::{Field, Kind};
     fn field(f: &Field) -> Value {
         // The kind's name ("Enum", "Int", ...) and, for enums, its values.
         let debug = format!("{:?}", f.kind);

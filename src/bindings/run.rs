@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use super::convert::to_pyerr;
 use super::outcome::{convert, panic_free, Conv};
-use crate::core;
+use urlscan_core as core;
 
 pub fn run<T, F>(py: Python<'_>, is_async: bool, fut: F, conv: Conv<T>) -> PyResult<Py<PyAny>>
 where

@@ -1,0 +1,105 @@
+//! Batch work: many scans or many results at once, with bounded concurrency,
+//! input order kept and one outcome per input (a failure never aborts a batch).
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use futures::stream::{self, StreamExt};
+
+use crate::api::{ScanOptions, WaitOptions};
+use crate::client::Client;
+use crate::error::Result;
+use crate::models::{Doc, ResultHead, Submission};
+use crate::validate;
+
+/// Called with (done, total) as items finish.
+pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+#[derive(Debug)]
+pub struct ScanOutcome {
+    pub url: String,
+    pub submission: Option<Doc<Submission>>,
+    pub result: Option<Doc<ResultHead>>,
+    pub error: Option<crate::Error>,
+}
+
+/// Requests in flight for `concurrency=None` (the quota is the real bound).
+pub const MAX_CONCURRENCY: usize = 64;
+
+impl Client {
+    /// Submit every URL (and, with `wait`, wait for each result). At most
+    /// `concurrency` requests are in flight; waiting between polls holds no
+    /// slot, so scans that take long do not starve the others.
+    pub async fn bulk_scan(
+        &self,
+        urls: Vec<String>,
+        opts: &ScanOptions,
+        wait: Option<WaitOptions>,
+        concurrency: usize,
+        progress: Option<Progress>,
+    ) -> Result<Vec<ScanOutcome>> {
+        let concurrency = validate::positive("concurrency", concurrency as i64)? as usize;
+        // Options are checked once up front: a bad option would fail every URL alike.
+        opts.body("http://example.com")?;
+        let wait = wait.map(WaitOptions::validated).transpose()?;
+        let gated = self.gated(concurrency);
+        let total = urls.len();
+        let done = Arc::new(AtomicUsize::new(0));
+        let jobs = urls.into_iter().map(|url| {
+            let c = gated.clone();
+            let done = Arc::clone(&done);
+            let progress = progress.clone();
+            async move {
+                let mut out = ScanOutcome {
+                    url: url.clone(),
+                    submission: None,
+                    result: None,
+                    error: None,
+                };
+                match c.scan(&url, opts).await {
+                    Err(e) => out.error = Some(e),
+                    Ok(sub) => {
+                        if let Some(w) = wait {
+                            match c.wait_for_result(&sub.head.uuid, w).await {
+                                Ok(r) => out.result = Some(r),
+                                Err(e) => out.error = Some(e),
+                            }
+                        }
+                        out.submission = Some(sub);
+                    }
+                }
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(p) = &progress {
+                    p(n, total);
+                }
+                out
+            }
+        });
+        // Every pipeline runs at once; the gate bounds the requests themselves.
+        Ok(stream::iter(jobs).buffered(total.max(1)).collect().await)
+    }
+
+    /// Fetch many results concurrently; errors come back as values, in input order.
+    pub async fn results(
+        &self,
+        uuids: Vec<String>,
+        concurrency: usize,
+        progress: Option<Progress>,
+    ) -> Result<Vec<Result<Doc<ResultHead>>>> {
+        let concurrency = validate::positive("concurrency", concurrency as i64)? as usize;
+        let total = uuids.len();
+        let done = Arc::new(AtomicUsize::new(0));
+        let jobs = uuids.into_iter().map(|id| {
+            let done = Arc::clone(&done);
+            let progress = progress.clone();
+            async move {
+                let r = self.result(&id).await;
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(p) = &progress {
+                    p(n, total);
+                }
+                r
+            }
+        });
+        Ok(stream::iter(jobs).buffered(concurrency).collect().await)
+    }
+}

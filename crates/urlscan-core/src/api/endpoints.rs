@@ -1,0 +1,386 @@
+//! The premium endpoints that follow one pattern (path, optional wrapped body
+//! built from a field table, wrapped or unwrapped answer), one table row each.
+//! Endpoints with their own logic (live-scan resources, hostname paging, file
+//! downloads, data-dump links) have functions in their area's file.
+use reqwest::Method;
+use serde_json::{Map, Value};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::fields::{build, Field, Kind};
+use crate::transport::Req;
+use crate::validate;
+
+#[derive(Debug)]
+pub struct Endpoint {
+    /// "namespace.method", as the Python API names it.
+    pub name: &'static str,
+    pub method: Method,
+    /// Path with `{0}`, `{1}`, ... for the ids.
+    pub path: &'static str,
+    /// The request body: wrapper key (or "" for none) and its fields.
+    pub body: Option<(&'static str, &'static [Field])>,
+    /// Required fields are enforced (create) or not (update).
+    pub creating: bool,
+    /// Keys under which the answer may come wrapped, tried in order; the
+    /// answer is used as it is when none is present. Endpoints with keys
+    /// answer a JSON object (or a list, see `list`); an empty body is then
+    /// an error. Without keys the answer is not read (an empty body is null).
+    pub answer: &'static [&'static str],
+    /// Options sent as query parameters (checked like body fields).
+    pub params: &'static [Field],
+    /// A rule across fields of the body (`urlscan_rules`), checked after each field.
+    pub check: Option<urlscan_rules::BodyRule>,
+    /// The answer is a list: `{}`, null or a missing key read as `[]`.
+    pub list: bool,
+    // What the Python API is made of (`python -m urlscan_rs._generate` writes
+    // the methods and the stubs from these; `_native.endpoint_table()`).
+    /// The path's parameters, in order, as the Python method names them
+    /// (`Kind::Str` ones are object ids; others are checked by their kind).
+    pub ids: &'static [Field],
+    /// Body fields the Python method takes by position, after the ids.
+    pub positional: &'static [&'static str],
+    /// What the Python method returns.
+    pub returns: Returns,
+    /// The docstring: what the call does; the generator adds the method and
+    /// path to its first paragraph.
+    pub doc: &'static str,
+    /// The Python method is written by hand, since it does more than this
+    /// call (its stub is in the sync part of `_namespaces.pyi`).
+    pub by_hand: bool,
+}
+
+/// What a table endpoint's Python method returns.
+#[derive(Debug, Clone, Copy)]
+pub enum Returns {
+    /// The answer as plain Python values, of this Python type.
+    Json(&'static str),
+    /// The answer as this class of `urlscan_rs.models` (each element of a list).
+    Model(&'static str),
+    /// The answer's field of this name, of this Python type.
+    Field(&'static str, &'static str),
+    /// None: the answer is dropped.
+    Nothing,
+}
+
+impl Endpoint {
+    pub const fn new(name: &'static str, method: Method, path: &'static str) -> Endpoint {
+        Endpoint {
+            name,
+            method,
+            path,
+            body: None,
+            creating: false,
+            answer: &[],
+            params: &[],
+            check: None,
+            list: false,
+            ids: &[],
+            positional: &[],
+            returns: Returns::Json("Any"),
+            doc: "",
+            by_hand: false,
+        }
+    }
+    pub const fn ids(mut self, ids: &'static [Field]) -> Endpoint {
+        self.ids = ids;
+        self
+    }
+    pub const fn positional(mut self, names: &'static [&'static str]) -> Endpoint {
+        self.positional = names;
+        self
+    }
+    pub const fn returns(mut self, returns: Returns) -> Endpoint {
+        self.returns = returns;
+        self
+    }
+    pub const fn doc(mut self, doc: &'static str) -> Endpoint {
+        self.doc = doc;
+        self
+    }
+    pub const fn by_hand(mut self) -> Endpoint {
+        self.by_hand = true;
+        self
+    }
+    pub const fn check(mut self, rule: urlscan_rules::BodyRule) -> Endpoint {
+        self.check = Some(rule);
+        self
+    }
+    pub const fn body(
+        mut self,
+        wrapper: &'static str,
+        fields: &'static [Field],
+        creating: bool,
+    ) -> Endpoint {
+        self.body = Some((wrapper, fields));
+        self.creating = creating;
+        self
+    }
+    pub const fn answer(mut self, keys: &'static [&'static str]) -> Endpoint {
+        self.answer = keys;
+        self
+    }
+    pub const fn params(mut self, fields: &'static [Field]) -> Endpoint {
+        self.params = fields;
+        self
+    }
+    pub const fn list(mut self) -> Endpoint {
+        self.list = true;
+        self
+    }
+}
+
+/// Every table of every area.
+pub fn all() -> impl Iterator<Item = &'static Endpoint> {
+    use crate::api::{
+        brands, channels, datadumps, incidents, livescan, saved_searches, subscriptions,
+    };
+    [
+        saved_searches::ENDPOINTS,
+        subscriptions::ENDPOINTS,
+        channels::ENDPOINTS,
+        incidents::ENDPOINTS,
+        brands::ENDPOINTS,
+        livescan::ENDPOINTS,
+        datadumps::ENDPOINTS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+pub fn find(name: &str) -> Result<&'static Endpoint> {
+    all()
+        .find(|e| e.name == name)
+        .ok_or_else(|| Error::Validation(format!("unknown endpoint {name:?}")))
+}
+
+/// The answer of endpoint `ep` as its table says: an object (under the
+/// first wrapper key present, or the answer itself; null under the key reads
+/// as `{}`) or a list (bare, or under the first key present; `{}`, null or
+/// no key read as `[]`). Another type is an error naming its path.
+pub fn answer(ep: &Endpoint, v: Value) -> Result<Value> {
+    use crate::models::wrong;
+    let Value::Object(mut m) = v else {
+        return match v {
+            Value::Array(_) if ep.list => Ok(v),
+            _ => Err(Error::Decode(format!(
+                "{}: {}",
+                ep.name,
+                wrong("an object", &v)
+            ))),
+        };
+    };
+    let Some((key, inner)) = ep
+        .answer
+        .iter()
+        .find_map(|k| m.shift_remove(*k).map(|inner| (*k, inner)))
+    else {
+        return Ok(if ep.list {
+            Value::Array(vec![])
+        } else {
+            Value::Object(m)
+        });
+    };
+    match inner {
+        Value::Null if ep.list => Ok(Value::Array(vec![])),
+        Value::Null => Ok(Value::Object(Map::new())),
+        Value::Object(o) if ep.list && o.is_empty() => Ok(Value::Array(vec![])),
+        Value::Array(_) if ep.list => Ok(inner),
+        Value::Object(_) if !ep.list => Ok(inner),
+        other => Err(Error::Decode(format!(
+            "{key}: {}",
+            wrong(if ep.list { "a list" } else { "an object" }, &other)
+        ))),
+    }
+}
+
+/// The options an endpoint takes as query parameters, and the others.
+fn split_params(
+    ep: &Endpoint,
+    opts: &Map<String, Value>,
+) -> (Map<String, Value>, Map<String, Value>) {
+    opts.iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| ep.params.iter().any(|f| f.name == k || f.wire == k))
+}
+
+impl Client {
+    /// Call a table endpoint: `ids` fill the path, `opts` (snake_case) build the body.
+    pub async fn call(
+        &self,
+        name: &str,
+        ids: &[String],
+        opts: &Map<String, Value>,
+    ) -> Result<Value> {
+        let ep = find(name)?;
+        let mut path = ep.path.to_string();
+        for (i, id) in ids.iter().enumerate() {
+            // An id with a kind of its own (a data source) is checked like a field.
+            if let Some(field) = ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
+                let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
+                build(name, std::slice::from_ref(field), &given, false)?;
+            }
+            let seg = validate::object_id(&format!("{name}: id"), id)?;
+            path = path.replace(&format!("{{{i}}}"), &seg);
+        }
+        if path.contains('{') {
+            return Err(Error::Validation(format!("{name}: missing id")));
+        }
+        let mut req = Req::new(ep.method.clone(), path);
+        let (params, opts) = split_params(ep, opts);
+        let built = build(name, ep.params, &params, false)?;
+        for field in ep.params {
+            match built.get(field.wire) {
+                Some(Value::String(s)) => req = req.query(field.wire, s),
+                Some(v) => req = req.query(field.wire, v),
+                None => {}
+            }
+        }
+        let opts = &opts;
+        match ep.body {
+            Some((wrapper, fields)) => {
+                let body = build(name, fields, opts, ep.creating)?;
+                if let Some(rule) = ep.check {
+                    rule(&body).map_err(|why| Error::Validation(format!("{name}: {why}")))?;
+                }
+                let body = Value::Object(body);
+                req = req.json(if wrapper.is_empty() {
+                    body
+                } else {
+                    Value::Object(Map::from_iter([(wrapper.to_string(), body)]))
+                });
+            }
+            None if !opts.is_empty() => {
+                let keys: Vec<_> = opts.keys().cloned().collect();
+                return Err(Error::Validation(format!(
+                    "{name} takes no options, got {}",
+                    keys.join(", ")
+                )));
+            }
+            // Actions such as close and restart send an empty object.
+            None if ep.method == Method::PUT || ep.method == Method::POST => {
+                req = req.json(Value::Object(Map::new()))
+            }
+            None => {}
+        }
+        if ep.name.starts_with("livescan.task") || ep.name.starts_with("livescan.scan") {
+            req = req.action("livescan");
+        }
+        let resp = self.t.send(&req).await?;
+        let read = !ep.answer.is_empty();
+        if resp.body.iter().all(u8::is_ascii_whitespace) {
+            if read {
+                return Err(Error::Decode(format!(
+                    "{name}: the answer is empty, expected {}",
+                    if ep.list { "a list" } else { "an object" }
+                )));
+            }
+            return Ok(Value::Null);
+        }
+        let v: Value = crate::models::decode(&resp.body, name)?;
+        if read {
+            answer(ep, v)
+        } else {
+            Ok(v)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_are_unique_and_paths_well_formed() {
+        let mut names: Vec<_> = all().map(|e| e.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+        assert!(all().all(|e| e.path.starts_with("/api/v1/")));
+    }
+
+    #[test]
+    fn every_row_names_its_ids_and_documents_its_method() {
+        for e in all() {
+            assert_eq!(e.ids.len(), e.path.matches('{').count(), "{}", e.name);
+            assert!(e.by_hand || !e.doc.is_empty(), "{}", e.name);
+            let body: Vec<_> = e
+                .body
+                .map(|(_, f)| f)
+                .unwrap_or_default()
+                .iter()
+                .map(|f| f.name)
+                .collect();
+            assert!(e.positional.iter().all(|p| body.contains(p)), "{}", e.name);
+        }
+    }
+
+    #[test]
+    fn query_params_are_split_from_the_body() {
+        let ep = find("saved_searches.results").unwrap();
+        let opts = json!({"size": 5, "search_after": "1611489992146,x", "other": 1});
+        let (params, rest) = split_params(ep, opts.as_object().unwrap());
+        assert_eq!(params.len(), 2);
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["other"]);
+        let built = build(ep.name, ep.params, &params, false).unwrap();
+        assert_eq!(built["size"], json!(5));
+        let bad = json!({"size": 0});
+        assert!(build(ep.name, ep.params, bad.as_object().unwrap(), false).is_err());
+    }
+
+    #[test]
+    fn answers_by_shape() {
+        let get = find("incidents.get").unwrap();
+        let copy = find("incidents.copy").unwrap();
+        let list = find("channels.list").unwrap();
+        let ok = |ep, v| answer(ep, v).unwrap();
+        let err = |ep, v| match answer(ep, v) {
+            Err(Error::Decode(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            ok(get, json!({"incident": {"_id": "a"}})),
+            json!({"_id": "a"})
+        );
+        assert_eq!(
+            ok(copy, json!({"incidents": {"_id": "a"}})),
+            json!({"_id": "a"})
+        );
+        assert_eq!(ok(get, json!({"_id": "a"})), json!({"_id": "a"}));
+        assert_eq!(ok(get, json!({"incident": null})), json!({}));
+        assert_eq!(
+            err(get, json!({"incident": [1]})),
+            "incident: expected an object, found a list ([1])"
+        );
+        assert_eq!(
+            err(get, json!("x")),
+            "incidents.get: expected an object, found a string (\"x\")"
+        );
+        assert_eq!(
+            ok(list, json!({"channels": [{"_id": "a"}]})),
+            json!([{"_id": "a"}])
+        );
+        assert_eq!(ok(list, json!([{"_id": "a"}])), json!([{"_id": "a"}]));
+        for empty in [
+            json!({"channels": {}}),
+            json!({"channels": null}),
+            json!({}),
+        ] {
+            assert_eq!(ok(list, empty), json!([]));
+        }
+        assert_eq!(
+            err(list, json!({"channels": "x"})),
+            "channels: expected a list, found a string (\"x\")"
+        );
+        assert_eq!(
+            err(list, json!({"channels": {"_id": "a"}})),
+            "channels: expected a list, found an object ({\"_id\":\"a\"})"
+        );
+        assert_eq!(
+            err(list, Value::Null),
+            "channels.list: expected an object, found null"
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! Hostname history (premium): observations of a hostname, paged by `pageState`.
+use serde::Deserialize;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::models::{list_or_empty, AnyObject, Doc};
+use crate::transport::Req;
+use crate::validate;
+
+pub use urlscan_rules::{HOSTNAME_LIMIT_MAX as LIMIT_MAX, HOSTNAME_LIMIT_MIN as LIMIT_MIN};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct HostnamePageHead {
+    #[serde(default, deserialize_with = "list_or_empty")]
+    pub results: Vec<AnyObject>,
+    #[serde(default, rename = "pageState")]
+    pub page_state: Option<String>,
+}
+
+pub fn limit(n: i64) -> Result<i64> {
+    if (LIMIT_MIN..=LIMIT_MAX).contains(&n) {
+        Ok(n)
+    } else {
+        Err(Error::Validation(format!(
+            "limit must be between {LIMIT_MIN} and {LIMIT_MAX}, got {n}"
+        )))
+    }
+}
+
+pub fn hostname(h: &str) -> Result<String> {
+    let t = h.trim().trim_end_matches('.');
+    let ok = !t.is_empty()
+        && t.len() <= 253
+        && t.chars()
+            .all(|c| c.is_alphanumeric() || c == '.' || c == '-' || c == '_' || c == ':');
+    if !ok {
+        return Err(Error::Validation(format!(
+            "hostname must be a host name such as www.example.com, got {:?}",
+            validate::shown(h, 80)
+        )));
+    }
+    validate::segment("hostname", &t.to_lowercase())
+}
+
+/// The `pageState` to continue from after a page of `n` records answered to
+/// `sent`: `None` ends the walk (no pageState, or an empty page). A pageState
+/// equal to the one sent would only repeat the request: `DecodeError`, so the
+/// walk always ends.
+pub fn next_page_state(sent: Option<&str>, got: Option<&str>, n: usize) -> Result<Option<String>> {
+    let got = got.filter(|p| !p.is_empty());
+    if n == 0 {
+        return Ok(None);
+    }
+    match got {
+        Some(p) if sent == Some(p) => Err(Error::Decode(format!(
+            "hostname history cannot go on: the server answered pageState={:?} with the same pageState (it does not advance)",
+            validate::shown(p, 80)
+        ))),
+        other => Ok(other.map(String::from)),
+    }
+}
+
+impl Client {
+    /// GET /api/v1/hostname/{hostname}: one page of records.
+    pub async fn hostname_page(
+        &self,
+        host: &str,
+        batch: i64,
+        page_state: Option<&str>,
+    ) -> Result<Doc<HostnamePageHead>> {
+        let h = hostname(host)?;
+        let req = Req::get(format!("/api/v1/hostname/{h}"))
+            .query("limit", limit(batch)?)
+            .query_opt("pageState", page_state.filter(|s| !s.is_empty()));
+        self.doc(req, "hostname history").await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_state_must_advance() {
+        assert_eq!(
+            next_page_state(None, Some("a"), 5).unwrap().as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            next_page_state(Some("a"), Some("b"), 5).unwrap().as_deref(),
+            Some("b")
+        );
+        assert_eq!(next_page_state(Some("a"), None, 5).unwrap(), None);
+        assert_eq!(next_page_state(Some("a"), Some(""), 5).unwrap(), None);
+        assert_eq!(next_page_state(Some("a"), Some("a"), 0).unwrap(), None);
+        assert!(matches!(
+            next_page_state(Some("a"), Some("a"), 5),
+            Err(Error::Decode(_))
+        ));
+    }
+}

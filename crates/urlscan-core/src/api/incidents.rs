@@ -1,0 +1,171 @@
+//! Incidents: observables tracked and scanned repeatedly (premium).
+use reqwest::Method;
+
+use super::endpoints::{Endpoint, Returns};
+use crate::fields::{f, id, null_ok, req, Field, Kind};
+use urlscan_rules::{
+    INCIDENT_DELAY_MAX, INCIDENT_EXPIRE_MAX, INCIDENT_EXPIRE_MIN, INCIDENT_INTERVAL_MAX,
+    INCIDENT_INTERVAL_MIN, INCIDENT_VISIBILITIES, PER_INTERVAL_MAX, SCAN_INTERVAL_MODES,
+};
+
+pub use urlscan_rules::WATCHED_ATTRIBUTES as WATCHABLE;
+const SECONDS: Kind = Kind::Int(0, INCIDENT_DELAY_MAX);
+const INTERVAL: Kind = Kind::Int(INCIDENT_INTERVAL_MIN, INCIDENT_INTERVAL_MAX);
+const COUNT: Kind = Kind::Int(1, PER_INTERVAL_MAX);
+
+pub const FIELDS: &[Field] = &[
+    req("observable", "observable", Kind::Observable),
+    req(
+        "visibility",
+        "visibility",
+        Kind::Enum(INCIDENT_VISIBILITIES),
+    ),
+    req("channels", "channels", Kind::StrList),
+    f("scan_interval", "scanInterval", INTERVAL),
+    f(
+        "scan_interval_mode",
+        "scanIntervalMode",
+        Kind::Enum(SCAN_INTERVAL_MODES),
+    ),
+    f(
+        "watched_attributes",
+        "watchedAttributes",
+        Kind::EnumList(WATCHABLE),
+    ),
+    f("user_agents", "userAgents", Kind::StrList),
+    f("user_agents_per_interval", "userAgentsPerInterval", COUNT),
+    f("countries", "countries", Kind::Countries),
+    f("countries_per_interval", "countriesPerInterval", COUNT),
+    f("stop_delay_suspended", "stopDelaySuspended", SECONDS),
+    f("stop_delay_inactive", "stopDelayInactive", SECONDS),
+    f("stop_delay_malicious", "stopDelayMalicious", SECONDS),
+    f(
+        "scan_interval_after_suspended",
+        "scanIntervalAfterSuspended",
+        INTERVAL,
+    ),
+    f(
+        "scan_interval_after_malicious",
+        "scanIntervalAfterMalicious",
+        INTERVAL,
+    ),
+    f("incident_profile", "incidentProfile", Kind::Str),
+    f(
+        "expire_after",
+        "expireAfter",
+        Kind::Int(INCIDENT_EXPIRE_MIN, INCIDENT_EXPIRE_MAX),
+    ),
+    // null clears it (the specification types it "string or null").
+    null_ok("extra_path", "extraPath", Kind::ExtraPath),
+];
+
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("incidents.create", Method::POST, "/api/v1/user/incidents")
+        .positional(&["observable"])
+        .returns(Returns::Model("Incident"))
+        .doc(
+            "Create an incident for an observable\n\nNeeds the readwrite \
+            scope.",
+        )
+        .body("incident", FIELDS, true)
+        .answer(&["incident"]),
+    Endpoint::new("incidents.get", Method::GET, "/api/v1/user/incidents/{0}")
+        .ids(&[id("incident_id")])
+        .returns(Returns::Model("Incident"))
+        .doc("One incident")
+        .answer(&["incident"]),
+    Endpoint::new(
+        "incidents.update",
+        Method::PUT,
+        "/api/v1/user/incidents/{0}",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .doc(
+        "Change an incident's runtime options; options left out keep \
+            their value",
+    )
+    .body("incident", FIELDS, false)
+    .answer(&["incident"]),
+    Endpoint::new(
+        "incidents.close",
+        Method::PUT,
+        "/api/v1/user/incidents/{0}/close",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .by_hand(),
+    Endpoint::new(
+        "incidents.restart",
+        Method::PUT,
+        "/api/v1/user/incidents/{0}/restart",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .by_hand(),
+    // The service answers copy and fork under the plural key.
+    Endpoint::new(
+        "incidents.copy",
+        Method::POST,
+        "/api/v1/user/incidents/{0}/copy",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .doc("Copy an incident without its history; returns the new one")
+    .answer(&["incidents", "incident"]),
+    Endpoint::new(
+        "incidents.fork",
+        Method::POST,
+        "/api/v1/user/incidents/{0}/fork",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .doc(
+        "Copy an incident with its history (states); returns the new \
+            one",
+    )
+    .answer(&["incidents", "incident"]),
+    Endpoint::new(
+        "incidents.watchable_attributes",
+        Method::GET,
+        "/api/v1/user/watchableAttributes",
+    )
+    .returns(Returns::Json("str"))
+    .doc("The attributes ``watched_attributes`` may name")
+    .answer(&["attributes"])
+    .list(),
+    Endpoint::new(
+        "incidents.states",
+        Method::GET,
+        "/api/v1/user/incidentstates/{0}/",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("IncidentState"))
+    .doc("The observations of an incident, one state each")
+    .answer(&["incidentstates"])
+    .list(),
+];
+
+impl crate::client::Client {
+    /// Close or restart (PUT .../close|restart), then read the incident back,
+    /// since the service answers these with a message only.
+    pub async fn incident_action(
+        &self,
+        action: &str,
+        id: &str,
+    ) -> crate::Result<serde_json::Value> {
+        let name = match action {
+            "close" => "incidents.close",
+            "restart" => "incidents.restart",
+            other => {
+                return Err(crate::Error::Validation(format!(
+                    "incident action must be close or restart, got {other:?}"
+                )))
+            }
+        };
+        let ids = [id.to_string()];
+        let empty = serde_json::Map::new();
+        self.call(name, &ids, &empty).await?;
+        self.call("incidents.get", &ids, &empty).await
+    }
+}

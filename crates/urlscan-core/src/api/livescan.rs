@@ -1,0 +1,116 @@
+//! Live scanning: scanners chosen by location, temporary results (premium).
+use bytes::Bytes;
+use reqwest::Method;
+
+use super::endpoints::{Endpoint, Returns};
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::fields::{f, id, req, Field, Kind};
+use crate::transport::Req;
+use crate::validate;
+
+pub use urlscan_rules::{
+    LIVESCAN_DISABLE_FEATURES as DISABLE_FEATURES, LIVESCAN_ENABLE_FEATURES as ENABLE_FEATURES,
+    LIVESCAN_RESOURCE_TYPES as RESOURCE_TYPES,
+};
+const MS: Kind = Kind::Int(0, urlscan_rules::LIVESCAN_MS_MAX);
+
+/// The task body: `{"task": {...}, "scanner": {...}}`.
+pub const TASK_FIELDS: &[Field] = &[
+    req("url", "task.url", Kind::ScanUrl),
+    f(
+        "visibility",
+        "task.visibility",
+        Kind::Enum(validate::VISIBILITIES),
+    ),
+    f("page_timeout", "scanner.pageTimeout", MS),
+    f("capture_delay", "scanner.captureDelay", MS),
+    f("extra_headers", "scanner.extraHeaders", Kind::Headers),
+    f(
+        "enable_features",
+        "scanner.enableFeatures",
+        Kind::EnumList(ENABLE_FEATURES),
+    ),
+    f(
+        "disable_features",
+        "scanner.disableFeatures",
+        Kind::EnumList(DISABLE_FEATURES),
+    ),
+];
+
+/// Sent under the `task` wrapper, even when empty.
+pub const STORE_FIELDS: &[Field] = &[f(
+    "visibility",
+    "visibility",
+    Kind::Enum(validate::VISIBILITIES),
+)];
+
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        "livescan.scanners",
+        Method::GET,
+        "/api/v1/livescan/scanners/",
+    )
+    .returns(Returns::Model("LiveScanner"))
+    .doc("The live scanning nodes, with their country, city and status")
+    .answer(&["scanners"])
+    .list(),
+    Endpoint::new("livescan.task", Method::POST, "/api/v1/livescan/{0}/task/")
+        .ids(&[id("scanner_id")])
+        .positional(&["url"])
+        .returns(Returns::Field("uuid", "str"))
+        .doc(
+            "Task a scan and return its uuid at once\n\nPoll the result \
+            with ``resource(scanner_id, \"result\", uuid)``.",
+        )
+        .body("", TASK_FIELDS, true),
+    Endpoint::new("livescan.scan", Method::POST, "/api/v1/livescan/{0}/scan/")
+        .ids(&[id("scanner_id")])
+        .positional(&["url"])
+        .returns(Returns::Field("uuid", "str"))
+        .doc(
+            "Scan and return the uuid once the scan has finished\n\nThe \
+            request blocks until the scanner is done.",
+        )
+        .body("", TASK_FIELDS, true),
+    Endpoint::new("livescan.store", Method::PUT, "/api/v1/livescan/{0}/{1}/")
+        .ids(&[id("scanner_id"), id("scan_id")])
+        .returns(Returns::Json("dict[str, Any]"))
+        .doc("Store the temporary scan as a permanent snapshot")
+        .body("task", STORE_FIELDS, false),
+    Endpoint::new(
+        "livescan.purge",
+        Method::DELETE,
+        "/api/v1/livescan/{0}/{1}/",
+    )
+    .ids(&[id("scanner_id"), id("scan_id")])
+    .returns(Returns::Json("dict[str, Any]"))
+    .doc("Drop the temporary scan at once"),
+];
+
+impl Client {
+    /// GET /api/v1/livescan/{scannerId}/{resourceType}/{resourceId}: the bytes as served.
+    pub async fn livescan_resource(
+        &self,
+        scanner_id: &str,
+        resource_type: &str,
+        resource_id: &str,
+    ) -> Result<Bytes> {
+        let scanner = validate::object_id("scanner_id", scanner_id)?;
+        if !RESOURCE_TYPES.contains(&resource_type) {
+            return Err(Error::Validation(format!(
+                "resource_type must be one of {}, got {:?}",
+                RESOURCE_TYPES.join(", "),
+                validate::shown(resource_type, 40)
+            )));
+        }
+        // Responses and downloads are addressed by SHA-256, the rest by scan id.
+        let id = if matches!(resource_type, "response" | "download") {
+            validate::sha256(resource_id)?
+        } else {
+            validate::uuid("resource_id", resource_id)?
+        };
+        let req = Req::get(format!("/api/v1/livescan/{scanner}/{resource_type}/{id}"));
+        Ok(self.t.send(&req).await?.body)
+    }
+}

@@ -1,0 +1,550 @@
+//! Request bodies of the premium resources, built from snake_case options:
+//! each resource's fields are described once (wire name, kind, required), and
+//! every documented rule is checked before anything is sent.
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::validate;
+use urlscan_rules::{self as rules, shown};
+
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// Any string (empty included), at most `rules::TEXT_MAX_LEN`.
+    Str,
+    /// A non-empty string, at most `rules::TEXT_MAX_LEN`.
+    Text,
+    /// A search query: non-empty, at most `rules::QUERY_MAX_LEN`.
+    Query,
+    Bool,
+    /// An integer within [min, max].
+    Int(i64, i64),
+    StrList,
+    Enum(&'static [&'static str]),
+    EnumList(&'static [&'static str]),
+    /// One value of the enum, or a list of them.
+    EnumOrList(&'static [&'static str]),
+    Emails,
+    /// "HH:MM", 24-hour.
+    HhMm,
+    Countries,
+    /// A path matching the incident `extraPath` pattern, at most 2,000 characters.
+    ExtraPath,
+    /// A URL to scan (`rules::scan_url`).
+    ScanUrl,
+    /// An http or https address with a host (webhooks).
+    WebUrl,
+    /// An incident observable: hostname, domain, IP or URL.
+    Observable,
+    /// HTTP headers: an object of header names to header values.
+    Headers,
+    /// Saved-search user tags, each prefixed by its scope.
+    UserTags,
+    /// A search cursor: the last hit's sort values joined by a comma.
+    SearchAfter,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// The keyword a caller uses (snake_case).
+    pub name: &'static str,
+    /// The name on the wire.
+    pub wire: &'static str,
+    pub kind: Kind,
+    pub required: bool,
+    /// `None` from the caller is sent as JSON null (the specification allows
+    /// null to clear the field); for other fields `None` means "not given".
+    pub nullable: bool,
+}
+
+pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        wire,
+        kind,
+        required: false,
+        nullable: false,
+    }
+}
+
+pub const fn req(name: &'static str, wire: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        wire,
+        kind,
+        required: true,
+        nullable: false,
+    }
+}
+
+/// A path parameter naming an object by its id (`Endpoint::ids`).
+pub const fn id(name: &'static str) -> Field {
+    req(name, name, Kind::Str)
+}
+
+/// An optional field whose `None` is sent as null.
+pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Field {
+    Field {
+        name,
+        wire,
+        kind,
+        required: false,
+        nullable: true,
+    }
+}
+
+pub use urlscan_rules::{FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+
+/// The known name a misspelt one most likely meant, if any is close.
+pub fn closest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(given, n), *n))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}
+
+/// Build the wire object from the caller's options. `creating` enforces the
+/// required fields; updates send only what is given. `None` values are left
+/// out, except for nullable fields, where they are sent as null.
+pub fn build(
+    what: &str,
+    fields: &[Field],
+    opts: &Map<String, Value>,
+    creating: bool,
+) -> Result<Map<String, Value>> {
+    let mut out = Map::new();
+    for (k, v) in opts {
+        let field = fields
+            .iter()
+            .find(|f| f.name == k || f.wire == k)
+            .ok_or_else(|| {
+                let names: Vec<_> = fields.iter().map(|f| f.name).collect();
+                let hint = closest(k, &names)
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
+                Error::Validation(format!(
+                    "{what}: unknown option {:?}{hint} (the options are {})",
+                    shown(k, 40),
+                    names.join(", ")
+                ))
+            })?;
+        if v.is_null() {
+            if field.nullable {
+                insert_path(&mut out, field.wire, Value::Null);
+            }
+            continue;
+        }
+        let checked = check(what, field, v)?;
+        insert_path(&mut out, field.wire, checked);
+    }
+    if creating {
+        let missing: Vec<_> = fields
+            .iter()
+            .filter(|f| f.required && !has_path(&out, f.wire))
+            .map(|f| f.name)
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::Validation(format!(
+                "{what}: missing required option(s): {}",
+                missing.join(", ")
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Wire names may be dotted ("task.url") to build nested objects.
+fn insert_path(out: &mut Map<String, Value>, wire: &str, v: Value) {
+    match wire.split_once('.') {
+        None => {
+            out.insert(wire.to_string(), v);
+        }
+        Some((head, rest)) => {
+            let inner = out
+                .entry(head.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = inner {
+                insert_path(m, rest, v);
+            }
+        }
+    }
+}
+
+fn has_path(out: &Map<String, Value>, wire: &str) -> bool {
+    match wire.split_once('.') {
+        None => out.contains_key(wire),
+        Some((head, rest)) => out
+            .get(head)
+            .and_then(Value::as_object)
+            .is_some_and(|m| has_path(m, rest)),
+    }
+}
+
+fn bad(what: &str, field: &Field, msg: String) -> Error {
+    Error::Validation(format!("{what}: {} {msg}", field.name))
+}
+
+/// A value for a message: short, whatever was given.
+fn sv(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{:?}", shown(s, 80)),
+        other => shown(&other.to_string(), 80),
+    }
+}
+
+fn strings<'a>(what: &str, field: &Field, v: &'a Value) -> Result<Vec<&'a str>> {
+    let arr = v.as_array().ok_or_else(|| {
+        bad(
+            what,
+            field,
+            format!("must be a list of strings, got {}", sv(v)),
+        )
+    })?;
+    arr.iter()
+        .map(|x| {
+            x.as_str().ok_or_else(|| {
+                bad(
+                    what,
+                    field,
+                    format!("must hold only strings, got {}", sv(x)),
+                )
+            })
+        })
+        .collect()
+}
+
+fn one_of(what: &str, field: &Field, s: &str, allowed: &[&str]) -> Result<()> {
+    if allowed.contains(&s) {
+        Ok(())
+    } else {
+        Err(bad(
+            what,
+            field,
+            format!(
+                "must be one of {}, got {:?}",
+                allowed.join(", "),
+                shown(s, 40)
+            ),
+        ))
+    }
+}
+
+pub fn is_email(s: &str) -> bool {
+    rules::email(s)
+}
+
+pub const EXTRA_PATH_MAX: usize = rules::EXTRA_PATH_MAX;
+
+pub fn is_extra_path(s: &str) -> bool {
+    rules::extra_path(s)
+}
+
+fn string<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+    let n = s.chars().count();
+    if n > rules::TEXT_MAX_LEN {
+        return Err(bad(
+            what,
+            field,
+            format!(
+                "must be at most {} characters, got {n}",
+                rules::TEXT_MAX_LEN
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
+    match field.kind {
+        Kind::Str => string(what, field, v).map(|_| v.clone()),
+        Kind::Text => match string(what, field, v)? {
+            s if s.trim().is_empty() => Err(bad(what, field, "must not be empty".into())),
+            _ => Ok(v.clone()),
+        },
+        Kind::Query => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            if s.trim().is_empty() {
+                return Err(bad(what, field, "must not be empty".into()));
+            }
+            validate::query(s).map_err(|_| {
+                bad(
+                    what,
+                    field,
+                    format!(
+                        "must be at most {} characters, got {}",
+                        rules::QUERY_MAX_LEN,
+                        s.chars().count()
+                    ),
+                )
+            })?;
+            Ok(v.clone())
+        }
+        Kind::Bool => match v {
+            Value::Bool(_) => Ok(v.clone()),
+            _ => Err(bad(
+                what,
+                field,
+                format!("must be true or false, got {}", sv(v)),
+            )),
+        },
+        Kind::Int(min, max) => match v.as_i64() {
+            Some(n) if (min..=max).contains(&n) && !v.is_boolean() => Ok(v.clone()),
+            Some(n) => Err(bad(
+                what,
+                field,
+                format!("must be between {min} and {max}, got {n}"),
+            )),
+            None => Err(bad(
+                what,
+                field,
+                format!("must be an integer, got {}", sv(v)),
+            )),
+        },
+        Kind::StrList => {
+            for s in strings(what, field, v)? {
+                string(what, field, &Value::String(s.to_string()))?;
+            }
+            Ok(v.clone())
+        }
+        Kind::Enum(allowed) => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            one_of(what, field, s, allowed)?;
+            Ok(v.clone())
+        }
+        Kind::EnumList(allowed) => {
+            for s in strings(what, field, v)? {
+                one_of(what, field, s, allowed)?;
+            }
+            Ok(v.clone())
+        }
+        Kind::EnumOrList(allowed) => {
+            if let Some(s) = v.as_str() {
+                one_of(what, field, s, allowed)?;
+            } else {
+                for s in strings(what, field, v)? {
+                    one_of(what, field, s, allowed)?;
+                }
+            }
+            Ok(v.clone())
+        }
+        Kind::Emails => {
+            for s in strings(what, field, v)? {
+                if !rules::email(s) {
+                    return Err(bad(
+                        what,
+                        field,
+                        format!("must hold e-mail addresses, got {:?}", shown(s, 80)),
+                    ));
+                }
+            }
+            Ok(v.clone())
+        }
+        Kind::HhMm => {
+            let s = v.as_str().ok_or_else(|| {
+                bad(
+                    what,
+                    field,
+                    format!("must be a string \"HH:MM\", got {}", sv(v)),
+                )
+            })?;
+            if rules::hh_mm(s) {
+                Ok(v.clone())
+            } else {
+                Err(bad(
+                    what,
+                    field,
+                    format!(
+                        "must be a 24-hour UTC time \"HH:MM\", got {:?}",
+                        shown(s, 20)
+                    ),
+                ))
+            }
+        }
+        Kind::Countries => {
+            let mut out = Vec::new();
+            for s in strings(what, field, v)? {
+                out.push(Value::String(validate::country(s)?));
+            }
+            Ok(Value::Array(out))
+        }
+        Kind::ExtraPath => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            if s.chars().count() > EXTRA_PATH_MAX {
+                return Err(bad(
+                    what,
+                    field,
+                    format!(
+                        "must be at most {EXTRA_PATH_MAX} characters, got {}",
+                        s.chars().count()
+                    ),
+                ));
+            }
+            if !rules::extra_path(s) {
+                return Err(bad(
+                    what,
+                    field,
+                    format!(
+                        "must start with / and hold only letters, digits and {}, got {:?}",
+                        rules::EXTRA_PATH_SPECIALS,
+                        shown(s, 80)
+                    ),
+                ));
+            }
+            Ok(v.clone())
+        }
+        Kind::ScanUrl => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            rules::scan_url(s)
+                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            Ok(Value::String(s.trim().to_string()))
+        }
+        Kind::WebUrl => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            rules::web_url(s)
+                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            Ok(v.clone())
+        }
+        Kind::Observable => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            rules::observable(s)
+                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            Ok(Value::String(s.trim().to_string()))
+        }
+        Kind::Headers => {
+            let m = v
+                .as_object()
+                .ok_or_else(|| bad(what, field, format!("must be a mapping, got {}", sv(v))))?;
+            for (k, x) in m {
+                if !rules::header_name(k) {
+                    return Err(bad(
+                        what,
+                        field,
+                        format!("must have header names as keys, got {:?}", shown(k, 40)),
+                    ));
+                }
+                match x.as_str() {
+                    Some(s) if rules::header_value(s) => {}
+                    _ => {
+                        return Err(bad(
+                            what,
+                            field,
+                            format!(
+                            "values must be strings without CR, LF or control characters, got {}",
+                            sv(x)
+                        ),
+                        ))
+                    }
+                }
+            }
+            Ok(v.clone())
+        }
+        Kind::UserTags => {
+            for s in strings(what, field, v)? {
+                if !rules::user_tag(s) {
+                    return Err(bad(
+                        what,
+                        field,
+                        format!(
+                            "must be prefixed by its scope (pro., public., private. or team.), got {:?}",
+                            shown(s, 80)
+                        ),
+                    ));
+                }
+            }
+            Ok(v.clone())
+        }
+        Kind::SearchAfter => match v {
+            Value::String(s) => validate::search_after_any(s)
+                .map(Value::String)
+                .map_err(|e| Error::Validation(format!("{what}: {e}"))),
+            _ => Err(bad(what, field, format!("must be a string, got {}", sv(v)))),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_misspelt_option_names_the_closest() {
+        let names = ["webhook_url", "name", "email_addresses", "week_days"];
+        assert_eq!(closest("webhook_ulr", &names), Some("webhook_url"));
+        assert_eq!(closest("weekdays", &names), Some("week_days"));
+        assert_eq!(closest("zzz", &names), None);
+    }
+
+    const FIELDS: &[Field] = &[
+        req("name", "name", Kind::Text),
+        f("utc_time", "utcTime", Kind::HhMm),
+        f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
+        f("email_addresses", "emailAddresses", Kind::Emails),
+        f("limit", "limit", Kind::Int(10, 10_000)),
+        null_ok("extra_path", "extraPath", Kind::ExtraPath),
+    ];
+
+    fn build_one(v: Value) -> Result<Map<String, Value>> {
+        build("test", FIELDS, v.as_object().unwrap(), true)
+    }
+
+    #[test]
+    fn maps_and_checks() {
+        let m = build_one(json!({"name": "n", "utc_time": "09:30", "week_days": ["Monday"], "extra_path": "/a?b=c"})).unwrap();
+        assert_eq!(
+            Value::Object(m),
+            json!({"name": "n", "utcTime": "09:30", "weekDays": ["Monday"], "extraPath": "/a?b=c"})
+        );
+        for bad in [
+            json!({}),
+            json!({"name": "n", "nope": 1}),
+            json!({"name": "n", "utc_time": "24:00"}),
+            json!({"name": "n", "utc_time": "9:30"}),
+            json!({"name": "n", "week_days": ["monday"]}),
+            json!({"name": "n", "email_addresses": ["not-an-email"]}),
+            json!({"name": "n", "limit": 9}),
+            json!({"name": "n", "extra_path": "no-slash"}),
+            json!({"name": "n", "extra_path": "/<script>"}),
+            json!({"name": "n", "extra_path": format!("/{}", "a".repeat(2000))}),
+        ] {
+            assert!(
+                matches!(build_one(bad.clone()), Err(Error::Validation(_))),
+                "{bad}"
+            );
+        }
+        assert!(build(
+            "t",
+            FIELDS,
+            json!({"limit": 10}).as_object().unwrap(),
+            false
+        )
+        .is_ok());
+        // None: null for a nullable field, "not given" for the others.
+        let m = build(
+            "t",
+            FIELDS,
+            json!({"extra_path": null, "utc_time": null})
+                .as_object()
+                .unwrap(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(Value::Object(m), json!({"extraPath": null}));
+    }
+}

@@ -1,0 +1,500 @@
+//! One-pass indexes of JSON objects: where each top-level value sits in the
+//! body, without building it. Search pages are read this way once, for both
+//! the cursor (ids, sort values) and the bindings (lazy documents).
+use std::borrow::Cow;
+
+use bytes::Bytes;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{Doc, SearchHitHead, SearchPageHead};
+
+use crate::error::{Error, Result};
+
+/// A top-level key: its bytes in the body, or decoded when it had escapes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Key {
+    At(usize, usize),
+    Owned(String),
+}
+
+/// One top-level value: its key and the byte span of the value in the body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: Key,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Entry {
+    pub fn key<'a>(&'a self, body: &'a [u8]) -> &'a str {
+        match &self.key {
+            Key::At(a, b) => std::str::from_utf8(&body[*a..*b]).unwrap_or(""),
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+pub type DocIndex = Vec<Entry>;
+
+fn text(body: &[u8]) -> Result<&str> {
+    std::str::from_utf8(body).map_err(|e| Error::Decode(format!("invalid JSON document: {e}")))
+}
+
+/// The index of the JSON object that is `body`.
+pub fn object_index(body: &[u8]) -> Result<DocIndex> {
+    let t = text(body)?;
+    let entries = serde_json::from_str::<Entries<'_>>(t)
+        .map_err(|e| Error::Decode(format!("invalid JSON document: {e}")))?;
+    Ok(entries.index(t.as_ptr() as usize))
+}
+
+/// A search page in one pass: the cursor's head and each hit's index.
+pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
+    let t = text(&body)?;
+    let mut de = serde_json::Deserializer::from_str(t);
+    let page = de
+        .deserialize_map(PageVisitor)
+        .and_then(|p| de.end().map(|()| p))
+        .map_err(|e| super::decode_error(e, "search page", "", &body))?;
+    let origin = t.as_ptr() as usize;
+    let mut results = Vec::with_capacity(page.hits.len());
+    let mut hits = Vec::with_capacity(page.hits.len());
+    for (i, e) in page.hits.into_iter().enumerate() {
+        results.push(e.head(i)?);
+        hits.push(e.index(origin));
+    }
+    let count = |k: &str, v: Option<Value>| match v {
+        None => Ok(None),
+        Some(v) => super::lenient_value_u64(&v).map_err(|m| Error::Decode(format!("{k}: {m}"))),
+    };
+    let head = SearchPageHead {
+        results,
+        total: count("total", page.total)?,
+        has_more: match page.has_more {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(b),
+            Some(other) => {
+                return Err(Error::Decode(format!(
+                    "has_more: {}",
+                    super::wrong("a boolean", &other)
+                )))
+            }
+        },
+        took: count("took", page.took)?,
+        hits,
+    };
+    Ok(Doc {
+        body,
+        head,
+        index: None,
+    })
+}
+
+/// A result document in one pass: the index of its parts, and the head
+/// (`task`) read from its own part only.
+pub fn result_doc(body: Bytes) -> Result<Doc<super::ResultHead>> {
+    let index = object_index(&body)?;
+    let task = index
+        .iter()
+        .rev()
+        .find(|e| e.key(&body) == "task")
+        .map(|e| {
+            super::decode::<Option<super::scanning::TaskHead>>(
+                &body[e.start..e.end],
+                "scan result task",
+            )
+        })
+        .transpose()?
+        .flatten();
+    Ok(Doc {
+        head: super::ResultHead { task },
+        body,
+        index: Some(index),
+    })
+}
+
+/// The entries of one object, values unparsed.
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl Entries<'_> {
+    fn index(self, origin: usize) -> DocIndex {
+        self.0
+            .into_iter()
+            .map(|(k, v)| {
+                let key = match k {
+                    Cow::Borrowed(s) => {
+                        let a = s.as_ptr() as usize - origin;
+                        Key::At(a, a + s.len())
+                    }
+                    Cow::Owned(s) => Key::Owned(s),
+                };
+                let start = v.get().as_ptr() as usize - origin;
+                Entry {
+                    key,
+                    start,
+                    end: start + v.get().len(),
+                }
+            })
+            .collect()
+    }
+
+    /// The id and sort values a cursor needs, of hit `i` of a page: null
+    /// or missing reads as none, `{}` as no sort values; another type is an error.
+    fn head(&self, i: usize) -> Result<SearchHitHead> {
+        let get = |k: &str| {
+            self.0
+                .iter()
+                .rev()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.get())
+        };
+        let value = |k: &str| -> Result<Value> {
+            match get(k) {
+                Some(r) => serde_json::from_str::<Value>(r)
+                    .map_err(|e| Error::Decode(format!("results[{i}].{k}: {e}"))),
+                None => Ok(Value::Null),
+            }
+        };
+        let bad = |k: &str, what: &str, v: &Value| {
+            Error::Decode(format!("results[{i}].{k}: {}", super::wrong(what, v)))
+        };
+        let id = match value("_id")? {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            other => return Err(bad("_id", "a string", &other)),
+        };
+        let sort = match value("sort")? {
+            Value::Null => Vec::new(),
+            Value::Array(a) => a,
+            Value::Object(o) if o.is_empty() => Vec::new(),
+            other => return Err(bad("sort", "a list", &other)),
+        };
+        Ok(SearchHitHead { id, sort })
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                m: M,
+            ) -> std::result::Result<Entries<'de>, M::Error> {
+                entries(m)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn entries<'de, M: MapAccess<'de>>(mut m: M) -> std::result::Result<Entries<'de>, M::Error> {
+    let mut out = Vec::with_capacity(12);
+    while let Some(k) = m.next_key::<KeyStr<'de>>()? {
+        out.push((k.0, m.next_value::<&'de RawValue>()?));
+    }
+    Ok(Entries(out))
+}
+
+/// A key, borrowed when it has no escapes.
+struct KeyStr<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for KeyStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeyStr<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<KeyStr<'de>, E> {
+                Ok(KeyStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<KeyStr<'de>, E> {
+                Ok(KeyStr(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+struct RawPage<'a> {
+    hits: Vec<Entries<'a>>,
+    total: Option<Value>,
+    has_more: Option<Value>,
+    took: Option<Value>,
+}
+
+struct PageVisitor;
+
+impl<'de> Visitor<'de> for PageVisitor {
+    type Value = RawPage<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> std::result::Result<RawPage<'de>, M::Error> {
+        let mut page = RawPage {
+            hits: Vec::new(),
+            total: None,
+            has_more: None,
+            took: None,
+        };
+        while let Some(k) = m.next_key::<KeyStr<'de>>()? {
+            match k.0.as_ref() {
+                "results" => page.hits = m.next_value::<Hits<'de>>()?.0,
+                "total" => page.total = m.next_value()?,
+                "has_more" => page.has_more = m.next_value()?,
+                "took" => page.took = m.next_value()?,
+                _ => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(page)
+    }
+}
+
+/// The hits of a page: a list of objects; `{}`, null or a missing list reads
+/// as empty, another value (or an element that is not an object) is an error
+/// naming its path.
+struct Hits<'a>(Vec<Entries<'a>>);
+
+/// "results: expected a list, found ..." (serde errors carry text only).
+fn wrong_at<E: serde::de::Error>(path: &str, what: &str, v: Value) -> E {
+    E::custom(format!("{path}: {}", super::wrong(what, &v)))
+}
+
+impl<'de> Deserialize<'de> for Hits<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Hits<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of JSON objects")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(
+                self,
+                mut s: S,
+            ) -> std::result::Result<Hits<'de>, S::Error> {
+                let mut out = Vec::with_capacity(s.size_hint().unwrap_or(100));
+                while let Some(e) = s.next_element_seed(Hit(out.len()))? {
+                    out.push(e);
+                }
+                Ok(Hits(out))
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                m: M,
+            ) -> std::result::Result<Hits<'de>, M::Error> {
+                let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
+                match &v {
+                    Value::Object(o) if o.is_empty() => Ok(Hits(Vec::new())),
+                    _ => Err(wrong_at("results", "a list", v)),
+                }
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Hits<'de>, E> {
+                Ok(Hits(Vec::new()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Hits<'de>, E> {
+                Err(wrong_at("results", "a list", v.into()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Hit `i` of a page: an object, indexed without building its values.
+struct Hit(usize);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Hit {
+    type Value = Entries<'de>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Entries<'de>, D::Error> {
+        struct V(usize);
+        impl V {
+            fn wrong<E: serde::de::Error>(&self, v: Value) -> E {
+                wrong_at(&format!("results[{}]", self.0), "an object", v)
+            }
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                m: M,
+            ) -> std::result::Result<Entries<'de>, M::Error> {
+                entries(m)
+            }
+            fn visit_seq<S: SeqAccess<'de>>(
+                self,
+                s: S,
+            ) -> std::result::Result<Entries<'de>, S::Error> {
+                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(s))?;
+                Err(self.wrong(v))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(Value::Null))
+            }
+            fn visit_bool<E: serde::de::Error>(
+                self,
+                v: bool,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_u64<E: serde::de::Error>(
+                self,
+                v: u64,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_i64<E: serde::de::Error>(
+                self,
+                v: i64,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(
+                self,
+                v: f64,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Entries<'de>, E> {
+                Err(self.wrong(v.into()))
+            }
+        }
+        d.deserialize_any(V(self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_and_objects() {
+        let body = Bytes::from_static(
+            br#"{"results":[{"_id":"a","sort":[2,"a"],"page":{"x":1}},{"k\u00e9":1,"_id":null}],"total":"7","has_more":false,"extra":[1]}"#,
+        );
+        let doc = search_page(body.clone()).unwrap();
+        assert_eq!(doc.head.total, Some(7));
+        assert_eq!(doc.head.has_more, Some(false));
+        assert_eq!(doc.head.results[0].cursor().as_deref(), Some("2,a"));
+        assert_eq!(doc.head.results[1].id, None);
+        let first = &doc.head.hits[0];
+        let page = first.iter().find(|e| e.key(&body) == "page").unwrap();
+        assert_eq!(&body[page.start..page.end], br#"{"x":1}"#);
+        assert_eq!(doc.head.hits[1][0].key, Key::Owned("k\u{e9}".into()));
+        for odd in [&br#"{"results":{}}"#[..], br#"{"results":null}"#, br#"{}"#] {
+            let d = search_page(Bytes::copy_from_slice(odd)).unwrap();
+            assert!(d.head.results.is_empty() && d.head.hits.is_empty());
+        }
+        for bad in [
+            &br#"{"results":[1]}"#[..],
+            br#"[]"#,
+            br#"{"results":[{}]"#,
+            b"\xff",
+        ] {
+            assert!(matches!(
+                search_page(Bytes::copy_from_slice(bad)),
+                Err(Error::Decode(_))
+            ));
+        }
+        let idx = object_index(br#" {"a": [1, {"b": "}"}], "c": "x"} "#).unwrap();
+        assert_eq!(idx.len(), 2);
+    }
+
+    #[test]
+    fn wrong_types_name_their_path() {
+        let err = |body: &str| match search_page(Bytes::copy_from_slice(body.as_bytes())) {
+            Err(Error::Decode(m)) => m,
+            other => panic!("{body}: {other:?}"),
+        };
+        for (body, msg) in [
+            (
+                r#"{"results":"x"}"#,
+                r#"results: expected a list, found a string ("x")"#,
+            ),
+            (
+                r#"{"results":{"a":1}}"#,
+                r#"results: expected a list, found an object ({"a":1})"#,
+            ),
+            (
+                r#"{"results":7}"#,
+                "results: expected a list, found a number (7)",
+            ),
+            (
+                r#"{"results":[{},[1]]}"#,
+                "results[1]: expected an object, found a list ([1])",
+            ),
+            (
+                r#"{"results":[null]}"#,
+                "results[0]: expected an object, found null",
+            ),
+            (
+                r#"{"total":"many"}"#,
+                r#"total: expected a number, found a string ("many")"#,
+            ),
+            (
+                r#"{"total":true}"#,
+                "total: expected a number, found a boolean (true)",
+            ),
+            (
+                r#"{"took":[]}"#,
+                "took: expected a number, found a list ([])",
+            ),
+            (
+                r#"{"has_more":"yes"}"#,
+                r#"has_more: expected a boolean, found a string ("yes")"#,
+            ),
+            (
+                r#"{"results":[{"_id":5}]}"#,
+                "results[0]._id: expected a string, found a number (5)",
+            ),
+            (
+                r#"{"results":[{"sort":"1,a"}]}"#,
+                r#"results[0].sort: expected a list, found a string ("1,a")"#,
+            ),
+            ("[]", "search page: expected an object, found a list"),
+        ] {
+            assert_eq!(err(body), msg, "{body}");
+        }
+        let long = format!(r#"{{"total":"{}"}}"#, "x".repeat(500));
+        assert!(err(&long).len() < 100);
+        // Lenient forms: null, missing, `{}` for a list, numeric strings.
+        let d = search_page(Bytes::from_static(
+            br#"{"results":[{"_id":null,"sort":{}}],"total":"12","took":null,"has_more":null}"#,
+        ))
+        .unwrap();
+        assert_eq!(d.head.total, Some(12));
+        assert_eq!((d.head.took, d.head.has_more), (None, None));
+        assert_eq!(d.head.results[0].id, None);
+        assert!(d.head.results[0].sort.is_empty());
+    }
+}

@@ -1,0 +1,537 @@
+//! Walking search pages with `search_after`, per the interface's rules:
+//! the next page starts after the last hit's `sort`; `total` is exact only up
+//! to 10,000, beyond which `has_more` is true.
+//!
+//! Speed: the next page is always requested while the current one is being
+//! read (prefetch). A large export is also split into shards by the first
+//! hex digit of the scan's uuid (`task.uuid:(0* OR 1*)`, ...), walked
+//! concurrently and merged by the sort values, so the hits come out in
+//! exactly the order of a single walk. Sharding checks itself on the first
+//! pages (every hit in its shard, totals adding up) and falls back to one walk.
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use crate::api::search::AUTO_PARALLEL;
+use crate::api::{SearchKind, SearchParams};
+use crate::client::Client;
+use crate::error::{ApiErrorKind, Error, Result};
+use crate::models::{Doc, SearchHitHead, SearchPageHead};
+
+pub const EXACT_TOTAL_CAP: u64 = 10_000;
+/// With `parallel` left at `AUTO_PARALLEL`: this many shards, once a page
+/// took at least `SLOW_PAGE` to come back.
+const AUTO_SHARDS: usize = 8;
+const SLOW_PAGE: std::time::Duration = std::time::Duration::from_millis(25);
+/// Shard only when at least this many more pages are expected.
+const SHARD_MIN_PAGES: u64 = 4;
+
+/// A spawned request, aborted if the cursor is dropped before it is read.
+struct Pending<T>(JoinHandle<T>);
+
+impl<T> Drop for Pending<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl<T> Pending<T> {
+    async fn get(mut self) -> Result<T> {
+        (&mut self.0)
+            .await
+            .map_err(|e| Error::Internal(format!("search page task failed: {e}")))
+    }
+}
+
+type PageResult = Result<Doc<SearchPageHead>>;
+
+fn fetch(
+    client: &Client,
+    p: &SearchParams,
+    size: u64,
+    after: Option<String>,
+) -> Pending<PageResult> {
+    let (client, p) = (client.clone(), p.clone());
+    Pending(tokio::spawn(async move {
+        client.search_page(&p, size, after.as_deref()).await
+    }))
+}
+
+/// One hit of a shard: its sort values, head and raw JSON.
+struct Hit {
+    head: SearchHitHead,
+    raw: Box<RawValue>,
+}
+
+impl Hit {
+    /// Newest first: larger sort values come first (numbers, then strings).
+    fn ahead_of(&self, other: &Hit) -> bool {
+        for (a, b) in self.head.sort.iter().zip(&other.head.sort) {
+            let ord = match (a, b) {
+                (Value::Number(x), Value::Number(y)) => x
+                    .as_f64()
+                    .partial_cmp(&y.as_f64())
+                    .unwrap_or(std::cmp::Ordering::Equal),
+                (Value::String(x), Value::String(y)) => x.cmp(y),
+                _ => std::cmp::Ordering::Equal,
+            };
+            if ord != std::cmp::Ordering::Equal {
+                return ord == std::cmp::Ordering::Greater;
+            }
+        }
+        false
+    }
+}
+
+#[derive(Deserialize)]
+struct RawPage<'a> {
+    #[serde(borrow, default)]
+    results: Vec<&'a RawValue>,
+}
+
+fn split_hits(doc: &Doc<SearchPageHead>) -> Result<Vec<Hit>> {
+    let page: RawPage<'_> = serde_json::from_slice(&doc.body)
+        .map_err(|e| Error::Decode(format!("search page: {e}")))?;
+    Ok(page
+        .results
+        .into_iter()
+        .zip(doc.head.results.iter())
+        .map(|(raw, head)| Hit {
+            head: head.clone(),
+            raw: raw.to_owned(),
+        })
+        .collect())
+}
+
+struct Shard {
+    prefixes: Vec<char>,
+    params: SearchParams,
+    buf: VecDeque<Hit>,
+    pending: Option<Pending<PageResult>>,
+    after: Option<String>,
+    total: Option<u64>,
+    checked: bool,
+    done: bool,
+}
+
+impl Shard {
+    fn start(&mut self, client: &Client, size: u64) {
+        if !self.done && self.pending.is_none() {
+            self.pending = Some(fetch(client, &self.params, size, self.after.clone()));
+        }
+    }
+
+    /// Wait for the page in flight (if the buffer ran dry) and ask for the next.
+    async fn refill(&mut self, client: &Client, size: u64, clamp: u64) -> Result<()> {
+        while self.buf.is_empty() && !self.done {
+            self.start(client, size);
+            let doc = self.pending.take().expect("started").get().await??;
+            let hits = split_hits(&doc)?;
+            if !self.checked {
+                self.checked = true;
+                self.total = doc.head.total;
+                let stray = hits.iter().any(|h| {
+                    let first = h.head.id.as_deref().and_then(|id| id.chars().next());
+                    !first.is_some_and(|c| self.prefixes.contains(&c.to_ascii_lowercase()))
+                });
+                if stray {
+                    return Err(Error::Decode(
+                        "shard returned hits outside its shard".into(),
+                    ));
+                }
+            }
+            let n = hits.len() as u64;
+            let full = n > 0 && n >= size.min(clamp.max(1));
+            let next = hits.last().and_then(|h| h.head.cursor());
+            if full && next.is_none() {
+                return Err(Error::Decode(
+                    "a full search page ends with a hit whose `sort` is missing or unreadable"
+                        .into(),
+                ));
+            }
+            if next.is_some() && next == self.after {
+                return Err(Error::Decode(
+                    "the search cursor does not advance (the same page came back)".into(),
+                ));
+            }
+            if next.is_some() {
+                self.after = next.clone();
+            }
+            self.done = !full || next.is_none();
+            self.buf.extend(hits);
+            self.start(client, size);
+        }
+        Ok(())
+    }
+}
+
+enum Mode {
+    Linear {
+        next: Option<(u64, Pending<PageResult>)>,
+    },
+    Sharded {
+        shards: Vec<Shard>,
+        size: u64,
+    },
+}
+
+pub struct SearchCursor {
+    client: Client,
+    params: SearchParams,
+    /// The cursor to resume from: after the last hit handed out.
+    pub search_after: Option<String>,
+    pub total: Option<u64>,
+    pub has_more: Option<bool>,
+    pub fetched: u64,
+    pub pages: u64,
+    largest_page: u64,
+    done: bool,
+    mode: Mode,
+    /// Hits handed out from shards (0: a failing shard may still fall back).
+    fetched_from_shards: u64,
+    /// How long the first page took.
+    first_page: Option<std::time::Duration>,
+}
+
+impl std::fmt::Debug for SearchCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchCursor")
+            .field("params", &self.params)
+            .field("fetched", &self.fetched)
+            .field("sharded", &matches!(self.mode, Mode::Sharded { .. }))
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchCursor {
+    pub fn new(client: Client, params: SearchParams) -> Result<SearchCursor> {
+        let params = params.validated()?;
+        Ok(SearchCursor {
+            client,
+            search_after: params.search_after.clone(),
+            params,
+            total: None,
+            has_more: None,
+            fetched: 0,
+            pages: 0,
+            largest_page: 0,
+            done: false,
+            mode: Mode::Linear { next: None },
+            fetched_from_shards: 0,
+            first_page: None,
+        })
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The validated parameters (datasource lowercased, search_after checked).
+    pub fn params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    pub fn is_sharded(&self) -> bool {
+        matches!(self.mode, Mode::Sharded { .. })
+    }
+
+    fn next_size(&self) -> u64 {
+        let mut size = self.params.size;
+        if let Some(limit) = self.params.limit {
+            size = size.min(limit.saturating_sub(self.fetched)).max(1);
+        }
+        size
+    }
+
+    /// The next page, or `None` once every hit was handed out.
+    pub async fn next_page(&mut self) -> Result<Option<Doc<SearchPageHead>>> {
+        if self.done {
+            return Ok(None);
+        }
+        if self.is_sharded() {
+            match self.next_merged().await {
+                Err(e) if self.fetched_from_shards == 0 && fallback(&e) => {
+                    log::info!("search shards disagree ({e}); walking the pages one after another");
+                    self.mode = Mode::Linear { next: None };
+                }
+                other => return other,
+            }
+        }
+        let size = self.next_size();
+        let prefetched = match &mut self.mode {
+            Mode::Linear { next } => next.take(),
+            Mode::Sharded { .. } => None,
+        };
+        let started = std::time::Instant::now();
+        let doc = match prefetched {
+            Some((asked, p)) if asked == size => p.get().await??,
+            _ => {
+                self.client
+                    .search_page(&self.params, size, self.search_after.as_deref())
+                    .await?
+            }
+        };
+        self.first_page.get_or_insert_with(|| started.elapsed());
+        let n = doc.head.results.len() as u64;
+        self.pages += 1;
+        self.total = doc.head.total.or(self.total);
+        self.has_more = doc.head.has_more.or(self.has_more);
+        self.fetched += n;
+        let sent = self.search_after.take();
+        let cursor = doc.head.results.last().and_then(|h| h.cursor());
+        self.search_after = cursor.clone().or(sent.clone());
+        if n > 0 && self.params.limit.is_none_or(|l| self.fetched < l) {
+            let more = self.has_more == Some(true) || n >= size;
+            self.check_cursor(sent.as_deref(), cursor.as_deref(), more)?;
+        }
+        // Without a cursor there is no next page to ask for.
+        self.done = cursor.is_none() || self.is_last(n, size);
+        self.largest_page = self.largest_page.max(n);
+        if n == 0 {
+            return Ok(None);
+        }
+        if !self.done {
+            if self.pages == 1 && self.shardable(&doc) {
+                self.start_shards();
+            } else {
+                let size = self.next_size();
+                let p = fetch(&self.client, &self.params, size, self.search_after.clone());
+                self.mode = Mode::Linear {
+                    next: Some((size, p)),
+                };
+            }
+        }
+        Ok(Some(doc))
+    }
+
+    /// A walk always ends: a page that announces more (`has_more`, or a
+    /// full page) must end with a readable cursor, and that cursor must move
+    /// on from the one sent; otherwise the next request could only repeat
+    /// this one (or the walk would stop silently).
+    fn check_cursor(&mut self, sent: Option<&str>, got: Option<&str>, more: bool) -> Result<()> {
+        let fail = |why: String| {
+            Err(Error::Decode(format!(
+                "search walk cannot go on after {} hits: {why}",
+                self.fetched
+            )))
+        };
+        match got {
+            None if more => {
+                self.done = true;
+                fail("the last hit's `sort` is missing or unreadable while more results are announced".into())
+            }
+            Some(c) if sent == Some(c) => {
+                self.done = true;
+                fail(format!(
+                    "the server answered search_after={:?} with a page ending at the same cursor (it does not advance)",
+                    urlscan_rules::shown(c, 80)
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn is_last(&self, n: u64, asked: u64) -> bool {
+        if n == 0 || self.params.limit.is_some_and(|l| self.fetched >= l) {
+            return true;
+        }
+        if self.search_after.is_none() {
+            return true; // hits without sort values cannot be paged further
+        }
+        let capped = self.has_more == Some(true) || self.total.is_none_or(|t| t >= EXACT_TOTAL_CAP);
+        if !capped {
+            // total is exact; resuming from a cursor counts fewer than total,
+            // so a short page also ends the walk.
+            return self.fetched >= self.total.unwrap_or(0);
+        }
+        // The service may clamp the page size; a page shorter than both what
+        // was asked and the largest page seen is the last one.
+        self.largest_page > 0 && n < asked.min(self.largest_page)
+    }
+
+    /// Worth sharding: a scans search with many pages still to come.
+    fn shardable(&self, first: &Doc<SearchPageHead>) -> bool {
+        let p = &self.params;
+        let slow = self.first_page.is_some_and(|t| t >= SLOW_PAGE);
+        if p.parallel == 1
+            || (p.parallel == AUTO_PARALLEL && !slow)
+            || p.kind != SearchKind::Search
+            || p.collapse.is_some()
+            || p.datasource.as_deref().is_some_and(|d| d != "scans")
+        {
+            return false;
+        }
+        let keyed = first.head.results.iter().all(|h| {
+            h.id.as_deref().is_some_and(|id| id.len() >= 32)
+                && matches!(h.sort.as_slice(), [Value::Number(_), Value::String(_)])
+        });
+        let matching = if self.has_more == Some(true) {
+            u64::MAX
+        } else {
+            self.total.unwrap_or(0)
+        };
+        let left = matching
+            .min(p.limit.unwrap_or(u64::MAX))
+            .saturating_sub(self.fetched);
+        keyed && left >= SHARD_MIN_PAGES * self.largest_page.max(1)
+    }
+
+    fn start_shards(&mut self) {
+        let wanted = match self.params.parallel {
+            AUTO_PARALLEL => AUTO_SHARDS,
+            n => n,
+        };
+        let n = wanted.next_power_of_two().min(16);
+        let digits: Vec<char> = "0123456789abcdef".chars().collect();
+        let per = 16 / n;
+        let q = self
+            .params
+            .q
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
+        let size = self.params.size;
+        let shards = digits
+            .chunks(per)
+            .map(|prefixes| {
+                let clause = prefixes
+                    .iter()
+                    .map(|c| format!("{c}*"))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                let shard_q = match q {
+                    Some(q) => format!("({q}) AND task.uuid:({clause})"),
+                    None => format!("task.uuid:({clause})"),
+                };
+                let mut params = self.params.clone();
+                params.q = Some(shard_q);
+                let mut s = Shard {
+                    prefixes: prefixes.to_vec(),
+                    params,
+                    buf: VecDeque::new(),
+                    pending: None,
+                    after: self.search_after.clone(),
+                    total: None,
+                    checked: false,
+                    done: false,
+                };
+                s.start(&self.client, size);
+                s
+            })
+            .collect();
+        self.fetched_from_shards = 0;
+        self.mode = Mode::Sharded { shards, size };
+    }
+
+    /// The next page of the merge: the newest heads of all shards, in order.
+    async fn next_merged(&mut self) -> Result<Option<Doc<SearchPageHead>>> {
+        let want = self.next_size();
+        let clamp = self.largest_page;
+        let exact_total = (self.has_more != Some(true))
+            .then_some(self.total)
+            .flatten()
+            .filter(|t| *t < EXACT_TOTAL_CAP);
+        let first = self.fetched_from_shards == 0;
+        let Mode::Sharded { shards, size } = &mut self.mode else {
+            return Ok(None);
+        };
+        let mut out: Vec<Hit> = Vec::with_capacity(want as usize);
+        while (out.len() as u64) < want {
+            for s in shards.iter_mut() {
+                s.refill(&self.client, *size, clamp).await?;
+            }
+            if first && out.is_empty() {
+                // Every shard's first page is in: the shards must add up.
+                let sum: Option<u64> = shards.iter().map(|s| s.total).sum();
+                if let (Some(t), Some(sum)) = (exact_total, sum) {
+                    if sum != t {
+                        return Err(Error::Decode(format!(
+                            "shard totals add up to {sum}, not {t}"
+                        )));
+                    }
+                }
+            }
+            let best = shards
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.buf.front().map(|h| (i, h)))
+                .reduce(|a, b| if b.1.ahead_of(a.1) { b } else { a })
+                .map(|(i, _)| i);
+            let Some(i) = best else { break };
+            out.push(shards[i].buf.pop_front().expect("has a head"));
+        }
+        let exhausted = shards.iter().all(|s| s.done && s.buf.is_empty());
+        let n = out.len() as u64;
+        self.fetched += n;
+        self.fetched_from_shards += n;
+        self.pages += 1;
+        if let Some(c) = out.last().and_then(|h| h.head.cursor()) {
+            self.search_after = Some(c);
+        }
+        self.done = exhausted || self.params.limit.is_some_and(|l| self.fetched >= l);
+        if self.done {
+            self.mode = Mode::Linear { next: None };
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        Ok(Some(merged_page(out, self.total, self.has_more)?))
+    }
+}
+
+/// A shard that the service cannot serve or that answers inconsistently.
+fn fallback(e: &Error) -> bool {
+    matches!(e, Error::Decode(_))
+        || matches!(
+            e.api_kind(),
+            Some(ApiErrorKind::BadRequest | ApiErrorKind::PermissionDenied)
+        )
+}
+
+/// A page body built from raw hits: `{"results": [...], "total": .., "has_more": ..}`.
+fn merged_page(
+    hits: Vec<Hit>,
+    total: Option<u64>,
+    has_more: Option<bool>,
+) -> Result<Doc<SearchPageHead>> {
+    let len: usize = hits.iter().map(|h| h.raw.get().len() + 1).sum();
+    let mut body = Vec::with_capacity(len + 64);
+    body.extend_from_slice(b"{\"results\":[");
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(h.raw.get().as_bytes());
+    }
+    body.extend_from_slice(b"]");
+    if let Some(t) = total {
+        body.extend_from_slice(format!(",\"total\":{t}").as_bytes());
+    }
+    if let Some(m) = has_more {
+        body.extend_from_slice(format!(",\"has_more\":{m}").as_bytes());
+    }
+    body.push(b'}');
+    // Indexed like any page, so the bindings read it the same way.
+    crate::models::index::search_page(body.into())
+}
+
+impl SearchCursor {
+    /// The number of hits (a `size=0` request); a floor of 10,000 when
+    /// `has_more` is true.
+    pub async fn count(&mut self) -> Result<(u64, bool)> {
+        let doc = self
+            .client
+            .search_page(&self.params, 0, self.params.search_after.as_deref())
+            .await?;
+        let total = doc.head.total.unwrap_or(0);
+        let has_more = doc.head.has_more.unwrap_or(total >= EXACT_TOTAL_CAP);
+        if self.total.is_none() {
+            self.total = Some(total);
+            self.has_more = Some(has_more);
+        }
+        Ok((total, has_more))
+    }
+}

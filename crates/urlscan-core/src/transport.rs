@@ -1,0 +1,904 @@
+//! Sending requests: headers, retries with backoff, rate-limit bookkeeping and
+//! the mapping of non-2xx answers to typed errors.
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use rand::Rng;
+use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::Method;
+use serde_json::Value;
+use tokio::sync::{watch, Notify, Semaphore};
+
+use crate::config::Config;
+use crate::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
+
+/// Bumped when a server's clock jumps (an emulator in this process moved its
+/// clock): the rate-limit windows every transport remembers are then over,
+/// and the new ones are probed. Real clocks never jump, so this costs nothing.
+static CLOCK_EPOCH: AtomicU64 = AtomicU64::new(0);
+static CLOCK_MOVED: Notify = Notify::const_new();
+
+/// At most this many waits for a window spent by others, per request.
+const MAX_LIMITED_WAITS: u32 = 100;
+
+/// A server's clock jumped forward: forget the windows seen so far.
+pub fn server_clock_moved() {
+    CLOCK_EPOCH.fetch_add(1, Ordering::SeqCst);
+    CLOCK_MOVED.notify_waiters();
+}
+
+/// One request, described before it is sent (so it can be re-sent on retry).
+#[derive(Debug, Clone)]
+pub struct Req {
+    pub method: Method,
+    /// Path below the base URL, already validated/percent-encoded.
+    pub path: String,
+    pub query: Vec<(Cow<'static, str>, String)>,
+    pub body: Option<Value>,
+    /// The rate-limit action this request counts against, where known.
+    pub action: Option<String>,
+    /// Off for answers whose redirect is the result (data-dump links).
+    pub follow_redirects: bool,
+}
+
+impl Req {
+    pub fn get(path: impl Into<String>) -> Req {
+        Req {
+            method: Method::GET,
+            path: path.into(),
+            query: Vec::new(),
+            body: None,
+            action: None,
+            follow_redirects: true,
+        }
+    }
+    pub fn new(method: Method, path: impl Into<String>) -> Req {
+        Req {
+            method,
+            ..Req::get(path)
+        }
+    }
+    pub fn query(mut self, k: impl Into<Cow<'static, str>>, v: impl ToString) -> Req {
+        self.query.push((k.into(), v.to_string()));
+        self
+    }
+    pub fn query_opt(self, k: &'static str, v: Option<impl ToString>) -> Req {
+        match v {
+            Some(v) => self.query(k, v),
+            None => self,
+        }
+    }
+    pub fn json(mut self, body: Value) -> Req {
+        self.body = Some(body);
+        self
+    }
+    pub fn action(mut self, a: impl Into<String>) -> Req {
+        self.action = Some(a.into());
+        self
+    }
+    fn idempotent(&self) -> bool {
+        self.method != Method::POST
+    }
+    fn display_path(&self) -> String {
+        if self.query.is_empty() {
+            return self.path.clone();
+        }
+        let q = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(self.query.iter().map(|(k, v)| (k.as_ref(), v.as_str())))
+            .finish();
+        format!("{}?{}", self.path, q)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// Rate-limit state per action, shared by every request of one client.
+///
+/// Pacing: a request takes a slot only while the server's `remaining` (from
+/// the newest answer of the current window) exceeds the requests already in
+/// flight, so concurrent requests never overshoot the window; once it is
+/// spent, requests wait for the reset. After a reset (or before any answer)
+/// the count is unknown, and one request at a time probes it.
+#[derive(Debug, Default)]
+struct LimitState {
+    /// The newest headers, as shown to the user.
+    info: Option<RateLimitInfo>,
+    /// Which window `remaining` belongs to: (reset timestamp, window name).
+    window: Option<(String, String)>,
+    remaining: Option<u64>,
+    reset_at: Option<Instant>,
+    /// Requests of this action sent (or about to be) and not yet answered.
+    in_flight: u64,
+    /// An answer came without headers: this action is not paced.
+    unpaced: bool,
+    /// `CLOCK_EPOCH` when `remaining` and `reset_at` were learnt.
+    epoch: u64,
+}
+
+pub struct Transport {
+    pub(crate) cfg: Config,
+    http: reqwest::Client,
+    http_no_redirect: reqwest::Client,
+    limits: Arc<Mutex<HashMap<String, LimitState>>>,
+    /// Wakes requests waiting for a slot whenever one is given back.
+    slot_freed: Arc<Notify>,
+    /// Set by `close()`: every call in flight ends with `Error::Closed`.
+    closed: Arc<watch::Sender<bool>>,
+    /// Bounds requests in flight for batch jobs; waits between polls hold no permit.
+    pub(crate) gate: Option<Arc<Semaphore>>,
+}
+
+/// A request's place in its action's window; given back on drop.
+struct Slot<'a> {
+    t: &'a Transport,
+    action: String,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if let Some(st) = self.t.limits.lock().unwrap().get_mut(&self.action) {
+            st.in_flight = st.in_flight.saturating_sub(1);
+        }
+        self.t.slot_freed.notify_waiters();
+    }
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("base_url", &self.cfg.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transport {
+    pub fn new(cfg: Config) -> Result<Transport> {
+        let origin = url::Url::parse(&cfg.base_url)
+            .map_err(|e| Error::Validation(e.to_string()))?
+            .origin();
+        // Follow redirects only within the base URL's origin, so the API key
+        // header never travels to another host.
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= 10 {
+                attempt.error("too many redirects")
+            } else if attempt.url().origin() == origin {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        });
+        let builder = |policy: reqwest::redirect::Policy| -> Result<reqwest::Client> {
+            let mut b = reqwest::Client::builder()
+                .timeout(cfg.timeout)
+                .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
+                .user_agent(cfg.user_agent.clone())
+                .redirect(policy)
+                .pool_idle_timeout(Duration::from_secs(60))
+                .tls_danger_accept_invalid_certs(!cfg.verify);
+            if let Some(p) = &cfg.proxy {
+                let proxy = reqwest::Proxy::all(p)
+                    .map_err(|e| Error::Validation(format!("invalid proxy {p:?}: {e}")))?;
+                b = b.proxy(proxy);
+            }
+            b.build()
+                .map_err(|e| Error::Transport(format!("cannot build the HTTP client: {e}")))
+        };
+        let http = builder(policy)?;
+        let http_no_redirect = builder(reqwest::redirect::Policy::none())?;
+        Ok(Transport {
+            cfg,
+            http,
+            http_no_redirect,
+            limits: Arc::new(Mutex::new(HashMap::new())),
+            slot_freed: Arc::new(Notify::new()),
+            closed: Arc::new(watch::channel(false).0),
+            gate: None,
+        })
+    }
+
+    /// The same pool and rate-limit state, with requests in flight bounded by `gate`.
+    pub fn with_gate(&self, gate: Arc<Semaphore>) -> Transport {
+        Transport {
+            cfg: self.cfg.clone(),
+            http: self.http.clone(),
+            http_no_redirect: self.http_no_redirect.clone(),
+            limits: Arc::clone(&self.limits),
+            slot_freed: Arc::clone(&self.slot_freed),
+            closed: Arc::clone(&self.closed),
+            gate: Some(gate),
+        }
+    }
+
+    /// End every call in flight (they fail with `Error::Closed`) and refuse new ones.
+    pub fn close(&self) {
+        self.closed.send_replace(true);
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    /// Run `fut` unless or until the client is closed.
+    pub async fn guarded<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        let mut rx = self.closed.subscribe();
+        if *rx.borrow_and_update() {
+            return Err(Error::Closed);
+        }
+        tokio::select! {
+            out = fut => out,
+            _ = rx.wait_for(|closed| *closed) => Err(Error::Closed),
+        }
+    }
+
+    /// A pause that ends early, with `Error::Closed`, when the client is closed.
+    pub async fn sleep_until(&self, at: tokio::time::Instant) -> Result<()> {
+        self.guarded(async {
+            tokio::time::sleep_until(at).await;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The rate limits seen so far, per action.
+    pub fn rate_limits(&self) -> Vec<RateLimitInfo> {
+        let mut v: Vec<_> = self
+            .limits
+            .lock()
+            .unwrap()
+            .values()
+            .filter_map(|s| s.info.clone())
+            .collect();
+        v.sort_by(|a, b| a.action.cmp(&b.action));
+        v
+    }
+
+    /// Send with retries; a non-2xx answer becomes `Error::Api`.
+    pub async fn send(&self, req: &Req) -> Result<Resp> {
+        let resp = self.send_raw(req).await?;
+        match resp.status {
+            200..=299 => Ok(resp),
+            // Wanted as the answer (data-dump links).
+            300..=399 if !req.follow_redirects => Ok(resp),
+            // A redirect still standing was not followed: it leaves the base
+            // URL's origin, where the API key must not go.
+            300..=399 => {
+                let mut e = api_error(req, &resp);
+                if let Error::Api(a) = &mut e {
+                    let to = header_str(&resp.headers, "location").unwrap_or("?");
+                    a.message = format!(
+                        "redirected to {to}, outside {}; not followed, so the API key is not sent there",
+                        self.cfg.base_url
+                    );
+                }
+                Err(e)
+            }
+            _ => Err(api_error(req, &resp)),
+        }
+    }
+
+    /// Send with retries and return whatever status came last.
+    pub async fn send_raw(&self, req: &Req) -> Result<Resp> {
+        if self.cfg.api_key.is_none() && !anonymous_ok(&req.path) {
+            return Err(no_key_error(req));
+        }
+        self.guarded(self.send_with_retries(req)).await
+    }
+
+    async fn send_with_retries(&self, req: &Req) -> Result<Resp> {
+        let mut attempt: u32 = 0;
+        // 429s of the service's limiter that said when to come back (other
+        // processes or hosts spent the shared key's window): waiting them out
+        // is pacing, bounded by the deadline, not a retry of a failure.
+        let mut limited: u32 = 0;
+        // Set at the first attempt: waiting for a slot before it is pacing, not retrying.
+        let mut deadline: Option<Option<Instant>> = None;
+        loop {
+            let slot = self.acquire_slot(req, deadline.flatten()).await?;
+            let end = *deadline
+                .get_or_insert_with(|| self.cfg.retry_deadline.map(|d| Instant::now() + d));
+            let outcome = self.send_once(req).await;
+            drop(slot);
+            let retry_in = match &outcome {
+                Ok(r) => self.retry_delay_for_status(req, r, attempt),
+                Err(e) => retry_delay_for_error(req, e, attempt),
+            };
+            let past_deadline = |d: Duration| end.is_some_and(|end| Instant::now() + d > end);
+            let paced = self.cfg.max_retries > 0
+                && limited < MAX_LIMITED_WAITS
+                && matches!(&outcome, Ok(r) if r.status == 429 && header_f64(&r.headers, "x-rate-limit-reset-after").is_some());
+            let may_retry = paced || attempt < self.cfg.max_retries;
+            match retry_in {
+                Some(delay) if may_retry && past_deadline(delay) => {
+                    log::info!(
+                        "not retrying {} {}: the retry deadline of {:.0}s would pass",
+                        req.method,
+                        req.path,
+                        self.cfg.retry_deadline.unwrap_or_default().as_secs_f64()
+                    );
+                    return counted(outcome, attempt);
+                }
+                Some(delay) if paced => {
+                    log_wait(
+                        delay,
+                        format_args!(
+                            "{} {}: the rate-limit window is spent (the key is shared); sending again in {:.1}s",
+                            req.method,
+                            req.path,
+                            delay.as_secs_f64()
+                        ),
+                    );
+                    // An in-process emulator moving its clock ends the window too.
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = CLOCK_MOVED.notified() => {}
+                    }
+                    limited += 1;
+                }
+                Some(delay) if may_retry => {
+                    let why = match &outcome {
+                        Ok(r) => format!("HTTP {}", r.status),
+                        Err(e) => e.to_string(),
+                    };
+                    log_wait(
+                        delay,
+                        format_args!(
+                            "retrying {} {} in {:.1}s after {} (retry {} of {})",
+                            req.method,
+                            req.path,
+                            delay.as_secs_f64(),
+                            why,
+                            attempt + 1,
+                            self.cfg.max_retries
+                        ),
+                    );
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                }
+                _ => return counted(outcome, attempt),
+            }
+        }
+    }
+
+    async fn send_once(&self, req: &Req) -> Result<Resp> {
+        let _permit = match &self.gate {
+            Some(g) => Some(g.acquire().await.map_err(|_| Error::Closed)?),
+            None => None,
+        };
+        let url = format!("{}{}", self.cfg.base_url, req.path);
+        let http = if req.follow_redirects {
+            &self.http
+        } else {
+            &self.http_no_redirect
+        };
+        let mut rb = http.request(req.method.clone(), &url);
+        if !req.query.is_empty() {
+            rb = rb.query(&req.query);
+        }
+        if let Some(key) = &self.cfg.api_key {
+            let mut v = HeaderValue::from_str(key.expose()).map_err(|_| {
+                Error::Validation(
+                    "the API key holds characters that cannot go in an HTTP header".into(),
+                )
+            })?;
+            v.set_sensitive(true);
+            rb = rb.header("API-Key", v);
+        }
+        if let Some(body) = &req.body {
+            let bytes = serde_json::to_vec(body).map_err(|e| Error::Validation(e.to_string()))?;
+            rb = rb
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(bytes);
+        }
+        let started = Instant::now();
+        let resp = rb.send().await.map_err(map_reqwest_error)?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = read_capped(resp, self.cfg.max_body_bytes).await?;
+        log::debug!(
+            "{} {} -> {} ({} bytes, {:.1} ms)",
+            req.method,
+            req.display_path(),
+            status,
+            body.len(),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        self.record_limit(req, parse_rate_limit(&headers), status);
+        Ok(Resp {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// Take in the headers of an answer (any status; only 200s count on the server).
+    fn record_limit(&self, req: &Req, info: Option<RateLimitInfo>, status: u16) {
+        let Some(action) = info
+            .as_ref()
+            .and_then(|i| i.action.clone())
+            .or_else(|| req.action.clone())
+        else {
+            return;
+        };
+        let mut map = self.limits.lock().unwrap();
+        let st = map.entry(action).or_default();
+        let Some(info) = info else {
+            // A real answer without headers (not a proxy's 5xx) means the
+            // service does not limit this action here.
+            if st.remaining.is_none() && status < 500 {
+                st.unpaced = true;
+            }
+            return;
+        };
+        st.unpaced = false;
+        let remaining = if status == 429 {
+            Some(0)
+        } else {
+            info.remaining
+        };
+        let reset_at = info
+            .reset_after
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 86_400.0)));
+        let window = info
+            .reset
+            .clone()
+            .map(|r| (r, info.window.clone().unwrap_or_default()));
+        // Answers can arrive out of order: within one window the smallest
+        // `remaining` is the newest; an answer from an older window is stale.
+        let same = window.is_some() && window == st.window;
+        let newer = match (&window, &st.window) {
+            (Some((r, _)), Some((old, _))) => r > old,
+            (_, None) => true,
+            (None, Some(_)) => reset_at.is_some(),
+        };
+        if same {
+            st.remaining = match (st.remaining, remaining) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => b.or(a),
+            };
+            st.reset_at = match (st.reset_at, reset_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => b.or(a),
+            };
+        } else if newer {
+            st.window = window;
+            st.remaining = remaining;
+            st.reset_at = reset_at;
+        } else {
+            return;
+        }
+        st.epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
+        let mut shown = info;
+        shown.remaining = st.remaining;
+        st.info = Some(shown);
+    }
+
+    /// Wait for a slot in the action's window (pacing); see [`LimitState`].
+    /// `deadline` bounds the wait of a retry.
+    async fn acquire_slot(&self, req: &Req, deadline: Option<Instant>) -> Result<Option<Slot<'_>>> {
+        let Some(action) = &req.action else {
+            return Ok(None);
+        };
+        loop {
+            let freed = self.slot_freed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            let moved = CLOCK_MOVED.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
+            let reset_at = {
+                let mut map = self.limits.lock().unwrap();
+                let st = map.entry(action.clone()).or_default();
+                let now = Instant::now();
+                let epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
+                if st.epoch != epoch || st.reset_at.is_some_and(|r| r <= now) {
+                    // The window is over; the new one's count is unknown.
+                    st.remaining = None;
+                    st.reset_at = None;
+                    st.epoch = epoch;
+                }
+                let free = match st.remaining {
+                    None => st.unpaced || st.in_flight == 0,
+                    Some(r) => r > st.in_flight,
+                };
+                if free {
+                    st.in_flight += 1;
+                    return Ok(Some(Slot {
+                        t: self,
+                        action: action.clone(),
+                    }));
+                }
+                let spent = st.remaining == Some(0);
+                let reset_at = st.reset_at.filter(|_| spent);
+                if let Some(reset_at) = reset_at {
+                    let too_late = deadline.is_some_and(|d| reset_at > d);
+                    if self.cfg.fail_fast || too_late {
+                        let why = if too_late {
+                            "its reset comes after the retry deadline"
+                        } else {
+                            "fail_fast is set"
+                        };
+                        return Err(spent_error(
+                            req,
+                            action,
+                            st.info.clone(),
+                            reset_at - now,
+                            why,
+                        ));
+                    }
+                    log_wait(
+                        reset_at - now,
+                        format_args!(
+                            "rate limit for {action:?} spent; waiting {:.1}s for the window to reset",
+                            (reset_at - now).as_secs_f64()
+                        ),
+                    );
+                }
+                reset_at
+            };
+            // Until the reset, or until an answer changes the picture.
+            let until = reset_at.unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
+            tokio::select! {
+                _ = &mut freed => {}
+                _ = &mut moved => {}
+                _ = tokio::time::sleep_until(until.into()) => {}
+            }
+        }
+    }
+
+    fn retry_delay_for_status(&self, req: &Req, r: &Resp, attempt: u32) -> Option<Duration> {
+        match r.status {
+            429 if !self.cfg.fail_fast => Some(
+                header_f64(&r.headers, "x-rate-limit-reset-after")
+                    .or_else(|| header_f64(&r.headers, "retry-after"))
+                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+                    .unwrap_or_else(|| backoff(attempt)),
+            ),
+            // When the service says when to come back, that is when.
+            502..=504 if req.idempotent() => Some(
+                header_f64(&r.headers, "retry-after")
+                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+                    .unwrap_or_else(|| backoff(attempt)),
+            ),
+            // A 503 that says when to come back did not process the request.
+            503 => header_f64(&r.headers, "retry-after")
+                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0))),
+            _ => None,
+        }
+    }
+}
+
+/// Paths the service answers without an API key (on a small per-address
+/// budget); every other call needs one.
+pub const ANONYMOUS_PATHS: &[&str] = &["/api/v1/search", "/screenshots/", "/user/quotas"];
+
+pub fn anonymous_ok(path: &str) -> bool {
+    ANONYMOUS_PATHS.iter().any(|p| path.starts_with(p))
+}
+
+/// `AuthenticationError` for a call that needs a key when none was given
+/// (nothing is sent: the service would only answer 401).
+fn no_key_error(req: &Req) -> Error {
+    unsent(
+        req,
+        ApiErrorKind::Authentication,
+        401,
+        format!(
+            "no API key was given and {} {} needs one: set URLSCAN_API_KEY or pass api_key= (on the command line: --api-key) (not sent)",
+            req.method, req.path
+        ),
+        None,
+    )
+}
+
+/// The error of a request refused on this side, before sending.
+fn unsent(
+    req: &Req,
+    kind: ApiErrorKind,
+    status: u16,
+    message: String,
+    rate_limit: Option<RateLimitInfo>,
+) -> Error {
+    Error::Api(Box::new(ApiError {
+        kind,
+        status,
+        message,
+        description: None,
+        code: None,
+        errors: None,
+        body: String::new(),
+        method: req.method.to_string(),
+        path: req.display_path(),
+        rate_limit,
+    }))
+}
+
+/// A 400 of a scan submission is a refusal to scan (DNS error, blocked or
+/// prevented domain, ...) only when its message or description says so;
+/// any other 400 (validation, a malformed key) is not.
+pub fn says_scan_refused(message: &str, description: Option<&str>) -> bool {
+    const MARKS: &[&str] = &[
+        "dns error",
+        "could not resolve",
+        "scan prevented",
+        "prevented",
+        "blacklist",
+        "blocklist",
+        "blocked",
+        "don't be silly",
+        "refused to scan",
+        "not allowed to scan",
+    ];
+    let text = format!("{message} {}", description.unwrap_or("")).to_ascii_lowercase();
+    MARKS.iter().any(|m| text.contains(m))
+}
+
+/// The service's answer to a key that is not UUID-shaped (on every endpoint).
+pub fn says_invalid_key(message: &str) -> bool {
+    message.to_ascii_lowercase().contains("invalid api key")
+}
+
+/// `RateLimitError` for a request not sent because its window is spent.
+fn spent_error(
+    req: &Req,
+    action: &str,
+    info: Option<RateLimitInfo>,
+    wait: Duration,
+    why: &str,
+) -> Error {
+    unsent(
+        req,
+        ApiErrorKind::RateLimited,
+        429,
+        format!(
+            "rate limit for action {action:?} is spent for another {:.1}s and {why} (not sent)",
+            wait.as_secs_f64()
+        ),
+        info,
+    )
+}
+
+/// Waits this long or longer are worth telling a user about (they look like a hang).
+const NOTABLE_WAIT: Duration = Duration::from_secs(5);
+
+fn log_wait(delay: Duration, msg: std::fmt::Arguments<'_>) {
+    if delay > NOTABLE_WAIT {
+        log::warn!("{msg}");
+    } else {
+        log::info!("{msg}");
+    }
+}
+
+/// A failure that outlived retries says how many were made.
+fn counted(outcome: Result<Resp>, retries: u32) -> Result<Resp> {
+    let note = |m: String| match retries {
+        0 => m,
+        1 => format!("{m} (after 1 retry)"),
+        n => format!("{m} (after {n} retries)"),
+    };
+    match outcome {
+        Err(Error::Timeout(m)) => Err(Error::Timeout(note(m))),
+        Err(Error::Transport(m)) => Err(Error::Transport(note(m))),
+        other => other,
+    }
+}
+
+fn retry_delay_for_error(req: &Req, e: &Error, attempt: u32) -> Option<Duration> {
+    match e {
+        // A POST is re-sent only when it surely never reached the server.
+        Error::Transport(msg) if req.idempotent() || msg.starts_with("connect") => {
+            Some(backoff(attempt))
+        }
+        Error::Timeout(_) if req.idempotent() => Some(backoff(attempt)),
+        _ => None,
+    }
+}
+
+/// Exponential backoff with full jitter, capped.
+fn backoff(attempt: u32) -> Duration {
+    let cap = (0.25 * 2f64.powi(attempt.min(8) as i32)).min(20.0);
+    let secs = rand::rng().random_range(cap / 2.0..=cap);
+    Duration::from_secs_f64(secs)
+}
+
+fn map_reqwest_error(e: reqwest::Error) -> Error {
+    // reqwest's Display holds the URL but never headers, so the key cannot leak.
+    let msg = error_chain(&e);
+    if e.is_timeout() {
+        Error::Timeout(msg)
+    } else if e.is_connect() {
+        Error::Transport(format!("connect: {msg}"))
+    } else {
+        Error::Transport(msg)
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+async fn read_capped(mut resp: reqwest::Response, cap: usize) -> Result<Bytes> {
+    if let Some(len) = resp.content_length() {
+        if len as usize > cap {
+            return Err(Error::Decode(format!(
+                "response body of {len} bytes exceeds the limit of {cap} bytes"
+            )));
+        }
+    }
+    let mut buf = bytes::BytesMut::new();
+    while let Some(chunk) = resp.chunk().await.map_err(map_reqwest_error)? {
+        if buf.len() + chunk.len() > cap {
+            return Err(Error::Decode(format!(
+                "response body exceeds the limit of {cap} bytes"
+            )));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+fn header_f64(h: &HeaderMap, name: &str) -> Option<f64> {
+    header_str(h, name)
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|f| f.is_finite())
+}
+
+pub fn parse_rate_limit(h: &HeaderMap) -> Option<RateLimitInfo> {
+    let info = RateLimitInfo {
+        scope: header_str(h, "x-rate-limit-scope").map(String::from),
+        action: header_str(h, "x-rate-limit-action").map(String::from),
+        window: header_str(h, "x-rate-limit-window").map(String::from),
+        limit: header_str(h, "x-rate-limit-limit").and_then(|s| s.parse().ok()),
+        remaining: header_str(h, "x-rate-limit-remaining").and_then(|s| s.parse().ok()),
+        reset: header_str(h, "x-rate-limit-reset").map(String::from),
+        reset_after: header_f64(h, "x-rate-limit-reset-after"),
+    };
+    (info.action.is_some() || info.limit.is_some()).then_some(info)
+}
+
+/// Turn a non-2xx response into the typed error, reading the service's envelope
+/// (`message`, `description`, `status`, `code`, `errors`) where there is one.
+pub fn api_error(req: &Req, r: &Resp) -> Error {
+    let text = String::from_utf8_lossy(&r.body).into_owned();
+    let json: Option<Value> = serde_json::from_slice(&r.body).ok();
+    let field = |k: &str| -> Option<String> {
+        json.as_ref()?
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(String::from)
+    };
+    let first_error = |k: &str| -> Option<String> {
+        json.as_ref()?
+            .get("errors")?
+            .get(0)?
+            .get(k)?
+            .as_str()
+            .map(String::from)
+    };
+    let message = field("message")
+        .or_else(|| field("warning"))
+        .or_else(|| first_error("title"))
+        .unwrap_or_else(|| {
+            let snippet: String = text.trim().chars().take(200).collect();
+            if snippet.is_empty() || snippet.starts_with('<') {
+                http_reason(r.status).to_string()
+            } else {
+                snippet
+            }
+        });
+    let description = field("description")
+        .or_else(|| first_error("detail"))
+        .or_else(|| first_error("description"));
+    let code = field("code");
+    let kind = match r.status {
+        400 if says_invalid_key(&message) => ApiErrorKind::Authentication,
+        400 if req.method == Method::POST
+            && req.path.starts_with("/api/v1/scan")
+            && code.as_deref() != Some("validationerror")
+            && says_scan_refused(&message, description.as_deref()) =>
+        {
+            ApiErrorKind::ScanRefused
+        }
+        400 => ApiErrorKind::BadRequest,
+        401 => ApiErrorKind::Authentication,
+        403 => ApiErrorKind::PermissionDenied,
+        404 if message.to_ascii_lowercase().contains("not finished") => ApiErrorKind::ScanPending,
+        404 => ApiErrorKind::NotFound,
+        410 => ApiErrorKind::Gone,
+        429 => ApiErrorKind::RateLimited,
+        500..=599 => ApiErrorKind::Server,
+        _ => ApiErrorKind::Other,
+    };
+    Error::Api(Box::new(ApiError {
+        kind,
+        status: r.status,
+        message,
+        description,
+        code,
+        errors: json.as_ref().and_then(|j| j.get("errors").cloned()),
+        body: text,
+        method: req.method.to_string(),
+        path: req.display_path(),
+        rate_limit: parse_rate_limit(&r.headers),
+    }))
+}
+
+fn http_reason(status: u16) -> &'static str {
+    reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("HTTP error")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, body: &str) -> Resp {
+        Resp {
+            status,
+            headers: HeaderMap::new(),
+            body: Bytes::from(body.to_string()),
+        }
+    }
+
+    fn kind(req: &Req, status: u16, body: &str) -> ApiErrorKind {
+        api_error(req, &answer(status, body))
+            .api_kind()
+            .cloned()
+            .unwrap()
+    }
+
+    #[test]
+    fn errors_follow_what_the_service_says() {
+        let scan = Req::new(Method::POST, "/api/v1/scan/");
+        let get = Req::get("/api/v1/quotas");
+        let bad_key = r#"{"message":"Invalid API key format","status":400}"#;
+        assert_eq!(kind(&scan, 400, bad_key), ApiErrorKind::Authentication);
+        assert_eq!(kind(&get, 400, bad_key), ApiErrorKind::Authentication);
+        assert_eq!(
+            kind(&get, 401, r#"{"message":"whatever"}"#),
+            ApiErrorKind::Authentication
+        );
+        let dns = r#"{"message":"DNS Error - Could not resolve domain","status":400}"#;
+        assert_eq!(kind(&scan, 400, dns), ApiErrorKind::ScanRefused);
+        let blocked =
+            r#"{"message":"Scan prevented ...","description":"on our blacklist","status":400}"#;
+        assert_eq!(kind(&scan, 400, blocked), ApiErrorKind::ScanRefused);
+        // Any other 400 of a submission is a bad request, not a refusal.
+        assert_eq!(
+            kind(&scan, 400, r#"{"message":"Something else","status":400}"#),
+            ApiErrorKind::BadRequest
+        );
+        assert_eq!(kind(&scan, 400, "oops"), ApiErrorKind::BadRequest);
+        assert_eq!(kind(&get, 400, dns), ApiErrorKind::BadRequest);
+    }
+
+    #[test]
+    fn which_paths_need_a_key() {
+        assert!(anonymous_ok("/api/v1/search/"));
+        assert!(anonymous_ok("/screenshots/x.png"));
+        assert!(!anonymous_ok("/api/v1/scan/"));
+        assert!(!anonymous_ok("/api/v1/result/x/"));
+        assert!(!anonymous_ok("/api/v1/quotas"));
+    }
+}

@@ -1,0 +1,503 @@
+//! Live scanning: `/api/v1/livescan/...`.
+//!
+//! A live scan is temporary: it lives on its scanner until it is stored as a
+//! permanent snapshot (PUT), purged (DELETE) or 60 minutes of emulator time
+//! have passed since it was tasked. Only the caller and the caller's team see
+//! it; others get 404.
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put, MethodRouter};
+use serde_json::{json, Map, Value};
+
+use super::super::content::{self, ScanSpec};
+use super::super::routes::{
+    caller, check_limit, err, ok_json, pending, tri, validation, with_limit_headers, Need,
+};
+use super::super::state::{AppState, Caller, KeyInfo};
+use super::{check, iso, key_of, now, same_team, PremiumState, Ty, F};
+
+type St = State<Arc<AppState>>;
+
+pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
+    vec![
+        ("/api/v1/livescan/scanners", get(scanners)),
+        ("/api/v1/livescan/{scanner}/task", post(task)),
+        ("/api/v1/livescan/{scanner}/scan", post(scan)),
+        ("/api/v1/livescan/{scanner}/{id}", put(store).delete(purge)),
+        ("/api/v1/livescan/{scanner}/{id}/{rid}", get(resource)),
+    ]
+}
+
+/// Temporary results are purged this long after the scan.
+pub(super) const RETENTION_MS: i64 = 60 * 60 * 1000;
+
+#[derive(Debug, Clone)]
+pub(super) struct LiveScan {
+    scanner: &'static str,
+    spec: ScanSpec,
+    owner: String,
+    team: Option<String>,
+    finish_ms: i64,
+    disabled: Vec<String>,
+}
+
+impl LiveScan {
+    pub(super) fn spec(&self) -> ScanSpec {
+        self.spec.clone()
+    }
+    fn visible_to(&self, k: &KeyInfo) -> bool {
+        self.owner == k.user || same_team(&self.team, k)
+    }
+}
+
+struct Scanner {
+    id: &'static str,
+    country: &'static str,
+    city: &'static str,
+    region: &'static str,
+    language: &'static str,
+    provider: &'static str,
+}
+
+const SCANNERS: &[Scanner] = &[
+    Scanner {
+        id: "de01",
+        country: "de",
+        city: "Frankfurt",
+        region: "Europe",
+        language: "de-DE",
+        provider: "Hetzner Online GmbH",
+    },
+    Scanner {
+        id: "us01",
+        country: "us",
+        city: "New York",
+        region: "Americas",
+        language: "en-US",
+        provider: "DigitalOcean, LLC",
+    },
+    Scanner {
+        id: "jp01",
+        country: "jp",
+        city: "Tokyo",
+        region: "Asia",
+        language: "ja-JP",
+        provider: "SAKURA Internet Inc.",
+    },
+    Scanner {
+        id: "gb01",
+        country: "gb",
+        city: "London",
+        region: "Europe",
+        language: "en-GB",
+        provider: "Linode, LLC",
+    },
+    Scanner {
+        id: "sg01",
+        country: "sg",
+        city: "Singapore",
+        region: "Asia",
+        language: "en-SG",
+        provider: "Vultr Holdings, LLC",
+    },
+];
+
+const USER_AGENTS: &[&str] = &[
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+];
+
+pub(super) use urlscan_rules::{
+    LIVESCAN_DISABLE_FEATURES as DISABLE, LIVESCAN_ENABLE_FEATURES as ENABLE,
+};
+
+fn scanner_of(id: &str) -> Option<&'static Scanner> {
+    SCANNERS.iter().find(|s| s.id == id)
+}
+
+fn unknown_scanner(id: &str) -> Response {
+    let d = format!("There is no live scanner with the id '{id}'.");
+    err(StatusCode::NOT_FOUND, "Scanner not found", Some(&d))
+}
+
+fn not_found_live() -> Response {
+    err(
+        StatusCode::NOT_FOUND,
+        "Scan not found",
+        Some("This scan is unknown on this scanner or was purged."),
+    )
+}
+
+pub(super) fn tick(p: &mut PremiumState, now: i64) {
+    p.livescans
+        .retain(|_, s| s.spec.time_ms + RETENTION_MS > now);
+}
+
+async fn scanners(State(st): St, headers: HeaderMap) -> Response {
+    tri!(caller(&st, &headers, Need::Premium));
+    let now = now(&st);
+    let list: Vec<Value> = SCANNERS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            json!({
+                "_id": s.id,
+                "id": s.id,
+                "name": format!("{} ({})", s.city, s.id),
+                "description": format!("Live scanner in {}, {}", s.city, s.country.to_ascii_uppercase()),
+                "country": s.country,
+                "city": s.city,
+                "region": s.region,
+                "online": true,
+                "state": {"state": "online", "lastChecked": iso(now - 15_000)},
+                "tags": ["datacenter"],
+                "connectionType": "datacenter",
+                "connectionProvider": s.provider,
+                "apparentCountry": s.country,
+                "browserLanguage": s.language,
+                "maxTabs": 10,
+                "currentTabs": i % 3,
+                "userAgents": USER_AGENTS,
+                "features": ENABLE,
+            })
+        })
+        .collect();
+    ok_json(json!({ "scanners": list }))
+}
+
+fn extra_headers(label: &str, v: &Value) -> Option<String> {
+    use urlscan_rules::{header_name, header_value};
+    match v.as_object() {
+        Some(m)
+            if m.iter()
+                .all(|(k, x)| header_name(k) && x.as_str().is_some_and(header_value)) =>
+        {
+            None
+        }
+        Some(_) => Some(format!(
+            "\"{label}\" must map header names to header values (strings without CR or LF)"
+        )),
+        None => Some(format!("\"{label}\" must be of type object")),
+    }
+}
+
+/// The URL to scan: the same rule as a scan submission.
+fn task_url(label: &str, v: &Value) -> Option<String> {
+    match v.as_str() {
+        None => Some(format!("\"{label}\" must be a string")),
+        Some(s) => urlscan_rules::scan_url(s).err().map(|_| {
+            format!("\"{label}\" must be a valid uri with a scheme matching the http|https pattern")
+        }),
+    }
+}
+
+pub(super) const TASK: &[F] = &[
+    F("url", Ty::Custom(task_url), true),
+    F("visibility", Ty::OneOf(urlscan_rules::VISIBILITIES), false),
+    F("tags", Ty::Strs, false),
+];
+pub(super) const SCANNER: &[F] = &[
+    F(
+        "pageTimeout",
+        Ty::Int(0, urlscan_rules::LIVESCAN_MS_MAX),
+        false,
+    ),
+    F(
+        "captureDelay",
+        Ty::Int(0, urlscan_rules::LIVESCAN_MS_MAX),
+        false,
+    ),
+    F("extraHeaders", Ty::Custom(extra_headers), false),
+    F("enableFeatures", Ty::Each(ENABLE), false),
+    F("disableFeatures", Ty::Each(DISABLE), false),
+];
+
+/// Validate `{"task": {...}, "scanner": {...}}`: task, its options and the
+/// normalised URL.
+type Task = (Map<String, Value>, Map<String, Value>, String);
+
+fn parse_task(body: &[u8]) -> Result<Task, Response> {
+    let Ok(Value::Object(mut obj)) = serde_json::from_slice::<Value>(body) else {
+        return Err(validation("\"value\" must be of type object"));
+    };
+    let extra: Vec<String> = obj
+        .keys()
+        .filter(|k| !["task", "scanner"].contains(&k.as_str()))
+        .map(|k| format!("\"{k}\" is not allowed"))
+        .collect();
+    if !extra.is_empty() {
+        return Err(validation(&extra.join(". ")));
+    }
+    let task = match obj.remove("task") {
+        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => return Err(validation("\"task\" is required")),
+        Some(_) => return Err(validation("\"task\" must be of type object")),
+    };
+    let scanner = match obj.remove("scanner") {
+        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => return Err(validation("\"scanner\" must be of type object")),
+    };
+    let task = check(&task, "task", TASK, &[], true)?;
+    let scanner = check(&scanner, "scanner", SCANNER, &[], true)?;
+    let raw = task.get("url").and_then(Value::as_str).unwrap_or("").trim();
+    let with_scheme = if raw.contains("://") {
+        raw.to_string()
+    } else {
+        format!("http://{raw}")
+    };
+    match url::Url::parse(&with_scheme) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+            Ok((task, scanner, u.to_string()))
+        }
+        _ => Err(validation(
+            "\"task.url\" must be a valid uri with a scheme matching the http|https pattern",
+        )),
+    }
+}
+
+async fn task(
+    State(st): St,
+    headers: HeaderMap,
+    Path(scanner): Path<String>,
+    body: Bytes,
+) -> Response {
+    start(st, headers, scanner, body, false).await
+}
+
+/// The blocking variant: the emulator finishes the scan at once.
+async fn scan(
+    State(st): St,
+    headers: HeaderMap,
+    Path(scanner): Path<String>,
+    body: Bytes,
+) -> Response {
+    start(st, headers, scanner, body, true).await
+}
+
+async fn start(
+    st: Arc<AppState>,
+    headers: HeaderMap,
+    scanner: String,
+    body: Bytes,
+    blocking: bool,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let now = now(&st);
+    let Some(sc) = scanner_of(&scanner) else {
+        return unknown_scanner(&scanner);
+    };
+    tri!(check_limit(&st, &c, "livescan"));
+    let resp = match parse_task(&body) {
+        Err(r) => r,
+        Ok((task, opts, url)) => {
+            let k = key_of(&c);
+            let uuid = uuid::Uuid::new_v4().to_string();
+            let strs = |m: &Map<String, Value>, f: &str| -> Vec<String> {
+                m.get(f)
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let referer = opts
+                .get("extraHeaders")
+                .and_then(Value::as_object)
+                .and_then(|h| h.iter().find(|(n, _)| n.eq_ignore_ascii_case("referer")))
+                .and_then(|(_, v)| v.as_str().map(String::from));
+            let spec = ScanSpec {
+                uuid: uuid.clone(),
+                url,
+                time_ms: now,
+                visibility: task
+                    .get("visibility")
+                    .and_then(Value::as_str)
+                    .unwrap_or("public")
+                    .to_string(),
+                country: Some(sc.country.to_string()),
+                tags: strs(&task, "tags"),
+                method: "api".into(),
+                source: super::hex_sha256(k.user.as_bytes())[..8].to_string(),
+                user_agent: None,
+                referer,
+            };
+            let finish_ms = if blocking {
+                now
+            } else {
+                now + (st.cfg.scan_duration * 1000.0).round() as i64
+            };
+            st.premium.lock().unwrap().livescans.insert(
+                uuid.clone(),
+                LiveScan {
+                    scanner: sc.id,
+                    spec,
+                    owner: k.user.clone(),
+                    team: k.team.clone(),
+                    finish_ms,
+                    disabled: strs(&opts, "disableFeatures"),
+                },
+            );
+            ok_json(json!({ "uuid": uuid }))
+        }
+    };
+    with_limit_headers(&st, &c, "livescan", resp)
+}
+
+/// The caller's live scan `id` on `scanner`, or the 404 answer.
+fn live(st: &AppState, c: &Caller, scanner: &str, id: &str) -> Result<LiveScan, Response> {
+    if scanner_of(scanner).is_none() {
+        return Err(unknown_scanner(scanner));
+    }
+    let p = st.premium.lock().unwrap();
+    match p.livescans.get(&id.to_ascii_lowercase()) {
+        Some(s) if s.scanner == scanner && s.visible_to(key_of(c)) => Ok(s.clone()),
+        _ => Err(not_found_live()),
+    }
+}
+
+/// `result` (JSON), `screenshot` (PNG) and `dom` (text) by scan id;
+/// `response` (text) and `download` (bytes) by SHA-256 of a response body of
+/// one of the caller's scans on this scanner. A disabled feature's resource
+/// is absent (404).
+async fn resource(
+    State(st): St,
+    headers: HeaderMap,
+    Path((scanner, rtype, rid)): Path<(String, String, String)>,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Premium));
+    let now = now(&st);
+    match rtype.as_str() {
+        "result" | "screenshot" | "dom" => {
+            let s = tri!(live(&st, &c, &scanner, &rid));
+            if now < s.finish_ms {
+                return pending();
+            }
+            if s.disabled.contains(&rtype) {
+                return not_found_live();
+            }
+            match rtype.as_str() {
+                "result" => ok_json(content::result_json(&s.spec, &st.base_url)),
+                "screenshot" => (
+                    [(header::CONTENT_TYPE, "image/png")],
+                    content::screenshot_png(&s.spec),
+                )
+                    .into_response(),
+                _ => (
+                    [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                    content::dom(&s.spec),
+                )
+                    .into_response(),
+            }
+        }
+        "response" | "download" => {
+            if scanner_of(&scanner).is_none() {
+                return unknown_scanner(&scanner);
+            }
+            let sha = rid.to_ascii_lowercase();
+            let k = key_of(&c);
+            let scans: Vec<LiveScan> = {
+                let p = st.premium.lock().unwrap();
+                p.livescans
+                    .values()
+                    .filter(|s| s.scanner == scanner && s.visible_to(k) && now >= s.finish_ms)
+                    .filter(|s| !s.disabled.iter().any(|d| d == "responses"))
+                    .cloned()
+                    .collect()
+            };
+            let body = scans.iter().find_map(|s| {
+                content::response_bodies(&s.spec)
+                    .into_iter()
+                    .find(|(h, _)| *h == sha)
+                    .map(|(_, b)| b)
+            });
+            match body {
+                None => not_found_live(),
+                Some(b) if rtype == "response" => {
+                    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], b).into_response()
+                }
+                Some(b) => (
+                    [(header::CONTENT_TYPE, "application/octet-stream")],
+                    b.into_bytes(),
+                )
+                    .into_response(),
+            }
+        }
+        _ => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("The resource type must be one of result, screenshot, dom, response, download."),
+        ),
+    }
+}
+
+/// Store the temporary scan as a permanent snapshot with the same uuid,
+/// owned by the caller. Storing again changes the snapshot's visibility.
+async fn store(
+    State(st): St,
+    headers: HeaderMap,
+    Path((scanner, id)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    now(&st);
+    let s = tri!(live(&st, &c, &scanner, &id));
+    let task = if body.iter().all(u8::is_ascii_whitespace) {
+        Map::new()
+    } else {
+        tri!(super::wrapped(&body, "task"))
+    };
+    let fields = tri!(check(
+        &task,
+        "task",
+        &[F(
+            "visibility",
+            Ty::OneOf(&["public", "unlisted", "private"]),
+            false
+        )],
+        &[],
+        false
+    ));
+    let vis = fields
+        .get("visibility")
+        .and_then(Value::as_str)
+        .unwrap_or(&s.spec.visibility)
+        .to_string();
+    let k = key_of(&c);
+    let mut spec = s.spec.clone();
+    spec.visibility = vis.clone();
+    let uuid = spec.uuid.clone();
+    let existing = st.store.lock().unwrap().get(&uuid).is_some();
+    if existing {
+        let mut store = st.store.lock().unwrap();
+        if let Some(e) = store.get_mut(&uuid) {
+            e.visibility = vis.clone();
+            st.refresh_hit(e);
+        }
+    } else {
+        let entry = st.entry(spec, Some(k.user.clone()), k.team.clone(), s.finish_ms);
+        st.store.lock().unwrap().insert(entry);
+    }
+    // Stored, it leaves the temporary state: the scanner no longer holds it.
+    st.premium.lock().unwrap().livescans.remove(&uuid);
+    ok_json(json!({"uuid": uuid, "message": "Scan stored", "visibility": vis}))
+}
+
+async fn purge(
+    State(st): St,
+    headers: HeaderMap,
+    Path((scanner, id)): Path<(String, String)>,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    now(&st);
+    let s = tri!(live(&st, &c, &scanner, &id));
+    st.premium.lock().unwrap().livescans.remove(&s.spec.uuid);
+    ok_json(json!({"status": "purged"}))
+}

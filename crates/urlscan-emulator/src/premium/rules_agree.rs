@@ -1,0 +1,288 @@
+//! Client and emulator agree on every rule of `urlscan_rules`: for each field
+//! of every request table of the client (`core::api::*::FIELDS`), the
+//! emulator's field of the same wire name accepts exactly the sample values
+//! the client accepts (the value the client would send, after its
+//! normalisation) and refuses those it refuses.
+use serde_json::{json, Map, Value};
+
+use super::{channels, check, incidents, livescan, searches, subscriptions, F};
+use urlscan_core::api;
+use urlscan_core::fields::{build, Field};
+use urlscan_rules as rules;
+
+/// (what, client fields, emulator tables by wire prefix)
+type Tables = Vec<(
+    &'static str,
+    &'static [Field],
+    Vec<(&'static str, &'static [F])>,
+)>;
+
+fn tables() -> Tables {
+    vec![
+        (
+            "saved search",
+            api::saved_searches::FIELDS,
+            vec![("", searches::FIELDS)],
+        ),
+        (
+            "subscription",
+            api::subscriptions::FIELDS,
+            vec![("", subscriptions::FIELDS)],
+        ),
+        (
+            "channel",
+            api::channels::FIELDS,
+            vec![("", channels::FIELDS)],
+        ),
+        (
+            "incident",
+            api::incidents::FIELDS,
+            vec![("", incidents::FIELDS)],
+        ),
+        (
+            "live scan",
+            api::livescan::TASK_FIELDS,
+            vec![("task.", livescan::TASK), ("scanner.", livescan::SCANNER)],
+        ),
+    ]
+}
+
+fn samples() -> Vec<Value> {
+    let mut v: Vec<Value> = vec![
+        json!(""),
+        json!(" "),
+        json!("x"),
+        json!("abc"),
+        json!("09:30"),
+        json!("9:30"),
+        json!("24:00"),
+        json!("a@b.co"),
+        json!("not-an-email"),
+        json!("https://example.com/x"),
+        json!("http://hooks.example.net:8080/in"),
+        json!("example.com"),
+        json!("login.example.com/path"),
+        json!("1.2.3.4"),
+        json!("localhost"),
+        json!("javascript:alert(1)"),
+        json!("data:text/html,x"),
+        json!("file:///etc/passwd"),
+        json!("mailto:a@b.co"),
+        json!("https:///path"),
+        json!("http://"),
+        json!("ftp://x.de/"),
+        json!("https://exa mple.com/"),
+        json!("https://example.com/\r\nX: y"),
+        json!("/a?b=c"),
+        json!("/"),
+        json!("no-slash"),
+        json!("/<x>"),
+        json!("pro.tag"),
+        json!("pro."),
+        json!("de"),
+        json!("DE"),
+        json!("deu"),
+        json!("x".repeat(rules::TEXT_MAX_LEN)),
+        json!("x".repeat(rules::TEXT_MAX_LEN + 1)),
+        json!(format!("/{}", "a".repeat(rules::EXTRA_PATH_MAX - 1))),
+        json!(format!("/{}", "a".repeat(rules::EXTRA_PATH_MAX))),
+        json!(format!("https://a.com/{}", "x".repeat(rules::URL_MAX_LEN))),
+        json!(true),
+        json!(false),
+        json!(1.5),
+        json!({}),
+        json!({"X-A": "b"}),
+        json!({"X A": "b"}),
+        json!({"X-A": 1}),
+        json!({"X-A": "a\r\nb"}),
+        json!([]),
+        json!([1]),
+        json!(["x"]),
+        json!(["a@b.co"]),
+        json!(["a@b.co", "nope"]),
+        json!(["de", "US"]),
+        json!(["deu"]),
+        json!(["pro.x", "team.y"]),
+        json!(["x".repeat(rules::TEXT_MAX_LEN + 1)]),
+    ];
+    for n in [
+        -1,
+        0,
+        1,
+        9,
+        10,
+        11,
+        59,
+        60,
+        61,
+        10_000,
+        10_001,
+        rules::LIVESCAN_MS_MAX,
+        rules::LIVESCAN_MS_MAX + 1,
+        600_000,
+        rules::INCIDENT_INTERVAL_MAX,
+        rules::INCIDENT_INTERVAL_MAX + 1,
+        rules::YEAR_S,
+        rules::YEAR_S + 1,
+        i64::MAX,
+    ] {
+        v.push(json!(n));
+    }
+    let enums: &[&[&str]] = &[
+        rules::VISIBILITIES,
+        rules::SAVED_SEARCH_DATASOURCES,
+        rules::FREQUENCIES,
+        rules::WEEK_DAYS,
+        rules::SEARCH_PERMISSIONS,
+        rules::TLP,
+        rules::CHANNEL_TYPES,
+        rules::SCAN_INTERVAL_MODES,
+        rules::WATCHED_ATTRIBUTES,
+        rules::INCIDENT_CREATION_MODES,
+        rules::WATCH_KEYS,
+        rules::LIVESCAN_ENABLE_FEATURES,
+        rules::LIVESCAN_DISABLE_FEATURES,
+    ];
+    for e in enums {
+        for s in *e {
+            v.push(json!(s));
+            v.push(json!([s]));
+            v.push(json!(s.to_ascii_uppercase()));
+        }
+        v.push(json!(e.to_vec()));
+    }
+    v
+}
+
+/// The emulator's verdict on one field: accepted, and the value it keeps.
+fn emulator_accepts(f: &F, v: &Value) -> bool {
+    let obj = Map::from_iter([(f.0.to_string(), v.clone())]);
+    check(&obj, "w", std::slice::from_ref(f), &[], false).is_ok()
+}
+
+#[test]
+fn every_rule_is_the_same_on_both_sides() {
+    let samples = samples();
+    let mut compared = 0;
+    for (what, client, emulator) in tables() {
+        for field in client {
+            let (prefix, table) = emulator
+                .iter()
+                .find(|(p, _)| field.wire.starts_with(p) && !field.wire[p.len()..].contains('.'))
+                .unwrap_or_else(|| panic!("{what}: no emulator table for {}", field.wire));
+            let wire = &field.wire[prefix.len()..];
+            let ef = table
+                .iter()
+                .find(|f| f.0 == wire)
+                .unwrap_or_else(|| panic!("{what}: the emulator has no field {wire}"));
+            for v in &samples {
+                let opts = Map::from_iter([(field.name.to_string(), v.clone())]);
+                let sent = build(what, std::slice::from_ref(field), &opts, false);
+                match sent {
+                    Ok(body) => {
+                        // What the client sends, the emulator accepts.
+                        let mut cur = &Value::Object(body);
+                        for part in field.wire.split('.') {
+                            cur = &cur[part];
+                        }
+                        assert!(
+                            emulator_accepts(ef, cur),
+                            "{what}.{wire}: the client sends {} but the emulator refuses it",
+                            rules::shown(&cur.to_string(), 100)
+                        );
+                    }
+                    Err(_) => assert!(
+                        !emulator_accepts(ef, v),
+                        "{what}.{wire}: the client refuses {} but the emulator accepts it",
+                        rules::shown(&v.to_string(), 100)
+                    ),
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 5_000, "{compared}");
+}
+
+#[test]
+fn required_fields_are_the_same_on_both_sides() {
+    for (what, client, emulator) in tables() {
+        for field in client {
+            let (prefix, table) = emulator
+                .iter()
+                .find(|(p, _)| field.wire.starts_with(p))
+                .expect("table");
+            let ef = table
+                .iter()
+                .find(|f| f.0 == &field.wire[prefix.len()..])
+                .expect("field");
+            assert_eq!(field.required, ef.2, "{what}.{}", field.wire);
+        }
+    }
+}
+
+#[test]
+fn null_clears_extra_path_on_both_sides() {
+    let field = api::incidents::FIELDS
+        .iter()
+        .find(|f| f.wire == "extraPath")
+        .unwrap();
+    let body = build(
+        "incident",
+        std::slice::from_ref(field),
+        json!({"extra_path": null}).as_object().unwrap(),
+        false,
+    )
+    .unwrap();
+    assert_eq!(body.get("extraPath"), Some(&Value::Null));
+    let ef = incidents::FIELDS
+        .iter()
+        .find(|f| f.0 == "extraPath")
+        .unwrap();
+    let kept = check(&body, "incident", std::slice::from_ref(ef), &[], false).unwrap();
+    assert_eq!(kept.get("extraPath"), Some(&Value::Null));
+    // Other fields: None means "not given" on the client, absent on the emulator.
+    let other = api::incidents::FIELDS
+        .iter()
+        .find(|f| f.wire == "scanInterval")
+        .unwrap();
+    let body = build(
+        "incident",
+        std::slice::from_ref(other),
+        json!({"scan_interval": null}).as_object().unwrap(),
+        false,
+    )
+    .unwrap();
+    assert!(body.is_empty());
+}
+
+#[test]
+fn channel_targets_are_the_same_on_both_sides() {
+    let ep = api::endpoints::find("channels.create").unwrap();
+    let client = ep.check.expect("channels.create checks its targets");
+    for (body, ok) in [
+        (
+            json!({"type": "webhook", "name": "n", "webhookURL": "https://h.example.com/"}),
+            true,
+        ),
+        (
+            json!({"name": "n", "webhookURL": "https://h.example.com/"}),
+            true,
+        ),
+        (json!({"type": "webhook", "name": "n"}), false),
+        (json!({"name": "n"}), false),
+        (
+            json!({"type": "email", "name": "n", "emailAddresses": ["a@b.co"]}),
+            true,
+        ),
+        (
+            json!({"type": "email", "name": "n", "emailAddresses": []}),
+            false,
+        ),
+        (json!({"type": "email", "name": "n"}), false),
+    ] {
+        let m = body.as_object().unwrap();
+        assert_eq!(client(m).is_ok(), ok, "client {body}");
+        assert_eq!(channels::targets(m).is_ok(), ok, "emulator {body}");
+    }
+}

@@ -1,0 +1,221 @@
+//! Subscriptions to saved searches: `/api/v1/user/subscriptions/`.
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::{get, put, MethodRouter};
+use serde_json::{json, Map, Value};
+
+use super::super::routes::{caller, ok_json, tri, validation, Need};
+use super::super::state::{AppState, KeyInfo};
+use super::{
+    check, check_refs, find, key_of, now, searches, wrapped, Access, Item, PremiumState, Ty, F,
+    FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
+};
+
+type St = State<Arc<AppState>>;
+
+pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
+    vec![
+        ("/api/v1/user/subscriptions", get(list).post(create)),
+        (
+            "/api/v1/user/subscriptions/{id}",
+            put(update).delete(remove),
+        ),
+        (
+            "/api/v1/user/subscriptions/{id}/results/{datasource}",
+            get(results),
+        ),
+    ]
+}
+
+use urlscan_rules::WATCH_KEYS;
+
+/// The schema types `incidentWatchKeys` as one value of the enum; a list of
+/// them is accepted as well.
+fn watch_keys(label: &str, v: &Value) -> Option<String> {
+    let ok = |x: &Value| x.as_str().is_some_and(|s| WATCH_KEYS.contains(&s));
+    let fine = match v {
+        Value::Array(a) => a.iter().all(ok),
+        _ => ok(v),
+    };
+    (!fine).then(|| format!("\"{label}\" {}", super::one_of(WATCH_KEYS)))
+}
+
+pub(super) const FIELDS: &[F] = &[
+    F("searchIds", Ty::Strs, true),
+    F("frequency", Ty::OneOf(FREQUENCIES), true),
+    F("emailAddresses", Ty::Emails, true),
+    F("name", Ty::Text, true),
+    F("description", Ty::Str, false),
+    F("isActive", Ty::Bool, true),
+    F("ignoreTime", Ty::Bool, true),
+    F("weekDays", Ty::Each(WEEK_DAYS), false),
+    F("permissions", Ty::Each(TEAM_PERMISSIONS), false),
+    F("channelIds", Ty::Strs, false),
+    F("incidentChannelIds", Ty::Strs, false),
+    F("incidentProfileId", Ty::Str, false),
+    F(
+        "incidentVisibility",
+        Ty::OneOf(urlscan_rules::INCIDENT_VISIBILITIES),
+        false,
+    ),
+    F(
+        "incidentCreationMode",
+        Ty::OneOf(urlscan_rules::INCIDENT_CREATION_MODES),
+        false,
+    ),
+    F("incidentWatchKeys", Ty::Custom(watch_keys), false),
+];
+
+/// Validate a `{"subscription": {...}}` body, including that the saved
+/// searches and channels it names exist for the caller.
+fn parse(
+    p: &PremiumState,
+    k: &KeyInfo,
+    body: &[u8],
+    creating: bool,
+) -> Result<Map<String, Value>, Response> {
+    let obj = wrapped(body, "subscription")?;
+    let fields = check(
+        &obj,
+        "subscription",
+        FIELDS,
+        &["_id", "createdAt"],
+        creating,
+    )?;
+    let w = "subscription";
+    check_refs(&fields, w, "searchIds", &p.searches, k, "saved search")?;
+    check_refs(&fields, w, "channelIds", &p.channels, k, "channel")?;
+    check_refs(&fields, w, "incidentChannelIds", &p.channels, k, "channel")?;
+    Ok(fields)
+}
+
+fn sub_json(it: &Item) -> Value {
+    let mut m = it.json();
+    m.entry("permissions").or_insert(json!([]));
+    Value::Object(m)
+}
+
+async fn list(State(st): St, headers: HeaderMap) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Premium));
+    now(&st);
+    let k = key_of(&c);
+    let p = st.premium.lock().unwrap();
+    let subs: Vec<Value> = p
+        .subscriptions
+        .iter()
+        .filter(|s| s.access(k) >= Access::Read)
+        .map(sub_json)
+        .collect();
+    ok_json(json!({ "subscriptions": subs }))
+}
+
+async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let now = now(&st);
+    let k = key_of(&c);
+    let mut p = st.premium.lock().unwrap();
+    let fields = tri!(parse(&p, k, &body, true));
+    let it = Item::new(k, now, fields);
+    let out = sub_json(&it);
+    p.subscriptions.push(it);
+    ok_json(json!({ "subscription": out }))
+}
+
+async fn update(
+    State(st): St,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    now(&st);
+    let k = key_of(&c);
+    let mut p = st.premium.lock().unwrap();
+    tri!(find(
+        &mut p.subscriptions,
+        &id,
+        k,
+        Access::Write,
+        "subscription"
+    ));
+    let fields = tri!(parse(&p, k, &body, false));
+    let it = tri!(find(
+        &mut p.subscriptions,
+        &id,
+        k,
+        Access::Write,
+        "subscription"
+    ));
+    it.body.extend(fields);
+    ok_json(json!({ "subscription": sub_json(it) }))
+}
+
+async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    now(&st);
+    let mut p = st.premium.lock().unwrap();
+    tri!(find(
+        &mut p.subscriptions,
+        &id,
+        key_of(&c),
+        Access::Write,
+        "subscription"
+    ));
+    p.subscriptions.retain(|s| s.id != id);
+    ok_json(json!({}))
+}
+
+/// The hits of the subscription's saved searches of that datasource, merged
+/// newest first (at most 100). Deleted searches and stored queries that do
+/// not parse contribute nothing.
+async fn results(
+    State(st): St,
+    headers: HeaderMap,
+    Path((id, datasource)): Path<(String, String)>,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Premium));
+    now(&st);
+    if !["scans", "hostnames"].contains(&datasource.as_str()) {
+        return validation("\"datasource\" must be one of [scans, hostnames]");
+    }
+    let k = key_of(&c);
+    let saved: Vec<Item> = {
+        let mut p = st.premium.lock().unwrap();
+        let sub = tri!(find(
+            &mut p.subscriptions,
+            &id,
+            k,
+            Access::Read,
+            "subscription"
+        ))
+        .clone();
+        let ids: Vec<&str> = sub
+            .body
+            .get("searchIds")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        p.searches
+            .iter()
+            .filter(|s| ids.contains(&s.id.as_str()))
+            .filter(|s| s.body.get("datasource").and_then(Value::as_str) == Some(&datasource))
+            .cloned()
+            .collect()
+    };
+    const MAX: usize = 100;
+    let mut seen = std::collections::HashSet::new();
+    let mut hits: Vec<Value> = saved
+        .iter()
+        .filter_map(|s| searches::hits(&st, &c, s, MAX))
+        .flatten()
+        .filter(|h| seen.insert(h.get("_id").map(Value::to_string).unwrap_or_default()))
+        .collect();
+    let sort_key = |h: &Value| h.pointer("/sort/0").and_then(Value::as_i64).unwrap_or(0);
+    hits.sort_by_key(|h| std::cmp::Reverse(sort_key(h)));
+    hits.truncate(MAX);
+    ok_json(json!({ "results": hits }))
+}

@@ -1,0 +1,1766 @@
+//! The premium endpoints over real HTTP.
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::{Emulator, EmulatorConfig};
+
+struct Resp {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|_| {
+            panic!(
+                "not JSON ({}): {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+    fn header(&self, name: &str) -> String {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string()
+    }
+    fn message(&self) -> String {
+        self.json()["message"].as_str().unwrap_or("").to_string()
+    }
+}
+
+struct T {
+    emu: Emulator,
+    http: reqwest::Client,
+    keys: HashMap<&'static str, String>,
+}
+
+impl T {
+    async fn new(scans: usize) -> T {
+        let emu = Emulator::start(EmulatorConfig {
+            scans,
+            seed: 7,
+            scan_duration: 10.0,
+            ..EmulatorConfig::default()
+        })
+        .await
+        .expect("emulator starts");
+        let keys = emu.keys().into_iter().collect();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        T { emu, http, keys }
+    }
+
+    /// `who`: a key kind (premium, team, readonly, free, other) or "" for none.
+    async fn call(&self, m: Method, path: &str, who: &str, body: Option<Value>) -> Resp {
+        let url = if path.starts_with("http") {
+            path.to_string()
+        } else {
+            format!("{}{path}", self.emu.url())
+        };
+        let mut rb = self.http.request(m, url);
+        if !who.is_empty() {
+            rb = rb.header("api-key", &self.keys[who]);
+        }
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        let r = rb.send().await.expect("request");
+        Resp {
+            status: r.status().as_u16(),
+            headers: r.headers().clone(),
+            body: r.bytes().await.unwrap().to_vec(),
+        }
+    }
+    async fn get(&self, path: &str, who: &str) -> Resp {
+        self.call(Method::GET, path, who, None).await
+    }
+    async fn post(&self, path: &str, who: &str, body: Value) -> Resp {
+        self.call(Method::POST, path, who, Some(body)).await
+    }
+    async fn put(&self, path: &str, who: &str, body: Value) -> Resp {
+        self.call(Method::PUT, path, who, Some(body)).await
+    }
+    async fn delete(&self, path: &str, who: &str) -> Resp {
+        self.call(Method::DELETE, path, who, None).await
+    }
+    fn advance(&self, secs: f64) {
+        self.emu.advance(secs);
+    }
+}
+
+fn assert_validation(r: &Resp, needle: &str) {
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    let v = r.json();
+    assert_eq!(v["code"], "validationerror");
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains(needle), "{m:?} lacks {needle:?}");
+}
+
+// ---------------------------------------------------------------- access
+
+#[tokio::test(flavor = "multi_thread")]
+async fn access_rules() {
+    let t = T::new(20).await;
+    for path in [
+        "/api/v1/livescan/scanners/",
+        "/api/v1/user/searches/",
+        "/api/v1/user/subscriptions/",
+        "/api/v1/user/watchableAttributes",
+        "/api/v1/pro/availableBrands",
+        "/api/v1/pro/brands",
+        "/api/v1/hostname/example.com",
+        "/api/v1/datadump/list/days/api/20250101",
+        "/downloads/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    ] {
+        assert_eq!(t.get(path, "free").await.status, 403, "free {path}");
+        assert_eq!(t.get(path, "").await.status, 401, "anonymous {path}");
+    }
+    // Channels are not premium in the specification: any key, but not none.
+    assert_eq!(t.get("/api/v1/user/channels/", "free").await.status, 200);
+    assert_eq!(t.get("/api/v1/user/channels/", "").await.status, 401);
+    // the read-only key reads but does not write
+    assert_eq!(
+        t.get("/api/v1/user/searches/", "readonly").await.status,
+        200
+    );
+    assert_eq!(t.get("/api/v1/user/searches", "readonly").await.status, 200);
+    let search = json!({"search": {"datasource": "scans", "name": "n", "query": "x"}});
+    let r = t.post("/api/v1/user/searches/", "readonly", search).await;
+    assert_eq!(r.status, 403);
+    assert!(r.message().contains("readwrite"));
+    let inc =
+        json!({"incident": {"observable": "example.com", "visibility": "private", "channels": []}});
+    assert_eq!(
+        t.post("/api/v1/user/incidents", "readonly", inc.clone())
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        t.post("/api/v1/user/incidents", "free", inc).await.status,
+        403
+    );
+    let task = json!({"task": {"url": "https://example.com/"}});
+    assert_eq!(
+        t.post("/api/v1/livescan/de01/task/", "readonly", task)
+            .await
+            .status,
+        403
+    );
+    // hostname history needs the readwrite scope
+    assert_eq!(
+        t.get("/api/v1/hostname/example.com", "readonly")
+            .await
+            .status,
+        403
+    );
+    let ch = json!({"channel": {"type": "email", "name": "c"}});
+    assert_eq!(
+        t.post("/api/v1/user/channels/", "readonly", ch)
+            .await
+            .status,
+        403
+    );
+}
+
+// ---------------------------------------------------------------- saved searches
+
+#[tokio::test(flavor = "multi_thread")]
+async fn saved_searches() {
+    let t = T::new(200).await;
+    let p = "/api/v1/user/searches/";
+    // validation
+    let r = t
+        .post(
+            p,
+            "premium",
+            json!({"search": {"datasource": "scans", "query": "x"}}),
+        )
+        .await;
+    assert_validation(&r, "\"search.name\" is required");
+    let r = t
+        .post(p, "premium", json!({"search": {"datasource": "urls", "name": "n", "query": "x", "tlp": "white", "bogus": 1}}))
+        .await;
+    assert_validation(&r, "\"search.bogus\" is not allowed");
+    assert_validation(
+        &r,
+        "\"search.datasource\" must be one of [hostnames, scans]",
+    );
+    assert_validation(&r, "\"search.tlp\" must be one of");
+    let r = t
+        .post(p, "premium", json!({"search": {"datasource": "scans", "name": "n", "query": "x", "userTags": ["nope.tag"]}}))
+        .await;
+    assert_validation(&r, "userTags[0]");
+    assert_validation(
+        &t.post(p, "premium", json!({"name": "x"})).await,
+        "\"search\" is required",
+    );
+    let r = t
+        .post(p, "premium", json!({"search": {"datasource": "scans", "name": "n", "query": "x", "permissions": ["team:admin"]}}))
+        .await;
+    assert_validation(&r, "permissions[0]");
+
+    // create; `usertags` is accepted as the schema spells it
+    let r = t
+        .post(p, "premium", json!({"search": {
+            "datasource": "scans", "name": "Public API scans", "query": "task.method:api",
+            "description": "d", "tlp": "amber+strict", "usertags": ["private.mine"], "permissions": ["team:read"],
+        }}))
+        .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let s = r.json()["search"].clone();
+    let id = s["_id"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 24);
+    assert_eq!(s["userTags"], json!(["private.mine"]));
+    assert_eq!(s["tlp"], "amber+strict");
+    assert!(s["createdAt"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(s["ownerDescription"], "analyst");
+
+    // list: the owner (and the read-only key of the same user) and the team see it
+    for who in ["premium", "readonly", "team"] {
+        let l = t.get(p, who).await.json();
+        assert!(
+            l["searches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["_id"] == id.as_str()),
+            "{who}"
+        );
+    }
+    let l = t.get(p, "other").await.json();
+    assert!(l["searches"].as_array().unwrap().is_empty());
+
+    // results, search-style
+    let res = t.get(&format!("{p}{id}/results/"), "team").await;
+    assert_eq!(res.status, 200);
+    let v = res.json();
+    assert!(v["total"].as_u64().unwrap() > 0);
+    assert!(v["has_more"].is_boolean() && v["took"].is_u64());
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["task"]["method"] == "api"));
+    let small = t
+        .get(&format!("{p}{id}/results/?size=2"), "premium")
+        .await
+        .json();
+    assert_eq!(small["results"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        t.get(&format!("{p}{id}/results/"), "other").await.status,
+        404
+    );
+
+    // team:read does not allow changes; the outsider does not see it at all
+    let upd = json!({"search": {"name": "Renamed"}});
+    assert_eq!(
+        t.put(&format!("{p}{id}/"), "team", upd.clone())
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        t.put(&format!("{p}{id}/"), "other", upd.clone())
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        t.put(&format!("{p}{id}/"), "readonly", upd.clone())
+            .await
+            .status,
+        403
+    );
+    let r = t
+        .put(
+            &format!("{p}{id}/"),
+            "premium",
+            json!({"search": {"name": "Renamed", "permissions": ["team:write"]}}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["search"]["name"], "Renamed");
+    assert_eq!(r.json()["search"]["_id"], id.as_str());
+    // now the team may change it
+    let r = t
+        .put(
+            &format!("{p}{id}"),
+            "team",
+            json!({"search": {"description": "by team", "_id": id}}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["search"]["description"], "by team");
+    let r = t
+        .put(
+            &format!("{p}{id}/"),
+            "premium",
+            json!({"search": {"tlp": "purple"}}),
+        )
+        .await;
+    assert_validation(&r, "tlp");
+    assert_eq!(
+        t.put(&format!("{p}0123456789abcdef01234567/"), "premium", upd)
+            .await
+            .status,
+        404
+    );
+
+    // hostnames datasource
+    let r = t
+        .post(
+            p,
+            "premium",
+            json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:com"}}),
+        )
+        .await;
+    let hid = r.json()["search"]["_id"].as_str().unwrap().to_string();
+    let v = t.get(&format!("{p}{hid}/results/"), "premium").await.json();
+    let hits = v["results"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits
+        .iter()
+        .all(|h| h["hostname"].as_str().unwrap().ends_with(".com")));
+    assert!(hits[0]["first_seen"].is_string() && hits[0]["sources"].is_array());
+
+    // a stored query that does not parse answers 400 on results
+    let r = t
+        .post(
+            p,
+            "premium",
+            json!({"search": {"datasource": "scans", "name": "bad", "query": "page.domain:(("}}),
+        )
+        .await;
+    let bid = r.json()["search"]["_id"].as_str().unwrap().to_string();
+    let r = t.get(&format!("{p}{bid}/results/"), "premium").await;
+    assert_eq!(r.status, 400);
+    assert!(r.message().contains("Failed to parse query"));
+
+    // delete
+    assert_eq!(t.delete(&format!("{p}{bid}/"), "team").await.status, 404);
+    let r = t.delete(&format!("{p}{bid}/"), "premium").await;
+    assert_eq!((r.status, r.json()), (200, json!({})));
+    assert_eq!(t.delete(&format!("{p}{bid}/"), "premium").await.status, 404);
+    assert_eq!(
+        t.get(&format!("{p}{bid}/results/"), "premium").await.status,
+        404
+    );
+}
+
+// ---------------------------------------------------------------- subscriptions
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscriptions() {
+    let t = T::new(200).await;
+    let s = t
+        .post(
+            "/api/v1/user/searches/",
+            "premium",
+            json!({"search": {"datasource": "scans", "name": "n", "query": "task.method:api"}}),
+        )
+        .await
+        .json();
+    let sid = s["search"]["_id"].as_str().unwrap().to_string();
+    let ch = t
+        .post("/api/v1/user/channels/", "premium", json!({"channel": {"type": "email", "name": "mail", "emailAddresses": ["a@example.com"]}}))
+        .await
+        .json();
+    let cid = ch["channel"]["_id"].as_str().unwrap().to_string();
+    let p = "/api/v1/user/subscriptions/";
+    let good = json!({"subscription": {
+        "searchIds": [sid], "frequency": "daily", "emailAddresses": ["a@example.com"], "name": "Daily",
+        "isActive": true, "ignoreTime": false, "weekDays": ["Monday", "Friday"], "channelIds": [cid],
+        "incidentVisibility": "private", "incidentCreationMode": "ignore-if-exists", "incidentWatchKeys": "scans/page.domain",
+    }});
+    // validation
+    let r = t
+        .post(
+            p,
+            "premium",
+            json!({"subscription": {"searchIds": [], "name": "x"}}),
+        )
+        .await;
+    assert_validation(&r, "\"subscription.frequency\" is required");
+    assert_validation(&r, "\"subscription.isActive\" is required");
+    let mut bad = good.clone();
+    bad["subscription"]["searchIds"] = json!(["ffffffffffffffffffffffff"]);
+    assert_validation(&t.post(p, "premium", bad).await, "unknown saved search");
+    let mut bad = good.clone();
+    bad["subscription"]["emailAddresses"] = json!(["not-an-email"]);
+    assert_validation(&t.post(p, "premium", bad).await, "must be a valid email");
+    let mut bad = good.clone();
+    bad["subscription"]["weekDays"] = json!(["Funday"]);
+    assert_validation(&t.post(p, "premium", bad).await, "weekDays[0]");
+    let mut bad = good.clone();
+    bad["subscription"]["incidentCreationMode"] = json!("sometimes");
+    assert_validation(&t.post(p, "premium", bad).await, "incidentCreationMode");
+    // another team's key does not see the search
+    assert_validation(
+        &t.post(p, "other", good.clone()).await,
+        "unknown saved search",
+    );
+
+    let r = t.post(p, "premium", good).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let sub = r.json()["subscription"].clone();
+    let id = sub["_id"].as_str().unwrap().to_string();
+    assert_eq!(sub["frequency"], "daily");
+    assert_eq!(sub["searchIds"], json!([sid]));
+    let l = t.get(p, "premium").await.json();
+    assert_eq!(l["subscriptions"].as_array().unwrap().len(), 1);
+    // not shared with the team
+    assert!(t.get(p, "team").await.json()["subscriptions"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        t.get(&format!("{p}{id}/results/scans/"), "team")
+            .await
+            .status,
+        404
+    );
+
+    let res = t.get(&format!("{p}{id}/results/scans/"), "premium").await;
+    assert_eq!(res.status, 200);
+    let hits = res.json()["results"].as_array().unwrap().clone();
+    assert!(!hits.is_empty() && hits.len() <= 100);
+    let times: Vec<i64> = hits
+        .iter()
+        .map(|h| h["sort"][0].as_i64().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]));
+    let none = t
+        .get(&format!("{p}{id}/results/hostnames"), "premium")
+        .await
+        .json();
+    assert_eq!(none, json!({"results": []}));
+    assert_validation(
+        &t.get(&format!("{p}{id}/results/urls/"), "premium").await,
+        "datasource",
+    );
+
+    let r = t
+        .put(
+            &format!("{p}{id}/"),
+            "premium",
+            json!({"subscription": {"frequency": "hourly", "permissions": ["team:read"]}}),
+        )
+        .await;
+    assert_eq!(r.json()["subscription"]["frequency"], "hourly");
+    assert_eq!(
+        t.get(p, "team").await.json()["subscriptions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        t.put(
+            &format!("{p}{id}/"),
+            "team",
+            json!({"subscription": {"name": "x"}})
+        )
+        .await
+        .status,
+        403
+    );
+    assert_eq!(t.delete(&format!("{p}{id}/"), "other").await.status, 404);
+    assert_eq!(
+        t.delete(&format!("{p}{id}/"), "premium").await.json(),
+        json!({})
+    );
+    assert!(t.get(p, "premium").await.json()["subscriptions"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+// ---------------------------------------------------------------- channels
+
+#[tokio::test(flavor = "multi_thread")]
+async fn channels() {
+    let t = T::new(10).await;
+    let p = "/api/v1/user/channels/";
+    assert_validation(
+        &t.post(p, "premium", json!({"channel": {"name": "x"}}))
+            .await,
+        "\"channel.type\" is required",
+    );
+    assert_validation(
+        &t.post(
+            p,
+            "premium",
+            json!({"channel": {"type": "sms", "name": "x"}}),
+        )
+        .await,
+        "\"channel.type\" must be one of [webhook, email]",
+    );
+    assert_validation(
+        &t.post(
+            p,
+            "premium",
+            json!({"channel": {"type": "email", "name": "x", "utcTime": "25:00"}}),
+        )
+        .await,
+        "HH:MM",
+    );
+    assert_validation(
+        &t.post(
+            p,
+            "premium",
+            json!({"channel": {"type": "webhook", "name": "x", "webhookURL": "ftp://x"}}),
+        )
+        .await,
+        "webhookURL",
+    );
+    assert_validation(
+        &t.post(
+            p,
+            "premium",
+            json!({"channel": {"type": "email", "name": "x", "emailAddresses": ["@x"]}}),
+        )
+        .await,
+        "valid email",
+    );
+    let r = t
+        .post(p, "premium", json!({"channel": {"type": "webhook", "name": "Hook", "webhookURL": "https://hooks.example.com/x", "utcTime": "09:30", "frequency": "live"}}))
+        .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let ch = r.json()["channel"].clone();
+    let id = ch["_id"].as_str().unwrap().to_string();
+    assert_eq!(ch["isDefault"], false);
+    assert_eq!(ch["ignoreTime"], false);
+    assert_eq!(ch["utcTime"], "09:30");
+    for path in [format!("{p}{id}"), format!("{p}{id}/")] {
+        let g = t.get(&path, "premium").await;
+        assert_eq!(g.json()["channel"]["name"], "Hook");
+    }
+    assert_eq!(t.get(&format!("{p}{id}"), "team").await.status, 404);
+    assert_eq!(t.get(&format!("{p}{id}"), "other").await.status, 404);
+    let r = t
+        .put(
+            &format!("{p}{id}"),
+            "premium",
+            json!({"channel": {"name": "Hook 2", "permissions": ["team:read"]}}),
+        )
+        .await;
+    assert_eq!(r.json()["channel"]["name"], "Hook 2");
+    assert_eq!(t.get(&format!("{p}{id}"), "team").await.status, 200);
+    assert_eq!(
+        t.put(
+            &format!("{p}{id}"),
+            "team",
+            json!({"channel": {"name": "x"}})
+        )
+        .await
+        .status,
+        403
+    );
+    let l = t.get(p, "team").await.json();
+    assert_eq!(l["channels"].as_array().unwrap().len(), 1);
+    assert!(t.get(p, "other").await.json()["channels"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+// ---------------------------------------------------------------- incidents
+
+async fn channel(t: &T) -> String {
+    let r = t
+        .post("/api/v1/user/channels/", "premium", json!({"channel": {"type": "email", "name": "c", "emailAddresses": ["soc@example.com"]}}))
+        .await;
+    r.json()["channel"]["_id"].as_str().unwrap().to_string()
+}
+
+async fn incident(t: &T, fields: Value) -> Value {
+    let r = t
+        .post(
+            "/api/v1/user/incidents",
+            "premium",
+            json!({ "incident": fields }),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    r.json()["incident"].clone()
+}
+
+async fn incident_get(t: &T, id: &str) -> Value {
+    let r = t
+        .get(&format!("/api/v1/user/incidents/{id}"), "premium")
+        .await;
+    assert_eq!(r.status, 200);
+    r.json()["incident"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_validation_and_shape() {
+    let t = T::new(10).await;
+    let cid = channel(&t).await;
+    let p = "/api/v1/user/incidents";
+    let r = t
+        .post(p, "premium", json!({"incident": {"visibility": "public"}}))
+        .await;
+    assert_validation(&r, "\"incident.observable\" is required");
+    assert_validation(&r, "\"incident.channels\" is required");
+    assert_validation(
+        &r,
+        "\"incident.visibility\" must be one of [unlisted, private]",
+    );
+    let base = json!({"observable": "example.com", "visibility": "private", "channels": [cid]});
+    let with = |k: &str, v: Value| {
+        let mut b = base.clone();
+        b[k] = v;
+        json!({ "incident": b })
+    };
+    assert_validation(
+        &t.post(p, "premium", with("channels", json!(["nope"])))
+            .await,
+        "unknown channel",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("extraPath", json!("no-slash")))
+            .await,
+        "pattern",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("extraPath", json!("/a b"))).await,
+        "pattern",
+    );
+    let long = format!("/{}", "a".repeat(2000));
+    assert_validation(
+        &t.post(p, "premium", with("extraPath", json!(long))).await,
+        "2000",
+    );
+    assert_validation(
+        &t.post(
+            p,
+            "premium",
+            with("watchedAttributes", json!(["dns", "html"])),
+        )
+        .await,
+        "watchedAttributes[1]",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("scanIntervalMode", json!("sometimes")))
+            .await,
+        "scanIntervalMode",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("countries", json!(["deu"])))
+            .await,
+        "countries[0]",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("scanInterval", json!("1h")))
+            .await,
+        "must be an integer",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("color", json!("red"))).await,
+        "\"incident.color\" is not allowed",
+    );
+    assert_validation(
+        &t.post(p, "premium", with("observable", json!("not a host")))
+            .await,
+        "observable",
+    );
+    // another team's channel is unknown to the caller
+    assert_validation(
+        &t.post(p, "other", json!({ "incident": base.clone() }))
+            .await,
+        "unknown channel",
+    );
+
+    let mut b = base.clone();
+    b["extraPath"] = json!("/login?x=1&y=[2]");
+    b["expireAfter"] = json!(86_400);
+    b["incidentProfile"] = json!("profile-1");
+    let inc = incident(&t, b).await;
+    for k in [
+        "_id",
+        "observable",
+        "visibility",
+        "channels",
+        "extraPath",
+        "scanInterval",
+        "scanIntervalMode",
+        "watchedAttributes",
+        "userAgents",
+        "userAgentsPerInterval",
+        "countries",
+        "countriesPerInterval",
+        "stopDelaySuspended",
+        "stopDelayInactive",
+        "stopDelayMalicious",
+        "scanIntervalAfterSuspended",
+        "scanIntervalAfterMalicious",
+        "incidentProfile",
+        "createdAt",
+        "scannedAt",
+        "expireAt",
+        "sourceType",
+        "sourceId",
+        "state",
+        "stateSize",
+        "stateCount",
+        "owner",
+        "type",
+        "labels",
+    ] {
+        assert!(inc.get(k).is_some(), "missing {k}");
+    }
+    assert!(inc.get("expireAfter").is_none());
+    assert_eq!(inc["state"], "active");
+    assert_eq!(inc["sourceType"], "api");
+    assert_eq!(inc["type"], "hostname");
+    assert_eq!(inc["owner"], "analyst");
+    assert_eq!(inc["stateCount"], 1);
+    assert!(inc["stateSize"].as_u64().unwrap() > 0);
+    assert_eq!(inc["scannedAt"], inc["createdAt"]);
+    let created = chrono::DateTime::parse_from_rfc3339(inc["createdAt"].as_str().unwrap()).unwrap();
+    let expire = chrono::DateTime::parse_from_rfc3339(inc["expireAt"].as_str().unwrap()).unwrap();
+    assert_eq!((expire - created).num_seconds(), 86_400);
+
+    let typed = |o: &str| json!({"observable": o, "visibility": "unlisted", "channels": []});
+    assert_eq!(
+        incident(&t, typed("https://example.com/a")).await["type"],
+        "url"
+    );
+    assert_eq!(incident(&t, typed("93.184.216.34")).await["type"], "ip");
+
+    let a = t
+        .get("/api/v1/user/watchableAttributes", "premium")
+        .await
+        .json();
+    assert_eq!(
+        a,
+        json!({"attributes": ["detections", "tls", "dns", "labels", "page", "meta", "ip"]})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_transitions_and_states() {
+    let t = T::new(10).await;
+    let cid = channel(&t).await;
+    let inc = incident(
+        &t,
+        json!({
+            "observable": "www.example.com", "visibility": "private", "channels": [cid],
+            "scanInterval": 600, "userAgents": ["UA-a", "UA-b", "UA-c"], "userAgentsPerInterval": 1,
+            "countries": ["DE", "us"], "countriesPerInterval": 1, "expireAfter": 86_400,
+        }),
+    )
+    .await;
+    let id = inc["_id"].as_str().unwrap().to_string();
+    assert_eq!(inc["countries"], json!(["de", "us"]));
+    t.advance(1_250.0);
+    let now = incident_get(&t, &id).await;
+    assert_eq!(now["stateCount"], 3);
+    assert!(now["stateSize"].as_u64() > inc["stateSize"].as_u64());
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{id}/"), "premium")
+        .await
+        .json();
+    let list = sts["incidentstates"].as_array().unwrap();
+    assert_eq!(list.len(), 3);
+    let uas: Vec<&str> = list
+        .iter()
+        .map(|s| s["state"]["userAgent"].as_str().unwrap())
+        .collect();
+    let ccs: Vec<&str> = list
+        .iter()
+        .map(|s| s["state"]["country"].as_str().unwrap())
+        .collect();
+    assert_eq!(uas, ["UA-a", "UA-b", "UA-c"]);
+    assert_eq!(ccs, ["de", "us", "de"]);
+    let s0 = &list[0];
+    assert_eq!(s0["incident"], id.as_str());
+    assert_eq!(s0["state"]["status"], "active");
+    assert_eq!(s0["state"]["malicious"], false);
+    assert!(s0["_id"].is_string() && s0["timeStart"].is_string() && s0["timeEnd"].is_string());
+    assert!(s0["state"]["title"].is_string() && s0["state"]["ip"].is_string());
+    assert!(s0["state"]["attributes"]["page"]["title"].is_string());
+    assert!(s0["state"]["attributes"]["ip"]["asn"].is_string());
+    assert_eq!(now["scannedAt"], list[2]["timeStart"]);
+
+    // close, close again, restart, restart again
+    let base = format!("/api/v1/user/incidents/{id}");
+    assert_eq!(
+        t.put(&format!("{base}/close"), "team", json!({}))
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        t.put(&format!("{base}/close"), "other", json!({}))
+            .await
+            .status,
+        404
+    );
+    let r = t.put(&format!("{base}/close"), "premium", json!({})).await;
+    assert_eq!(r.json(), json!({"message": "Incident closed"}));
+    assert_eq!(incident_get(&t, &id).await["state"], "closed");
+    let r = t.put(&format!("{base}/close"), "premium", json!({})).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.message(), "Incident is already closed");
+    t.advance(3_600.0);
+    assert_eq!(
+        incident_get(&t, &id).await["stateCount"],
+        3,
+        "a closed incident is not scanned"
+    );
+    let r = t
+        .put(&format!("{base}/restart"), "premium", json!({}))
+        .await;
+    assert_eq!(r.json(), json!({"message": "Incident restarted"}));
+    let back = incident_get(&t, &id).await;
+    assert_eq!(back["state"], "active");
+    assert_eq!(back["stateCount"], 1);
+    assert!(back["expireAt"].as_str() > now["expireAt"].as_str());
+    let r = t
+        .put(&format!("{base}/restart/"), "premium", json!({}))
+        .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.message(), "Incident is not closed");
+
+    // update runtime options
+    let r = t
+        .put(
+            &base,
+            "premium",
+            json!({"incident": {"scanInterval": 1200, "userAgentsPerInterval": 2}}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["incident"]["scanInterval"], 1200);
+    assert_validation(
+        &t.put(
+            &base,
+            "premium",
+            json!({"incident": {"observable": "other.example"}}),
+        )
+        .await,
+        "cannot be changed",
+    );
+    assert_eq!(
+        t.put(&base, "team", json!({"incident": {"scanInterval": 600}}))
+            .await
+            .status,
+        403
+    );
+
+    // team reads, outsiders do not
+    assert_eq!(t.get(&base, "team").await.status, 200);
+    assert_eq!(t.get(&base, "readonly").await.status, 200);
+    assert_eq!(t.get(&base, "other").await.status, 404);
+    assert_eq!(
+        t.get(&format!("/api/v1/user/incidentstates/{id}"), "other")
+            .await
+            .status,
+        404
+    );
+
+    // expiry closes it
+    t.advance(86_401.0);
+    assert_eq!(incident_get(&t, &id).await["state"], "closed");
+    assert_eq!(
+        t.get("/api/v1/user/incidents/ffffffffffffffffffffffff", "premium")
+            .await
+            .status,
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_rotation_per_interval() {
+    let t = T::new(10).await;
+    let inc = incident(&t, json!({
+        "observable": "www.example.org", "visibility": "unlisted", "channels": [],
+        "scanInterval": 3600, "userAgents": ["a", "b", "c", "d"], "userAgentsPerInterval": 2,
+        "countries": ["de", "us", "jp"], "countriesPerInterval": 1, "watchedAttributes": ["page", "ip"],
+    }))
+    .await;
+    let id = inc["_id"].as_str().unwrap();
+    assert_eq!(inc["stateCount"], 2);
+    t.advance(3_600.0);
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{id}"), "premium")
+        .await
+        .json();
+    let pairs: Vec<(String, String)> = sts["incidentstates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["state"]["userAgent"].as_str().unwrap().into(),
+                s["state"]["country"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let attrs = sts["incidentstates"][0]["state"]["attributes"]
+        .as_object()
+        .unwrap();
+    assert_eq!(attrs.keys().collect::<Vec<_>>(), ["page", "ip"]);
+    let want: Vec<(String, String)> = [("a", "de"), ("b", "de"), ("c", "us"), ("d", "us")]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(pairs, want);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_automatic_closes() {
+    let t = T::new(10).await;
+    // suspended: closes stopDelaySuspended after the first scan saw it
+    let s = incident(
+        &t,
+        json!({
+            "observable": "suspended.example.com", "visibility": "private", "channels": [],
+            "scanInterval": 3600, "stopDelaySuspended": 7200, "scanIntervalAfterSuspended": 1800,
+        }),
+    )
+    .await;
+    let sid = s["_id"].as_str().unwrap().to_string();
+    assert_eq!(s["labels"], json!(["suspended"]));
+    // inactive
+    let i = incident(&t, json!({
+        "observable": "https://inactive.example.net/path", "visibility": "private", "channels": [],
+        "stopDelayInactive": 600,
+    }))
+    .await;
+    let iid = i["_id"].as_str().unwrap().to_string();
+    // malicious by name, and by the content generator's phishing verdict
+    let m = incident(
+        &t,
+        json!({
+            "observable": "malicious.example.org", "visibility": "private", "channels": [],
+            "scanInterval": 3600, "scanIntervalAfterMalicious": 600, "stopDelayMalicious": 3000,
+        }),
+    )
+    .await;
+    let mid = m["_id"].as_str().unwrap().to_string();
+    let ph = incident(&t, json!({
+        "observable": "paypal-secure-login.xyz", "visibility": "private", "channels": [], "stopDelayMalicious": 60,
+    }))
+    .await;
+    assert!(ph["labels"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("malicious")));
+    assert!(ph["labels"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("brand:paypal")));
+    // manual mode keeps the interval after it became malicious
+    let man = incident(
+        &t,
+        json!({
+            "observable": "malicious.example.com", "visibility": "private", "channels": [],
+            "scanInterval": 3600, "scanIntervalAfterMalicious": 600, "scanIntervalMode": "manual",
+        }),
+    )
+    .await;
+    let manid = man["_id"].as_str().unwrap().to_string();
+    // benign: stays active
+    let b = incident(&t, json!({"observable": "www.example.com", "visibility": "private", "channels": [], "stopDelayMalicious": 0}))
+        .await;
+    let bid = b["_id"].as_str().unwrap().to_string();
+
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{sid}"), "premium")
+        .await
+        .json();
+    assert_eq!(sts["incidentstates"][0]["state"]["status"], "suspended");
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{iid}"), "premium")
+        .await
+        .json();
+    assert_eq!(sts["incidentstates"][0]["state"]["status"], "inactive");
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{mid}"), "premium")
+        .await
+        .json();
+    assert_eq!(sts["incidentstates"][0]["state"]["malicious"], true);
+    assert_eq!(sts["incidentstates"][0]["state"]["status"], "active");
+
+    t.advance(595.0);
+    assert_eq!(incident_get(&t, &iid).await["state"], "active");
+    assert_eq!(
+        incident_get(&t, ph["_id"].as_str().unwrap()).await["state"],
+        "closed"
+    );
+    t.advance(5.0);
+    assert_eq!(incident_get(&t, &iid).await["state"], "closed");
+    // malicious: rescanned every 600 s
+    t.advance(2_395.0);
+    let mi = incident_get(&t, &mid).await;
+    assert_eq!(mi["state"], "active");
+    assert_eq!(mi["stateCount"], 5);
+    assert_eq!(incident_get(&t, &manid).await["stateCount"], 1);
+    t.advance(5.0);
+    assert_eq!(incident_get(&t, &mid).await["state"], "closed");
+    // suspended: rescanned every 1800 s, closed at 7200 s
+    t.advance(4_195.0);
+    let si = incident_get(&t, &sid).await;
+    assert_eq!(si["state"], "active");
+    assert_eq!(si["stateCount"], 4);
+    t.advance(5.0);
+    let si = incident_get(&t, &sid).await;
+    assert_eq!(si["state"], "closed");
+    assert_eq!(incident_get(&t, &bid).await["state"], "active");
+    // a closed incident keeps its states
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{sid}"), "premium")
+        .await
+        .json();
+    assert_eq!(sts["incidentstates"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_copy_and_fork() {
+    let t = T::new(10).await;
+    let orig = incident(&t, json!({
+        "observable": "www.example.com", "visibility": "private", "channels": [], "scanInterval": 600, "expireAfter": 7200,
+    }))
+    .await;
+    let id = orig["_id"].as_str().unwrap().to_string();
+    t.advance(1_200.0);
+    assert_eq!(incident_get(&t, &id).await["stateCount"], 3);
+    t.put(
+        &format!("/api/v1/user/incidents/{id}/close"),
+        "premium",
+        json!({}),
+    )
+    .await;
+
+    let r = t
+        .post(
+            &format!("/api/v1/user/incidents/{id}/copy"),
+            "premium",
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let copy = r.json()["incidents"].clone();
+    assert!(r.json().get("incident").is_none());
+    assert_eq!(copy["sourceType"], "copy");
+    assert_eq!(copy["sourceId"], id.as_str());
+    assert_eq!(copy["state"], "active");
+    assert_eq!(copy["stateCount"], 1);
+    assert_ne!(copy["_id"], id.as_str());
+    assert_eq!(copy["scanInterval"], 600);
+
+    let fork = t
+        .post(
+            &format!("/api/v1/user/incidents/{id}/fork/"),
+            "premium",
+            json!({}),
+        )
+        .await
+        .json()["incidents"]
+        .clone();
+    assert_eq!(fork["sourceType"], "fork");
+    assert_eq!(fork["sourceId"], id.as_str());
+    assert_eq!(fork["state"], "active");
+    assert_eq!(fork["stateCount"], 4);
+    let fid = fork["_id"].as_str().unwrap();
+    let sts = t
+        .get(&format!("/api/v1/user/incidentstates/{fid}"), "premium")
+        .await
+        .json();
+    assert!(sts["incidentstates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["incident"] == fid));
+
+    // the team can copy (and then owns the copy); outsiders cannot see the original
+    let r = t
+        .post(
+            &format!("/api/v1/user/incidents/{id}/copy"),
+            "team",
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.json()["incidents"]["owner"], "teammate");
+    assert_eq!(
+        t.post(
+            &format!("/api/v1/user/incidents/{id}/fork"),
+            "other",
+            json!({})
+        )
+        .await
+        .status,
+        404
+    );
+    assert_eq!(
+        t.post(
+            &format!("/api/v1/user/incidents/{id}/fork"),
+            "readonly",
+            json!({})
+        )
+        .await
+        .status,
+        403
+    );
+    // the original stays closed
+    assert_eq!(incident_get(&t, &id).await["state"], "closed");
+}
+
+// ---------------------------------------------------------------- live scanning
+
+#[tokio::test(flavor = "multi_thread")]
+async fn livescan_lifecycle() {
+    let t = T::new(10).await;
+    let sc = t.get("/api/v1/livescan/scanners/", "premium").await.json();
+    let ids: Vec<&str> = sc["scanners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"de01") && ids.contains(&"us01") && ids.len() >= 4);
+    assert_eq!(sc["scanners"][0]["online"], true);
+
+    let task = |url: &str| json!({"task": {"url": url, "visibility": "unlisted"}, "scanner": {"pageTimeout": 10000, "captureDelay": 3000, "extraHeaders": {}, "enableFeatures": ["bannerBypass"], "disableFeatures": []}});
+    // validation
+    assert_eq!(
+        t.post(
+            "/api/v1/livescan/zz99/task/",
+            "premium",
+            task("https://example.com/")
+        )
+        .await
+        .status,
+        404
+    );
+    assert_validation(
+        &t.post(
+            "/api/v1/livescan/de01/task/",
+            "premium",
+            json!({"task": {}}),
+        )
+        .await,
+        "\"task.url\" is required",
+    );
+    assert_validation(
+        &t.post(
+            "/api/v1/livescan/de01/task/",
+            "premium",
+            json!({"task": {"url": "https://example.com", "visibility": "secret"}}),
+        )
+        .await,
+        "visibility",
+    );
+    assert_validation(
+        &t.post("/api/v1/livescan/de01/task/", "premium", json!({"task": {"url": "https://example.com"}, "scanner": {"enableFeatures": ["stealth"]}})).await,
+        "enableFeatures[0]",
+    );
+    assert_validation(
+        &t.post("/api/v1/livescan/de01/task/", "premium", json!({"task": {"url": "https://example.com"}, "scanner": {"disableFeatures": ["bannerBypass"]}})).await,
+        "disableFeatures[0]",
+    );
+
+    // task: finishes after the scan duration
+    let r = t
+        .post(
+            "/api/v1/livescan/de01/task/",
+            "premium",
+            task("https://www.example.com/"),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("x-rate-limit-action"), "livescan");
+    let uuid = r.json()["uuid"].as_str().unwrap().to_string();
+    let res = format!("/api/v1/livescan/de01/result/{uuid}");
+    let r = t.get(&res, "premium").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.message(), "Scan is not finished yet");
+    t.advance(10.0);
+    let r = t.get(&res, "premium").await;
+    assert_eq!(r.status, 200);
+    let result = r.json();
+    assert_eq!(result["task"]["uuid"], uuid.as_str());
+    assert_eq!(t.get(&res, "team").await.status, 200);
+    assert_eq!(t.get(&res, "other").await.status, 404);
+    assert_eq!(
+        t.get(&format!("/api/v1/livescan/us01/result/{uuid}"), "premium")
+            .await
+            .status,
+        404
+    );
+    let png = t
+        .get(
+            &format!("/api/v1/livescan/de01/screenshot/{uuid}"),
+            "premium",
+        )
+        .await;
+    assert_eq!(png.header("content-type"), "image/png");
+    assert!(png.body.starts_with(b"\x89PNG"));
+    let dom = t
+        .get(&format!("/api/v1/livescan/de01/dom/{uuid}"), "premium")
+        .await;
+    assert!(String::from_utf8_lossy(&dom.body).contains("<html") || !dom.body.is_empty());
+    let hash = result["lists"]["hashes"][0].as_str().unwrap().to_string();
+    let body = t
+        .get(&format!("/api/v1/livescan/de01/response/{hash}"), "premium")
+        .await;
+    assert_eq!(body.status, 200);
+    assert_eq!(super::hex_sha256(&body.body), hash);
+    let dl = t
+        .get(&format!("/api/v1/livescan/de01/download/{hash}"), "premium")
+        .await;
+    assert_eq!(dl.body, body.body);
+
+    // store: becomes a permanent, searchable snapshot of the caller
+    assert_eq!(
+        t.put(
+            &format!("/api/v1/livescan/de01/{uuid}/"),
+            "other",
+            json!({"task": {"visibility": "public"}})
+        )
+        .await
+        .status,
+        404
+    );
+    let r = t
+        .put(
+            &format!("/api/v1/livescan/de01/{uuid}/"),
+            "premium",
+            json!({"task": {"visibility": "private"}}),
+        )
+        .await;
+    assert_eq!(
+        r.json(),
+        json!({"uuid": uuid, "message": "Scan stored", "visibility": "private"})
+    );
+    assert_eq!(
+        t.get(&format!("/api/v1/result/{uuid}/"), "premium")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        t.get(&format!("/api/v1/result/{uuid}/"), "other")
+            .await
+            .status,
+        404
+    );
+    let found = t
+        .get("/api/v1/search/?q=task.visibility:private", "premium")
+        .await
+        .json();
+    assert!(found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["_id"] == uuid.as_str()));
+
+    // stored, it left the temporary state: the scanner no longer has it
+    assert_eq!(t.get(&res, "premium").await.status, 404);
+    assert_eq!(
+        t.delete(&format!("/api/v1/livescan/de01/{uuid}/"), "premium")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        t.put(
+            &format!("/api/v1/livescan/de01/{uuid}/"),
+            "premium",
+            json!({"task": {"visibility": "public"}})
+        )
+        .await
+        .status,
+        404
+    );
+    // the stored snapshot stays
+    assert_eq!(
+        t.get(&format!("/api/v1/result/{uuid}/"), "premium")
+            .await
+            .status,
+        200
+    );
+
+    // scan: blocking, finished at once; disabled features are absent
+    let mut body = task("https://www.example.org/");
+    body["scanner"]["disableFeatures"] = json!(["screenshot"]);
+    let r = t.post("/api/v1/livescan/jp01/scan/", "premium", body).await;
+    let u2 = r.json()["uuid"].as_str().unwrap().to_string();
+    assert_eq!(
+        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        t.get(&format!("/api/v1/livescan/jp01/screenshot/{u2}"), "premium")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        t.get(&format!("/api/v1/livescan/jp01/bogus/{u2}"), "premium")
+            .await
+            .status,
+        404
+    );
+    // purged automatically 60 minutes after the scan
+    t.advance(3_590.0);
+    assert_eq!(
+        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
+            .await
+            .status,
+        200
+    );
+    t.advance(10.0);
+    assert_eq!(
+        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        t.delete(&format!("/api/v1/livescan/jp01/{u2}/"), "premium")
+            .await
+            .status,
+        404
+    );
+}
+
+// ---------------------------------------------------------------- hostnames
+
+/// The page host seen in most scans.
+fn popular_host(t: &T) -> String {
+    let store = t.emu.state.store.lock().unwrap();
+    let mut n: HashMap<String, usize> = HashMap::new();
+    for e in store.by_time.values().filter(|e| e.visibility == "public") {
+        if let Some(d) = e.doc["page"]["domain"].as_str() {
+            *n.entry(d.to_string()).or_default() += 1;
+        }
+    }
+    n.into_iter()
+        .max_by_key(|(h, c)| (*c, h.clone()))
+        .unwrap()
+        .0
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hostname_history_paging() {
+    let t = T::new(400).await;
+    let host = popular_host(&t);
+    let all = t
+        .get(&format!("/api/v1/hostname/{host}"), "premium")
+        .await
+        .json();
+    assert!(all["pageState"].is_null());
+    let all = all["results"].as_array().unwrap().clone();
+    assert!(all.len() >= 25, "{host}: {}", all.len());
+    let sources: HashSet<&str> = all.iter().map(|r| r["source"].as_str().unwrap()).collect();
+    assert!(
+        sources.contains("scan") && sources.contains("pdns"),
+        "{sources:?}"
+    );
+    assert!(all
+        .iter()
+        .any(|r| r["sub_id"].as_str().unwrap().starts_with("A#")));
+    assert!(all
+        .iter()
+        .any(|r| r["sub_id"].as_str().unwrap().starts_with("NS#")));
+    for r in &all {
+        assert_eq!(r["seen_on"].as_str().unwrap().len(), 10);
+        assert!(r["first_seen"].is_string());
+        assert_eq!(r["data_type"].is_null(), r["data"].is_null());
+    }
+    let scan = all.iter().find(|r| r["source"] == "scan").unwrap();
+    assert_eq!(scan["data_type"], "json");
+    assert_eq!(scan["data"]["uuid"], scan["sub_id"]);
+    let days: Vec<&str> = all.iter().map(|r| r["seen_on"].as_str().unwrap()).collect();
+    assert!(days.windows(2).all(|w| w[0] >= w[1]), "newest first");
+
+    // paging with limit=10 returns the same records
+    let mut paged = Vec::new();
+    let mut state: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut path = format!("/api/v1/hostname/{host}?limit=10");
+        if let Some(s) = &state {
+            path.push_str(&format!("&pageState={s}"));
+        }
+        let v = t.get(&path, "premium").await.json();
+        let batch = v["results"].as_array().unwrap();
+        assert!(batch.len() <= 10);
+        paged.extend(batch.iter().cloned());
+        pages += 1;
+        match v.get("pageState") {
+            Some(Value::String(s)) => state = Some(s.clone()),
+            Some(Value::Null) => break, // the last page, as the service sends it
+            other => panic!("pageState {other:?}"),
+        }
+    }
+    assert_eq!(pages, all.len().div_ceil(10));
+    assert_eq!(paged, all);
+
+    // an unknown host, bad limits and a bad pageState
+    let v = t
+        .get("/api/v1/hostname/never-seen.example", "premium")
+        .await
+        .json();
+    assert_eq!(v, json!({"results": [], "pageState": null}));
+    assert_validation(
+        &t.get(&format!("/api/v1/hostname/{host}?limit=9"), "premium")
+            .await,
+        "limit",
+    );
+    assert_validation(
+        &t.get(&format!("/api/v1/hostname/{host}?limit=10001"), "premium")
+            .await,
+        "limit",
+    );
+    assert_validation(
+        &t.get(&format!("/api/v1/hostname/{host}?limit=ten"), "premium")
+            .await,
+        "limit",
+    );
+    let r = t
+        .get(&format!("/api/v1/hostname/{host}?pageState=zzz"), "premium")
+        .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.message(), "Invalid pageState");
+}
+
+// ---------------------------------------------------------------- brands
+
+#[tokio::test(flavor = "multi_thread")]
+async fn brands() {
+    let t = T::new(400).await;
+    let kits = t.get("/api/v1/pro/availableBrands", "premium").await.json();
+    let kits = kits["kits"].as_array().unwrap();
+    let paypal = kits.iter().find(|k| k["key"] == "paypal").unwrap();
+    assert_eq!(paypal["name"], "PayPal");
+    assert!(paypal["terms"]["domains"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("paypal.com")));
+    assert!(paypal["terms"]["asns"].is_array() && paypal["createdAt"].is_string());
+    assert_eq!(paypal["_id"].as_str().unwrap().len(), 24);
+
+    let v = t.get("/api/v1/pro/brands", "premium").await.json();
+    let rows = v["responses"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    let total: u64 = rows.iter().map(|r| r["total"].as_u64().unwrap()).sum();
+    let malicious = {
+        let store = t.emu.state.store.lock().unwrap();
+        store
+            .by_time
+            .values()
+            .filter(|e| e.visibility == "public" && e.doc["verdicts"]["malicious"] == true)
+            .count() as u64
+    };
+    assert_eq!(total, malicious);
+    for r in rows {
+        let hit = &r["hits"][0];
+        assert_eq!(hit["brand"][0]["key"], r["brand"]["key"]);
+        assert_eq!(hit["_id"], hit["task"]["uuid"]);
+        assert!(hit["result"].as_str().unwrap().ends_with('/'));
+        for k in [
+            "_id",
+            "name",
+            "key",
+            "vertical",
+            "country",
+            "region",
+            "keywords",
+            "terms",
+            "createdAt",
+            "updatedAt",
+        ] {
+            assert!(r["brand"].get(k).is_some(), "brand.{k}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------- files
+
+#[tokio::test(flavor = "multi_thread")]
+async fn file_download_zip() {
+    let t = T::new(20).await;
+    let hash = {
+        let store = t.emu.state.store.lock().unwrap();
+        let mut hs: Vec<&String> = store.hashes.keys().collect();
+        hs.sort();
+        hs[0].clone()
+    };
+    let open = |zip: &[u8], password: &[u8]| -> Result<(String, Vec<u8>), String> {
+        let mut a =
+            zip::ZipArchive::new(std::io::Cursor::new(zip.to_vec())).map_err(|e| e.to_string())?;
+        assert_eq!(a.len(), 1);
+        let mut f = a.by_index_decrypt(0, password).map_err(|e| e.to_string())?;
+        let name = f.name().map_err(|e| e.to_string())?.to_string();
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).map_err(|e| e.to_string())?;
+        Ok((name, data))
+    };
+    let r = t.get(&format!("/downloads/{hash}"), "premium").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), "application/zip");
+    assert_eq!(
+        r.header("content-disposition"),
+        format!("attachment; filename=\"{hash}.zip\"")
+    );
+    let (name, data) = open(&r.body, b"urlscan!").unwrap();
+    assert_eq!(name, hash);
+    assert_eq!(super::hex_sha256(&data), hash);
+    assert!(open(&r.body, b"wrong").is_err());
+
+    let r = t
+        .get(
+            &format!(
+                "/downloads/{}?password=s3cret&filename=x.zip",
+                hash.to_uppercase()
+            ),
+            "premium",
+        )
+        .await;
+    assert_eq!(
+        r.header("content-disposition"),
+        "attachment; filename=\"x.zip\""
+    );
+    let (_, data2) = open(&r.body, b"s3cret").unwrap();
+    assert_eq!(data2, data);
+
+    assert_eq!(
+        t.get(&format!("/downloads/{}", "0".repeat(64)), "premium")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(t.get("/downloads/abc", "premium").await.status, 400);
+    assert_eq!(
+        t.get(&format!("/downloads/{}", "g".repeat(64)), "premium")
+            .await
+            .status,
+        400
+    );
+}
+
+// ---------------------------------------------------------------- data dumps
+
+#[tokio::test(flavor = "multi_thread")]
+async fn datadumps() {
+    let t = T::new(300).await;
+    let now = t.emu.state.now_ms();
+    let day = |ms: i64| {
+        chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
+            .unwrap()
+            .format("%Y%m%d")
+            .to_string()
+    };
+    let yesterday = day(now - 86_400_000);
+    let today = day(now);
+    let tomorrow = day(now + 86_400_000);
+
+    let v = t
+        .get(
+            &format!("/api/v1/datadump/list/days/api/{yesterday}"),
+            "premium",
+        )
+        .await
+        .json();
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["files"][0]["path"], format!("days/api/{yesterday}.gz"));
+    assert!(v["files"][0]["size"].as_u64().unwrap() > 0);
+    let v = t
+        .get(
+            &format!("/api/v1/datadump/list/hours/search/{yesterday}/"),
+            "premium",
+        )
+        .await
+        .json();
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 24);
+    assert_eq!(
+        files[0]["path"],
+        format!("hours/search/{yesterday}/{yesterday}-00.gz")
+    );
+    assert!(files[0]["timestamp"].is_string());
+    let v = t
+        .get(
+            &format!("/api/v1/datadump/list/minutes/dom/{yesterday}"),
+            "premium",
+        )
+        .await
+        .json();
+    assert_eq!(v["files"].as_array().unwrap().len(), 1440);
+    let hour = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(now)
+        .unwrap()
+        .format("%H")
+        .to_string();
+    let v = t
+        .get(
+            &format!("/api/v1/datadump/list/hours/search/{today}"),
+            "premium",
+        )
+        .await
+        .json();
+    assert_eq!(
+        v["files"].as_array().unwrap().len(),
+        hour.parse::<usize>().unwrap()
+    );
+    let v = t
+        .get(
+            &format!("/api/v1/datadump/list/days/search/{tomorrow}"),
+            "premium",
+        )
+        .await
+        .json();
+    assert_eq!(v, json!({"files": []}));
+
+    assert_validation(
+        &t.get(
+            &format!("/api/v1/datadump/list/weeks/api/{today}"),
+            "premium",
+        )
+        .await,
+        "timeWindow",
+    );
+    assert_validation(
+        &t.get(
+            &format!("/api/v1/datadump/list/days/pdf/{today}"),
+            "premium",
+        )
+        .await,
+        "fileType",
+    );
+    assert_validation(
+        &t.get("/api/v1/datadump/list/days/api/2025-01-01", "premium")
+            .await,
+        "date",
+    );
+    assert_validation(
+        &t.get("/api/v1/datadump/list/days/api/20250231", "premium")
+            .await,
+        "date",
+    );
+
+    // the busiest hour of the last week holds search hits
+    let (busy_day, busy_hour) = {
+        let store = t.emu.state.store.lock().unwrap();
+        let e = store
+            .by_time
+            .values()
+            .find(|e| e.visibility == "public" && e.spec.time_ms < now - 3_600_000)
+            .unwrap();
+        let d = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(e.spec.time_ms).unwrap();
+        (d.format("%Y%m%d").to_string(), d.format("%H").to_string())
+    };
+    let path = format!("hours/search/{busy_day}/{busy_day}-{busy_hour}.gz");
+    let r = t
+        .get(&format!("/api/v1/datadump/link/{path}"), "premium")
+        .await;
+    assert_eq!(r.status, 302);
+    let loc = r.header("location");
+    assert!(
+        loc.starts_with(&format!("{}/datadump-files/{path}?token=", t.emu.url())),
+        "{loc}"
+    );
+    // the temporary address needs no key
+    let f = t.get(&loc, "").await;
+    assert_eq!(f.status, 200);
+    assert_eq!(f.header("content-type"), "application/gzip");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&f.body[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    assert!(lines.iter().all(|h| h["task"]["visibility"] == "public"));
+    // the listed size is the file's size
+    let listed = t
+        .get(
+            &format!("/api/v1/datadump/list/hours/search/{busy_day}"),
+            "premium",
+        )
+        .await
+        .json();
+    let entry = listed["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["path"] == path.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(entry["size"].as_u64().unwrap() as usize, f.body.len());
+
+    let wrong = format!("{}/datadump-files/{path}?token=nope", t.emu.url());
+    assert_eq!(t.get(&wrong, "").await.status, 403);
+    let other_path = loc.replace(
+        &format!("{busy_day}-{busy_hour}.gz"),
+        &format!("{busy_day}-{busy_hour}x.gz"),
+    );
+    assert_eq!(t.get(&other_path, "").await.status, 403);
+    assert_eq!(
+        t.get(
+            &format!("/api/v1/datadump/link/days/api/{tomorrow}.gz"),
+            "premium"
+        )
+        .await
+        .status,
+        404
+    );
+    assert_eq!(
+        t.get("/api/v1/datadump/link/nothing/here", "premium")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        t.get(&format!("/api/v1/datadump/link/{path}"), "free")
+            .await
+            .status,
+        403
+    );
+
+    // screenshots come as a tar of PNGs
+    let old_day = {
+        let store = t.emu.state.store.lock().unwrap();
+        let e = store
+            .by_time
+            .values()
+            .find(|e| e.visibility == "public" && e.spec.time_ms < now - 2 * 86_400_000)
+            .unwrap();
+        day(e.spec.time_ms)
+    };
+    let r = t
+        .get(
+            &format!("/api/v1/datadump/link/days/screenshots/{old_day}.gz"),
+            "premium",
+        )
+        .await;
+    assert_eq!(r.status, 302);
+    let f = t.get(&r.header("location"), "").await;
+    let mut tar = Vec::new();
+    flate2::read::GzDecoder::new(&f.body[..])
+        .read_to_end(&mut tar)
+        .unwrap();
+    assert_eq!(&tar[257..262], b"ustar");
+    assert!(String::from_utf8_lossy(&tar[..100]).contains(".png"));
+    // links expire after an hour
+    t.advance(3_601.0);
+    assert_eq!(t.get(&loc, "").await.status, 403);
+}

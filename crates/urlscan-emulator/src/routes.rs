@@ -1,0 +1,1019 @@
+//! The HTTP surface of the emulator, answering like the service does.
+// Checks return the finished error answer; boxing every one buys nothing here.
+#![allow(clippy::result_large_err)]
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put, MethodRouter};
+use axum::Router;
+use serde_json::{json, Map, Value};
+
+use super::content::{self, ScanSpec};
+use super::query::Query;
+use super::state::{AppState, Caller, Entry};
+
+type St = State<Arc<AppState>>;
+
+pub fn router(st: Arc<AppState>) -> Router {
+    let mut r = Router::new();
+    let routes: Vec<(&str, MethodRouter<Arc<AppState>>)> = vec![
+        ("/api/v1/quotas", get(quotas)),
+        ("/user/quotas", get(quotas)),
+        ("/api/v1/pro/username", get(user)),
+        ("/user/username", get(user)),
+        ("/api/v1/scan", post(submit)),
+        ("/api/v1/result/{uuid}", get(result)),
+        (
+            "/api/v1/result/{uuid}/visibility",
+            put(set_visibility).delete(reset_visibility),
+        ),
+        ("/screenshots/{file}", get(screenshot)),
+        ("/dom/{uuid}", get(dom)),
+        ("/responses/{sha}", get(response_body)),
+        ("/api/v1/availableCountries", get(countries)),
+        ("/api/v1/userAgents", get(user_agents)),
+        ("/api/v1/search", get(search)),
+        ("/api/v1/pro/result/{uuid}/similar", get(similar)),
+        ("/api/v1/pro/phishfeed", get(phishfeed)),
+    ];
+    // The service answers both with and without a trailing slash.
+    for (path, mr) in routes {
+        r = r.route(path, mr.clone()).route(&format!("{path}/"), mr);
+    }
+    r.merge(super::premium::router())
+        .fallback(|| async {
+            err(
+                StatusCode::NOT_FOUND,
+                "Not Found",
+                Some("We could not find this page"),
+            )
+        })
+        // Faults apply inside the latency layer, before the handlers.
+        .layer(middleware::from_fn_with_state(
+            st.clone(),
+            super::faults::middleware,
+        ))
+        .layer(middleware::from_fn_with_state(st.clone(), latency))
+        .with_state(st)
+}
+
+/// Added latency, per endpoint group, like a remote service.
+async fn latency(State(st): St, req: Request, next: Next) -> Response {
+    st.requests
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let secs = st.cfg.latency.for_group(group_of(req.uri().path()));
+    if secs > 0.0 {
+        tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+    }
+    next.run(req).await
+}
+
+pub fn group_of(path: &str) -> &'static str {
+    let groups = [
+        ("/api/v1/scan", "scan"),
+        ("/api/v1/result/", "result"),
+        ("/api/v1/search", "search"),
+        ("/api/v1/pro/result/", "search"),
+        ("/api/v1/pro/phishfeed", "search"),
+        ("/screenshots/", "screenshot"),
+        ("/dom/", "dom"),
+        ("/responses/", "responses"),
+    ];
+    groups
+        .iter()
+        .find(|(p, _)| path.starts_with(p))
+        .map(|(_, g)| *g)
+        .unwrap_or("default")
+}
+
+// ---------------------------------------------------------------- answers
+
+/// The service's error envelope.
+pub(crate) fn err(status: StatusCode, message: &str, description: Option<&str>) -> Response {
+    let s = status.as_u16();
+    let mut item = json!({"title": message, "detail": description.unwrap_or(message), "status": s});
+    let mut body = json!({"message": message, "status": s});
+    if let Some(d) = description {
+        body["description"] = json!(d);
+    } else {
+        item["detail"] = json!(message);
+    }
+    body["errors"] = json!([item]);
+    (status, axum::Json(body)).into_response()
+}
+
+/// The validation variant of the envelope (no top-level status).
+pub(crate) fn validation(message: &str) -> Response {
+    let m = format!("ValidationError: {message}");
+    let body = json!({
+        "code": "validationerror", "type": "body", "message": m,
+        "errors": [{"code": "validationerror", "title": "Field Validation Error", "description": m, "status": 400}],
+    });
+    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+}
+
+pub(crate) fn ok_json(v: Value) -> Response {
+    (StatusCode::OK, axum::Json(v)).into_response()
+}
+
+pub(crate) fn not_found_scan() -> Response {
+    err(
+        StatusCode::NOT_FOUND,
+        "No such scan submission",
+        Some("We could not find this scan submission. Check the UUID."),
+    )
+}
+
+pub(crate) fn gone() -> Response {
+    err(
+        StatusCode::GONE,
+        "Scan was deleted",
+        Some("This scan has been deleted and is no longer available."),
+    )
+}
+
+pub(crate) fn pending() -> Response {
+    err(
+        StatusCode::NOT_FOUND,
+        "Scan is not finished yet",
+        Some("The scan is still running. Poll again in a few seconds."),
+    )
+}
+
+// ---------------------------------------------------------------- auth
+
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Need {
+    /// Works without a key (a per-address budget).
+    Anyone,
+    /// Needs a key; no key gets the 401 envelope.
+    Key,
+    /// Needs a key; no key gets 403 "You're not logged in!" (result, DOM, responses).
+    KeyLoggedIn,
+    Premium,
+    PremiumWrite,
+    Write,
+}
+
+pub(crate) fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<Caller, Response> {
+    let key = headers
+        .get("api-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    let c = match key {
+        None | Some("") => Caller::Anonymous,
+        Some(k) => {
+            if uuid::Uuid::try_parse(k).is_err() {
+                return Err(err(
+                    StatusCode::BAD_REQUEST,
+                    "Invalid API key format",
+                    Some("The API key must be a UUID."),
+                ));
+            }
+            match st.key_info(&k.to_ascii_lowercase()) {
+                Some(i) => Caller::Key(i.clone()),
+                None => {
+                    return Err(err(
+                        StatusCode::UNAUTHORIZED,
+                        "API key supplied but not found in database!",
+                        None,
+                    ))
+                }
+            }
+        }
+    };
+    match (&c, need) {
+        (_, Need::Anyone) => Ok(c),
+        (Caller::Anonymous, Need::KeyLoggedIn) => Err((
+            StatusCode::FORBIDDEN,
+            axum::Json(json!({"warning": "You're not logged in!"})),
+        )
+            .into_response()),
+        (Caller::Anonymous, _) => Err(err(
+            StatusCode::UNAUTHORIZED,
+            "No API key supplied. Please supply a valid API key in the \"api-key\" HTTP header.",
+            None,
+        )),
+        (Caller::Key(k), Need::Premium | Need::PremiumWrite) if !k.premium => Err(err(
+            StatusCode::FORBIDDEN,
+            "This endpoint requires a premium account",
+            Some(
+                "Your current plan does not include this feature. Upgrade to a Pro plan to use it.",
+            ),
+        )),
+        (Caller::Key(k), Need::PremiumWrite | Need::Write) if !k.readwrite => Err(err(
+            StatusCode::FORBIDDEN,
+            "This API key does not have the required security scope: readwrite",
+            Some("Create an API key with the readwrite scope to use this endpoint."),
+        )),
+        _ => Ok(c),
+    }
+}
+
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(resp) => return resp,
+        }
+    };
+}
+#[allow(unused_imports)] // used by the premium routes
+pub(crate) use tri;
+
+// ---------------------------------------------------------------- rate limits
+
+/// Headers of the action's tightest window; a request that did not end in
+/// 200 gives back the place `check_limit` counted (only 200s count).
+pub(crate) fn with_limit_headers(
+    st: &AppState,
+    c: &Caller,
+    action: &str,
+    mut resp: Response,
+) -> Response {
+    let now = st.now_ms();
+    let mut rl = st.limiter.lock().unwrap();
+    if resp.status() != StatusCode::OK {
+        rl.refund(&c.subject(), action, now);
+    }
+    if let Some(snap) = rl.snapshot(&c.subject(), action, c.anonymous(), now) {
+        for (k, v) in snap.headers() {
+            if let Ok(v) = HeaderValue::from_str(&v) {
+                resp.headers_mut().insert(k, v);
+            }
+        }
+    }
+    resp
+}
+
+/// Count the request against the action's windows, or answer 429 when one
+/// is spent. Must be paired with `with_limit_headers`.
+pub(crate) fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(), Response> {
+    let now = st.now_ms();
+    let spent = st
+        .limiter
+        .lock()
+        .unwrap()
+        .reserve(&c.subject(), action, c.anonymous(), now);
+    match spent {
+        Err(s) => {
+            st.throttled
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let msg = format!(
+                "Rate limit for action '{}' exceeded: {} requests per {}. Retry in {} seconds.",
+                s.action, s.limit, s.window, s.reset_after_s
+            );
+            let mut resp = err(StatusCode::TOO_MANY_REQUESTS, &msg, Some("You have exceeded your quota for this action. Wait for the window to reset or upgrade your plan."));
+            for (k, v) in s.headers() {
+                if let Ok(v) = HeaderValue::from_str(&v) {
+                    resp.headers_mut().insert(k, v);
+                }
+            }
+            if let Ok(v) = HeaderValue::from_str(&s.reset_after_s.to_string()) {
+                resp.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            Err(resp)
+        }
+        Ok(()) => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------- account
+
+fn limits_json(st: &AppState, c: &Caller) -> Map<String, Value> {
+    let now = st.now_ms();
+    let rl = st.limiter.lock().unwrap();
+    let mut actions: Vec<&String> = rl.limits.keys().collect();
+    actions.sort();
+    let mut m = Map::new();
+    for a in actions {
+        let mut w = Map::new();
+        for (name, u) in rl.usage(&c.subject(), a, c.anonymous(), now) {
+            w.insert(name, serde_json::to_value(u).unwrap_or_default());
+        }
+        m.insert(a.clone(), Value::Object(w));
+    }
+    m
+}
+
+async fn quotas(State(st): St, headers: HeaderMap, uri: axum::http::Uri) -> Response {
+    let anonymous_ok = uri.path().starts_with("/user/");
+    let c = tri!(caller(
+        &st,
+        &headers,
+        if anonymous_ok {
+            Need::Anyone
+        } else {
+            Need::Key
+        }
+    ));
+    let mut limits = limits_json(&st, &c);
+    if anonymous_ok {
+        limits.insert(
+            "maxSearchResults".into(),
+            json!(if c.premium() { 10_000 } else { 100 }),
+        );
+        limits.insert(
+            "maxRetentionPeriodDays".into(),
+            json!(if c.premium() { 365 } else { 30 }),
+        );
+        limits.insert(
+            "queryVisibility".into(),
+            json!(if c.anonymous() {
+                ["public"].as_slice()
+            } else {
+                ["public", "unlisted", "private"].as_slice()
+            }),
+        );
+    }
+    let scope = match &c {
+        Caller::Anonymous => "ip-address",
+        Caller::Key(k) if k.team.is_some() => "team",
+        Caller::Key(_) => "user",
+    };
+    ok_json(json!({"scope": scope, "source": scope, "limits": limits}))
+}
+
+async fn user(State(st): St, headers: HeaderMap) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Key));
+    let Caller::Key(k) = &c else {
+        return not_found_scan();
+    };
+    let mut limits = limits_json(&st, &c);
+    limits.insert(
+        "maxSearchResults".into(),
+        json!(if k.premium { 10_000 } else { 100 }),
+    );
+    limits.insert("queryableFields".into(), json!(queryable_fields(k.premium)));
+    let team = k
+        .team
+        .as_ref()
+        .map(|t| json!({"_id": format!("team-{t}"), "name": t, "slug": t}));
+    ok_json(json!({
+        "username": k.user,
+        "email": k.email,
+        "createdAt": "2024-01-15T10:30:00.000Z",
+        "team": team,
+        "scopes": if k.readwrite { vec!["read", "readwrite"] } else { vec!["read"] },
+        "limits": limits,
+        "products": if k.premium { vec!["pro", "livescan"] } else { vec![] },
+        "features": if k.premium { vec!["country-select", "livescan/tier/base", "api/extended-quotas"] } else { vec!["country-select"] },
+    }))
+}
+
+fn queryable_fields(premium: bool) -> Vec<&'static str> {
+    let mut f = vec![
+        "date",
+        "domain",
+        "page.domain",
+        "page.apexDomain",
+        "page.url",
+        "page.ip",
+        "page.asn",
+        "page.asnname",
+        "page.country",
+        "page.server",
+        "page.title",
+        "page.status",
+        "page.mimeType",
+        "page.tlsIssuer",
+        "task.url",
+        "task.domain",
+        "task.apexDomain",
+        "task.method",
+        "task.source",
+        "task.tags",
+        "task.visibility",
+        "task.time",
+        "ip",
+        "asn",
+        "asnname",
+        "hash",
+        "filename",
+        "server",
+        "country",
+        "hostname",
+    ];
+    if premium {
+        f.extend([
+            "verdicts.malicious",
+            "verdicts.score",
+            "verdicts.overall.malicious",
+            "brand.key",
+        ]);
+    }
+    f
+}
+
+/// Fields a free or anonymous caller may not search.
+fn premium_field(f: &str) -> bool {
+    f.starts_with("verdicts") || f.starts_with("brand")
+}
+
+/// Countries the emulator offers for scanning (lowercase, as the service sends them).
+pub const SCAN_COUNTRIES: &[&str] = &[
+    "at", "au", "br", "ca", "ch", "de", "dk", "es", "fi", "fr", "gb", "in", "it", "jp", "nl", "no",
+    "pl", "se", "sg", "us",
+];
+
+async fn countries(State(st): St, headers: HeaderMap) -> Response {
+    tri!(caller(&st, &headers, Need::Key));
+    ok_json(json!({"countries": SCAN_COUNTRIES}))
+}
+
+async fn user_agents(State(st): St, headers: HeaderMap) -> Response {
+    tri!(caller(&st, &headers, Need::Key));
+    ok_json(json!({"userAgents": [
+        {"group": "Chrome", "useragents": [
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"]},
+        {"group": "Firefox", "useragents": [
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"]},
+        {"group": "iOS", "useragents": [
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"]},
+        {"group": "Android", "useragents": [
+            "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"]},
+    ]}))
+}
+
+// ---------------------------------------------------------------- scanning
+
+const SCAN_FIELDS: &[&str] = &[
+    "url",
+    "visibility",
+    "tags",
+    "country",
+    "referer",
+    "customagent",
+    "overrideSafety",
+];
+const DNS_FAIL_TLDS: &[&str] = &["invalid", "test", "local", "localhost", "internal", "bar"];
+
+async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Write));
+    let parsed: Value = match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => return validation("\"value\" must be of type object"),
+    };
+    let obj = parsed.as_object().cloned().unwrap_or_default();
+    let mut problems: Vec<String> = Vec::new();
+    if !obj.contains_key("url") {
+        problems.push("\"url\" is required".into());
+    }
+    for k in obj.keys().filter(|k| !SCAN_FIELDS.contains(&k.as_str())) {
+        problems.push(format!("\"{k}\" is not allowed"));
+    }
+    if !problems.is_empty() {
+        return validation(&problems.join(". "));
+    }
+    let visibility = match obj.get("visibility") {
+        None | Some(Value::Null) => "public".to_string(),
+        Some(Value::String(v)) if ["public", "unlisted", "private"].contains(&v.as_str()) => {
+            v.clone()
+        }
+        Some(_) => return validation("\"visibility\" must be one of [public, unlisted, private]"),
+    };
+    let action = visibility.clone();
+    tri!(check_limit(&st, &c, &action));
+    let resp = submit_checked(&st, &c, &obj, visibility);
+    with_limit_headers(&st, &c, &action, resp)
+}
+
+fn submit_checked(
+    st: &AppState,
+    c: &Caller,
+    obj: &Map<String, Value>,
+    visibility: String,
+) -> Response {
+    let Some(raw_url) = obj.get("url").and_then(Value::as_str) else {
+        return validation("\"url\" must be a string");
+    };
+    let raw_url = raw_url.trim();
+    let n = raw_url.chars().count();
+    if !(urlscan_rules::URL_MIN_LEN..=urlscan_rules::URL_MAX_LEN).contains(&n) {
+        return validation("\"url\" length must be between 5 and 2083 characters");
+    }
+    // The service's rule for what it scans (shared with the client's check):
+    // http or https with a host; no scheme means http.
+    if urlscan_rules::scan_url(raw_url).is_err() {
+        return validation(
+            "\"url\" must be a valid uri with a scheme matching the http|https pattern",
+        );
+    }
+    let with_scheme = if raw_url.contains("://") {
+        raw_url.to_string()
+    } else {
+        format!("http://{raw_url}")
+    };
+    let Ok(parsed) = url::Url::parse(&with_scheme) else {
+        return validation("\"url\" must be a valid uri");
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return validation(
+            "\"url\" must be a valid uri with a scheme matching the http|https pattern",
+        );
+    }
+    let host = parsed.host_str().unwrap_or("").to_ascii_lowercase();
+    let tld = host.rsplit('.').next().unwrap_or("");
+    if parsed
+        .host()
+        .is_some_and(|h| matches!(h, url::Host::Domain(_)))
+        && (!host.contains('.') || DNS_FAIL_TLDS.contains(&tld))
+    {
+        let d = format!("The domain {host} could not be resolved to a valid IPv4/IPv6 address. We won't try to load it in the browser.");
+        return err(
+            StatusCode::BAD_REQUEST,
+            "DNS Error - Could not resolve domain",
+            Some(&d),
+        );
+    }
+    if host.split('.').next() == Some("blocked") {
+        return err(
+            StatusCode::BAD_REQUEST,
+            "Scan prevented ...",
+            Some("The submitted domain is on our blacklist. For your own safety we did not perform this scan..."),
+        );
+    }
+    let tags: Vec<String> = match obj.get("tags") {
+        None | Some(Value::Null) => vec![],
+        Some(Value::Array(a)) if a.len() <= 10 && a.iter().all(Value::is_string) => a
+            .iter()
+            .filter_map(|t| t.as_str().map(String::from))
+            .collect(),
+        Some(Value::Array(a)) if a.len() > 10 => {
+            return validation("\"tags\" must contain less than or equal to 10 items")
+        }
+        Some(_) => return validation("\"tags\" must be an array of strings"),
+    };
+    let country = match obj.get("country") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.len() == 2 && s.chars().all(|ch| ch.is_ascii_alphabetic()) => {
+            Some(s.to_ascii_lowercase())
+        }
+        Some(_) => return validation("\"country\" must be a two-letter ISO 3166-1 country code"),
+    };
+    let str_opt = |k: &str| obj.get(k).and_then(Value::as_str).map(String::from);
+    let key = c.key().expect("scan needs a key");
+    let now = st.now_ms();
+    let uuid = uuid::Uuid::new_v4().to_string();
+    let spec = ScanSpec {
+        uuid: uuid.clone(),
+        url: parsed.to_string(),
+        time_ms: now,
+        visibility: visibility.clone(),
+        country: country.clone(),
+        tags,
+        method: "api".into(),
+        source: format!("{:x}", content_hash(&key.user)),
+        user_agent: str_opt("customagent"),
+        referer: str_opt("referer"),
+    };
+    let finish = now + (st.cfg.scan_duration * 1000.0).round() as i64;
+    let result = content::result_json(&spec, &st.base_url);
+    let used_country = result
+        .pointer("/task/options/country")
+        .or_else(|| result.pointer("/submitter/country"))
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase)
+        .or(country)
+        .unwrap_or_else(|| "us".into());
+    let ua = result
+        .pointer("/task/userAgent")
+        .cloned()
+        .unwrap_or(json!(null));
+    let entry = st.entry(spec, Some(key.user.clone()), key.team.clone(), finish);
+    st.store.lock().unwrap().insert(entry);
+    st.submissions
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ok_json(json!({
+        "message": "Submission successful",
+        "uuid": uuid,
+        "result": format!("{}/result/{uuid}/", st.base_url),
+        "api": format!("{}/api/v1/result/{uuid}/", st.base_url),
+        "visibility": visibility,
+        "options": {"useragent": ua},
+        "url": parsed.to_string(),
+        "country": used_country,
+    }))
+}
+
+fn content_hash(s: &str) -> u64 {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(s.as_bytes());
+    u64::from_be_bytes(d[..8].try_into().unwrap_or_default()) >> 32
+}
+
+/// Find a scan for reading by uuid, answering like the service when it
+/// cannot be read: unknown or private to others 404, deleted 410, running 404.
+pub(crate) fn readable(st: &AppState, c: &Caller, uuid: &str) -> Result<Entry, Response> {
+    let id = uuid.trim().to_ascii_lowercase();
+    let store = st.store.lock().unwrap();
+    let Some(e) = store.get(&id) else {
+        return Err(not_found_scan());
+    };
+    if !e.readable_by(c) {
+        return Err(not_found_scan());
+    }
+    if e.deleted() {
+        return Err(gone());
+    }
+    if !e.finished(st.now_ms()) {
+        return Err(pending());
+    }
+    Ok(e.clone())
+}
+
+async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
+    let c = tri!(caller(&st, &headers, Need::KeyLoggedIn));
+    tri!(check_limit(&st, &c, "retrieve"));
+    let resp = match readable(&st, &c, &uuid) {
+        Ok(e) => {
+            let mut spec = e.spec.clone();
+            spec.visibility = e.visibility.clone();
+            let mut doc = content::result_json(&spec, &st.base_url);
+            e.patch_result(&mut doc);
+            ok_json(doc)
+        }
+        Err(r) => r,
+    };
+    with_limit_headers(&st, &c, "retrieve", resp)
+}
+
+async fn screenshot(State(st): St, headers: HeaderMap, Path(file): Path<String>) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Anyone));
+    let Some(uuid) = file.strip_suffix(".png") else {
+        return err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this page"),
+        );
+    };
+    match readable(&st, &c, uuid) {
+        Ok(e) => (
+            [(header::CONTENT_TYPE, "image/png")],
+            content::screenshot_png(&e.spec),
+        )
+            .into_response(),
+        Err(r) if r.status() == StatusCode::GONE => r,
+        Err(_) => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this screenshot"),
+        ),
+    }
+}
+
+async fn dom(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
+    let c = tri!(caller(&st, &headers, Need::KeyLoggedIn));
+    match readable(&st, &c, &uuid) {
+        Ok(e) => (
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            content::dom(&e.spec),
+        )
+            .into_response(),
+        Err(r) if r.status() == StatusCode::GONE => r,
+        Err(_) => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find this DOM snapshot"),
+        ),
+    }
+}
+
+const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+async fn response_body(State(st): St, headers: HeaderMap, Path(sha): Path<String>) -> Response {
+    tri!(caller(&st, &headers, Need::KeyLoggedIn));
+    let sha = sha.to_ascii_lowercase();
+    let text =
+        |s: String| ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], s).into_response();
+    if sha == EMPTY_SHA256 {
+        return text(String::new());
+    }
+    let spec = {
+        let store = st.store.lock().unwrap();
+        store
+            .hashes
+            .get(&sha)
+            .and_then(|id| store.get(id))
+            .map(|e| e.spec.clone())
+    };
+    let body = spec.and_then(|s| {
+        content::response_bodies(&s)
+            .into_iter()
+            .find(|(h, _)| *h == sha)
+    });
+    match body {
+        Some((_, b)) => text(b),
+        None => err(
+            StatusCode::NOT_FOUND,
+            "Not Found",
+            Some("We could not find a response with this hash"),
+        ),
+    }
+}
+
+async fn set_visibility(
+    State(st): St,
+    headers: HeaderMap,
+    Path(uuid): Path<String>,
+    body: Bytes,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let v = serde_json::from_slice::<Value>(&body).ok();
+    let vis = match v
+        .as_ref()
+        .and_then(|v| v.get("visibility"))
+        .and_then(Value::as_str)
+    {
+        Some(s) if ["public", "unlisted", "private", "deleted"].contains(&s) => s.to_string(),
+        _ => {
+            return validation("\"visibility\" must be one of [public, unlisted, private, deleted]")
+        }
+    };
+    change_visibility(&st, &c, &uuid, Some(vis))
+}
+
+async fn reset_visibility(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
+    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    change_visibility(&st, &c, &uuid, None)
+}
+
+fn change_visibility(st: &AppState, c: &Caller, uuid: &str, to: Option<String>) -> Response {
+    let id = uuid.trim().to_ascii_lowercase();
+    let mut store = st.store.lock().unwrap();
+    let Some(e) = store.get_mut(&id) else {
+        return not_found_scan();
+    };
+    if !e.owned_by(c) {
+        if !e.readable_by(c) {
+            return not_found_scan();
+        }
+        return err(
+            StatusCode::FORBIDDEN,
+            "You are not allowed to change the visibility of this scan",
+            Some("Only the owner of a scan and the owner's team can change its visibility."),
+        );
+    }
+    let (message, vis) = match to {
+        Some(v) => ("Visibility updated", v),
+        None => ("Visibility reset", e.original_visibility.clone()),
+    };
+    e.visibility = vis.clone();
+    st.refresh_hit(e);
+    ok_json(json!({"uuid": id, "message": message, "visibility": vis}))
+}
+
+// ---------------------------------------------------------------- search
+
+pub(crate) struct SearchArgs {
+    pub q: String,
+    pub size: usize,
+    pub after: Option<(i64, String)>,
+    pub datasource: String,
+    pub collapse: Option<String>,
+}
+
+/// Query parameters as sent; the last value of a repeated name wins.
+pub(crate) struct Params(Vec<(String, String)>);
+
+impl Params {
+    pub(crate) fn parse(raw: Option<String>) -> Params {
+        Params(
+            url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+    pub(crate) fn get(&self, k: &str) -> Option<String> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+    }
+    pub(crate) fn all(&self) -> &[(String, String)] {
+        &self.0
+    }
+}
+
+pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
+    let params = Params::parse(raw);
+    let pairs = params.all();
+    let get = |k: &str| params.get(k);
+    if pairs.iter().any(|(k, _)| k == "sort") {
+        return Err(err(
+            StatusCode::FORBIDDEN,
+            "You are not allowed to use a custom sort value",
+            None,
+        ));
+    }
+    if pairs.iter().any(|(k, _)| k.starts_with("search_after["))
+        || pairs.iter().filter(|(k, _)| k == "search_after").count() > 1
+    {
+        return Err(validation("\"search_after\" must be a string"));
+    }
+    let max = if c.premium() { 10_000 } else { 100 };
+    let size = match get("size") {
+        None => 100,
+        Some(s) => match s.trim().parse::<i64>() {
+            Ok(n) if n >= 0 => (n as usize).min(max),
+            _ => return Err(validation("\"size\" must be a non-negative integer")),
+        },
+    };
+    let datasource = get("datasource").unwrap_or_else(|| "scans".into());
+    if ![
+        "scans",
+        "hostnames",
+        "incidents",
+        "notifications",
+        "certificates",
+    ]
+    .contains(&datasource.as_str())
+    {
+        return Err(validation("\"datasource\" must be one of [scans, hostnames, incidents, notifications, certificates]"));
+    }
+    if datasource != "scans" && !c.premium() {
+        return Err(err(
+            StatusCode::FORBIDDEN,
+            &format!("The datasource '{datasource}' requires a premium account"),
+            None,
+        ));
+    }
+    // Scan cursors name a scan uuid; the other data sources' ids are theirs.
+    let after = match get("search_after") {
+        None => None,
+        Some(s) if datasource == "scans" => Some(parse_search_after(&s).ok_or_else(|| {
+            err(
+                StatusCode::BAD_REQUEST,
+                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{13}},[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$/"),
+                None,
+            )
+        })?),
+        Some(s) => Some(parse_any_after(&s).ok_or_else(|| {
+            err(
+                StatusCode::BAD_REQUEST,
+                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{1,18}},[^,]+$/"),
+                None,
+            )
+        })?),
+    };
+    Ok(SearchArgs {
+        q: get("q").unwrap_or_default(),
+        size,
+        after,
+        datasource,
+        collapse: get("collapse").filter(|s| !s.is_empty()),
+    })
+}
+
+fn parse_search_after(s: &str) -> Option<(i64, String)> {
+    let (ms, id) = s.split_once(',')?;
+    let ok_ms = ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit());
+    let b = id.as_bytes();
+    let ok_id = id.len() == 36
+        && id.char_indices().all(|(i, ch)| match i {
+            8 | 13 | 18 | 23 => ch == '-',
+            _ => ch.is_ascii_digit() || ('a'..='f').contains(&ch),
+        })
+        && matches!(b[19], b'8' | b'9' | b'a' | b'b');
+    (ok_ms && ok_id)
+        .then(|| (ms.parse().ok(), id.to_string()))
+        .and_then(|(t, id)| Some((t?, id)))
+}
+
+/// `<epoch ms>,<id>` with any non-empty id without a comma.
+fn parse_any_after(s: &str) -> Option<(i64, String)> {
+    let (ms, id) = s.split_once(',')?;
+    let ok_ms = (1..=18).contains(&ms.len()) && ms.bytes().all(|b| b.is_ascii_digit());
+    (ok_ms && !id.is_empty() && !id.contains(','))
+        .then(|| Some((ms.parse().ok()?, id.to_string())))
+        .flatten()
+}
+
+pub(crate) fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
+    let query = Query::parse(q).map_err(|e| {
+        err(
+            StatusCode::BAD_REQUEST,
+            &format!("Failed to parse query: {}", e.message),
+            Some(q),
+        )
+    })?;
+    if !c.premium() {
+        if let Some(f) = query.fields().into_iter().find(|f| premium_field(f)) {
+            return Err(err(
+                StatusCode::FORBIDDEN,
+                &format!("Your current plan does not allow you to search field '{f}'"),
+                None,
+            ));
+        }
+    }
+    Ok(query)
+}
+
+pub(crate) fn page_response(
+    st: &AppState,
+    c: &Caller,
+    a: &SearchArgs,
+    query: &Query,
+    extra: &dyn Fn(&Entry) -> bool,
+) -> Response {
+    let started = std::time::Instant::now();
+    // Incidents scan on the clock: bring them (and their scans) up to now.
+    super::premium::tick(st, st.now_ms());
+    let page = if a.datasource == "scans" {
+        st.search(
+            c,
+            query,
+            extra,
+            a.size,
+            a.after.clone(),
+            a.collapse.as_deref(),
+        )
+    } else {
+        super::datasources::page(st, c, &a.datasource, query, a.size, a.after.as_ref())
+    };
+    // Hits are stored serialized; the page is assembled as text.
+    let mut body = String::with_capacity(page.hits.iter().map(|h| h.len() + 1).sum::<usize>() + 64);
+    body.push_str("{\"results\":[");
+    for (i, h) in page.hits.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(h);
+    }
+    body.push_str(&format!(
+        "],\"total\":{},\"took\":{},\"has_more\":{}}}",
+        page.total,
+        started.elapsed().as_millis(),
+        page.has_more
+    ));
+    let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+    resp.headers_mut().insert(
+        "x-rate-limit-concurrency-limit",
+        HeaderValue::from_static("4"),
+    );
+    resp
+}
+
+async fn search(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Anyone));
+    tri!(check_limit(&st, &c, "search"));
+    let resp = match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
+        Ok((a, q)) => page_response(&st, &c, &a, &q, &|_| true),
+        Err(r) => r,
+    };
+    with_limit_headers(&st, &c, "search", resp)
+}
+
+async fn similar(
+    State(st): St,
+    headers: HeaderMap,
+    Path(uuid): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Premium));
+    tri!(check_limit(&st, &c, "search"));
+    let resp = match readable(&st, &c, &uuid) {
+        Err(r) => r,
+        Ok(target) => {
+            match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
+                Err(r) => r,
+                Ok((a, q)) => {
+                    // Structurally similar: same site (apex domain) or same page title.
+                    let key = |e: &Entry, p: &str| super::state::lookup(&e.doc, p).cloned();
+                    let apex = key(&target, "page.apexDomain");
+                    let title = key(&target, "page.title");
+                    let id = target.spec.uuid.clone();
+                    let pred = move |e: &Entry| {
+                        e.spec.uuid != id
+                            && ((apex.is_some() && key(e, "page.apexDomain") == apex)
+                                || (title.is_some() && key(e, "page.title") == title))
+                    };
+                    page_response(&st, &c, &a, &q, &pred)
+                }
+            }
+        }
+    };
+    with_limit_headers(&st, &c, "search", resp)
+}
+
+async fn phishfeed(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+    let c = tri!(caller(&st, &headers, Need::Premium));
+    tri!(check_limit(&st, &c, "search"));
+    let resp = match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
+        Ok((a, q)) => {
+            let malicious = |e: &Entry| {
+                super::state::lookup(&e.doc, "verdicts.malicious") == Some(&Value::Bool(true))
+            };
+            page_response(&st, &c, &a, &q, &malicious)
+        }
+        Err(r) => r,
+    };
+    with_limit_headers(&st, &c, "search", resp)
+}
