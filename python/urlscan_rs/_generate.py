@@ -1,6 +1,6 @@
 """Writes the parts of the premium namespaces that follow from the endpoint table.
 
-The core describes each table endpoint once (``src/core/api/*.rs``: its path
+The core describes each table endpoint once (``crates/urlscan-core/src/api/*.rs``: its path
 and the Python names of the ids in it, the body fields with their kinds, what
 it returns, its docstring), and exports that as ``_native.endpoint_table()``.
 From it this module writes, between ``# BEGIN GENERATED <name>`` and
@@ -47,7 +47,7 @@ _REGION = re.compile(
     r"^(?P<indent>[ ]*)# BEGIN GENERATED (?P<name>\w+)\b[^\n]*\n.*?^(?P=indent)# END GENERATED (?P=name)\n",
     re.MULTILINE | re.DOTALL,
 )
-# The Python type of each kind of field (``Kind`` in src/core/fields.rs); the others are str.
+# The Python type of each kind of field (``Kind`` in crates/urlscan-core/src/fields.rs); the others are str.
 _STRINGS = "_List[str]"
 _TYPES = {"Bool": "bool", "Int": "int", "StrList": _STRINGS, "Emails": _STRINGS, "Countries": _STRINGS}
 _TYPES |= {"UserTags": _STRINGS, "Headers": "dict[str, str]"}
