@@ -1,4 +1,5 @@
 # Typed signatures of Client and AsyncClient (one implementation serves both).
+# AsyncClient's is written from Client's by `python -m urlscan_rs._generate`.
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar, overload
@@ -244,6 +245,7 @@ class Client:
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SyncSearchIterator[SearchHit]: ...
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...
 
+# BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
 class AsyncClient:
     livescan: AsyncLiveScan
     saved_searches: AsyncSavedSearches
@@ -415,3 +417,5 @@ class AsyncClient:
     ) -> AsyncSearchIterator[SearchHit]: ...
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> AsyncSearchIterator[SearchHit]: ...
     async def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...
+
+# END GENERATED async

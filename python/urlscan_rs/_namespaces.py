@@ -4,13 +4,20 @@ Each method is written once: it forwards to the native core through the
 client's ``_call``, which blocks (``Client``) or returns a coroutine
 (``AsyncClient``). Keywords are the wire names in snake_case; the core adds
 and removes the wire wrappers and checks every documented rule before sending.
+
+The methods of the core's endpoint table are generated from it (the regions
+marked GENERATED, by ``python -m urlscan_rs._generate``); the others, which do
+more than one table call, are written here by hand.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 from collections import deque
+from functools import cache
 from typing import Any
+
+from . import _native
 
 __all__ = [
     "LiveScan",
@@ -26,15 +33,10 @@ __all__ = [
 ]
 
 
-# Options the specification lets a client set to null (to clear them): for
-# these, an explicit None is sent as null; leaving the keyword out leaves the
-# field as it is.
-_NULLABLE = frozenset({"extra_path"})
-
-
-def _opts(**kw: Any) -> dict[str, Any]:
-    """Options given (None means not given, except for the nullable ones)."""
-    return {k: v for k, v in kw.items() if v is not None or k in _NULLABLE}
+@cache
+def _endpoints() -> dict[str, dict[str, Any]]:
+    """The core's endpoint table, by name."""
+    return {ep["name"]: ep for ep in _native.endpoint_table()}
 
 
 class _Namespace:
@@ -46,8 +48,17 @@ class _Namespace:
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         return self._client._call(method, *args, **kwargs)
 
-    def _table(self, name: str, ids: list[str], options: dict[str, Any] | None = None, **kw: Any) -> Any:
-        return self._call("call", name, ids, options or {}, **kw)
+    def _endpoint(self, name: str, ids: list[str], options: dict[str, Any]) -> Any:
+        """Call table endpoint ``name`` (what a generated method does): ``ids``
+        fill the path, the options given (None means not given, except for the
+        fields the table calls nullable, sent as null to clear them) build the
+        body, and the answer is shaped as the table says."""
+        ep = _endpoints()[name]
+        nullable = {f["name"] for f in ep["body"] if f["nullable"]}
+        given = {k: v for k, v in options.items() if v is not None or k in nullable}
+        kind, *what = ep["returns"]
+        answer = {kind: what[0]} if kind in ("model", "field") else {"discard": kind == "nothing"}
+        return self._call("call", name, ids, given, **answer)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -66,23 +77,35 @@ class LiveScan(_Namespace):
 
     __slots__ = ()
 
+    # BEGIN GENERATED livescan by `python -m urlscan_rs._generate`: do not edit
+
     def scanners(self) -> Any:
         """The live scanning nodes, with their country, city and status (GET /api/v1/livescan/scanners/)."""
-        return self._table("livescan.scanners", [], model="LiveScanner")
+        return self._endpoint("livescan.scanners", [], {})
 
-    def task(self, scanner_id: str, url: str, **options: Any) -> Any:
+    def task(self, scanner_id: str, url: str, **fields: Any) -> Any:
         """Task a scan and return its uuid at once (POST /api/v1/livescan/{scanner_id}/task/).
 
         Poll the result with ``resource(scanner_id, "result", uuid)``.
         """
-        return self._table("livescan.task", [scanner_id], {"url": url, **options}, field="uuid")
+        return self._endpoint("livescan.task", [scanner_id], {"url": url, **fields})
 
-    def scan(self, scanner_id: str, url: str, **options: Any) -> Any:
+    def scan(self, scanner_id: str, url: str, **fields: Any) -> Any:
         """Scan and return the uuid once the scan has finished (POST /api/v1/livescan/{scanner_id}/scan/).
 
         The request blocks until the scanner is done.
         """
-        return self._table("livescan.scan", [scanner_id], {"url": url, **options}, field="uuid")
+        return self._endpoint("livescan.scan", [scanner_id], {"url": url, **fields})
+
+    def store(self, scanner_id: str, scan_id: str, **fields: Any) -> Any:
+        """Store the temporary scan as a permanent snapshot (PUT /api/v1/livescan/{scanner_id}/{scan_id}/)."""
+        return self._endpoint("livescan.store", [scanner_id, scan_id], fields)
+
+    def purge(self, scanner_id: str, scan_id: str) -> Any:
+        """Drop the temporary scan at once (DELETE /api/v1/livescan/{scanner_id}/{scan_id}/)."""
+        return self._endpoint("livescan.purge", [scanner_id, scan_id], {})
+
+    # END GENERATED livescan
 
     def resource(self, scanner_id: str, resource_type: str, resource_id: str) -> Any:
         """A resource of a live scan (GET /api/v1/livescan/{scanner_id}/{resource_type}/{resource_id}).
@@ -92,14 +115,6 @@ class LiveScan(_Namespace):
         ``resource_id`` is the scan's uuid, or a SHA-256 for "response" and "download".
         """
         return self._call("livescan_resource", scanner_id, resource_type, resource_id)
-
-    def store(self, scanner_id: str, scan_id: str, *, visibility: str | None = None) -> Any:
-        """Store the temporary scan as a permanent snapshot (PUT /api/v1/livescan/{scanner_id}/{scan_id}/)."""
-        return self._table("livescan.store", [scanner_id, scan_id], _opts(visibility=visibility))
-
-    def purge(self, scanner_id: str, scan_id: str) -> Any:
-        """Drop the temporary scan at once (DELETE /api/v1/livescan/{scanner_id}/{scan_id}/)."""
-        return self._table("livescan.purge", [scanner_id, scan_id])
 
 
 class SavedSearches(_Namespace):
@@ -112,32 +127,33 @@ class SavedSearches(_Namespace):
 
     __slots__ = ()
 
+    # BEGIN GENERATED saved_searches by `python -m urlscan_rs._generate`: do not edit
+
     def list(self) -> Any:
         """Your saved searches (GET /api/v1/user/searches/)."""
-        return self._table("saved_searches.list", [], model="SavedSearch")
+        return self._endpoint("saved_searches.list", [], {})
 
     def create(self, **fields: Any) -> Any:
-        """Create a saved search (POST /api/v1/user/searches/).
-
-        Required: ``datasource``, ``name`` and ``query``.
-        """
-        return self._table("saved_searches.create", [], _opts(**fields), model="SavedSearch")
+        """Create a saved search (POST /api/v1/user/searches/)."""
+        return self._endpoint("saved_searches.create", [], fields)
 
     def update(self, search_id: str, **fields: Any) -> Any:
         """Change a saved search; fields left out keep their value (PUT /api/v1/user/searches/{search_id}/)."""
-        return self._table("saved_searches.update", [search_id], _opts(**fields), model="SavedSearch")
+        return self._endpoint("saved_searches.update", [search_id], fields)
 
     def delete(self, search_id: str) -> Any:
         """Delete a saved search (DELETE /api/v1/user/searches/{search_id}/)."""
-        return self._table("saved_searches.delete", [search_id], discard=True)
+        return self._endpoint("saved_searches.delete", [search_id], {})
 
-    def results(self, search_id: str, *, size: int | None = None, search_after: str | None = None) -> Any:
+    def results(self, search_id: str, **options: Any) -> Any:
         """The saved query's hits, newest first (GET /api/v1/user/searches/{search_id}/results/).
 
         ``size`` of them (the service's default when None), after the cursor
         ``search_after`` (the last hit's ``sort`` values joined by a comma).
         """
-        return self._table("saved_searches.results", [search_id], _opts(size=size, search_after=search_after), model="SearchHit")
+        return self._endpoint("saved_searches.results", [search_id], options)
+
+    # END GENERATED saved_searches
 
 
 class Subscriptions(_Namespace):
@@ -150,34 +166,31 @@ class Subscriptions(_Namespace):
 
     __slots__ = ()
 
+    # BEGIN GENERATED subscriptions by `python -m urlscan_rs._generate`: do not edit
+
     def list(self) -> Any:
         """Your subscriptions (GET /api/v1/user/subscriptions/)."""
-        return self._table("subscriptions.list", [], model="Subscription")
+        return self._endpoint("subscriptions.list", [], {})
 
     def create(self, **fields: Any) -> Any:
-        """Create a subscription (POST /api/v1/user/subscriptions/).
-
-        Required: ``search_ids``, ``frequency`` ("live", "hourly" or "daily"),
-        ``email_addresses``, ``name``, ``is_active`` and ``ignore_time``.
-        """
-        return self._table("subscriptions.create", [], _opts(**fields), model="Subscription")
+        """Create a subscription (POST /api/v1/user/subscriptions/)."""
+        return self._endpoint("subscriptions.create", [], fields)
 
     def update(self, subscription_id: str, **fields: Any) -> Any:
-        """Change a subscription's settings (PUT /api/v1/user/subscriptions/{subscription_id}/)."""
-        return self._table("subscriptions.update", [subscription_id], _opts(**fields), model="Subscription")
+        """Change a subscription's settings; fields left out keep their value
+        (PUT /api/v1/user/subscriptions/{subscription_id}/)."""
+        return self._endpoint("subscriptions.update", [subscription_id], fields)
 
     def delete(self, subscription_id: str) -> Any:
         """Delete a subscription (DELETE /api/v1/user/subscriptions/{subscription_id}/)."""
-        return self._table("subscriptions.delete", [subscription_id], discard=True)
+        return self._endpoint("subscriptions.delete", [subscription_id], {})
 
-    def results(self, subscription_id: str, datasource: str) -> Any:
+    def results(self, subscription_id: str, datasource: Any) -> Any:
         """The items a subscription matched in a data source, "scans" or "hostnames"
         (GET /api/v1/user/subscriptions/{subscription_id}/results/{datasource}/)."""
-        if datasource not in ("scans", "hostnames"):
-            from .errors import ValidationError
+        return self._endpoint("subscriptions.results", [subscription_id, datasource], {})
 
-            raise ValidationError(f"datasource must be scans or hostnames, got {datasource!r}")
-        return self._table("subscriptions.results", [subscription_id, datasource], model="SearchHit")
+    # END GENERATED subscriptions
 
 
 class Channels(_Namespace):
@@ -190,25 +203,28 @@ class Channels(_Namespace):
 
     __slots__ = ()
 
+    # BEGIN GENERATED channels by `python -m urlscan_rs._generate`: do not edit
+
     def list(self) -> Any:
         """Your notification channels (GET /api/v1/user/channels/)."""
-        return self._table("channels.list", [], model="Channel")
+        return self._endpoint("channels.list", [], {})
 
     def create(self, **fields: Any) -> Any:
         """Create a notification channel (POST /api/v1/user/channels/).
 
-        Required: ``type`` ("webhook" or "email") and ``name``; a webhook needs
-        ``webhook_url``, an e-mail channel ``email_addresses``.
+        A webhook needs ``webhook_url``, an e-mail channel ``email_addresses``.
         """
-        return self._table("channels.create", [], _opts(**fields), model="Channel")
+        return self._endpoint("channels.create", [], fields)
 
     def get(self, channel_id: str) -> Any:
         """One notification channel (GET /api/v1/user/channels/{channel_id})."""
-        return self._table("channels.get", [channel_id], model="Channel")
+        return self._endpoint("channels.get", [channel_id], {})
 
     def update(self, channel_id: str, **fields: Any) -> Any:
-        """Change a notification channel (PUT /api/v1/user/channels/{channel_id})."""
-        return self._table("channels.update", [channel_id], _opts(**fields), model="Channel")
+        """Change a notification channel; fields left out keep their value (PUT /api/v1/user/channels/{channel_id})."""
+        return self._endpoint("channels.update", [channel_id], fields)
+
+    # END GENERATED channels
 
 
 class Incidents(_Namespace):
@@ -223,21 +239,40 @@ class Incidents(_Namespace):
 
     __slots__ = ()
 
+    # BEGIN GENERATED incidents by `python -m urlscan_rs._generate`: do not edit
+
     def create(self, observable: str, **fields: Any) -> Any:
         """Create an incident for an observable (POST /api/v1/user/incidents).
 
-        Required: ``visibility`` ("unlisted" or "private") and ``channels`` (channel
-        ids to notify). Needs the readwrite scope.
+        Needs the readwrite scope.
         """
-        return self._table("incidents.create", [], _opts(observable=observable, **fields), model="Incident")
+        return self._endpoint("incidents.create", [], {"observable": observable, **fields})
 
     def get(self, incident_id: str) -> Any:
         """One incident (GET /api/v1/user/incidents/{incident_id})."""
-        return self._table("incidents.get", [incident_id], model="Incident")
+        return self._endpoint("incidents.get", [incident_id], {})
 
     def update(self, incident_id: str, **fields: Any) -> Any:
-        """Change an incident's runtime options (PUT /api/v1/user/incidents/{incident_id})."""
-        return self._table("incidents.update", [incident_id], _opts(**fields), model="Incident")
+        """Change an incident's runtime options; options left out keep their value (PUT /api/v1/user/incidents/{incident_id})."""
+        return self._endpoint("incidents.update", [incident_id], fields)
+
+    def copy(self, incident_id: str) -> Any:
+        """Copy an incident without its history; returns the new one (POST /api/v1/user/incidents/{incident_id}/copy)."""
+        return self._endpoint("incidents.copy", [incident_id], {})
+
+    def fork(self, incident_id: str) -> Any:
+        """Copy an incident with its history (states); returns the new one (POST /api/v1/user/incidents/{incident_id}/fork)."""
+        return self._endpoint("incidents.fork", [incident_id], {})
+
+    def watchable_attributes(self) -> Any:
+        """The attributes ``watched_attributes`` may name (GET /api/v1/user/watchableAttributes)."""
+        return self._endpoint("incidents.watchable_attributes", [], {})
+
+    def states(self, incident_id: str) -> Any:
+        """The observations of an incident, one state each (GET /api/v1/user/incidentstates/{incident_id}/)."""
+        return self._endpoint("incidents.states", [incident_id], {})
+
+    # END GENERATED incidents
 
     def close(self, incident_id: str) -> Any:
         """Close (stop) an incident and return it as it is then
@@ -251,22 +286,6 @@ class Incidents(_Namespace):
         Its ``expire_at`` is extended and its states start anew.
         """
         return self._call("incident_action", "restart", incident_id)
-
-    def copy(self, incident_id: str) -> Any:
-        """Copy an incident without its history; returns the new one (POST /api/v1/user/incidents/{incident_id}/copy)."""
-        return self._table("incidents.copy", [incident_id], model="Incident")
-
-    def fork(self, incident_id: str) -> Any:
-        """Copy an incident with its history (states); returns the new one (POST /api/v1/user/incidents/{incident_id}/fork)."""
-        return self._table("incidents.fork", [incident_id], model="Incident")
-
-    def watchable_attributes(self) -> Any:
-        """The attributes ``watched_attributes`` may name (GET /api/v1/user/watchableAttributes)."""
-        return self._table("incidents.watchable_attributes", [])
-
-    def states(self, incident_id: str) -> Any:
-        """The observations of an incident, one state each (GET /api/v1/user/incidentstates/{incident_id}/)."""
-        return self._table("incidents.states", [incident_id], model="IncidentState")
 
 
 class HostnameIterator:
@@ -340,14 +359,20 @@ class Brands(_Namespace):
 
     __slots__ = ()
 
+    # BEGIN GENERATED brands by `python -m urlscan_rs._generate`: do not edit
+
     def available(self) -> Any:
         """The brands tracked for brand and phishing detection (GET /api/v1/pro/availableBrands)."""
-        return self._table("brands.available", [], model="Brand")
+        return self._endpoint("brands.available", [], {})
 
     def detected(self) -> Any:
-        """Brands with detected phishing pages: the total and the latest hits of each
-        (GET /api/v1/pro/brands; slower than :meth:`available`)."""
-        return self._table("brands.detected", [], model="BrandSummary")
+        """Brands with detected phishing pages: the total and the latest hits of each (GET /api/v1/pro/brands).
+
+        Slower than :meth:`available`.
+        """
+        return self._endpoint("brands.detected", [], {})
+
+    # END GENERATED brands
 
 
 class Files(_Namespace):

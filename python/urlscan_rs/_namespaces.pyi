@@ -1,10 +1,15 @@
 # Typed signatures of the premium namespaces: the plain classes belong to
-# Client, the Async* ones to AsyncClient (every call is awaited there).
+# Client, the Async* ones to AsyncClient (every call is awaited there). The
+# GENERATED regions are written by `python -m urlscan_rs._generate`: the
+# methods of the core's endpoint table, the models import, and the Async*
+# classes (from the plain ones). Only the hand-written methods below are
+# edited here.
 import datetime as _dt
 from builtins import list as _List
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
+# BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
     Brand,
     BrandSummary,
@@ -20,6 +25,8 @@ from .models import (
     Subscription,
 )
 
+# END GENERATED models
+
 __all__ = [
     "LiveScan",
     "SavedSearches",
@@ -33,9 +40,10 @@ __all__ = [
     "HostnameIterator",
 ]
 
+# BEGIN GENERATED aliases by `python -m urlscan_rs._generate`: do not edit
 Visibility = Literal["public", "unlisted", "private"]
 IncidentVisibility = Literal["unlisted", "private"]
-Datasource = Literal["scans", "hostnames"]
+Datasource = Literal["hostnames", "scans"]
 Frequency = Literal["live", "hourly", "daily"]
 WeekDay = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 TeamPermission = Literal["team:read", "team:write"]
@@ -48,11 +56,12 @@ WatchKey = Literal[
 WatchedAttribute = Literal["detections", "tls", "dns", "labels", "page", "meta", "ip"]
 EnableFeature = Literal["bannerBypass", "downloadWait", "fullscreen"]
 DisableFeature = Literal["annotation", "dom", "downloads", "hideheadless", "pageInformation", "responses", "screenshot"]
-ResourceType = Literal["result", "screenshot", "dom", "response", "download"]
 TimeWindow = Literal["days", "hours", "minutes"]
 FileType = Literal["api", "search", "screenshots", "dom"]
 ChannelType = Literal["webhook", "email"]
-ScanIntervalMode = Literal["manual", "automatic"]
+ScanIntervalMode = Literal["automatic", "manual"]
+# END GENERATED aliases
+ResourceType = Literal["result", "screenshot", "dom", "response", "download"]
 
 class HostnameIterator:
     @property
@@ -63,6 +72,7 @@ class HostnameIterator:
     async def __anext__(self) -> HostnameRecord: ...
 
 class LiveScan:
+    # BEGIN GENERATED livescan by `python -m urlscan_rs._generate`: do not edit
     def scanners(self) -> _List[LiveScanner]: ...
     def task(
         self,
@@ -88,11 +98,13 @@ class LiveScan:
         enable_features: _List[EnableFeature] | None = None,
         disable_features: _List[DisableFeature] | None = None,
     ) -> str: ...
-    def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
     def store(self, scanner_id: str, scan_id: str, *, visibility: Visibility | None = None) -> dict[str, Any]: ...
     def purge(self, scanner_id: str, scan_id: str) -> dict[str, Any]: ...
+    # END GENERATED livescan
+    def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
 
 class SavedSearches:
+    # BEGIN GENERATED saved_searches by `python -m urlscan_rs._generate`: do not edit
     def list(self) -> _List[SavedSearch]: ...
     def create(
         self,
@@ -121,8 +133,10 @@ class SavedSearches:
     ) -> SavedSearch: ...
     def delete(self, search_id: str) -> None: ...
     def results(self, search_id: str, *, size: int | None = None, search_after: str | None = None) -> _List[SearchHit]: ...
+    # END GENERATED saved_searches
 
 class Subscriptions:
+    # BEGIN GENERATED subscriptions by `python -m urlscan_rs._generate`: do not edit
     def list(self) -> _List[Subscription]: ...
     def create(
         self,
@@ -141,13 +155,34 @@ class Subscriptions:
         incident_profile_id: str | None = None,
         incident_visibility: IncidentVisibility | None = None,
         incident_creation_mode: CreationMode | None = None,
-        incident_watch_keys: WatchKey | None = None,
+        incident_watch_keys: WatchKey | _List[WatchKey] | None = None,
     ) -> Subscription: ...
-    def update(self, subscription_id: str, **fields: Any) -> Subscription: ...
+    def update(
+        self,
+        subscription_id: str,
+        *,
+        search_ids: _List[str] | None = None,
+        frequency: Frequency | None = None,
+        email_addresses: _List[str] | None = None,
+        name: str | None = None,
+        is_active: bool | None = None,
+        ignore_time: bool | None = None,
+        description: str | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        channel_ids: _List[str] | None = None,
+        incident_channel_ids: _List[str] | None = None,
+        incident_profile_id: str | None = None,
+        incident_visibility: IncidentVisibility | None = None,
+        incident_creation_mode: CreationMode | None = None,
+        incident_watch_keys: WatchKey | _List[WatchKey] | None = None,
+    ) -> Subscription: ...
     def delete(self, subscription_id: str) -> None: ...
     def results(self, subscription_id: str, datasource: Datasource) -> _List[SearchHit]: ...
+    # END GENERATED subscriptions
 
 class Channels:
+    # BEGIN GENERATED channels by `python -m urlscan_rs._generate`: do not edit
     def list(self) -> _List[Channel]: ...
     def create(
         self,
@@ -166,9 +201,27 @@ class Channels:
         description: str | None = None,
     ) -> Channel: ...
     def get(self, channel_id: str) -> Channel: ...
-    def update(self, channel_id: str, **fields: Any) -> Channel: ...
+    def update(
+        self,
+        channel_id: str,
+        *,
+        type: ChannelType | None = None,
+        name: str | None = None,
+        webhook_url: str | None = None,
+        frequency: Frequency | None = None,
+        email_addresses: _List[str] | None = None,
+        utc_time: str | None = None,
+        is_active: bool | None = None,
+        is_default: bool | None = None,
+        ignore_time: bool | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        description: str | None = None,
+    ) -> Channel: ...
+    # END GENERATED channels
 
 class Incidents:
+    # BEGIN GENERATED incidents by `python -m urlscan_rs._generate`: do not edit
     def create(
         self,
         observable: str,
@@ -192,20 +245,45 @@ class Incidents:
         extra_path: str | None = None,
     ) -> Incident: ...
     def get(self, incident_id: str) -> Incident: ...
-    def update(self, incident_id: str, **options: Any) -> Incident: ...
-    def close(self, incident_id: str) -> Incident: ...
-    def restart(self, incident_id: str) -> Incident: ...
+    def update(
+        self,
+        incident_id: str,
+        *,
+        observable: str | None = None,
+        visibility: IncidentVisibility | None = None,
+        channels: _List[str] | None = None,
+        scan_interval: int | None = None,
+        scan_interval_mode: ScanIntervalMode | None = None,
+        watched_attributes: _List[WatchedAttribute] | None = None,
+        user_agents: _List[str] | None = None,
+        user_agents_per_interval: int | None = None,
+        countries: _List[str] | None = None,
+        countries_per_interval: int | None = None,
+        stop_delay_suspended: int | None = None,
+        stop_delay_inactive: int | None = None,
+        stop_delay_malicious: int | None = None,
+        scan_interval_after_suspended: int | None = None,
+        scan_interval_after_malicious: int | None = None,
+        incident_profile: str | None = None,
+        expire_after: int | None = None,
+        extra_path: str | None = None,
+    ) -> Incident: ...
     def copy(self, incident_id: str) -> Incident: ...
     def fork(self, incident_id: str) -> Incident: ...
     def watchable_attributes(self) -> _List[str]: ...
     def states(self, incident_id: str) -> _List[IncidentState]: ...
+    # END GENERATED incidents
+    def close(self, incident_id: str) -> Incident: ...
+    def restart(self, incident_id: str) -> Incident: ...
 
 class Hostnames:
     def history(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameIterator: ...
 
 class Brands:
+    # BEGIN GENERATED brands by `python -m urlscan_rs._generate`: do not edit
     def available(self) -> _List[Brand]: ...
     def detected(self) -> _List[BrandSummary]: ...
+    # END GENERATED brands
 
 class Files:
     def download(self, sha256: str, *, password: str | None = None) -> bytes: ...
@@ -215,6 +293,7 @@ class DataDumps:
     def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
     def link(self, path: str) -> str: ...
 
+# BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
 class AsyncLiveScan:
     async def scanners(self) -> _List[LiveScanner]: ...
     async def task(
@@ -241,9 +320,9 @@ class AsyncLiveScan:
         enable_features: _List[EnableFeature] | None = None,
         disable_features: _List[DisableFeature] | None = None,
     ) -> str: ...
-    async def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
     async def store(self, scanner_id: str, scan_id: str, *, visibility: Visibility | None = None) -> dict[str, Any]: ...
     async def purge(self, scanner_id: str, scan_id: str) -> dict[str, Any]: ...
+    async def resource(self, scanner_id: str, resource_type: ResourceType, resource_id: str) -> ScanResult | str | bytes: ...
 
 class AsyncSavedSearches:
     async def list(self) -> _List[SavedSearch]: ...
@@ -259,7 +338,19 @@ class AsyncSavedSearches:
         tlp: Tlp | None = None,
         user_tags: _List[str] | None = None,
     ) -> SavedSearch: ...
-    async def update(self, search_id: str, **fields: Any) -> SavedSearch: ...
+    async def update(
+        self,
+        search_id: str,
+        *,
+        datasource: Datasource | None = None,
+        name: str | None = None,
+        query: str | None = None,
+        description: str | None = None,
+        long_description: str | None = None,
+        permissions: _List[SearchPermission] | None = None,
+        tlp: Tlp | None = None,
+        user_tags: _List[str] | None = None,
+    ) -> SavedSearch: ...
     async def delete(self, search_id: str) -> None: ...
     async def results(self, search_id: str, *, size: int | None = None, search_after: str | None = None) -> _List[SearchHit]: ...
 
@@ -282,9 +373,28 @@ class AsyncSubscriptions:
         incident_profile_id: str | None = None,
         incident_visibility: IncidentVisibility | None = None,
         incident_creation_mode: CreationMode | None = None,
-        incident_watch_keys: WatchKey | None = None,
+        incident_watch_keys: WatchKey | _List[WatchKey] | None = None,
     ) -> Subscription: ...
-    async def update(self, subscription_id: str, **fields: Any) -> Subscription: ...
+    async def update(
+        self,
+        subscription_id: str,
+        *,
+        search_ids: _List[str] | None = None,
+        frequency: Frequency | None = None,
+        email_addresses: _List[str] | None = None,
+        name: str | None = None,
+        is_active: bool | None = None,
+        ignore_time: bool | None = None,
+        description: str | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        channel_ids: _List[str] | None = None,
+        incident_channel_ids: _List[str] | None = None,
+        incident_profile_id: str | None = None,
+        incident_visibility: IncidentVisibility | None = None,
+        incident_creation_mode: CreationMode | None = None,
+        incident_watch_keys: WatchKey | _List[WatchKey] | None = None,
+    ) -> Subscription: ...
     async def delete(self, subscription_id: str) -> None: ...
     async def results(self, subscription_id: str, datasource: Datasource) -> _List[SearchHit]: ...
 
@@ -307,7 +417,23 @@ class AsyncChannels:
         description: str | None = None,
     ) -> Channel: ...
     async def get(self, channel_id: str) -> Channel: ...
-    async def update(self, channel_id: str, **fields: Any) -> Channel: ...
+    async def update(
+        self,
+        channel_id: str,
+        *,
+        type: ChannelType | None = None,
+        name: str | None = None,
+        webhook_url: str | None = None,
+        frequency: Frequency | None = None,
+        email_addresses: _List[str] | None = None,
+        utc_time: str | None = None,
+        is_active: bool | None = None,
+        is_default: bool | None = None,
+        ignore_time: bool | None = None,
+        week_days: _List[WeekDay] | None = None,
+        permissions: _List[TeamPermission] | None = None,
+        description: str | None = None,
+    ) -> Channel: ...
 
 class AsyncIncidents:
     async def create(
@@ -333,13 +459,35 @@ class AsyncIncidents:
         extra_path: str | None = None,
     ) -> Incident: ...
     async def get(self, incident_id: str) -> Incident: ...
-    async def update(self, incident_id: str, **options: Any) -> Incident: ...
-    async def close(self, incident_id: str) -> Incident: ...
-    async def restart(self, incident_id: str) -> Incident: ...
+    async def update(
+        self,
+        incident_id: str,
+        *,
+        observable: str | None = None,
+        visibility: IncidentVisibility | None = None,
+        channels: _List[str] | None = None,
+        scan_interval: int | None = None,
+        scan_interval_mode: ScanIntervalMode | None = None,
+        watched_attributes: _List[WatchedAttribute] | None = None,
+        user_agents: _List[str] | None = None,
+        user_agents_per_interval: int | None = None,
+        countries: _List[str] | None = None,
+        countries_per_interval: int | None = None,
+        stop_delay_suspended: int | None = None,
+        stop_delay_inactive: int | None = None,
+        stop_delay_malicious: int | None = None,
+        scan_interval_after_suspended: int | None = None,
+        scan_interval_after_malicious: int | None = None,
+        incident_profile: str | None = None,
+        expire_after: int | None = None,
+        extra_path: str | None = None,
+    ) -> Incident: ...
     async def copy(self, incident_id: str) -> Incident: ...
     async def fork(self, incident_id: str) -> Incident: ...
     async def watchable_attributes(self) -> _List[str]: ...
     async def states(self, incident_id: str) -> _List[IncidentState]: ...
+    async def close(self, incident_id: str) -> Incident: ...
+    async def restart(self, incident_id: str) -> Incident: ...
 
 class AsyncHostnames:
     def history(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameIterator: ...
@@ -355,3 +503,5 @@ class AsyncFiles:
 class AsyncDataDumps:
     async def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
     async def link(self, path: str) -> str: ...
+
+# END GENERATED async

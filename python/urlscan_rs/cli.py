@@ -56,7 +56,7 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO, TypeGuard, TypeVar
 
 from . import __version__
 from ._client import AsyncClient, Client
@@ -1278,10 +1278,17 @@ def _union(node: ast.expr) -> list[ast.expr]:
     return [node]
 
 
+def _is_list(node: ast.expr) -> TypeGuard[ast.Subscript]:
+    return isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("_List", "list")
+
+
 def _param(name: str, annotation: ast.expr | None, required: bool, aliases: dict[str, tuple[str, ...]]) -> Param:
     members = [m for m in _union(annotation) if not (isinstance(m, ast.Constant) and m.value is None)] if annotation else []
+    # "X | _List[X]" (one value or a list of them): the command line takes one.
+    texts = {ast.unparse(m) for m in members}
+    members = [m for m in members if not (_is_list(m) and ast.unparse(m.slice) in texts)]
     many = False
-    if len(members) == 1 and isinstance(members[0], ast.Subscript) and ast.unparse(members[0].value) in ("_List", "list"):
+    if len(members) == 1 and _is_list(members[0]):
         many = True
         members = _union(members[0].slice)
     texts = {ast.unparse(m) for m in members}

@@ -102,6 +102,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bridge::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(_reset_log_cache, m)?)?;
     m.add_function(wrap_pyfunction!(_server_clock_moved, m)?)?;
+    m.add_function(wrap_pyfunction!(premium::endpoint_table, m)?)?;
     m.add_class::<lazy::LazyDoc>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::Core>()?;

@@ -427,3 +427,44 @@ impl HostnameCursor {
         self.is_async
     }
 }
+
+/// The endpoint table as plain Python values, for the generator of the
+/// Python methods and stubs (`python -m urlscan_rs._generate`) and the tests.
+#[pyfunction]
+pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    use urlscan_core::api::endpoints::{all, Returns};
+    use urlscan_core::fields::{Field, Kind};
+    fn field(f: &Field) -> Value {
+        // The kind's name ("Enum", "Int", ...) and, for enums, its values.
+        let debug = format!("{:?}", f.kind);
+        let name = debug.split('(').next().unwrap_or_default();
+        let choices: &[&str] = match f.kind {
+            Kind::Enum(v) | Kind::EnumList(v) | Kind::EnumOrList(v) => v,
+            _ => &[],
+        };
+        serde_json::json!({
+            "name": f.name, "wire": f.wire, "kind": name, "choices": choices,
+            "required": f.required, "nullable": f.nullable,
+        })
+    }
+    let fields = |fs: &[Field]| fs.iter().map(field).collect::<Vec<_>>();
+    let rows: Vec<Value> = all()
+        .map(|e| {
+            let (wrapper, body) = e.body.unwrap_or(("", &[]));
+            let returns = match e.returns {
+                Returns::Json(t) => serde_json::json!(["json", t]),
+                Returns::Model(m) => serde_json::json!(["model", m]),
+                Returns::Field(k, t) => serde_json::json!(["field", k, t]),
+                Returns::Nothing => serde_json::json!(["nothing"]),
+            };
+            serde_json::json!({
+                "name": e.name, "method": e.method.as_str(), "path": e.path,
+                "ids": fields(e.ids), "positional": e.positional,
+                "body": fields(body), "wrapper": wrapper, "creating": e.creating,
+                "params": fields(e.params), "list": e.list, "returns": returns,
+                "doc": e.doc, "by_hand": e.by_hand,
+            })
+        })
+        .collect();
+    json(py, Value::Array(rows).to_string().as_bytes())
+}

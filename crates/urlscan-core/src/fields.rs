@@ -76,6 +76,11 @@ pub const fn req(name: &'static str, wire: &'static str, kind: Kind) -> Field {
     }
 }
 
+/// A path parameter naming an object by its id (`Endpoint::ids`).
+pub const fn id(name: &'static str) -> Field {
+    req(name, name, Kind::Str)
+}
+
 /// An optional field whose `None` is sent as null.
 pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Field {
     Field {

@@ -1,8 +1,8 @@
 //! Notification channels.
 use reqwest::Method;
 
-use super::endpoints::Endpoint;
-use crate::fields::{f, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::endpoints::{Endpoint, Returns};
+use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 use urlscan_rules::{self as rules, CHANNEL_TYPES};
 
 pub const FIELDS: &[Field] = &[
@@ -27,14 +27,31 @@ pub const FIELDS: &[Field] = &[
 // The answer schema is unwrapped, sample payloads are wrapped: both are read.
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("channels.list", Method::GET, "/api/v1/user/channels/")
+        .returns(Returns::Model("Channel"))
+        .doc("Your notification channels")
         .answer(&["channels"])
         .list(),
     Endpoint::new("channels.create", Method::POST, "/api/v1/user/channels/")
+        .returns(Returns::Model("Channel"))
+        .doc(
+            "Create a notification channel\n\nA webhook needs \
+            ``webhook_url``, an e-mail channel ``email_addresses``.",
+        )
         .body("channel", FIELDS, true)
         .check(rules::channel_targets)
         .answer(&["channel"]),
-    Endpoint::new("channels.get", Method::GET, "/api/v1/user/channels/{0}").answer(&["channel"]),
+    Endpoint::new("channels.get", Method::GET, "/api/v1/user/channels/{0}")
+        .ids(&[id("channel_id")])
+        .returns(Returns::Model("Channel"))
+        .doc("One notification channel")
+        .answer(&["channel"]),
     Endpoint::new("channels.update", Method::PUT, "/api/v1/user/channels/{0}")
+        .ids(&[id("channel_id")])
+        .returns(Returns::Model("Channel"))
+        .doc(
+            "Change a notification channel; fields left out keep their \
+            value",
+        )
         .body("channel", FIELDS, false)
         .answer(&["channel"]),
 ];

@@ -2,9 +2,10 @@
 use reqwest::Method;
 use serde_json::{Map, Value};
 
-use super::endpoints::Endpoint;
+use super::endpoints::{Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::fields::{req, Kind};
 use crate::transport::Req;
 
 pub use urlscan_rules::{DATADUMP_FILE_TYPES as FILE_TYPES, DATADUMP_TIME_WINDOWS as TIME_WINDOWS};
@@ -14,6 +15,13 @@ pub const ENDPOINTS: &[Endpoint] = &[Endpoint::new(
     Method::GET,
     "/api/v1/datadump/list/{0}/{1}/{2}",
 )
+.ids(&[
+    req("time_window", "time_window", Kind::Enum(TIME_WINDOWS)),
+    req("file_type", "file_type", Kind::Enum(FILE_TYPES)),
+    req("date", "date", Kind::Str),
+])
+.returns(Returns::Model("DataDumpFile"))
+.by_hand()
 .answer(&["files"])
 .list()];
 

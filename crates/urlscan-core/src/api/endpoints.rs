@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::fields::{build, Field};
+use crate::fields::{build, Field, Kind};
 use crate::transport::Req;
 use crate::validate;
 
@@ -33,6 +33,34 @@ pub struct Endpoint {
     pub check: Option<urlscan_rules::BodyRule>,
     /// The answer is a list: `{}`, null or a missing key read as `[]`.
     pub list: bool,
+    // What the Python API is made of (`python -m urlscan_rs._generate` writes
+    // the methods and the stubs from these; `_native.endpoint_table()`).
+    /// The path's parameters, in order, as the Python method names them
+    /// (`Kind::Str` ones are object ids; others are checked by their kind).
+    pub ids: &'static [Field],
+    /// Body fields the Python method takes by position, after the ids.
+    pub positional: &'static [&'static str],
+    /// What the Python method returns.
+    pub returns: Returns,
+    /// The docstring: what the call does; the generator adds the method and
+    /// path to its first paragraph.
+    pub doc: &'static str,
+    /// The Python method is written by hand, since it does more than this
+    /// call (its stub is in the sync part of `_namespaces.pyi`).
+    pub by_hand: bool,
+}
+
+/// What a table endpoint's Python method returns.
+#[derive(Debug, Clone, Copy)]
+pub enum Returns {
+    /// The answer as plain Python values, of this Python type.
+    Json(&'static str),
+    /// The answer as this class of `urlscan_rs.models` (each element of a list).
+    Model(&'static str),
+    /// The answer's field of this name, of this Python type.
+    Field(&'static str, &'static str),
+    /// None: the answer is dropped.
+    Nothing,
 }
 
 impl Endpoint {
@@ -47,7 +75,32 @@ impl Endpoint {
             params: &[],
             check: None,
             list: false,
+            ids: &[],
+            positional: &[],
+            returns: Returns::Json("Any"),
+            doc: "",
+            by_hand: false,
         }
+    }
+    pub const fn ids(mut self, ids: &'static [Field]) -> Endpoint {
+        self.ids = ids;
+        self
+    }
+    pub const fn positional(mut self, names: &'static [&'static str]) -> Endpoint {
+        self.positional = names;
+        self
+    }
+    pub const fn returns(mut self, returns: Returns) -> Endpoint {
+        self.returns = returns;
+        self
+    }
+    pub const fn doc(mut self, doc: &'static str) -> Endpoint {
+        self.doc = doc;
+        self
+    }
+    pub const fn by_hand(mut self) -> Endpoint {
+        self.by_hand = true;
+        self
     }
     pub const fn check(mut self, rule: urlscan_rules::BodyRule) -> Endpoint {
         self.check = Some(rule);
@@ -162,6 +215,11 @@ impl Client {
         let ep = find(name)?;
         let mut path = ep.path.to_string();
         for (i, id) in ids.iter().enumerate() {
+            // An id with a kind of its own (a data source) is checked like a field.
+            if let Some(field) = ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
+                let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
+                build(name, std::slice::from_ref(field), &given, false)?;
+            }
             let seg = validate::object_id(&format!("{name}: id"), id)?;
             path = path.replace(&format!("{{{i}}}"), &seg);
         }
@@ -241,6 +299,22 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n);
         assert!(all().all(|e| e.path.starts_with("/api/v1/")));
+    }
+
+    #[test]
+    fn every_row_names_its_ids_and_documents_its_method() {
+        for e in all() {
+            assert_eq!(e.ids.len(), e.path.matches('{').count(), "{}", e.name);
+            assert!(e.by_hand || !e.doc.is_empty(), "{}", e.name);
+            let body: Vec<_> = e
+                .body
+                .map(|(_, f)| f)
+                .unwrap_or_default()
+                .iter()
+                .map(|f| f.name)
+                .collect();
+            assert!(e.positional.iter().all(|p| body.contains(p)), "{}", e.name);
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Incidents: observables tracked and scanned repeatedly (premium).
 use reqwest::Method;
 
-use super::endpoints::Endpoint;
-use crate::fields::{f, null_ok, req, Field, Kind};
+use super::endpoints::{Endpoint, Returns};
+use crate::fields::{f, id, null_ok, req, Field, Kind};
 use urlscan_rules::{
     INCIDENT_DELAY_MAX, INCIDENT_EXPIRE_MAX, INCIDENT_EXPIRE_MIN, INCIDENT_INTERVAL_MAX,
     INCIDENT_INTERVAL_MIN, INCIDENT_VISIBILITIES, PER_INTERVAL_MAX, SCAN_INTERVAL_MODES,
@@ -61,13 +61,29 @@ pub const FIELDS: &[Field] = &[
 
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("incidents.create", Method::POST, "/api/v1/user/incidents")
+        .positional(&["observable"])
+        .returns(Returns::Model("Incident"))
+        .doc(
+            "Create an incident for an observable\n\nNeeds the readwrite \
+            scope.",
+        )
         .body("incident", FIELDS, true)
         .answer(&["incident"]),
-    Endpoint::new("incidents.get", Method::GET, "/api/v1/user/incidents/{0}").answer(&["incident"]),
+    Endpoint::new("incidents.get", Method::GET, "/api/v1/user/incidents/{0}")
+        .ids(&[id("incident_id")])
+        .returns(Returns::Model("Incident"))
+        .doc("One incident")
+        .answer(&["incident"]),
     Endpoint::new(
         "incidents.update",
         Method::PUT,
         "/api/v1/user/incidents/{0}",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .doc(
+        "Change an incident's runtime options; options left out keep \
+            their value",
     )
     .body("incident", FIELDS, false)
     .answer(&["incident"]),
@@ -75,23 +91,38 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "incidents.close",
         Method::PUT,
         "/api/v1/user/incidents/{0}/close",
-    ),
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .by_hand(),
     Endpoint::new(
         "incidents.restart",
         Method::PUT,
         "/api/v1/user/incidents/{0}/restart",
-    ),
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .by_hand(),
     // The service answers copy and fork under the plural key.
     Endpoint::new(
         "incidents.copy",
         Method::POST,
         "/api/v1/user/incidents/{0}/copy",
     )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .doc("Copy an incident without its history; returns the new one")
     .answer(&["incidents", "incident"]),
     Endpoint::new(
         "incidents.fork",
         Method::POST,
         "/api/v1/user/incidents/{0}/fork",
+    )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("Incident"))
+    .doc(
+        "Copy an incident with its history (states); returns the new \
+            one",
     )
     .answer(&["incidents", "incident"]),
     Endpoint::new(
@@ -99,6 +130,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/watchableAttributes",
     )
+    .returns(Returns::Json("str"))
+    .doc("The attributes ``watched_attributes`` may name")
     .answer(&["attributes"])
     .list(),
     Endpoint::new(
@@ -106,6 +139,9 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/incidentstates/{0}/",
     )
+    .ids(&[id("incident_id")])
+    .returns(Returns::Model("IncidentState"))
+    .doc("The observations of an incident, one state each")
     .answer(&["incidentstates"])
     .list(),
 ];

@@ -2,10 +2,10 @@
 use bytes::Bytes;
 use reqwest::Method;
 
-use super::endpoints::Endpoint;
+use super::endpoints::{Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::fields::{f, req, Field, Kind};
+use crate::fields::{f, id, req, Field, Kind};
 use crate::transport::Req;
 use crate::validate;
 
@@ -51,28 +51,41 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/livescan/scanners/",
     )
+    .returns(Returns::Model("LiveScanner"))
+    .doc("The live scanning nodes, with their country, city and status")
     .answer(&["scanners"])
     .list(),
-    Endpoint::new("livescan.task", Method::POST, "/api/v1/livescan/{0}/task/").body(
-        "",
-        TASK_FIELDS,
-        true,
-    ),
-    Endpoint::new("livescan.scan", Method::POST, "/api/v1/livescan/{0}/scan/").body(
-        "",
-        TASK_FIELDS,
-        true,
-    ),
-    Endpoint::new("livescan.store", Method::PUT, "/api/v1/livescan/{0}/{1}/").body(
-        "task",
-        STORE_FIELDS,
-        false,
-    ),
+    Endpoint::new("livescan.task", Method::POST, "/api/v1/livescan/{0}/task/")
+        .ids(&[id("scanner_id")])
+        .positional(&["url"])
+        .returns(Returns::Field("uuid", "str"))
+        .doc(
+            "Task a scan and return its uuid at once\n\nPoll the result \
+            with ``resource(scanner_id, \"result\", uuid)``.",
+        )
+        .body("", TASK_FIELDS, true),
+    Endpoint::new("livescan.scan", Method::POST, "/api/v1/livescan/{0}/scan/")
+        .ids(&[id("scanner_id")])
+        .positional(&["url"])
+        .returns(Returns::Field("uuid", "str"))
+        .doc(
+            "Scan and return the uuid once the scan has finished\n\nThe \
+            request blocks until the scanner is done.",
+        )
+        .body("", TASK_FIELDS, true),
+    Endpoint::new("livescan.store", Method::PUT, "/api/v1/livescan/{0}/{1}/")
+        .ids(&[id("scanner_id"), id("scan_id")])
+        .returns(Returns::Json("dict[str, Any]"))
+        .doc("Store the temporary scan as a permanent snapshot")
+        .body("task", STORE_FIELDS, false),
     Endpoint::new(
         "livescan.purge",
         Method::DELETE,
         "/api/v1/livescan/{0}/{1}/",
-    ),
+    )
+    .ids(&[id("scanner_id"), id("scan_id")])
+    .returns(Returns::Json("dict[str, Any]"))
+    .doc("Drop the temporary scan at once"),
 ];
 
 impl Client {

@@ -1,8 +1,8 @@
 //! Saved searches (premium).
 use reqwest::Method;
 
-use super::endpoints::Endpoint;
-use crate::fields::{f, req, Field, Kind};
+use super::endpoints::{Endpoint, Returns};
+use crate::fields::{f, id, req, Field, Kind};
 
 pub use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP};
 
@@ -23,6 +23,8 @@ pub const FIELDS: &[Field] = &[
 
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("saved_searches.list", Method::GET, "/api/v1/user/searches/")
+        .returns(Returns::Model("SavedSearch"))
+        .doc("Your saved searches")
         .answer(&["searches"])
         .list(),
     Endpoint::new(
@@ -30,6 +32,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::POST,
         "/api/v1/user/searches/",
     )
+    .returns(Returns::Model("SavedSearch"))
+    .doc("Create a saved search")
     .body("search", FIELDS, true)
     .answer(&["search"]),
     Endpoint::new(
@@ -37,17 +41,31 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::PUT,
         "/api/v1/user/searches/{0}/",
     )
+    .ids(&[id("search_id")])
+    .returns(Returns::Model("SavedSearch"))
+    .doc("Change a saved search; fields left out keep their value")
     .body("search", FIELDS, false)
     .answer(&["search"]),
     Endpoint::new(
         "saved_searches.delete",
         Method::DELETE,
         "/api/v1/user/searches/{0}/",
-    ),
+    )
+    .ids(&[id("search_id")])
+    .returns(Returns::Nothing)
+    .doc("Delete a saved search"),
     Endpoint::new(
         "saved_searches.results",
         Method::GET,
         "/api/v1/user/searches/{0}/results/",
+    )
+    .ids(&[id("search_id")])
+    .returns(Returns::Model("SearchHit"))
+    .doc(
+        "The saved query's hits, newest first\n\n``size`` of them \
+            (the service's default when None), after the \
+            cursor\n``search_after`` (the last hit's ``sort`` values \
+            joined by a comma).",
     )
     .answer(&["results"])
     .list()

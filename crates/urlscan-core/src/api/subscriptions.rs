@@ -1,8 +1,9 @@
 //! Subscriptions to saved searches (premium).
 use reqwest::Method;
 
-use super::endpoints::Endpoint;
-use crate::fields::{f, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::endpoints::{Endpoint, Returns};
+use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use urlscan_rules::SAVED_SEARCH_DATASOURCES;
 
 use urlscan_rules::INCIDENT_VISIBILITIES;
 pub use urlscan_rules::{INCIDENT_CREATION_MODES as CREATION_MODES, WATCH_KEYS};
@@ -47,6 +48,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::GET,
         "/api/v1/user/subscriptions/",
     )
+    .returns(Returns::Model("Subscription"))
+    .doc("Your subscriptions")
     .answer(&["subscriptions"])
     .list(),
     Endpoint::new(
@@ -54,6 +57,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::POST,
         "/api/v1/user/subscriptions/",
     )
+    .returns(Returns::Model("Subscription"))
+    .doc("Create a subscription")
     .body("subscription", FIELDS, true)
     .answer(&["subscription"]),
     Endpoint::new(
@@ -61,17 +66,39 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::PUT,
         "/api/v1/user/subscriptions/{0}/",
     )
+    .ids(&[id("subscription_id")])
+    .returns(Returns::Model("Subscription"))
+    .doc(
+        "Change a subscription's settings; fields left out keep \
+            their value",
+    )
     .body("subscription", FIELDS, false)
     .answer(&["subscription"]),
     Endpoint::new(
         "subscriptions.delete",
         Method::DELETE,
         "/api/v1/user/subscriptions/{0}/",
-    ),
+    )
+    .ids(&[id("subscription_id")])
+    .returns(Returns::Nothing)
+    .doc("Delete a subscription"),
     Endpoint::new(
         "subscriptions.results",
         Method::GET,
         "/api/v1/user/subscriptions/{0}/results/{1}/",
+    )
+    .ids(&[
+        id("subscription_id"),
+        req(
+            "datasource",
+            "datasource",
+            Kind::Enum(SAVED_SEARCH_DATASOURCES),
+        ),
+    ])
+    .returns(Returns::Model("SearchHit"))
+    .doc(
+        "The items a subscription matched in a data source, \
+            \"scans\" or \"hostnames\"",
     )
     .answer(&["results"])
     .list(),

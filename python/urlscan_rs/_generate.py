@@ -1,0 +1,369 @@
+"""Writes the parts of the premium namespaces that follow from the endpoint table.
+
+The core describes each table endpoint once (``crates/urlscan-core/src/api/*.rs``: its path
+and the Python names of the ids in it, the body fields with their kinds, what
+it returns, its docstring), and exports that as ``_native.endpoint_table()``.
+From it this module writes, between ``# BEGIN GENERATED <name>`` and
+``# END GENERATED <name>`` lines:
+
+* in ``_namespaces.py``, each namespace's forwarding methods (region named
+  after the table's prefix, e.g. ``channels``);
+* in ``_namespaces.pyi``, their typed stubs (same regions), the import of the
+  models the stubs name (``models``), the names of enum values (``aliases``,
+  as ``ALIASES`` below names them), and every ``Async*`` class (``async``),
+  derived from the sync classes, hand-written special methods included;
+* in ``_client.pyi``, ``AsyncClient`` (``async``), derived from ``Client``;
+
+so that no async signature is written by hand.
+
+Run ``python -m urlscan_rs._generate`` after changing the table (rebuild the
+extension first); ``--check`` writes nothing and fails when a file is stale
+(CI). It lives in the package because it reads the table from the built
+extension, and the tests use its reading of the table. The output goes
+through ``ruff format``, so the generated code follows the project's format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import _native, models
+
+HERE = Path(__file__).resolve().parent
+COMMAND = "python -m urlscan_rs._generate"
+PY = HERE / "_namespaces.py"
+STUB = HERE / "_namespaces.pyi"
+CLIENT_STUB = HERE / "_client.pyi"
+# A generated region: its BEGIN line (any text after the name), its body, its END line.
+_REGION = re.compile(
+    r"^(?P<indent>[ ]*)# BEGIN GENERATED (?P<name>\w+)\b[^\n]*\n.*?^(?P=indent)# END GENERATED (?P=name)\n",
+    re.MULTILINE | re.DOTALL,
+)
+# The Python type of each kind of field (``Kind`` in crates/urlscan-core/src/fields.rs); the others are str.
+_STRINGS = "_List[str]"
+_TYPES = {"Bool": "bool", "Int": "int", "StrList": _STRINGS, "Emails": _STRINGS, "Countries": _STRINGS}
+_TYPES |= {"UserTags": _STRINGS, "Headers": "dict[str, str]"}
+
+Endpoint = dict[str, Any]
+Field = dict[str, Any]
+
+# The names the stubs give to the values of enum fields (type aliases), each
+# with a field whose values it names: "endpoint:field" (ids included). Fields
+# with the same values use the same name; an enum without a name is spelt out.
+ALIASES = {
+    "Visibility": "livescan.task:visibility",
+    "IncidentVisibility": "incidents.create:visibility",
+    "Datasource": "saved_searches.create:datasource",
+    "Frequency": "subscriptions.create:frequency",
+    "WeekDay": "subscriptions.create:week_days",
+    "TeamPermission": "subscriptions.create:permissions",
+    "SearchPermission": "saved_searches.create:permissions",
+    "Tlp": "saved_searches.create:tlp",
+    "CreationMode": "subscriptions.create:incident_creation_mode",
+    "WatchKey": "subscriptions.create:incident_watch_keys",
+    "WatchedAttribute": "incidents.create:watched_attributes",
+    "EnableFeature": "livescan.task:enable_features",
+    "DisableFeature": "livescan.task:disable_features",
+    "TimeWindow": "datadumps.list:time_window",
+    "FileType": "datadumps.list:file_type",
+    "ChannelType": "channels.create:type",
+    "ScanIntervalMode": "incidents.create:scan_interval_mode",
+}
+
+
+def table() -> list[Endpoint]:
+    """The endpoint table of the core."""
+    return _native.endpoint_table()
+
+
+def namespace(ep: Endpoint) -> str:
+    return str(ep["name"]).split(".")[0]
+
+
+def method(ep: Endpoint) -> str:
+    return str(ep["name"]).split(".", 1)[1]
+
+
+def literal(field: Field) -> str:
+    """The Literal type of an enum field's values."""
+    return "Literal[" + ", ".join(json.dumps(c) for c in field["choices"]) + "]"
+
+
+def aliases(endpoints: list[Endpoint]) -> dict[str, str]:
+    """Each alias's Literal, as ``ALIASES`` names them."""
+    out = {}
+    for alias, where in ALIASES.items():
+        name, _, field = where.partition(":")
+        ep = next((ep for ep in endpoints if ep["name"] == name), None)
+        found = [f for f in (ep["ids"] + ep["body"] + ep["params"]) if f["name"] == field] if ep else []
+        if not found or not found[0]["choices"]:
+            raise SystemExit(f"ALIASES: {alias} names {where}, which is not an enum field of the endpoint table")
+        out[alias] = literal(found[0])
+    return out
+
+
+def field_type(field: Field, names: dict[str, str] | None = None) -> str:
+    """The Python type of a field's values (``Kind`` -> annotation); ``names``: alias by Literal."""
+    values = (names or {}).get(literal(field), literal(field))
+    kind = field["kind"]
+    if kind == "Enum":
+        return values
+    if kind == "EnumList":
+        return f"_List[{values}]"
+    if kind == "EnumOrList":
+        return f"{values} | _List[{values}]"
+    return _TYPES.get(kind, "str")
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A parameter of a table method, as the table documents it."""
+
+    name: str
+    annotation: str
+    required: bool
+    positional: bool
+
+
+def parameters(ep: Endpoint, names: dict[str, str] | None = None) -> list[Param]:
+    """The ids (positional), the positional body fields, then the other fields and query options as keywords."""
+    out = [Param(f["name"], field_type(f, names), True, True) for f in ep["ids"]]
+    fields = list(ep["body"]) + list(ep["params"])
+    by_name = {f["name"]: f for f in fields}
+    ordered = [(by_name[n], True) for n in ep["positional"]]
+    ordered += [(f, False) for f in fields if f["name"] not in ep["positional"]]
+    for f, positional in ordered:
+        required = bool(f["required"] and ep["creating"])
+        annotation = field_type(f, names) if required else f"{field_type(f, names)} | None"
+        out.append(Param(f["name"], annotation, required, positional))
+    return out
+
+
+def keywords_name(ep: Endpoint) -> str | None:
+    """The name of the runtime method's ``**`` parameter, if it takes keywords.
+
+    At runtime the keywords are passed on to the core as they are given, so
+    that a missing, misspelt or wrong one is a ``ValidationError`` naming the
+    fix, and None can mean "not given" while a nullable field is still set
+    to null when given None; the stub lists each keyword with its type.
+    """
+    if ep["body"]:
+        return "fields"
+    return "options" if ep["params"] else None
+
+
+def fields(ep: Endpoint) -> set[str]:
+    """Every keyword the core accepts for the endpoint (body fields and query options)."""
+    return {f["name"] for f in list(ep["body"]) + list(ep["params"])}
+
+
+def returns(ep: Endpoint) -> str:
+    kind, *rest = ep["returns"]
+    if kind == "nothing":
+        return "None"
+    one = rest[-1]
+    return f"_List[{one}]" if ep["list"] and kind in ("model", "json") else one
+
+
+def _stub_signature(ep: Endpoint, names: dict[str, str]) -> str:
+    parts = ["self"]
+    for p in parameters(ep, names):
+        if not p.positional and "*" not in parts:
+            parts.append("*")
+        parts.append(f"{p.name}: {p.annotation}" + ("" if p.required else " = None"))
+    return f"def {method(ep)}({', '.join(parts)}) -> {returns(ep)}:"
+
+
+def _py_signature(ep: Endpoint) -> str:
+    parts = ["self"] + [f"{p.name}: {'str' if p.annotation == 'str' else 'Any'}" for p in parameters(ep) if p.positional]
+    kw = keywords_name(ep)
+    if kw:
+        parts.append(f"**{kw}: Any")
+    return f"def {method(ep)}({', '.join(parts)}) -> Any:"
+
+
+def docstring(ep: Endpoint) -> str:
+    """The table's docstring, its first paragraph ending with the method and path (ids by name)."""
+    path = str(ep["path"])
+    for i, f in enumerate(ep["ids"]):
+        path = path.replace(f"{{{i}}}", f"{{{f['name']}}}")
+    first, _, rest = str(ep["doc"]).partition("\n\n")
+    endpoint = f"({ep['method']} {path})."
+    # On a line of its own when the line would be too long (130, with the indent and quotes).
+    text = f"{first} {endpoint}" if len(first) + len(endpoint) + 15 <= 130 else f"{first}\n{endpoint}"
+    return f"{text}\n\n{rest}\n" if rest else text
+
+
+def _py_method(ep: Endpoint) -> str:
+    doc = docstring(ep).replace("\n", "\n        ").replace("\n        \n", "\n\n")
+    ids = ", ".join(f["name"] for f in ep["ids"])
+    options = [f'"{n}": {n}' for n in ep["positional"]]
+    kw = keywords_name(ep)
+    if kw:
+        options.append(f"**{kw}")
+    given = kw if kw and not ep["positional"] else f"{{{', '.join(options)}}}"
+    call = f'self._endpoint("{ep["name"]}", [{ids}], {given})'
+    return f'\n    {_py_signature(ep)}\n        """{doc}"""\n        return {call}\n'
+
+
+def _stub_method(ep: Endpoint, names: dict[str, str]) -> str:
+    return f"    {_stub_signature(ep, names)} ...\n"
+
+
+def generated(endpoints: list[Endpoint]) -> list[Endpoint]:
+    """The endpoints whose Python methods are generated (the others are written by hand)."""
+    return [ep for ep in endpoints if not ep["by_hand"]]
+
+
+def _fill(path: Path, text: str, contents: dict[str, str], keep_others: bool = False) -> str:
+    """Each region named in ``contents`` filled with it; the others kept or emptied."""
+    seen: set[str] = set()
+
+    def region(m: re.Match[str]) -> str:
+        name, indent = m["name"], m["indent"]
+        seen.add(name)
+        if name not in contents and keep_others:
+            return m[0]
+        begin = f"{indent}# BEGIN GENERATED {name} by `{COMMAND}`: do not edit\n"
+        return begin + contents.get(name, "") + f"{indent}# END GENERATED {name}\n"
+
+    out = _REGION.sub(region, text)
+    missing = sorted(set(contents) - seen)
+    if missing:
+        raise SystemExit(
+            f"{path.name}: no region for {', '.join(missing)}: put the lines '# BEGIN GENERATED <name>' "
+            "and '# END GENERATED <name>' where the code goes (in the namespace's class)"
+        )
+    return out
+
+
+def namespace_classes() -> set[str]:
+    """The classes of the namespaces: those of the attributes of ``Client`` in its stub."""
+    tree = ast.parse((HERE / "_client.pyi").read_text(encoding="utf-8"))
+    client = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Client")
+    return {ast.unparse(a.annotation) for a in client.body if isinstance(a, ast.AnnAssign)}
+
+
+def _async_classes(stub: str) -> str:
+    """Each namespace class of the stub as ``Async<name>``: methods awaited, except those returning an iterator."""
+    out = []
+    spaces = namespace_classes()
+    for node in ast.parse(stub).body:
+        if not (isinstance(node, ast.ClassDef) and node.name in spaces):
+            continue
+        body: list[ast.stmt] = []
+        for fn in node.body:
+            if isinstance(fn, ast.FunctionDef) and not ast.unparse(fn.returns or ast.Constant(None)).endswith("Iterator"):
+                fn = ast.AsyncFunctionDef(**{k: getattr(fn, k) for k in fn._fields})
+            body.append(fn)
+        node = ast.ClassDef(**{k: getattr(node, k) for k in node._fields} | {"name": f"Async{node.name}", "body": body})
+        out.append(_unparse(node))
+    return "\n".join(out)
+
+
+# AsyncClient's stub is Client's, awaited: these are renamed, and close() has
+# an awaitable twin, aclose().
+_ASYNC_NAMES = {"Client": "AsyncClient", "SyncSearchIterator": "AsyncSearchIterator", "__enter__": "__aenter__"}
+_ASYNC_NAMES |= {"__exit__": "__aexit__"}
+_NOT_AWAITED = {"__init__", "close"}
+
+
+class _Awaited(ast.NodeTransformer):
+    """Client's stub as AsyncClient's: names renamed, namespaces Async*, calls awaited (not the iterators)."""
+
+    def __init__(self, spaces: set[str]) -> None:
+        self.spaces = spaces
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id in self.spaces:
+            return ast.Name(f"Async{node.id}", node.ctx)
+        return ast.Name(_ASYNC_NAMES.get(node.id, node.id), node.ctx)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.stmt | list[ast.stmt]:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        decorators = {ast.unparse(d) for d in node.decorator_list}
+        returns = ast.unparse(node.returns or ast.Constant(None))
+        if node.name in _NOT_AWAITED or "property" in decorators or returns.endswith("]") and "Iterator[" in returns:
+            if node.name != "close":
+                return node
+            aclose = ast.AsyncFunctionDef(**{k: getattr(node, k) for k in node._fields} | {"name": "aclose"})
+            return [node, aclose]
+        fields = {k: getattr(node, k) for k in node._fields}
+        return ast.AsyncFunctionDef(**fields | {"name": _ASYNC_NAMES.get(node.name, node.name)})
+
+
+def _async_client(stub: str) -> str:
+    client = next(n for n in ast.parse(stub).body if isinstance(n, ast.ClassDef) and n.name == "Client")
+    node = _Awaited(namespace_classes()).visit(client)
+    node.name = "AsyncClient"
+    return _unparse(node)
+
+
+def _unparse(node: ast.stmt) -> str:
+    """A stub's class as text (without the blank lines ``ast.unparse`` puts between its methods)."""
+    return "".join(f"{line}\n" for line in ast.unparse(ast.fix_missing_locations(node)).splitlines() if line.strip())
+
+
+def _models_import(stub: str) -> str:
+    used = set(re.findall(r"\b\w+\b", stub)) & set(models.__all__)
+    return "from .models import (\n" + "".join(f"    {name},\n" for name in sorted(used)) + ")\n\n"
+
+
+def _format(path: Path, text: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(path), "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"ruff format {path.name} failed:\n{proc.stderr}")
+    return proc.stdout
+
+
+def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
+    """The new text of each generated file."""
+    everything = table() if endpoints is None else endpoints
+    eps = generated(everything)
+    literals = aliases(everything)
+    names = {value: alias for alias, value in literals.items()}
+    spaces = list(dict.fromkeys(namespace(ep) for ep in eps))
+    py = {ns: "".join(_py_method(ep) for ep in eps if namespace(ep) == ns) for ns in spaces}
+    stubs = {ns: "".join(_stub_method(ep, names) for ep in eps if namespace(ep) == ns) for ns in spaces}
+    stubs["aliases"] = "".join(f"{alias} = {value}\n" for alias, value in literals.items())
+    py_text = _format(PY, _fill(PY, PY.read_text(encoding="utf-8"), py))
+    stub = _fill(STUB, STUB.read_text(encoding="utf-8"), stubs)
+    # Then from the stub so far (its models and async regions empty): what it imports, its async classes.
+    stub = _fill(STUB, stub, {"models": _models_import(stub), "async": _async_classes(stub)}, keep_others=True)
+    client = CLIENT_STUB.read_text(encoding="utf-8")
+    client = _fill(CLIENT_STUB, client, {"async": _async_client(client)})
+    return {PY: py_text, STUB: _format(STUB, stub), CLIENT_STUB: _format(CLIENT_STUB, client)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; fail when a generated file is stale")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in render().items():
+        if path.read_text(encoding="utf-8") != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        names = ", ".join(p.name for p in stale)
+        print(f"stale: {names} (run `{COMMAND}` and commit the result)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
