@@ -10,6 +10,13 @@ use super::model::Model;
 use super::sites::Style;
 use super::words::{self, Kind};
 
+/// A bundled front end's main stylesheet, script and logo, in that order.
+fn add_bundle(add: &mut impl FnMut(String, Kind, &str), css: String, js: String, logo: &str) {
+    add(css, Kind::Stylesheet, "main-css");
+    add(js, Kind::Script, "app");
+    add(logo.to_string(), Kind::Image, "logo");
+}
+
 impl Model<'_> {
     /// The site's own stylesheets, scripts, images and API calls:
     /// (path, kind, label, body seed override).
@@ -63,34 +70,17 @@ impl Model<'_> {
                 );
             }
             Style::Static | Style::Known => {
-                let hx = rhex(&mut r, 8);
-                add(
-                    format!("/assets/css/main.{hx}.css"),
-                    Kind::Stylesheet,
-                    "main-css",
-                );
-                add(
-                    format!("/assets/js/app.{}.js", rhex(&mut r, 8)),
-                    Kind::Script,
-                    "app",
-                );
-                add("/assets/img/logo.svg".to_string(), Kind::Image, "logo");
+                let css = format!("/assets/css/main.{}.css", rhex(&mut r, 8));
+                let js = format!("/assets/js/app.{}.js", rhex(&mut r, 8));
+                add_bundle(&mut add, css, js, "/assets/img/logo.svg");
                 if r.random_bool(0.4) {
                     add("/assets/img/hero.svg".to_string(), Kind::Image, "hero");
                 }
             }
             Style::Vite => {
-                add(
-                    format!("/assets/index-{}.css", ralnum(&mut r, 8, false)),
-                    Kind::Stylesheet,
-                    "main-css",
-                );
-                add(
-                    format!("/assets/index-{}.js", ralnum(&mut r, 8, false)),
-                    Kind::Script,
-                    "app",
-                );
-                add("/vite.svg".to_string(), Kind::Image, "logo");
+                let css = format!("/assets/index-{}.css", ralnum(&mut r, 8, false));
+                let js = format!("/assets/index-{}.js", ralnum(&mut r, 8, false));
+                add_bundle(&mut add, css, js, "/vite.svg");
                 if r.random_bool(0.5) {
                     add("/api/config.json".to_string(), Kind::Xhr, "config");
                 }
