@@ -301,7 +301,7 @@ impl<'a> Model<'a> {
             }
         }
         if let SiteKind::Known(k) = self.site.kind {
-            for a in k.apps {
+            for a in &k.apps {
                 add_app(a, format!("dom /{}/i", a.to_ascii_lowercase()), &mut apps);
             }
         }
