@@ -87,26 +87,15 @@ impl Model<'_> {
             }
             Style::NextJs => {
                 let b = ralnum(&mut r, 21, false);
-                add(
-                    format!("/_next/static/css/{}.css", rhex(&mut r, 16)),
-                    Kind::Stylesheet,
-                    "main-css",
-                );
-                add(
-                    format!("/_next/static/chunks/webpack-{}.js", rhex(&mut r, 16)),
-                    Kind::Script,
-                    "app",
-                );
-                add(
-                    format!("/_next/static/chunks/framework-{}.js", rhex(&mut r, 16)),
-                    Kind::Script,
-                    "framework",
-                );
-                add(
-                    format!("/_next/static/chunks/pages/_app-{}.js", rhex(&mut r, 16)),
-                    Kind::Script,
-                    "next-app",
-                );
+                for (file, ext, kind, label) in [
+                    ("css/", "css", Kind::Stylesheet, "main-css"),
+                    ("chunks/webpack-", "js", Kind::Script, "app"),
+                    ("chunks/framework-", "js", Kind::Script, "framework"),
+                    ("chunks/pages/_app-", "js", Kind::Script, "next-app"),
+                ] {
+                    let hash = rhex(&mut r, 16);
+                    add(format!("/_next/static/{file}{hash}.{ext}"), kind, label);
+                }
                 if r.random_bool(0.5) {
                     add(
                         format!("/_next/static/{b}/_buildManifest.js"),
