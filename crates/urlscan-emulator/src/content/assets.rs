@@ -10,6 +10,13 @@ use super::model::Model;
 use super::sites::Style;
 use super::words::{self, Kind};
 
+/// A bundled front end's main stylesheet, script and logo, in that order.
+fn add_bundle(add: &mut impl FnMut(String, Kind, &str), css: String, js: String, logo: &str) {
+    add(css, Kind::Stylesheet, "main-css");
+    add(js, Kind::Script, "app");
+    add(logo.to_string(), Kind::Image, "logo");
+}
+
 impl Model<'_> {
     /// The site's own stylesheets, scripts, images and API calls:
     /// (path, kind, label, body seed override).
@@ -63,60 +70,32 @@ impl Model<'_> {
                 );
             }
             Style::Static | Style::Known => {
-                let hx = rhex(&mut r, 8);
-                add(
-                    format!("/assets/css/main.{hx}.css"),
-                    Kind::Stylesheet,
-                    "main-css",
-                );
-                add(
-                    format!("/assets/js/app.{}.js", rhex(&mut r, 8)),
-                    Kind::Script,
-                    "app",
-                );
-                add("/assets/img/logo.svg".to_string(), Kind::Image, "logo");
+                let css = format!("/assets/css/main.{}.css", rhex(&mut r, 8));
+                let js = format!("/assets/js/app.{}.js", rhex(&mut r, 8));
+                add_bundle(&mut add, css, js, "/assets/img/logo.svg");
                 if r.random_bool(0.4) {
                     add("/assets/img/hero.svg".to_string(), Kind::Image, "hero");
                 }
             }
             Style::Vite => {
-                add(
-                    format!("/assets/index-{}.css", ralnum(&mut r, 8, false)),
-                    Kind::Stylesheet,
-                    "main-css",
-                );
-                add(
-                    format!("/assets/index-{}.js", ralnum(&mut r, 8, false)),
-                    Kind::Script,
-                    "app",
-                );
-                add("/vite.svg".to_string(), Kind::Image, "logo");
+                let css = format!("/assets/index-{}.css", ralnum(&mut r, 8, false));
+                let js = format!("/assets/index-{}.js", ralnum(&mut r, 8, false));
+                add_bundle(&mut add, css, js, "/vite.svg");
                 if r.random_bool(0.5) {
                     add("/api/config.json".to_string(), Kind::Xhr, "config");
                 }
             }
             Style::NextJs => {
                 let b = ralnum(&mut r, 21, false);
-                add(
-                    format!("/_next/static/css/{}.css", rhex(&mut r, 16)),
-                    Kind::Stylesheet,
-                    "main-css",
-                );
-                add(
-                    format!("/_next/static/chunks/webpack-{}.js", rhex(&mut r, 16)),
-                    Kind::Script,
-                    "app",
-                );
-                add(
-                    format!("/_next/static/chunks/framework-{}.js", rhex(&mut r, 16)),
-                    Kind::Script,
-                    "framework",
-                );
-                add(
-                    format!("/_next/static/chunks/pages/_app-{}.js", rhex(&mut r, 16)),
-                    Kind::Script,
-                    "next-app",
-                );
+                for (file, ext, kind, label) in [
+                    ("css/", "css", Kind::Stylesheet, "main-css"),
+                    ("chunks/webpack-", "js", Kind::Script, "app"),
+                    ("chunks/framework-", "js", Kind::Script, "framework"),
+                    ("chunks/pages/_app-", "js", Kind::Script, "next-app"),
+                ] {
+                    let hash = rhex(&mut r, 16);
+                    add(format!("/_next/static/{file}{hash}.{ext}"), kind, label);
+                }
                 if r.random_bool(0.5) {
                     add(
                         format!("/_next/static/{b}/_buildManifest.js"),

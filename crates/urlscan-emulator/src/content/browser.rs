@@ -10,6 +10,40 @@ use super::model::Model;
 use super::sites::{SiteKind, Style};
 use super::words::{self, Kind};
 
+/// A message a site's own script sometimes logs once it has loaded.
+struct ScriptMessage {
+    /// Label of the request that loads the script.
+    label: &'static str,
+    chance: f64,
+    level: &'static str,
+    source: &'static str,
+    text: &'static str,
+    /// The source line; any draw it makes follows the chance's.
+    line: fn(&mut ChaCha8Rng) -> i64,
+    delay_ms: f64,
+}
+
+const SCRIPT_MESSAGES: [ScriptMessage; 2] = [
+    ScriptMessage {
+        label: "jquery",
+        chance: 0.7,
+        level: "log",
+        source: "console-api",
+        text: "JQMIGRATE: Migrate is installed, version 3.4.1",
+        line: |_| 2,
+        delay_ms: 3.0,
+    },
+    ScriptMessage {
+        label: "app",
+        chance: 0.25,
+        level: "error",
+        source: "javascript",
+        text: "Uncaught TypeError: Cannot read properties of null (reading 'addEventListener')",
+        line: |r| r.random_range(1..400),
+        delay_ms: 2.0,
+    },
+];
+
 impl<'a> Model<'a> {
     pub(super) fn make_cookies(&mut self, sr: &mut ChaCha8Rng) {
         let secure = self.page.scheme == "https";
@@ -190,28 +224,19 @@ impl<'a> Model<'a> {
                 self.reqs[0].end,
             );
         }
-        if let Some(q) = self.reqs.iter().find(|q| q.label == "jquery") {
-            if sr.random_bool(0.7) {
-                msg(
-                    "log",
-                    "console-api",
-                    "JQMIGRATE: Migrate is installed, version 3.4.1".into(),
-                    &q.url,
-                    Some(2),
-                    q.end + 3.0,
-                );
-            }
-        }
-        if let Some(q) = self.reqs.iter().find(|q| q.label == "app") {
-            if sr.random_bool(0.25) {
-                msg(
-                    "error",
-                    "javascript",
-                    "Uncaught TypeError: Cannot read properties of null (reading 'addEventListener')".into(),
-                    &q.url,
-                    Some(sr.random_range(1..400)),
-                    q.end + 2.0,
-                );
+        for m in &SCRIPT_MESSAGES {
+            if let Some(q) = self.reqs.iter().find(|q| q.label == m.label) {
+                if sr.random_bool(m.chance) {
+                    let line = (m.line)(sr);
+                    msg(
+                        m.level,
+                        m.source,
+                        m.text.into(),
+                        &q.url,
+                        Some(line),
+                        q.end + m.delay_ms,
+                    );
+                }
             }
         }
         if let Some(q) = self
@@ -276,7 +301,7 @@ impl<'a> Model<'a> {
             }
         }
         if let SiteKind::Known(k) = self.site.kind {
-            for a in k.apps {
+            for a in &k.apps {
                 add_app(a, format!("dom /{}/i", a.to_ascii_lowercase()), &mut apps);
             }
         }

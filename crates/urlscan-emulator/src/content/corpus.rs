@@ -56,7 +56,7 @@ fn gen_phish_url(r: &mut ChaCha8Rng, b: &'static Brand, benign: &[String]) -> Op
     let kw = if r.random_bool(0.75) {
         b.keywords[0]
     } else {
-        *pick(r, b.keywords)
+        *pick(r, &b.keywords)
     };
     let w1 = *pick(
         r,
@@ -191,7 +191,7 @@ pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
     let mut tries = 0;
     while phish.len() < 48 && tries < 5_000 {
         tries += 1;
-        let b = pick(&mut r, words::BRANDS);
+        let b = pick(&mut r, &words::BRANDS);
         if let Some(u) = gen_phish_url(&mut r, b, &benign) {
             if !phish.contains(&u) {
                 phish.push(u);

@@ -284,11 +284,7 @@ impl Model<'_> {
                 };
                 for _ in 0..nav_n {
                     if let Some((h, tx)) = iter.next() {
-                        lines.push(format!(
-                            "<li><a href=\"{}\">{}</a></li>",
-                            html_escape(h),
-                            html_escape(tx)
-                        ));
+                        lines.push(link_item(h, tx));
                     }
                 }
                 lines.push("</ul></nav>".into());
@@ -329,11 +325,7 @@ impl Model<'_> {
                 }
                 lines.push("<ul class=\"links\">".into());
                 for (h, tx) in iter {
-                    lines.push(format!(
-                        "<li><a href=\"{}\">{}</a></li>",
-                        html_escape(h),
-                        html_escape(tx)
-                    ));
+                    lines.push(link_item(h, tx));
                 }
                 lines.push("</ul>".into());
                 lines.push("</main>".into());
@@ -351,4 +343,13 @@ impl Model<'_> {
         lines.push("</html>".into());
         (lines.join("\n"), refs)
     }
+}
+
+/// One entry of a page's link list.
+fn link_item(href: &str, text: &str) -> String {
+    format!(
+        "<li><a href=\"{}\">{}</a></li>",
+        html_escape(href),
+        html_escape(text)
+    )
 }

@@ -37,7 +37,7 @@ fn sample_specs() -> Vec<ScanSpec> {
         spec("https://fonts.googleapis.com/"),
         spec("https://www.googletagmanager.com/gtag/js"),
     ];
-    for k in words::KNOWN_SITES {
+    for k in words::KNOWN_SITES.iter() {
         v.push(spec(&format!("https://{}/", k.apex)));
     }
     for (h, _) in words::REDIRECTORS.iter() {

@@ -51,12 +51,12 @@ fn legit_apexes() -> &'static [String] {
     static CELL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     CELL.get_or_init(|| {
         let mut v: Vec<String> = Vec::new();
-        for b in words::BRANDS {
-            for l in b.legit {
+        for b in words::BRANDS.iter() {
+            for l in &b.legit {
                 push_unique(&mut v, l);
             }
         }
-        for k in words::KNOWN_SITES {
+        for k in words::KNOWN_SITES.iter() {
             push_unique(&mut v, k.apex);
         }
         for t in words::THIRD_PARTIES {
@@ -88,7 +88,7 @@ pub(super) fn classify(host: &str, path: &str) -> Option<&'static Brand> {
             .split(['.', '-', '_'])
             .filter(|t| !t.is_empty())
             .collect();
-        for b in words::BRANDS {
+        for b in words::BRANDS.iter() {
             if tokens
                 .iter()
                 .any(|t| b.keywords.iter().any(|k| token_hits_keyword(t, k)))
@@ -125,7 +125,7 @@ pub(super) fn classify(host: &str, path: &str) -> Option<&'static Brand> {
         || lower.ends_with(".html")
         || lower.ends_with(".htm");
     if strong {
-        for b in words::BRANDS {
+        for b in words::BRANDS.iter() {
             if ptoks
                 .iter()
                 .any(|t| b.keywords.iter().any(|k| token_hits_keyword(t, k)))
