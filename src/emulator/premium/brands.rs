@@ -10,7 +10,7 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
-use super::super::routes::{caller, ok_json, tri, Need};
+use super::super::routes::{caller, ok_json, or_return, Need};
 use super::super::state::{lookup, AppState};
 use super::{h64, hex_sha256, iso, now};
 
@@ -76,7 +76,7 @@ fn brand_doc(b: &words::Brand) -> Value {
 }
 
 async fn available(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
+    or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let kits: Vec<Value> = words::BRANDS
         .iter()
@@ -94,7 +94,7 @@ async fn available(State(st): St, headers: HeaderMap) -> Response {
 /// Per brand with at least one detected page: the total and the latest hit,
 /// brands with the most recent detection first.
 async fn brands(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     let now = now(&st);
     // brand key -> (total, latest scan time, latest hit)
     let mut found: HashMap<String, (u64, i64, Value)> = HashMap::new();

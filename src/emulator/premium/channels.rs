@@ -13,11 +13,11 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, tri, validation, Need};
+use super::super::routes::{caller, ok_json, or_return, validation, Need};
 use super::super::state::AppState;
 use super::{
-    check, find, key_of, now, wrapped, Access, Item, Ty, F, FREQUENCIES, TEAM_PERMISSIONS,
-    WEEK_DAYS,
+    check, find, key_of, now, wrapped, Access, FieldType, Item, RequestField, FREQUENCIES,
+    TEAM_PERMISSIONS, WEEK_DAYS,
 };
 
 type St = State<Arc<AppState>>;
@@ -42,19 +42,19 @@ fn utc_time(label: &str, v: &Value) -> Option<String> {
     (!ok).then(|| format!("\"{label}\" must be a 24-hour time in the form HH:MM"))
 }
 
-pub(super) const FIELDS: &[F] = &[
-    F("type", Ty::OneOf(crate::rules::CHANNEL_TYPES), true),
-    F("name", Ty::Text, true),
-    F("webhookURL", Ty::Custom(web_url), false),
-    F("frequency", Ty::OneOf(FREQUENCIES), false),
-    F("emailAddresses", Ty::Emails, false),
-    F("utcTime", Ty::Custom(utc_time), false),
-    F("isActive", Ty::Bool, false),
-    F("isDefault", Ty::Bool, false),
-    F("ignoreTime", Ty::Bool, false),
-    F("weekDays", Ty::Each(WEEK_DAYS), false),
-    F("permissions", Ty::Each(TEAM_PERMISSIONS), false),
-    F("description", Ty::Str, false),
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required("type", FieldType::OneOf(crate::rules::CHANNEL_TYPES)),
+    RequestField::required("name", FieldType::Text),
+    RequestField::optional("webhookURL", FieldType::Custom(web_url)),
+    RequestField::optional("frequency", FieldType::OneOf(FREQUENCIES)),
+    RequestField::optional("emailAddresses", FieldType::Emails),
+    RequestField::optional("utcTime", FieldType::Custom(utc_time)),
+    RequestField::optional("isActive", FieldType::Bool),
+    RequestField::optional("isDefault", FieldType::Bool),
+    RequestField::optional("ignoreTime", FieldType::Bool),
+    RequestField::optional("weekDays", FieldType::Each(WEEK_DAYS)),
+    RequestField::optional("permissions", FieldType::Each(TEAM_PERMISSIONS)),
+    RequestField::optional("description", FieldType::Str),
 ];
 
 fn parse(body: &[u8], creating: bool) -> Result<Map<String, Value>, Response> {
@@ -78,7 +78,7 @@ fn channel_json(it: &Item) -> Value {
 }
 
 async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Key));
+    let c = or_return!(caller(&st, &headers, Need::Key));
     now(&st);
     let k = key_of(&c);
     let p = st.premium.lock().unwrap();
@@ -92,9 +92,9 @@ async fn list(State(st): St, headers: HeaderMap) -> Response {
 }
 
 async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Write));
+    let c = or_return!(caller(&st, &headers, Need::Write));
     let now = now(&st);
-    let mut fields = tri!(parse(&body, true));
+    let mut fields = or_return!(parse(&body, true));
     for (k, v) in [
         ("isActive", true),
         ("isDefault", false),
@@ -109,10 +109,10 @@ async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
 }
 
 async fn read(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Key));
+    let c = or_return!(caller(&st, &headers, Need::Key));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    let it = tri!(find(
+    let it = or_return!(find(
         &mut p.channels,
         &id,
         key_of(&c),
@@ -128,20 +128,20 @@ async fn update(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Write));
+    let c = or_return!(caller(&st, &headers, Need::Write));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    let it = tri!(find(
+    let it = or_return!(find(
         &mut p.channels,
         &id,
         key_of(&c),
         Access::Write,
         "channel"
     ));
-    let fields = tri!(parse(&body, false));
+    let fields = or_return!(parse(&body, false));
     let mut merged = it.body.clone();
     merged.extend(fields);
-    tri!(targets(&merged));
+    or_return!(targets(&merged));
     it.body = merged;
     ok_json(json!({ "channel": channel_json(it) }))
 }

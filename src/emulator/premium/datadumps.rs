@@ -17,7 +17,7 @@ use chrono::NaiveDate;
 use serde_json::{json, Value};
 
 use super::super::content;
-use super::super::routes::{caller, err, ok_json, tri, validation, Need};
+use super::super::routes::{caller, err, ok_json, or_return, validation, Need};
 use super::super::state::AppState;
 use super::{iso, now};
 
@@ -195,7 +195,7 @@ async fn list(
     headers: HeaderMap,
     Path((window, ftype, date)): Path<(String, String, String)>,
 ) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
+    or_return!(caller(&st, &headers, Need::Premium));
     let now = now(&st);
     let mut problems = Vec::new();
     if !WINDOWS.contains(&window.as_str()) {
@@ -237,7 +237,7 @@ async fn list(
 
 /// 302 to a temporary address on the emulator that needs no API key.
 async fn link(State(st): St, headers: HeaderMap, Path(path): Path<String>) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
+    or_return!(caller(&st, &headers, Need::Premium));
     let now = now(&st);
     let Some(f) = file_of(&path, now) else {
         return err(

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 
 use super::super::content;
-use super::super::routes::{caller, err, tri, Need};
+use super::super::routes::{caller, err, or_return, Need};
 use super::super::state::AppState;
 use super::now;
 
@@ -74,7 +74,7 @@ async fn download(
     Path(sha): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
+    or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let sha = sha.trim().to_ascii_lowercase();
     if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {

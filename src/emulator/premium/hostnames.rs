@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 
 use super::super::datasources::{self, Doc};
 use super::super::query::Query;
-use super::super::routes::{caller, err, ok_json, tri, validation, Need};
+use super::super::routes::{caller, err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Caller};
 use super::{h64, iso, now};
 
@@ -351,7 +351,7 @@ async fn history(
     Path(hostname): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
     let host = hostname.trim().trim_end_matches('.').to_ascii_lowercase();
     if !valid_hostname(&host) {

@@ -49,11 +49,11 @@ use std::collections::VecDeque;
 use super::super::content::{self, ScanSpec};
 use super::super::datasources::Doc;
 use super::super::events::IncidentChange;
-use super::super::routes::{caller, err, ok_json, tri, validation, Need};
+use super::super::routes::{caller, err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
-    check, check_refs, h64, iso, key_of, new_id, now, same_team, wrapped, Access, PremiumState, Ty,
-    F,
+    check, check_refs, h64, iso, key_of, new_id, now, same_team, wrapped, Access, FieldType,
+    PremiumState, RequestField,
 };
 
 type St = State<Arc<AppState>>;
@@ -208,46 +208,46 @@ fn countries(label: &str, v: &Value) -> Option<String> {
     })
 }
 
-const INTERVAL: Ty = Ty::Int(
+const INTERVAL: FieldType = FieldType::Int(
     crate::rules::INCIDENT_INTERVAL_MIN,
     crate::rules::INCIDENT_INTERVAL_MAX,
 );
-const DELAY: Ty = Ty::Int(0, crate::rules::INCIDENT_DELAY_MAX);
+const DELAY: FieldType = FieldType::Int(0, crate::rules::INCIDENT_DELAY_MAX);
 
-pub(super) const FIELDS: &[F] = &[
-    F("observable", Ty::Custom(observable), true),
-    F(
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required("observable", FieldType::Custom(observable)),
+    RequestField::required(
         "visibility",
-        Ty::OneOf(crate::rules::INCIDENT_VISIBILITIES),
-        true,
+        FieldType::OneOf(crate::rules::INCIDENT_VISIBILITIES),
     ),
-    F("channels", Ty::Strs, true),
+    RequestField::required("channels", FieldType::Strs),
     // The specification allows null, to clear it.
-    F("extraPath", Ty::NullOr(&Ty::Custom(extra_path)), false),
-    F("scanInterval", INTERVAL, false),
-    F(
-        "scanIntervalMode",
-        Ty::OneOf(crate::rules::SCAN_INTERVAL_MODES),
-        false,
+    RequestField::optional(
+        "extraPath",
+        FieldType::NullOr(&FieldType::Custom(extra_path)),
     ),
-    F("watchedAttributes", Ty::Each(ATTRIBUTES), false),
-    F("userAgents", Ty::Strs, false),
-    F("userAgentsPerInterval", Ty::Int(1, 10), false),
-    F("countries", Ty::Custom(countries), false),
-    F("countriesPerInterval", Ty::Int(1, 10), false),
-    F("stopDelaySuspended", DELAY, false),
-    F("stopDelayInactive", DELAY, false),
-    F("stopDelayMalicious", DELAY, false),
-    F("scanIntervalAfterSuspended", INTERVAL, false),
-    F("scanIntervalAfterMalicious", INTERVAL, false),
-    F("incidentProfile", Ty::Str, false),
-    F(
+    RequestField::optional("scanInterval", INTERVAL),
+    RequestField::optional(
+        "scanIntervalMode",
+        FieldType::OneOf(crate::rules::SCAN_INTERVAL_MODES),
+    ),
+    RequestField::optional("watchedAttributes", FieldType::Each(ATTRIBUTES)),
+    RequestField::optional("userAgents", FieldType::Strs),
+    RequestField::optional("userAgentsPerInterval", FieldType::Int(1, 10)),
+    RequestField::optional("countries", FieldType::Custom(countries)),
+    RequestField::optional("countriesPerInterval", FieldType::Int(1, 10)),
+    RequestField::optional("stopDelaySuspended", DELAY),
+    RequestField::optional("stopDelayInactive", DELAY),
+    RequestField::optional("stopDelayMalicious", DELAY),
+    RequestField::optional("scanIntervalAfterSuspended", INTERVAL),
+    RequestField::optional("scanIntervalAfterMalicious", INTERVAL),
+    RequestField::optional("incidentProfile", FieldType::Str),
+    RequestField::optional(
         "expireAfter",
-        Ty::Int(
+        FieldType::Int(
             crate::rules::INCIDENT_EXPIRE_MIN,
             crate::rules::INCIDENT_EXPIRE_MAX,
         ),
-        false,
     ),
 ];
 
@@ -872,11 +872,11 @@ fn find<'a>(
 }
 
 async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    let fields = tri!(parse(&p, k, &body, true));
+    let fields = or_return!(parse(&p, k, &body, true));
     let inc = Incident::start(k, now, fields, "api", None, vec![]);
     let out = inc.json();
     p.incidents.push(inc);
@@ -886,10 +886,10 @@ async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
 }
 
 async fn read(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Read));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incident": inc.json() }))
 }
 
@@ -901,13 +901,13 @@ async fn update(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    tri!(find(&mut p, &id, k, Access::Write));
-    let mut fields = tri!(parse(&p, k, &body, false));
-    let inc = tri!(find(&mut p, &id, k, Access::Write));
+    or_return!(find(&mut p, &id, k, Access::Write));
+    let mut fields = or_return!(parse(&p, k, &body, false));
+    let inc = or_return!(find(&mut p, &id, k, Access::Write));
     if let Some(o) = fields.get("observable") {
         if *o != inc.fields["observable"] {
             return validation(
@@ -938,10 +938,10 @@ async fn update(
 }
 
 async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Write));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
     if inc.closed {
         return err(
             StatusCode::BAD_REQUEST,
@@ -954,10 +954,10 @@ async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Res
 }
 
 async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Write));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
     if !inc.closed {
         return err(
             StatusCode::BAD_REQUEST,
@@ -985,11 +985,11 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
 /// the original's options, answered under the key `incidents` like the
 /// service does.
 fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -> Response {
-    let c = tri!(caller(st, headers, Need::PremiumWrite));
+    let c = or_return!(caller(st, headers, Need::PremiumWrite));
     let now = now(st);
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    let orig = tri!(find(&mut p, id, k, Access::Read)).clone();
+    let orig = or_return!(find(&mut p, id, k, Access::Read)).clone();
     let mut fields = orig.fields.clone();
     if let Some(s) = orig.expire_after_s {
         fields.insert("expireAfter".into(), json!(s));
@@ -1017,17 +1017,17 @@ async fn fork(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Resp
 }
 
 async fn attributes(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
+    or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     ok_json(json!({ "attributes": ATTRIBUTES }))
 }
 
 /// The incident's states, oldest first.
 async fn states(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Read));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incidentstates": inc.states }))
 }
 

@@ -15,10 +15,10 @@ use serde_json::{json, Map, Value};
 
 use super::super::content::{self, ScanSpec};
 use super::super::routes::{
-    caller, check_limit, err, ok_json, pending, tri, validation, with_limit_headers, Need,
+    caller, check_limit, err, ok_json, or_return, pending, validation, with_limit_headers, Need,
 };
 use super::super::state::{AppState, Caller, KeyInfo};
-use super::{check, iso, key_of, now, same_team, PremiumState, Ty, F};
+use super::{check, iso, key_of, now, same_team, FieldType, PremiumState, RequestField};
 
 type St = State<Arc<AppState>>;
 
@@ -139,7 +139,7 @@ pub(super) fn tick(p: &mut PremiumState, now: i64) {
 }
 
 async fn scanners(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
+    or_return!(caller(&st, &headers, Need::Premium));
     let now = now(&st);
     let list: Vec<Value> = SCANNERS
         .iter()
@@ -196,25 +196,23 @@ fn task_url(label: &str, v: &Value) -> Option<String> {
     }
 }
 
-pub(super) const TASK: &[F] = &[
-    F("url", Ty::Custom(task_url), true),
-    F("visibility", Ty::OneOf(crate::rules::VISIBILITIES), false),
-    F("tags", Ty::Strs, false),
+pub(super) const TASK: &[RequestField] = &[
+    RequestField::required("url", FieldType::Custom(task_url)),
+    RequestField::optional("visibility", FieldType::OneOf(crate::rules::VISIBILITIES)),
+    RequestField::optional("tags", FieldType::Strs),
 ];
-pub(super) const SCANNER: &[F] = &[
-    F(
+pub(super) const SCANNER: &[RequestField] = &[
+    RequestField::optional(
         "pageTimeout",
-        Ty::Int(0, crate::rules::LIVESCAN_MS_MAX),
-        false,
+        FieldType::Int(0, crate::rules::LIVESCAN_MS_MAX),
     ),
-    F(
+    RequestField::optional(
         "captureDelay",
-        Ty::Int(0, crate::rules::LIVESCAN_MS_MAX),
-        false,
+        FieldType::Int(0, crate::rules::LIVESCAN_MS_MAX),
     ),
-    F("extraHeaders", Ty::Custom(extra_headers), false),
-    F("enableFeatures", Ty::Each(ENABLE), false),
-    F("disableFeatures", Ty::Each(DISABLE), false),
+    RequestField::optional("extraHeaders", FieldType::Custom(extra_headers)),
+    RequestField::optional("enableFeatures", FieldType::Each(ENABLE)),
+    RequestField::optional("disableFeatures", FieldType::Each(DISABLE)),
 ];
 
 /// Validate `{"task": {...}, "scanner": {...}}`: task, its options and the
@@ -287,12 +285,12 @@ async fn start(
     body: Bytes,
     blocking: bool,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
     let Some(sc) = scanner_of(&scanner) else {
         return unknown_scanner(&scanner);
     };
-    tri!(check_limit(&st, &c, "livescan"));
+    or_return!(check_limit(&st, &c, "livescan"));
     let resp = match parse_task(&body) {
         Err(r) => r,
         Ok((task, opts, url)) => {
@@ -372,11 +370,11 @@ async fn resource(
     headers: HeaderMap,
     Path((scanner, rtype, rid)): Path<(String, String, String)>,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     let now = now(&st);
     match rtype.as_str() {
         "result" | "screenshot" | "dom" => {
-            let s = tri!(live(&st, &c, &scanner, &rid));
+            let s = or_return!(live(&st, &c, &scanner, &rid));
             if now < s.finish_ms {
                 return pending();
             }
@@ -446,21 +444,20 @@ async fn store(
     Path((scanner, id)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
-    let s = tri!(live(&st, &c, &scanner, &id));
+    let s = or_return!(live(&st, &c, &scanner, &id));
     let task = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
-        tri!(super::wrapped(&body, "task"))
+        or_return!(super::wrapped(&body, "task"))
     };
-    let fields = tri!(check(
+    let fields = or_return!(check(
         &task,
         "task",
-        &[F(
+        &[RequestField::optional(
             "visibility",
-            Ty::OneOf(&["public", "unlisted", "private"]),
-            false
+            FieldType::OneOf(&["public", "unlisted", "private"])
         )],
         &[],
         false
@@ -495,9 +492,9 @@ async fn purge(
     headers: HeaderMap,
     Path((scanner, id)): Path<(String, String)>,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
-    let s = tri!(live(&st, &c, &scanner, &id));
+    let s = or_return!(live(&st, &c, &scanner, &id));
     st.premium.lock().unwrap().livescans.remove(&s.spec.uuid);
     ok_json(json!({"status": "purged"}))
 }

@@ -269,7 +269,7 @@ fn h64(s: &str) -> u64 {
 
 /// The type a request field must have.
 #[derive(Clone, Copy)]
-pub(super) enum Ty {
+pub(super) enum FieldType {
     /// Any string.
     Str,
     /// A non-empty string.
@@ -284,13 +284,37 @@ pub(super) enum Ty {
     /// An array of email addresses.
     Emails,
     /// The inner type, or null (kept, to clear the field).
-    NullOr(&'static Ty),
+    NullOr(&'static FieldType),
     /// A custom check; gets the field label and the value, answers the problem.
     Custom(fn(&str, &Value) -> Option<String>),
 }
 
-/// A request field: name, type, required on create.
-pub(super) struct F(pub(super) &'static str, pub(super) Ty, pub(super) bool);
+/// A request field.
+pub(super) struct RequestField {
+    /// The wire name.
+    pub(super) name: &'static str,
+    pub(super) ty: FieldType,
+    /// Required on create.
+    pub(super) required: bool,
+}
+
+impl RequestField {
+    pub(super) const fn required(name: &'static str, ty: FieldType) -> RequestField {
+        RequestField {
+            name,
+            ty,
+            required: true,
+        }
+    }
+
+    pub(super) const fn optional(name: &'static str, ty: FieldType) -> RequestField {
+        RequestField {
+            name,
+            ty,
+            required: false,
+        }
+    }
+}
 
 fn one_of(list: &[&str]) -> String {
     format!("must be one of [{}]", list.join(", "))
@@ -305,7 +329,7 @@ fn too_long(s: &str) -> bool {
     s.chars().count() > crate::rules::TEXT_MAX_LEN
 }
 
-fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
+fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
     let array = |each: &dyn Fn(&str, &Value) -> Option<String>| -> Option<String> {
         let Some(a) = v.as_array() else {
             return Some(format!("\"{label}\" must be an array"));
@@ -315,7 +339,7 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
     };
     match ty {
-        Ty::Str => match v.as_str() {
+        FieldType::Str => match v.as_str() {
             None => Some(format!("\"{label}\" must be a string")),
             Some(s) if too_long(s) => Some(format!(
                 "\"{label}\" length must be less than or equal to {} characters long",
@@ -323,7 +347,7 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             )),
             Some(_) => None,
         },
-        Ty::Text => match v.as_str() {
+        FieldType::Text => match v.as_str() {
             None => Some(format!("\"{label}\" must be a string")),
             Some(s) if s.trim().is_empty() => {
                 Some(format!("\"{label}\" is not allowed to be empty"))
@@ -334,12 +358,12 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             )),
             Some(_) => None,
         },
-        Ty::OneOf(list) => match v.as_str() {
+        FieldType::OneOf(list) => match v.as_str() {
             Some(s) if list.contains(&s) => None,
             _ => Some(format!("\"{label}\" {}", one_of(list))),
         },
-        Ty::Bool => (!v.is_boolean()).then(|| format!("\"{label}\" must be a boolean")),
-        Ty::Int(min, max) => match v.as_i64() {
+        FieldType::Bool => (!v.is_boolean()).then(|| format!("\"{label}\" must be a boolean")),
+        FieldType::Int(min, max) => match v.as_i64() {
             None => Some(format!("\"{label}\" must be an integer")),
             Some(n) if n < min => Some(format!(
                 "\"{label}\" must be greater than or equal to {min}"
@@ -347,23 +371,23 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             Some(n) if n > max => Some(format!("\"{label}\" must be less than or equal to {max}")),
             Some(_) => None,
         },
-        Ty::Strs => array(&|l, x| match x.as_str() {
+        FieldType::Strs => array(&|l, x| match x.as_str() {
             Some(s) if !too_long(s) => None,
             _ => Some(format!(
                 "\"{l}\" must be a string of at most {} characters",
                 crate::rules::TEXT_MAX_LEN
             )),
         }),
-        Ty::Each(list) => array(&|l, x| match x.as_str() {
+        FieldType::Each(list) => array(&|l, x| match x.as_str() {
             Some(s) if list.contains(&s) => None,
             _ => Some(format!("\"{l}\" {}", one_of(list))),
         }),
-        Ty::Emails => array(&|l, x| match x.as_str() {
+        FieldType::Emails => array(&|l, x| match x.as_str() {
             Some(s) if valid_email(s) => None,
             _ => Some(format!("\"{l}\" must be a valid email")),
         }),
-        Ty::Custom(f) => f(label, v),
-        Ty::NullOr(inner) => check_ty(label, *inner, v),
+        FieldType::Custom(f) => f(label, v),
+        FieldType::NullOr(inner) => check_ty(label, *inner, v),
     }
 }
 
@@ -374,21 +398,21 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
 fn check(
     obj: &Map<String, Value>,
     wrapper: &str,
-    fields: &[F],
+    fields: &[RequestField],
     ignore: &[&str],
     creating: bool,
 ) -> Result<Map<String, Value>, Response> {
     let mut problems = Vec::new();
     for k in obj.keys() {
-        if !ignore.contains(&k.as_str()) && !fields.iter().any(|f| f.0 == k) {
+        if !ignore.contains(&k.as_str()) && !fields.iter().any(|f| f.name == k) {
             problems.push(format!("\"{wrapper}.{k}\" is not allowed"));
         }
     }
     let mut out = Map::new();
-    for F(name, ty, required) in fields {
+    for RequestField { name, ty, required } in fields {
         let label = format!("{wrapper}.{name}");
         match obj.get(*name) {
-            Some(Value::Null) if matches!(ty, Ty::NullOr(_)) => {
+            Some(Value::Null) if matches!(ty, FieldType::NullOr(_)) => {
                 out.insert((*name).to_string(), Value::Null);
             }
             None | Some(Value::Null) => {

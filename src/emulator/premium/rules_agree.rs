@@ -5,7 +5,7 @@
 //! normalisation) and refuses those it refuses.
 use serde_json::{json, Map, Value};
 
-use super::{channels, check, incidents, livescan, searches, subscriptions, F};
+use super::{channels, check, incidents, livescan, searches, subscriptions, RequestField};
 use crate::core::api;
 use crate::core::fields::{build, Field};
 use crate::rules;
@@ -14,7 +14,7 @@ use crate::rules;
 type Tables = Vec<(
     &'static str,
     &'static [Field],
-    Vec<(&'static str, &'static [F])>,
+    Vec<(&'static str, &'static [RequestField])>,
 )>;
 
 fn tables() -> Tables {
@@ -155,8 +155,8 @@ fn samples() -> Vec<Value> {
 }
 
 /// The emulator's verdict on one field: accepted, and the value it keeps.
-fn emulator_accepts(f: &F, v: &Value) -> bool {
-    let obj = Map::from_iter([(f.0.to_string(), v.clone())]);
+fn emulator_accepts(f: &RequestField, v: &Value) -> bool {
+    let obj = Map::from_iter([(f.name.to_string(), v.clone())]);
     check(&obj, "w", std::slice::from_ref(f), &[], false).is_ok()
 }
 
@@ -173,7 +173,7 @@ fn every_rule_is_the_same_on_both_sides() {
             let wire = &field.wire[prefix.len()..];
             let ef = table
                 .iter()
-                .find(|f| f.0 == wire)
+                .find(|f| f.name == wire)
                 .unwrap_or_else(|| panic!("{what}: the emulator has no field {wire}"));
             for v in &samples {
                 let opts = Map::from_iter([(field.name.to_string(), v.clone())]);
@@ -214,9 +214,9 @@ fn required_fields_are_the_same_on_both_sides() {
                 .expect("table");
             let ef = table
                 .iter()
-                .find(|f| f.0 == &field.wire[prefix.len()..])
+                .find(|f| f.name == &field.wire[prefix.len()..])
                 .expect("field");
-            assert_eq!(field.required, ef.2, "{what}.{}", field.wire);
+            assert_eq!(field.required, ef.required, "{what}.{}", field.wire);
         }
     }
 }
@@ -237,7 +237,7 @@ fn null_clears_extra_path_on_both_sides() {
     assert_eq!(body.get("extraPath"), Some(&Value::Null));
     let ef = incidents::FIELDS
         .iter()
-        .find(|f| f.0 == "extraPath")
+        .find(|f| f.name == "extraPath")
         .unwrap();
     let kept = check(&body, "incident", std::slice::from_ref(ef), &[], false).unwrap();
     assert_eq!(kept.get("extraPath"), Some(&Value::Null));

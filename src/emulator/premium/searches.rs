@@ -8,9 +8,11 @@ use axum::response::Response;
 use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, page_response, parse_query, search_args, tri, Need};
+use super::super::routes::{
+    caller, ok_json, or_return, page_response, parse_query, search_args, Need,
+};
 use super::super::state::{AppState, Caller};
-use super::{check, find, hostnames, key_of, now, wrapped, Access, Item, Ty, F};
+use super::{check, find, hostnames, key_of, now, wrapped, Access, FieldType, Item, RequestField};
 
 type St = State<Arc<AppState>>;
 
@@ -52,22 +54,21 @@ fn query(label: &str, v: &Value) -> Option<String> {
     }
 }
 
-pub(super) const FIELDS: &[F] = &[
-    F(
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required(
         "datasource",
-        Ty::OneOf(crate::rules::SAVED_SEARCH_DATASOURCES),
-        true,
+        FieldType::OneOf(crate::rules::SAVED_SEARCH_DATASOURCES),
     ),
-    F("name", Ty::Text, true),
-    F("query", Ty::Custom(query), true),
-    F("description", Ty::Str, false),
-    F("longDescription", Ty::Str, false),
-    F("tlp", Ty::OneOf(TLP), false),
-    F("userTags", Ty::Custom(user_tags), false),
-    F("permissions", Ty::Each(PERMISSIONS), false),
+    RequestField::required("name", FieldType::Text),
+    RequestField::required("query", FieldType::Custom(query)),
+    RequestField::optional("description", FieldType::Str),
+    RequestField::optional("longDescription", FieldType::Str),
+    RequestField::optional("tlp", FieldType::OneOf(TLP)),
+    RequestField::optional("userTags", FieldType::Custom(user_tags)),
+    RequestField::optional("permissions", FieldType::Each(PERMISSIONS)),
     // The official command-line client also sends these.
-    F("pass", Ty::Int(0, i64::MAX), false),
-    F("tags", Ty::Strs, false),
+    RequestField::optional("pass", FieldType::Int(0, i64::MAX)),
+    RequestField::optional("tags", FieldType::Strs),
 ];
 
 /// Validate a `{"search": {...}}` body; the schema's `usertags` is accepted
@@ -90,7 +91,7 @@ fn search_json(it: &Item) -> Value {
 }
 
 async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let k = key_of(&c);
     let p = st.premium.lock().unwrap();
@@ -108,9 +109,9 @@ async fn list(State(st): St, headers: HeaderMap) -> Response {
 }
 
 async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
-    let fields = tri!(parse(&body, true));
+    let fields = or_return!(parse(&body, true));
     let it = Item::new(key_of(&c), now, fields);
     let out = search_json(&it);
     st.premium.lock().unwrap().searches.push(it);
@@ -123,26 +124,26 @@ async fn update(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    let it = tri!(find(
+    let it = or_return!(find(
         &mut p.searches,
         &id,
         key_of(&c),
         Access::Write,
         "saved search"
     ));
-    let fields = tri!(parse(&body, false));
+    let fields = or_return!(parse(&body, false));
     it.body.extend(fields);
     ok_json(json!({ "search": search_json(it) }))
 }
 
 async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    tri!(find(
+    or_return!(find(
         &mut p.searches,
         &id,
         key_of(&c),
@@ -161,11 +162,11 @@ async fn results(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let saved = {
         let mut p = st.premium.lock().unwrap();
-        tri!(find(
+        or_return!(find(
             &mut p.searches,
             &id,
             key_of(&c),
@@ -179,14 +180,14 @@ async fn results(
         .get("query")
         .and_then(Value::as_str)
         .unwrap_or("");
-    let query = tri!(parse_query(&c, q));
+    let query = or_return!(parse_query(&c, q));
     // The saved search's data source, whatever the request names.
     let ds = match saved.body.get("datasource").and_then(Value::as_str) {
         Some("hostnames") => "hostnames",
         _ => "scans",
     };
     let raw = Some(format!("{}&datasource={ds}", raw.unwrap_or_default()));
-    let args = tri!(search_args(&c, raw));
+    let args = or_return!(search_args(&c, raw));
     page_response(&st, &c, &args, &query, &|_| true)
 }
 

@@ -8,11 +8,11 @@ use axum::response::Response;
 use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, tri, validation, Need};
+use super::super::routes::{caller, ok_json, or_return, validation, Need};
 use super::super::state::{AppState, KeyInfo};
 use super::{
-    check, check_refs, find, key_of, now, searches, wrapped, Access, Item, PremiumState, Ty, F,
-    FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
+    check, check_refs, find, key_of, now, searches, wrapped, Access, FieldType, Item, PremiumState,
+    RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
 
 type St = State<Arc<AppState>>;
@@ -44,30 +44,28 @@ fn watch_keys(label: &str, v: &Value) -> Option<String> {
     (!fine).then(|| format!("\"{label}\" {}", super::one_of(WATCH_KEYS)))
 }
 
-pub(super) const FIELDS: &[F] = &[
-    F("searchIds", Ty::Strs, true),
-    F("frequency", Ty::OneOf(FREQUENCIES), true),
-    F("emailAddresses", Ty::Emails, true),
-    F("name", Ty::Text, true),
-    F("description", Ty::Str, false),
-    F("isActive", Ty::Bool, true),
-    F("ignoreTime", Ty::Bool, true),
-    F("weekDays", Ty::Each(WEEK_DAYS), false),
-    F("permissions", Ty::Each(TEAM_PERMISSIONS), false),
-    F("channelIds", Ty::Strs, false),
-    F("incidentChannelIds", Ty::Strs, false),
-    F("incidentProfileId", Ty::Str, false),
-    F(
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required("searchIds", FieldType::Strs),
+    RequestField::required("frequency", FieldType::OneOf(FREQUENCIES)),
+    RequestField::required("emailAddresses", FieldType::Emails),
+    RequestField::required("name", FieldType::Text),
+    RequestField::optional("description", FieldType::Str),
+    RequestField::required("isActive", FieldType::Bool),
+    RequestField::required("ignoreTime", FieldType::Bool),
+    RequestField::optional("weekDays", FieldType::Each(WEEK_DAYS)),
+    RequestField::optional("permissions", FieldType::Each(TEAM_PERMISSIONS)),
+    RequestField::optional("channelIds", FieldType::Strs),
+    RequestField::optional("incidentChannelIds", FieldType::Strs),
+    RequestField::optional("incidentProfileId", FieldType::Str),
+    RequestField::optional(
         "incidentVisibility",
-        Ty::OneOf(crate::rules::INCIDENT_VISIBILITIES),
-        false,
+        FieldType::OneOf(crate::rules::INCIDENT_VISIBILITIES),
     ),
-    F(
+    RequestField::optional(
         "incidentCreationMode",
-        Ty::OneOf(crate::rules::INCIDENT_CREATION_MODES),
-        false,
+        FieldType::OneOf(crate::rules::INCIDENT_CREATION_MODES),
     ),
-    F("incidentWatchKeys", Ty::Custom(watch_keys), false),
+    RequestField::optional("incidentWatchKeys", FieldType::Custom(watch_keys)),
 ];
 
 /// Validate a `{"subscription": {...}}` body, including that the saved
@@ -100,7 +98,7 @@ fn sub_json(it: &Item) -> Value {
 }
 
 async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     let k = key_of(&c);
     let p = st.premium.lock().unwrap();
@@ -114,11 +112,11 @@ async fn list(State(st): St, headers: HeaderMap) -> Response {
 }
 
 async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let now = now(&st);
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    let fields = tri!(parse(&p, k, &body, true));
+    let fields = or_return!(parse(&p, k, &body, true));
     let it = Item::new(k, now, fields);
     let out = sub_json(&it);
     p.subscriptions.push(it);
@@ -131,19 +129,19 @@ async fn update(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    tri!(find(
+    or_return!(find(
         &mut p.subscriptions,
         &id,
         k,
         Access::Write,
         "subscription"
     ));
-    let fields = tri!(parse(&p, k, &body, false));
-    let it = tri!(find(
+    let fields = or_return!(parse(&p, k, &body, false));
+    let it = or_return!(find(
         &mut p.subscriptions,
         &id,
         k,
@@ -155,10 +153,10 @@ async fn update(
 }
 
 async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     now(&st);
     let mut p = st.premium.lock().unwrap();
-    tri!(find(
+    or_return!(find(
         &mut p.subscriptions,
         &id,
         key_of(&c),
@@ -177,7 +175,7 @@ async fn results(
     headers: HeaderMap,
     Path((id, datasource)): Path<(String, String)>,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
     now(&st);
     if !["scans", "hostnames"].contains(&datasource.as_str()) {
         return validation("\"datasource\" must be one of [scans, hostnames]");
@@ -185,7 +183,7 @@ async fn results(
     let k = key_of(&c);
     let saved: Vec<Item> = {
         let mut p = st.premium.lock().unwrap();
-        let sub = tri!(find(
+        let sub = or_return!(find(
             &mut p.subscriptions,
             &id,
             k,
