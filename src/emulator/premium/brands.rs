@@ -10,9 +10,9 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
-use super::super::routes::{caller, ok_json, or_return, Need};
+use super::super::routes::{ok_json, or_return, Need};
 use super::super::state::{lookup, AppState};
-use super::{h64, hex_sha256, iso, now};
+use super::{enter, h64, hex_sha256, iso};
 
 // The same tables the content generator draws phishing pages from, so the
 // brand list and the verdicts of scans agree.
@@ -76,8 +76,7 @@ fn brand_doc(b: &words::Brand) -> Value {
 }
 
 async fn available(State(st): St, headers: HeaderMap) -> Response {
-    or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    or_return!(enter(&st, &headers, Need::Premium));
     let kits: Vec<Value> = words::BRANDS
         .iter()
         .map(|b| {
@@ -94,8 +93,7 @@ async fn available(State(st): St, headers: HeaderMap) -> Response {
 /// Per brand with at least one detected page: the total and the latest hit,
 /// brands with the most recent detection first.
 async fn brands(State(st): St, headers: HeaderMap) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::Premium));
     // brand key -> (total, latest scan time, latest hit)
     let mut found: HashMap<String, (u64, i64, Value)> = HashMap::new();
     {

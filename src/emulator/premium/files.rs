@@ -11,9 +11,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 
 use super::super::content;
-use super::super::routes::{caller, err, or_return, Need};
+use super::super::routes::{err, or_return, Need};
 use super::super::state::AppState;
-use super::now;
+use super::enter;
 
 type St = State<Arc<AppState>>;
 
@@ -74,8 +74,7 @@ async fn download(
     Path(sha): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    or_return!(enter(&st, &headers, Need::Premium));
     let sha = sha.trim().to_ascii_lowercase();
     if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         return err(

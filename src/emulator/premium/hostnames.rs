@@ -27,9 +27,9 @@ use serde_json::{json, Value};
 
 use super::super::datasources::{self, Doc};
 use super::super::query::Query;
-use super::super::routes::{caller, err, ok_json, or_return, validation, Need};
+use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Caller};
-use super::{h64, iso, now};
+use super::{enter, h64, iso};
 
 type St = State<Arc<AppState>>;
 
@@ -351,8 +351,7 @@ async fn history(
     Path(hostname): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let host = hostname.trim().trim_end_matches('.').to_ascii_lowercase();
     if !valid_hostname(&host) {
         return validation("\"hostname\" must be a valid hostname");

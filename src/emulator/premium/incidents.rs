@@ -49,10 +49,10 @@ use std::collections::VecDeque;
 use super::super::content::{self, ScanSpec};
 use super::super::datasources::Doc;
 use super::super::events::IncidentChange;
-use super::super::routes::{caller, err, ok_json, or_return, validation, Need};
+use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
-    check, check_refs, h64, iso, key_of, new_id, now, same_team, wrapped, Access, FieldType,
+    check, check_refs, enter, h64, iso, key_of, new_id, same_team, wrapped, Access, FieldType,
     PremiumState, RequestField,
 };
 
@@ -197,13 +197,10 @@ fn extra_path(label: &str, v: &Value) -> Option<String> {
 }
 
 fn countries(label: &str, v: &Value) -> Option<String> {
-    let Some(a) = v.as_array() else {
-        return Some(format!("\"{label}\" must be an array"));
-    };
-    a.iter().enumerate().find_map(|(i, c)| match c.as_str() {
+    super::check_array(label, v, &|l, c| match c.as_str() {
         Some(s) if crate::rules::country(s) => None,
         _ => Some(format!(
-            "\"{label}[{i}]\" must be a two-letter ISO 3166-1 country code"
+            "\"{l}\" must be a two-letter ISO 3166-1 country code"
         )),
     })
 }
@@ -392,15 +389,7 @@ impl Incident {
     }
 
     fn strs(&self, k: &str) -> Vec<String> {
-        self.fields
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
+        super::strings(&self.fields, k)
     }
 
     fn access(&self, k: &KeyInfo) -> Access {
@@ -872,8 +861,7 @@ fn find<'a>(
 }
 
 async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
     let fields = or_return!(parse(&p, k, &body, true));
@@ -886,8 +874,7 @@ async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
 }
 
 async fn read(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     let mut p = st.premium.lock().unwrap();
     let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incident": inc.json() }))
@@ -901,8 +888,7 @@ async fn update(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
     or_return!(find(&mut p, &id, k, Access::Write));
@@ -938,8 +924,7 @@ async fn update(
 }
 
 async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let mut p = st.premium.lock().unwrap();
     let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
     if inc.closed {
@@ -954,8 +939,7 @@ async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Res
 }
 
 async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let mut p = st.premium.lock().unwrap();
     let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
     if !inc.closed {
@@ -985,8 +969,7 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
 /// the original's options, answered under the key `incidents` like the
 /// service does.
 fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -> Response {
-    let c = or_return!(caller(st, headers, Need::PremiumWrite));
-    let now = now(st);
+    let (c, now) = or_return!(enter(st, headers, Need::PremiumWrite));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
     let orig = or_return!(find(&mut p, id, k, Access::Read)).clone();
@@ -1017,15 +1000,13 @@ async fn fork(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Resp
 }
 
 async fn attributes(State(st): St, headers: HeaderMap) -> Response {
-    or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    or_return!(enter(&st, &headers, Need::Premium));
     ok_json(json!({ "attributes": ATTRIBUTES }))
 }
 
 /// The incident's states, oldest first.
 async fn states(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     let mut p = st.premium.lock().unwrap();
     let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incidentstates": inc.states }))

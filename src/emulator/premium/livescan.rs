@@ -15,18 +15,18 @@ use serde_json::{json, Map, Value};
 
 use super::super::content::{self, ScanSpec};
 use super::super::routes::{
-    caller, check_limit, err, ok_json, or_return, pending, validation, with_limit_headers, Need,
+    check_limit, err, ok_json, or_return, pending, validation, with_limit_headers, Need,
 };
 use super::super::state::{AppState, Caller, KeyInfo};
-use super::{check, iso, key_of, now, same_team, FieldType, PremiumState, RequestField};
+use super::{check, enter, iso, key_of, same_team, FieldType, PremiumState, RequestField};
 
 type St = State<Arc<AppState>>;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
         ("/api/v1/livescan/scanners", get(scanners)),
-        ("/api/v1/livescan/{scanner}/task", post(task)),
-        ("/api/v1/livescan/{scanner}/scan", post(scan)),
+        ("/api/v1/livescan/{scanner}/task", post(start::<false>)),
+        ("/api/v1/livescan/{scanner}/scan", post(start::<true>)),
         ("/api/v1/livescan/{scanner}/{id}", put(store).delete(purge)),
         ("/api/v1/livescan/{scanner}/{id}/{rid}", get(resource)),
     ]
@@ -139,8 +139,7 @@ pub(super) fn tick(p: &mut PremiumState, now: i64) {
 }
 
 async fn scanners(State(st): St, headers: HeaderMap) -> Response {
-    or_return!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
     let list: Vec<Value> = SCANNERS
         .iter()
         .enumerate()
@@ -259,34 +258,15 @@ fn parse_task(body: &[u8]) -> Result<Task, Response> {
     }
 }
 
-async fn task(
+/// Start a scan: `/task` answers at once and the scan finishes later on the
+/// emulator clock; `/scan` (`BLOCKING`) finishes it before answering.
+async fn start<const BLOCKING: bool>(
     State(st): St,
     headers: HeaderMap,
     Path(scanner): Path<String>,
     body: Bytes,
 ) -> Response {
-    start(st, headers, scanner, body, false).await
-}
-
-/// The blocking variant: the emulator finishes the scan at once.
-async fn scan(
-    State(st): St,
-    headers: HeaderMap,
-    Path(scanner): Path<String>,
-    body: Bytes,
-) -> Response {
-    start(st, headers, scanner, body, true).await
-}
-
-async fn start(
-    st: Arc<AppState>,
-    headers: HeaderMap,
-    scanner: String,
-    body: Bytes,
-    blocking: bool,
-) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let Some(sc) = scanner_of(&scanner) else {
         return unknown_scanner(&scanner);
     };
@@ -296,16 +276,6 @@ async fn start(
         Ok((task, opts, url)) => {
             let k = key_of(&c);
             let uuid = uuid::Uuid::new_v4().to_string();
-            let strs = |m: &Map<String, Value>, f: &str| -> Vec<String> {
-                m.get(f)
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
             let referer = opts
                 .get("extraHeaders")
                 .and_then(Value::as_object)
@@ -321,13 +291,13 @@ async fn start(
                     .unwrap_or("public")
                     .to_string(),
                 country: Some(sc.country.to_string()),
-                tags: strs(&task, "tags"),
+                tags: super::strings(&task, "tags"),
                 method: "api".into(),
                 source: super::hex_sha256(k.user.as_bytes())[..8].to_string(),
                 user_agent: None,
                 referer,
             };
-            let finish_ms = if blocking {
+            let finish_ms = if BLOCKING {
                 now
             } else {
                 now + (st.cfg.scan_duration * 1000.0).round() as i64
@@ -340,7 +310,7 @@ async fn start(
                     owner: k.user.clone(),
                     team: k.team.clone(),
                     finish_ms,
-                    disabled: strs(&opts, "disableFeatures"),
+                    disabled: super::strings(&opts, "disableFeatures"),
                 },
             );
             ok_json(json!({ "uuid": uuid }))
@@ -370,8 +340,7 @@ async fn resource(
     headers: HeaderMap,
     Path((scanner, rtype, rid)): Path<(String, String, String)>,
 ) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::Premium));
     match rtype.as_str() {
         "result" | "screenshot" | "dom" => {
             let s = or_return!(live(&st, &c, &scanner, &rid));
@@ -444,8 +413,7 @@ async fn store(
     Path((scanner, id)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let s = or_return!(live(&st, &c, &scanner, &id));
     let task = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
@@ -492,8 +460,7 @@ async fn purge(
     headers: HeaderMap,
     Path((scanner, id)): Path<(String, String)>,
 ) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let s = or_return!(live(&st, &c, &scanner, &id));
     st.premium.lock().unwrap().livescans.remove(&s.spec.uuid);
     ok_json(json!({"status": "purged"}))

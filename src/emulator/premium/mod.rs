@@ -11,14 +11,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::MethodRouter;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
 use super::datasources::Doc;
-use super::routes::{err, validation};
+use super::routes::{caller, err, validation, Need};
 use super::state::{AppState, Caller, KeyInfo};
 
 mod brands;
@@ -28,6 +28,7 @@ mod files;
 mod hostnames;
 mod incidents;
 mod livescan;
+mod resource;
 #[cfg(test)]
 mod rules_agree;
 mod searches;
@@ -126,6 +127,13 @@ fn now(st: &AppState) -> i64 {
     let now = st.now_ms();
     tick(st, now);
     now
+}
+
+/// The caller, if it may do what `need` says, and the emulator time, after
+/// bringing time-driven state up to it.
+fn enter(st: &AppState, headers: &HeaderMap, need: Need) -> Result<(Caller, i64), Response> {
+    let c = caller(st, headers, need)?;
+    Ok((c, now(st)))
 }
 
 // ---------------------------------------------------------------- items
@@ -329,15 +337,35 @@ fn too_long(s: &str) -> bool {
     s.chars().count() > crate::rules::TEXT_MAX_LEN
 }
 
-fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
-    let array = |each: &dyn Fn(&str, &Value) -> Option<String>| -> Option<String> {
-        let Some(a) = v.as_array() else {
-            return Some(format!("\"{label}\" must be an array"));
-        };
-        a.iter()
-            .enumerate()
-            .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
+/// The first problem of an array value: not an array, or the first element
+/// `each` finds fault with (given the element's label, `label[i]`).
+fn check_array(
+    label: &str,
+    v: &Value,
+    each: &dyn Fn(&str, &Value) -> Option<String>,
+) -> Option<String> {
+    let Some(a) = v.as_array() else {
+        return Some(format!("\"{label}\" must be an array"));
     };
+    a.iter()
+        .enumerate()
+        .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
+}
+
+/// The strings in array field `k` (none when absent or not an array).
+fn strings(m: &Map<String, Value>, k: &str) -> Vec<String> {
+    m.get(k)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
+    let array = |each: &dyn Fn(&str, &Value) -> Option<String>| check_array(label, v, each);
     match ty {
         FieldType::Str => match v.as_str() {
             None => Some(format!("\"{label}\" must be a string")),

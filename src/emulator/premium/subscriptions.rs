@@ -1,28 +1,31 @@
 //! Subscriptions to saved searches: `/api/v1/user/subscriptions/`.
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, or_return, validation, Need};
+use super::super::routes::{ok_json, or_return, validation, Need};
 use super::super::state::{AppState, KeyInfo};
+use super::resource::{create, list, remove, update, Resource};
 use super::{
-    check, check_refs, find, key_of, now, searches, wrapped, Access, FieldType, Item, PremiumState,
-    RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
+    check_refs, enter, find, key_of, searches, Access, FieldType, Item, PremiumState, RequestField,
+    FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
 
 type St = State<Arc<AppState>>;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
-        ("/api/v1/user/subscriptions", get(list).post(create)),
+        (
+            "/api/v1/user/subscriptions",
+            get(list::<Subscriptions>).post(create::<Subscriptions>),
+        ),
         (
             "/api/v1/user/subscriptions/{id}",
-            put(update).delete(remove),
+            put(update::<Subscriptions>).delete(remove::<Subscriptions>),
         ),
         (
             "/api/v1/user/subscriptions/{id}/results/{datasource}",
@@ -68,103 +71,31 @@ pub(super) const FIELDS: &[RequestField] = &[
     RequestField::optional("incidentWatchKeys", FieldType::Custom(watch_keys)),
 ];
 
-/// Validate a `{"subscription": {...}}` body, including that the saved
-/// searches and channels it names exist for the caller.
-fn parse(
-    p: &PremiumState,
-    k: &KeyInfo,
-    body: &[u8],
-    creating: bool,
-) -> Result<Map<String, Value>, Response> {
-    let obj = wrapped(body, "subscription")?;
-    let fields = check(
-        &obj,
-        "subscription",
-        FIELDS,
-        &["_id", "createdAt"],
-        creating,
-    )?;
-    let w = "subscription";
-    check_refs(&fields, w, "searchIds", &p.searches, k, "saved search")?;
-    check_refs(&fields, w, "channelIds", &p.channels, k, "channel")?;
-    check_refs(&fields, w, "incidentChannelIds", &p.channels, k, "channel")?;
-    Ok(fields)
-}
+struct Subscriptions;
 
-fn sub_json(it: &Item) -> Value {
-    let mut m = it.json();
-    m.entry("permissions").or_insert(json!([]));
-    Value::Object(m)
-}
+impl Resource for Subscriptions {
+    const ONE: &'static str = "subscription";
+    const MANY: &'static str = "subscriptions";
+    const WHAT: &'static str = "subscription";
+    const READ: Need = Need::Premium;
+    const WRITE: Need = Need::PremiumWrite;
+    const FIELDS: &'static [RequestField] = FIELDS;
 
-async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
-    let k = key_of(&c);
-    let p = st.premium.lock().unwrap();
-    let subs: Vec<Value> = p
-        .subscriptions
-        .iter()
-        .filter(|s| s.access(k) >= Access::Read)
-        .map(sub_json)
-        .collect();
-    ok_json(json!({ "subscriptions": subs }))
-}
+    fn items(p: &mut PremiumState) -> &mut Vec<Item> {
+        &mut p.subscriptions
+    }
 
-async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
-    let fields = or_return!(parse(&p, k, &body, true));
-    let it = Item::new(k, now, fields);
-    let out = sub_json(&it);
-    p.subscriptions.push(it);
-    ok_json(json!({ "subscription": out }))
-}
-
-async fn update(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
-    or_return!(find(
-        &mut p.subscriptions,
-        &id,
-        k,
-        Access::Write,
-        "subscription"
-    ));
-    let fields = or_return!(parse(&p, k, &body, false));
-    let it = or_return!(find(
-        &mut p.subscriptions,
-        &id,
-        k,
-        Access::Write,
-        "subscription"
-    ));
-    it.body.extend(fields);
-    ok_json(json!({ "subscription": sub_json(it) }))
-}
-
-async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let mut p = st.premium.lock().unwrap();
-    or_return!(find(
-        &mut p.subscriptions,
-        &id,
-        key_of(&c),
-        Access::Write,
-        "subscription"
-    ));
-    p.subscriptions.retain(|s| s.id != id);
-    ok_json(json!({}))
+    /// The saved searches and channels it names exist for the caller.
+    fn check_request(
+        p: &PremiumState,
+        k: &KeyInfo,
+        fields: &Map<String, Value>,
+    ) -> Result<(), Response> {
+        let w = Self::ONE;
+        check_refs(fields, w, "searchIds", &p.searches, k, "saved search")?;
+        check_refs(fields, w, "channelIds", &p.channels, k, "channel")?;
+        check_refs(fields, w, "incidentChannelIds", &p.channels, k, "channel")
+    }
 }
 
 /// The hits of the subscription's saved searches of that datasource, merged
@@ -175,22 +106,15 @@ async fn results(
     headers: HeaderMap,
     Path((id, datasource)): Path<(String, String)>,
 ) -> Response {
-    let c = or_return!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     if !["scans", "hostnames"].contains(&datasource.as_str()) {
         return validation("\"datasource\" must be one of [scans, hostnames]");
     }
     let k = key_of(&c);
     let saved: Vec<Item> = {
         let mut p = st.premium.lock().unwrap();
-        let sub = or_return!(find(
-            &mut p.subscriptions,
-            &id,
-            k,
-            Access::Read,
-            "subscription"
-        ))
-        .clone();
+        let what = Subscriptions::WHAT;
+        let sub = or_return!(find(&mut p.subscriptions, &id, k, Access::Read, what)).clone();
         let ids: Vec<&str> = sub
             .body
             .get("searchIds")
