@@ -7,27 +7,18 @@
 use std::sync::Arc;
 
 use axum::response::Response;
-use axum::routing::{get, MethodRouter};
+use axum::routing::MethodRouter;
 use serde_json::{Map, Value};
 
 use super::super::routes::{validation, Need};
 use super::super::state::AppState;
-use super::resource::{create, list, read, update, Resource};
+use super::resource::{self, Resource};
 use super::{
     FieldType, Item, PremiumState, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
 
-pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
-    vec![
-        (
-            "/api/v1/user/channels",
-            get(list::<Channels>).post(create::<Channels>),
-        ),
-        (
-            "/api/v1/user/channels/{id}",
-            get(read::<Channels>).put(update::<Channels>),
-        ),
-    ]
+pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    resource::routes::<Channels>()
 }
 
 fn web_url(label: &str, v: &Value) -> Option<String> {
@@ -61,6 +52,9 @@ pub(super) const FIELDS: &[RequestField] = &[
 struct Channels;
 
 impl Resource for Channels {
+    const PATH: &'static str = "/api/v1/user/channels";
+    const READABLE: bool = true;
+    const REMOVABLE: bool = false;
     const ONE: &'static str = "channel";
     const MANY: &'static str = "channels";
     const WHAT: &'static str = "channel";

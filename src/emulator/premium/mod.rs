@@ -66,23 +66,29 @@ impl PremiumState {
 
 /// Routes of the premium endpoints, merged into the emulator's router.
 pub fn router() -> Router<Arc<AppState>> {
-    let mut routes: Vec<(&str, MethodRouter<Arc<AppState>>)> = Vec::new();
-    routes.extend(livescan::routes());
+    let fixed = [
+        livescan::routes(),
+        incidents::routes(),
+        hostnames::routes(),
+        brands::routes(),
+        files::routes(),
+        datadumps::routes(),
+    ];
+    let mut routes: Vec<(String, MethodRouter<Arc<AppState>>)> = fixed
+        .into_iter()
+        .flatten()
+        .map(|(path, mr)| (path.to_string(), mr))
+        .collect();
     routes.extend(searches::routes());
     routes.extend(subscriptions::routes());
     routes.extend(channels::routes());
-    routes.extend(incidents::routes());
-    routes.extend(hostnames::routes());
-    routes.extend(brands::routes());
-    routes.extend(files::routes());
-    routes.extend(datadumps::routes());
     let mut r = Router::new();
     // Like the rest of the emulator: with and without a trailing slash.
     for (path, mr) in routes {
         if path.contains("{*") {
-            r = r.route(path, mr);
+            r = r.route(&path, mr);
         } else {
-            r = r.route(path, mr.clone()).route(&format!("{path}/"), mr);
+            r = r.route(&path, mr.clone()).route(&format!("{path}/"), mr);
         }
     }
     r

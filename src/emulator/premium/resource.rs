@@ -8,6 +8,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::routes::{ok_json, or_return, Need};
@@ -18,6 +19,13 @@ type St = State<Arc<AppState>>;
 
 /// What one kind of user-created item looks like on the wire.
 pub(super) trait Resource: 'static {
+    /// The collection's address (`/api/v1/user/channels`); items are under
+    /// `{PATH}/{id}`.
+    const PATH: &'static str;
+    /// Whether `GET {PATH}/{id}` answers the item.
+    const READABLE: bool = false;
+    /// Whether `DELETE {PATH}/{id}` removes the item.
+    const REMOVABLE: bool = true;
     /// Key of one item in request and answer bodies (`{"channel": {...}}`).
     const ONE: &'static str;
     /// Key of the list answer (`{"channels": [...]}`).
@@ -65,6 +73,22 @@ pub(super) trait Resource: 'static {
     fn decorate(_it: &Item, _m: &mut Map<String, Value>) {}
 }
 
+/// The kind's routes: list and create on the collection, update (and read
+/// or remove, as the kind offers) on an item.
+pub(super) fn routes<R: Resource>() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    let mut item = put(update::<R>);
+    if R::READABLE {
+        item = item.get(read::<R>);
+    }
+    if R::REMOVABLE {
+        item = item.delete(remove::<R>);
+    }
+    vec![
+        (R::PATH.to_string(), get(list::<R>).post(create::<R>)),
+        (format!("{}/{{id}}", R::PATH), item),
+    ]
+}
+
 /// The item as answered: stored fields, unset lists as `[]`, then what the
 /// kind adds.
 fn view<R: Resource>(it: &Item) -> Value {
@@ -95,7 +119,7 @@ fn parse<R: Resource>(
     Ok(fields)
 }
 
-pub(super) async fn list<R: Resource>(State(st): St, headers: HeaderMap) -> Response {
+async fn list<R: Resource>(State(st): St, headers: HeaderMap) -> Response {
     let (c, _) = or_return!(enter(&st, &headers, R::READ));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
@@ -107,11 +131,7 @@ pub(super) async fn list<R: Resource>(State(st): St, headers: HeaderMap) -> Resp
     ok_json(json!({ R::MANY: items }))
 }
 
-pub(super) async fn create<R: Resource>(
-    State(st): St,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn create<R: Resource>(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
     let (c, now) = or_return!(enter(&st, &headers, R::WRITE));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
@@ -126,11 +146,7 @@ pub(super) async fn create<R: Resource>(
     out
 }
 
-pub(super) async fn read<R: Resource>(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
+async fn read<R: Resource>(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
     let (c, _) = or_return!(enter(&st, &headers, R::READ));
     let mut p = st.premium.lock().unwrap();
     one::<R>(or_return!(find(
@@ -143,7 +159,7 @@ pub(super) async fn read<R: Resource>(
 }
 
 /// Merge the request's fields into the item.
-pub(super) async fn update<R: Resource>(
+async fn update<R: Resource>(
     State(st): St,
     headers: HeaderMap,
     Path(id): Path<String>,
@@ -163,7 +179,7 @@ pub(super) async fn update<R: Resource>(
     one::<R>(it)
 }
 
-pub(super) async fn remove<R: Resource>(
+async fn remove<R: Resource>(
     State(st): St,
     headers: HeaderMap,
     Path(id): Path<String>,

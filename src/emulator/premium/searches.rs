@@ -4,29 +4,22 @@ use std::sync::Arc;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{get, put, MethodRouter};
+use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::query::Query;
 use super::super::routes::{or_return, page_response, parse_query, search_args, Need};
 use super::super::state::{AppState, Caller, KeyInfo};
-use super::resource::{create, list, remove, update, Resource};
+use super::resource::{self, Resource};
 use super::{enter, find, hostnames, key_of, Access, FieldType, Item, PremiumState, RequestField};
 
 type St = State<Arc<AppState>>;
 
-pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
-    vec![
-        (
-            "/api/v1/user/searches",
-            get(list::<Searches>).post(create::<Searches>),
-        ),
-        (
-            "/api/v1/user/searches/{id}",
-            put(update::<Searches>).delete(remove::<Searches>),
-        ),
-        ("/api/v1/user/searches/{id}/results", get(results)),
-    ]
+pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    let mut routes = resource::routes::<Searches>();
+    let path = "/api/v1/user/searches/{id}/results";
+    routes.push((path.into(), get(results)));
+    routes
 }
 
 use crate::rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP, USER_TAG_SCOPES as TAG_SCOPES};
@@ -74,6 +67,7 @@ pub(super) const FIELDS: &[RequestField] = &[
 struct Searches;
 
 impl Resource for Searches {
+    const PATH: &'static str = "/api/v1/user/searches";
     const ONE: &'static str = "search";
     const MANY: &'static str = "searches";
     const WHAT: &'static str = "saved search";

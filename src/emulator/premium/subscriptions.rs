@@ -4,12 +4,12 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{get, put, MethodRouter};
+use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::routes::{ok_json, or_return, validation, Need};
 use super::super::state::{AppState, KeyInfo};
-use super::resource::{create, list, remove, update, Resource};
+use super::resource::{self, Resource};
 use super::{
     check_refs, enter, find, key_of, searches, Access, FieldType, Item, PremiumState, RequestField,
     FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
@@ -17,21 +17,11 @@ use super::{
 
 type St = State<Arc<AppState>>;
 
-pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
-    vec![
-        (
-            "/api/v1/user/subscriptions",
-            get(list::<Subscriptions>).post(create::<Subscriptions>),
-        ),
-        (
-            "/api/v1/user/subscriptions/{id}",
-            put(update::<Subscriptions>).delete(remove::<Subscriptions>),
-        ),
-        (
-            "/api/v1/user/subscriptions/{id}/results/{datasource}",
-            get(results),
-        ),
-    ]
+pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    let mut routes = resource::routes::<Subscriptions>();
+    let path = "/api/v1/user/subscriptions/{id}/results/{datasource}";
+    routes.push((path.into(), get(results)));
+    routes
 }
 
 use crate::rules::WATCH_KEYS;
@@ -74,6 +64,7 @@ pub(super) const FIELDS: &[RequestField] = &[
 struct Subscriptions;
 
 impl Resource for Subscriptions {
+    const PATH: &'static str = "/api/v1/user/subscriptions";
     const ONE: &'static str = "subscription";
     const MANY: &'static str = "subscriptions";
     const WHAT: &'static str = "subscription";
