@@ -249,7 +249,7 @@ pub(super) const FIELDS: &[RequestField] = &[
 ];
 
 /// Response-only fields a client may echo back; they are ignored.
-const READ_ONLY: &[&str] = &[
+pub(super) const READ_ONLY: &[&str] = &[
     "_id",
     "createdAt",
     "scannedAt",
@@ -285,6 +285,23 @@ fn parse(
 }
 
 // ---------------------------------------------------------------- the model
+
+/// A scan an incident makes: private, through the API, from no particular
+/// country or user agent unless the caller sets them.
+pub(crate) fn scan_spec(uuid: String, url: String, time_ms: i64) -> ScanSpec {
+    ScanSpec {
+        uuid,
+        url,
+        time_ms,
+        visibility: "private".into(),
+        country: None,
+        tags: vec![],
+        method: "api".into(),
+        source: "incident".into(),
+        user_agent: None,
+        referer: None,
+    }
+}
 
 /// `url`, `ip` or `hostname`.
 fn observable_type(o: &str) -> &'static str {
@@ -329,18 +346,7 @@ fn observe(o: &str, extra_path: Option<&str>) -> Observation {
     )
     .into_uuid()
     .to_string();
-    let spec = ScanSpec {
-        uuid: id,
-        url: url.clone(),
-        time_ms: 1_767_225_600_000,
-        visibility: "private".into(),
-        country: None,
-        tags: vec![],
-        method: "api".into(),
-        source: "incident".into(),
-        user_agent: None,
-        referer: None,
-    };
+    let spec = scan_spec(id, url.clone(), 1_767_225_600_000);
     let doc = content::index_doc(&spec);
     let mut page = doc.get("page").cloned().unwrap_or(json!({}));
     let flagged = lookup(&doc, "verdicts.malicious") == Some(&Value::Bool(true));
@@ -483,16 +489,10 @@ impl Incident {
                 self.states.push(st);
                 self.pending.push_back(NewScan {
                     spec: ScanSpec {
-                        uuid,
-                        url: o.url.clone(),
-                        time_ms: start,
                         visibility: visibility.clone(),
                         country: Some(cc.clone()),
-                        tags: vec![],
-                        method: "api".into(),
-                        source: "incident".into(),
                         user_agent: Some(ua.clone()),
-                        referer: None,
+                        ..scan_spec(uuid, o.url.clone(), start)
                     },
                     state_no: self.states_dropped + self.states.len() as u64 - 1,
                     page: page.clone(),

@@ -38,6 +38,8 @@ mod tests;
 
 pub(crate) use hostnames::{approx_apex, document as hostname_document, host_names};
 pub(crate) use incidents::open_for_subscription;
+#[cfg(test)]
+pub(crate) use incidents::scan_spec as incident_scan_spec;
 
 /// State of the premium features (guarded by `AppState::premium`).
 #[derive(Debug, Default)]
