@@ -654,39 +654,39 @@ async fn screenshot(State(st): St, headers: HeaderMap, Path(file): Path<String>)
             Some("We could not find this page"),
         );
     };
-    match readable(&st, &c, uuid) {
-        Ok(e) => (
-            [(header::CONTENT_TYPE, "image/png")],
-            content::screenshot_png(&e.spec),
-        )
-            .into_response(),
-        Err(r) if r.status() == StatusCode::GONE => r,
-        Err(_) => err(
-            StatusCode::NOT_FOUND,
-            "Not Found",
-            Some("We could not find this screenshot"),
-        ),
-    }
+    let missing = "We could not find this screenshot";
+    scan_file(&st, &c, uuid, "image/png", content::screenshot_png, missing)
 }
 
 async fn dom(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
     let c = or_return!(caller(&st, &headers, Need::KeyLoggedIn));
-    match readable(&st, &c, &uuid) {
-        Ok(e) => (
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            content::dom(&e.spec),
-        )
-            .into_response(),
+    let (text, missing) = (
+        "text/plain; charset=utf-8",
+        "We could not find this DOM snapshot",
+    );
+    scan_file(&st, &c, &uuid, text, content::dom, missing)
+}
+
+/// A file made from a scan the caller may read: the scan's 410 when it was
+/// deleted, else 404 saying `missing` when it cannot be read.
+fn scan_file<B: IntoResponse>(
+    st: &AppState,
+    c: &Caller,
+    uuid: &str,
+    content_type: &'static str,
+    make: fn(&ScanSpec) -> B,
+    missing: &str,
+) -> Response {
+    match readable(st, c, uuid) {
+        Ok(e) => ([(header::CONTENT_TYPE, content_type)], make(&e.spec)).into_response(),
         Err(r) if r.status() == StatusCode::GONE => r,
-        Err(_) => err(
-            StatusCode::NOT_FOUND,
-            "Not Found",
-            Some("We could not find this DOM snapshot"),
-        ),
+        Err(_) => err(StatusCode::NOT_FOUND, "Not Found", Some(missing)),
     }
 }
 
-const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+/// The SHA-256 of an empty body.
+pub(crate) const EMPTY_SHA256: &str =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 async fn response_body(State(st): St, headers: HeaderMap, Path(sha): Path<String>) -> Response {
     or_return!(caller(&st, &headers, Need::KeyLoggedIn));
@@ -696,14 +696,7 @@ async fn response_body(State(st): St, headers: HeaderMap, Path(sha): Path<String
     if sha == EMPTY_SHA256 {
         return text(String::new());
     }
-    let spec = {
-        let store = st.store.lock().unwrap();
-        store
-            .hashes
-            .get(&sha)
-            .and_then(|id| store.get(id))
-            .map(|e| e.spec.clone())
-    };
+    let spec = st.store.lock().unwrap().spec_with_body(&sha);
     let body = spec.and_then(|s| {
         content::response_bodies(&s)
             .into_iter()

@@ -18,27 +18,21 @@ type Tables = Vec<(
 )>;
 
 fn tables() -> Tables {
+    // Most bodies are one table without a prefix.
+    let whole = |what, client, emulator| (what, client, vec![("", emulator)]);
     vec![
-        (
+        whole(
             "saved search",
             api::saved_searches::FIELDS,
-            vec![("", searches::FIELDS)],
+            searches::FIELDS,
         ),
-        (
+        whole(
             "subscription",
             api::subscriptions::FIELDS,
-            vec![("", subscriptions::FIELDS)],
+            subscriptions::FIELDS,
         ),
-        (
-            "channel",
-            api::channels::FIELDS,
-            vec![("", channels::FIELDS)],
-        ),
-        (
-            "incident",
-            api::incidents::FIELDS,
-            vec![("", incidents::FIELDS)],
-        ),
+        whole("channel", api::channels::FIELDS, channels::FIELDS),
+        whole("incident", api::incidents::FIELDS, incidents::FIELDS),
         (
             "live scan",
             api::livescan::TASK_FIELDS,
