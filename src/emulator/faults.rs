@@ -473,9 +473,8 @@ fn reset() -> Response {
     Response::new(Body::from_stream(s))
 }
 
-/// The handler's status and headers with a Content-Length of the full body,
-/// then half of the body, then the connection closes.
-async fn truncate(resp: Response) -> Response {
+/// The handler's answer with its body read whole and a Content-Length of it.
+async fn whole_body(resp: Response) -> (axum::http::response::Parts, Bytes) {
     let (mut parts, body) = resp.into_parts();
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
@@ -483,6 +482,13 @@ async fn truncate(resp: Response) -> Response {
     parts
         .headers
         .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    (parts, bytes)
+}
+
+/// The handler's status and headers with a Content-Length of the full body,
+/// then half of the body, then the connection closes.
+async fn truncate(resp: Response) -> Response {
+    let (parts, bytes) = whole_body(resp).await;
     let half = bytes.slice(..bytes.len() / 2);
     let first = futures::stream::iter((!half.is_empty()).then_some(Ok(half)));
     // Wait a moment so hyper flushes what it has, then fail the body: hyper
@@ -499,13 +505,7 @@ async fn truncate(resp: Response) -> Response {
 
 /// The handler's answer, its body sent in up to 20 pieces spread over `secs`.
 async fn slow(resp: Response, secs: f64) -> Response {
-    let (mut parts, body) = resp.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
-    parts
-        .headers
-        .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    let (parts, bytes) = whole_body(resp).await;
     if bytes.is_empty() {
         tokio::time::sleep(Duration::from_secs_f64(secs)).await;
         return Response::from_parts(parts, Body::empty());

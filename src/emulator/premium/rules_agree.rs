@@ -215,19 +215,19 @@ fn required_fields_are_the_same_on_both_sides() {
     }
 }
 
-#[test]
-fn null_clears_extra_path_on_both_sides() {
+/// The client's incident body of one field (`wire`), built from `args`.
+fn client_incident_body(wire: &str, args: Value) -> Map<String, Value> {
     let field = api::incidents::FIELDS
         .iter()
-        .find(|f| f.wire == "extraPath")
+        .find(|f| f.wire == wire)
         .unwrap();
-    let body = build(
-        "incident",
-        std::slice::from_ref(field),
-        json!({"extra_path": null}).as_object().unwrap(),
-        false,
-    )
-    .unwrap();
+    let args = args.as_object().unwrap();
+    build("incident", std::slice::from_ref(field), args, false).unwrap()
+}
+
+#[test]
+fn null_clears_extra_path_on_both_sides() {
+    let body = client_incident_body("extraPath", json!({"extra_path": null}));
     assert_eq!(body.get("extraPath"), Some(&Value::Null));
     let ef = incidents::FIELDS
         .iter()
@@ -236,17 +236,7 @@ fn null_clears_extra_path_on_both_sides() {
     let kept = check(&body, "incident", std::slice::from_ref(ef), &[], false).unwrap();
     assert_eq!(kept.get("extraPath"), Some(&Value::Null));
     // Other fields: None means "not given" on the client, absent on the emulator.
-    let other = api::incidents::FIELDS
-        .iter()
-        .find(|f| f.wire == "scanInterval")
-        .unwrap();
-    let body = build(
-        "incident",
-        std::slice::from_ref(other),
-        json!({"scan_interval": null}).as_object().unwrap(),
-        false,
-    )
-    .unwrap();
+    let body = client_incident_body("scanInterval", json!({"scan_interval": null}));
     assert!(body.is_empty());
 }
 
