@@ -1,7 +1,7 @@
 //! The list, create, read, update and remove handlers of the user-created
 //! items (channels, saved searches, subscriptions), written once. Each kind
-//! describes only what differs in its `Resource` implementation; a kind's
-//! routes pick the handlers it offers (`get(list::<Channels>)`).
+//! describes only what differs in its `Resource` implementation, and
+//! `routes::<Kind>()` serves it.
 use std::sync::Arc;
 
 use axum::body::Bytes;
