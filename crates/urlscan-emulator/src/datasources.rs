@@ -169,27 +169,8 @@ fn scan_certificates(specs: &[ScanSpec]) -> Vec<Vec<Value>> {
     };
     let missing: Vec<usize> = (0..specs.len()).filter(|&i| out[i].is_none()).collect();
     if !missing.is_empty() {
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, 16);
-        let chunk = missing.len().div_ceil(threads).max(16);
-        let made: Vec<(usize, Vec<Value>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = missing
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|&i| (i, content::certificates(&specs[i])))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("deriving certificates"))
-                .collect()
-        });
+        let made =
+            super::state::parallel_map(&missing, 16, |&i| (i, content::certificates(&specs[i])));
         let mut cache = CERTS.lock().unwrap();
         let m = cache.get_or_insert_with(HashMap::new);
         if m.len() + made.len() > CERT_CACHE_ENTRIES {

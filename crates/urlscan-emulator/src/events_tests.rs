@@ -811,18 +811,9 @@ async fn incident_creation_modes() {
     {
         let st = &t.emu.state;
         let now = st.now_ms();
-        let spec = crate::content::ScanSpec {
-            uuid: uuid::Uuid::new_v4().to_string(),
-            url: "https://always.modes.example.org/".into(),
-            time_ms: now,
-            visibility: "private".into(),
-            country: None,
-            tags: vec![],
-            method: "api".into(),
-            source: "incident".into(),
-            user_agent: None,
-            referer: None,
-        };
+        let uuid = uuid::Uuid::new_v4().to_string();
+        let url = "https://always.modes.example.org/".to_string();
+        let spec = crate::premium::incident_scan_spec(uuid, url, now);
         let e = st.entry(spec, Some("analyst".into()), Some("blue-team".into()), now);
         st.store.lock().unwrap().insert(e);
     }

@@ -332,22 +332,12 @@ async fn apply(st: &AppState, f: &FaultSpec, req: Request, next: Next) -> Respon
             ([(header::CONTENT_TYPE, "application/json")], MALFORMED_JSON).into_response()
         }
         FaultKind::HtmlError => {
-            let mut resp = (
-                status,
-                [(header::CONTENT_TYPE, "text/html")],
-                html_page(status),
-            )
-                .into_response();
+            let mut resp = html_answer(status);
             retry_after(resp.headers_mut(), f.seconds);
             resp
         }
         FaultKind::Redirect => {
-            let mut resp = (
-                status,
-                [(header::CONTENT_TYPE, "text/html")],
-                html_page(status),
-            )
-                .into_response();
+            let mut resp = html_answer(status);
             if let Some(v) = f
                 .location
                 .as_deref()
@@ -365,6 +355,12 @@ const MALFORMED_JSON: &str = "{\"results\": [";
 
 fn reason(s: StatusCode) -> &'static str {
     s.canonical_reason().unwrap_or("Error")
+}
+
+/// A proxy's HTML page with that status.
+fn html_answer(status: StatusCode) -> Response {
+    let html = [(header::CONTENT_TYPE, "text/html")];
+    (status, html, html_page(status)).into_response()
 }
 
 /// A proxy's error page (nginx style).
@@ -477,9 +473,8 @@ fn reset() -> Response {
     Response::new(Body::from_stream(s))
 }
 
-/// The handler's status and headers with a Content-Length of the full body,
-/// then half of the body, then the connection closes.
-async fn truncate(resp: Response) -> Response {
+/// The handler's answer with its body read whole and a Content-Length of it.
+async fn whole_body(resp: Response) -> (axum::http::response::Parts, Bytes) {
     let (mut parts, body) = resp.into_parts();
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
@@ -487,6 +482,13 @@ async fn truncate(resp: Response) -> Response {
     parts
         .headers
         .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    (parts, bytes)
+}
+
+/// The handler's status and headers with a Content-Length of the full body,
+/// then half of the body, then the connection closes.
+async fn truncate(resp: Response) -> Response {
+    let (parts, bytes) = whole_body(resp).await;
     let half = bytes.slice(..bytes.len() / 2);
     let first = futures::stream::iter((!half.is_empty()).then_some(Ok(half)));
     // Wait a moment so hyper flushes what it has, then fail the body: hyper
@@ -503,13 +505,7 @@ async fn truncate(resp: Response) -> Response {
 
 /// The handler's answer, its body sent in up to 20 pieces spread over `secs`.
 async fn slow(resp: Response, secs: f64) -> Response {
-    let (mut parts, body) = resp.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
-    parts
-        .headers
-        .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    let (parts, bytes) = whole_body(resp).await;
     if bytes.is_empty() {
         tokio::time::sleep(Duration::from_secs_f64(secs)).await;
         return Response::from_parts(parts, Body::empty());
@@ -657,48 +653,23 @@ mod tests {
 
     #[test]
     fn options_are_checked() {
+        let with = |kind, set: fn(&mut FaultSpec)| {
+            let mut s = spec(kind);
+            set(&mut s);
+            s
+        };
         let bad = [
-            FaultSpec {
-                count: Some(0),
-                ..spec(FaultKind::Reset)
-            },
-            FaultSpec {
-                every: Some(0),
-                ..spec(FaultKind::Reset)
-            },
-            FaultSpec {
-                probability: Some(1.5),
-                ..spec(FaultKind::Reset)
-            },
-            FaultSpec {
-                path: Some("api".into()),
-                ..spec(FaultKind::Reset)
-            },
-            FaultSpec {
-                status: Some(200),
-                ..spec(FaultKind::Status)
-            },
-            FaultSpec {
-                status: Some(500),
-                ..spec(FaultKind::Reset)
-            },
+            with(FaultKind::Reset, |s| s.count = Some(0)),
+            with(FaultKind::Reset, |s| s.every = Some(0)),
+            with(FaultKind::Reset, |s| s.probability = Some(1.5)),
+            with(FaultKind::Reset, |s| s.path = Some("api".into())),
+            with(FaultKind::Status, |s| s.status = Some(200)),
+            with(FaultKind::Reset, |s| s.status = Some(500)),
             spec(FaultKind::Redirect),
-            FaultSpec {
-                location: Some("http://x".into()),
-                ..spec(FaultKind::Status)
-            },
-            FaultSpec {
-                seconds: Some(-1.0),
-                ..spec(FaultKind::Stall)
-            },
-            FaultSpec {
-                seconds: Some(1.0),
-                ..spec(FaultKind::Truncate)
-            },
-            FaultSpec {
-                method: Some("GE T".into()),
-                ..spec(FaultKind::Reset)
-            },
+            with(FaultKind::Status, |s| s.location = Some("http://x".into())),
+            with(FaultKind::Stall, |s| s.seconds = Some(-1.0)),
+            with(FaultKind::Truncate, |s| s.seconds = Some(1.0)),
+            with(FaultKind::Reset, |s| s.method = Some("GE T".into())),
         ];
         for s in bad {
             assert!(FaultPlan::default().push(s.clone()).is_err(), "{s:?}");

@@ -156,6 +156,28 @@ impl RateLimiter {
         }
     }
 
+    /// Every limited window of an action as it stands at `now`.
+    fn windows_at(
+        &self,
+        subject: &str,
+        action: &str,
+        anonymous: bool,
+        now: i64,
+    ) -> Vec<CurrentWindow> {
+        self.limits_for(action, anonymous)
+            .limited()
+            .map(|(w, len, limit)| {
+                let start = now - now.rem_euclid(len);
+                CurrentWindow {
+                    name: w.to_string(),
+                    limit,
+                    used: self.count(subject, action, w, start),
+                    reset_ms: start + len,
+                }
+            })
+            .collect()
+    }
+
     /// Use of every window of an action (windows without a limit are left out).
     pub fn usage(
         &self,
@@ -164,26 +186,21 @@ impl RateLimiter {
         anonymous: bool,
         now: i64,
     ) -> Vec<(String, WindowUse)> {
-        let limits = self.limits_for(action, anonymous);
-        limits
-            .limited()
-            .map(|(w, len, limit)| {
-                let start = now - now.rem_euclid(len);
-                let used = self.count(subject, action, w, start);
-                (
-                    w.to_string(),
-                    WindowUse {
-                        limit,
-                        used,
-                        remaining: limit.saturating_sub(used),
-                        percent: if limit == 0 {
-                            100.0
-                        } else {
-                            (used as f64 * 100.0 / limit as f64 * 100.0).round() / 100.0
-                        },
-                        reset: iso_ms(start + len),
+        self.windows_at(subject, action, anonymous, now)
+            .into_iter()
+            .map(|w| {
+                let use_ = WindowUse {
+                    limit: w.limit,
+                    used: w.used,
+                    remaining: w.limit.saturating_sub(w.used),
+                    percent: if w.limit == 0 {
+                        100.0
+                    } else {
+                        (w.used as f64 * 100.0 / w.limit as f64 * 100.0).round() / 100.0
                     },
-                )
+                    reset: iso_ms(w.reset_ms),
+                };
+                (w.name, use_)
             })
             .collect()
     }
@@ -196,22 +213,16 @@ impl RateLimiter {
         anonymous: bool,
         now: i64,
     ) -> Option<Snapshot> {
-        let limits = self.limits_for(action, anonymous);
-        limits
-            .limited()
-            .map(|(w, len, limit)| {
-                let start = now - now.rem_euclid(len);
-                let used = self.count(subject, action, w, start);
-                let reset = start + len;
-                Snapshot {
-                    scope: if anonymous { "ip-address" } else { "user" }.to_string(),
-                    action: action.to_string(),
-                    window: w.to_string(),
-                    limit,
-                    remaining: limit.saturating_sub(used),
-                    reset_ms: reset,
-                    reset_after_s: ((reset - now) as f64 / 1000.0).ceil() as i64,
-                }
+        self.windows_at(subject, action, anonymous, now)
+            .into_iter()
+            .map(|w| Snapshot {
+                scope: if anonymous { "ip-address" } else { "user" }.to_string(),
+                action: action.to_string(),
+                window: w.name,
+                limit: w.limit,
+                remaining: w.limit.saturating_sub(w.used),
+                reset_ms: w.reset_ms,
+                reset_after_s: ((w.reset_ms - now) as f64 / 1000.0).ceil() as i64,
             })
             .min_by_key(|s| (s.remaining, s.reset_ms))
     }
@@ -262,6 +273,15 @@ impl RateLimiter {
             e.1 = e.1.saturating_add_signed(n);
         }
     }
+}
+
+/// A limited window of an action at some time: its requests so far and when
+/// it starts over.
+struct CurrentWindow {
+    name: String,
+    limit: u64,
+    used: u64,
+    reset_ms: i64,
 }
 
 #[cfg(test)]

@@ -215,7 +215,8 @@ pub(crate) fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<C
     }
 }
 
-macro_rules! tri {
+/// The `Ok` value, or return the `Err` answer from the handler.
+macro_rules! or_return {
     ($e:expr) => {
         match $e {
             Ok(v) => v,
@@ -224,7 +225,7 @@ macro_rules! tri {
     };
 }
 #[allow(unused_imports)] // used by the premium routes
-pub(crate) use tri;
+pub(crate) use or_return;
 
 // ---------------------------------------------------------------- rate limits
 
@@ -303,7 +304,7 @@ fn limits_json(st: &AppState, c: &Caller) -> Map<String, Value> {
 
 async fn quotas(State(st): St, headers: HeaderMap, uri: axum::http::Uri) -> Response {
     let anonymous_ok = uri.path().starts_with("/user/");
-    let c = tri!(caller(
+    let c = or_return!(caller(
         &st,
         &headers,
         if anonymous_ok {
@@ -340,7 +341,7 @@ async fn quotas(State(st): St, headers: HeaderMap, uri: axum::http::Uri) -> Resp
 }
 
 async fn user(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Key));
+    let c = or_return!(caller(&st, &headers, Need::Key));
     let Caller::Key(k) = &c else {
         return not_found_scan();
     };
@@ -422,12 +423,12 @@ pub const SCAN_COUNTRIES: &[&str] = &[
 ];
 
 async fn countries(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Key));
+    or_return!(caller(&st, &headers, Need::Key));
     ok_json(json!({"countries": SCAN_COUNTRIES}))
 }
 
 async fn user_agents(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Key));
+    or_return!(caller(&st, &headers, Need::Key));
     ok_json(json!({"userAgents": [
         {"group": "Chrome", "useragents": [
             "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -455,7 +456,7 @@ const SCAN_FIELDS: &[&str] = &[
 const DNS_FAIL_TLDS: &[&str] = &["invalid", "test", "local", "localhost", "internal", "bar"];
 
 async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Write));
+    let c = or_return!(caller(&st, &headers, Need::Write));
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v @ Value::Object(_)) => v,
         _ => return validation("\"value\" must be of type object"),
@@ -479,7 +480,7 @@ async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
         Some(_) => return validation("\"visibility\" must be one of [public, unlisted, private]"),
     };
     let action = visibility.clone();
-    tri!(check_limit(&st, &c, &action));
+    or_return!(check_limit(&st, &c, &action));
     let resp = submit_checked(&st, &c, &obj, visibility);
     with_limit_headers(&st, &c, &action, resp)
 }
@@ -629,8 +630,8 @@ pub(crate) fn readable(st: &AppState, c: &Caller, uuid: &str) -> Result<Entry, R
 }
 
 async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::KeyLoggedIn));
-    tri!(check_limit(&st, &c, "retrieve"));
+    let c = or_return!(caller(&st, &headers, Need::KeyLoggedIn));
+    or_return!(check_limit(&st, &c, "retrieve"));
     let resp = match readable(&st, &c, &uuid) {
         Ok(e) => {
             let mut spec = e.spec.clone();
@@ -645,7 +646,7 @@ async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> 
 }
 
 async fn screenshot(State(st): St, headers: HeaderMap, Path(file): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Anyone));
+    let c = or_return!(caller(&st, &headers, Need::Anyone));
     let Some(uuid) = file.strip_suffix(".png") else {
         return err(
             StatusCode::NOT_FOUND,
@@ -653,56 +654,49 @@ async fn screenshot(State(st): St, headers: HeaderMap, Path(file): Path<String>)
             Some("We could not find this page"),
         );
     };
-    match readable(&st, &c, uuid) {
-        Ok(e) => (
-            [(header::CONTENT_TYPE, "image/png")],
-            content::screenshot_png(&e.spec),
-        )
-            .into_response(),
-        Err(r) if r.status() == StatusCode::GONE => r,
-        Err(_) => err(
-            StatusCode::NOT_FOUND,
-            "Not Found",
-            Some("We could not find this screenshot"),
-        ),
-    }
+    let missing = "We could not find this screenshot";
+    scan_file(&st, &c, uuid, "image/png", content::screenshot_png, missing)
 }
 
 async fn dom(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::KeyLoggedIn));
-    match readable(&st, &c, &uuid) {
-        Ok(e) => (
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            content::dom(&e.spec),
-        )
-            .into_response(),
+    let c = or_return!(caller(&st, &headers, Need::KeyLoggedIn));
+    let (text, missing) = (
+        "text/plain; charset=utf-8",
+        "We could not find this DOM snapshot",
+    );
+    scan_file(&st, &c, &uuid, text, content::dom, missing)
+}
+
+/// A file made from a scan the caller may read: the scan's 410 when it was
+/// deleted, else 404 saying `missing` when it cannot be read.
+fn scan_file<B: IntoResponse>(
+    st: &AppState,
+    c: &Caller,
+    uuid: &str,
+    content_type: &'static str,
+    make: fn(&ScanSpec) -> B,
+    missing: &str,
+) -> Response {
+    match readable(st, c, uuid) {
+        Ok(e) => ([(header::CONTENT_TYPE, content_type)], make(&e.spec)).into_response(),
         Err(r) if r.status() == StatusCode::GONE => r,
-        Err(_) => err(
-            StatusCode::NOT_FOUND,
-            "Not Found",
-            Some("We could not find this DOM snapshot"),
-        ),
+        Err(_) => err(StatusCode::NOT_FOUND, "Not Found", Some(missing)),
     }
 }
 
-const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+/// The SHA-256 of an empty body.
+pub(crate) const EMPTY_SHA256: &str =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 async fn response_body(State(st): St, headers: HeaderMap, Path(sha): Path<String>) -> Response {
-    tri!(caller(&st, &headers, Need::KeyLoggedIn));
+    or_return!(caller(&st, &headers, Need::KeyLoggedIn));
     let sha = sha.to_ascii_lowercase();
     let text =
         |s: String| ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], s).into_response();
     if sha == EMPTY_SHA256 {
         return text(String::new());
     }
-    let spec = {
-        let store = st.store.lock().unwrap();
-        store
-            .hashes
-            .get(&sha)
-            .and_then(|id| store.get(id))
-            .map(|e| e.spec.clone())
-    };
+    let spec = st.store.lock().unwrap().spec_with_body(&sha);
     let body = spec.and_then(|s| {
         content::response_bodies(&s)
             .into_iter()
@@ -724,7 +718,7 @@ async fn set_visibility(
     Path(uuid): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     let v = serde_json::from_slice::<Value>(&body).ok();
     let vis = match v
         .as_ref()
@@ -740,7 +734,7 @@ async fn set_visibility(
 }
 
 async fn reset_visibility(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
+    let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
     change_visibility(&st, &c, &uuid, None)
 }
 
@@ -962,8 +956,8 @@ pub(crate) fn page_response(
 }
 
 async fn search(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Anyone));
-    tri!(check_limit(&st, &c, "search"));
+    let c = or_return!(caller(&st, &headers, Need::Anyone));
+    or_return!(check_limit(&st, &c, "search"));
     let resp = match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
         Ok((a, q)) => page_response(&st, &c, &a, &q, &|_| true),
         Err(r) => r,
@@ -977,8 +971,8 @@ async fn similar(
     Path(uuid): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    tri!(check_limit(&st, &c, "search"));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
+    or_return!(check_limit(&st, &c, "search"));
     let resp = match readable(&st, &c, &uuid) {
         Err(r) => r,
         Ok(target) => {
@@ -1004,8 +998,8 @@ async fn similar(
 }
 
 async fn phishfeed(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    tri!(check_limit(&st, &c, "search"));
+    let c = or_return!(caller(&st, &headers, Need::Premium));
+    or_return!(check_limit(&st, &c, "search"));
     let resp = match search_args(&c, raw).and_then(|a| parse_query(&c, &a.q).map(|q| (a, q))) {
         Ok((a, q)) => {
             let malicious = |e: &Entry| {

@@ -218,6 +218,12 @@ pub struct Store {
 }
 
 impl Store {
+    /// The scan one of whose responses has a body with this SHA-256.
+    pub fn spec_with_body(&self, sha: &str) -> Option<ScanSpec> {
+        let id = self.hashes.get(sha)?;
+        self.get(id).map(|e| e.spec.clone())
+    }
+
     pub fn get(&self, uuid: &str) -> Option<&Entry> {
         let t = *self.time_of.get(uuid)?;
         self.by_time.get(&(Reverse(t), Reverse(uuid.to_string())))
@@ -341,37 +347,16 @@ impl AppState {
         let now = st.now_ms();
         let specs = content::corpus(st.cfg.seed, st.cfg.scans, now);
         // Deriving a scan's content is the expensive part: spread it over the cores.
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, 16);
-        let chunk = specs.len().div_ceil(threads).max(1);
-        let entries: Vec<Vec<Entry>> = if specs.len() < 512 || threads == 1 {
-            vec![specs
+        let entries: Vec<Entry> = if specs.len() < 512 {
+            specs
                 .into_iter()
                 .map(|s| st.entry(s, None, None, 0))
-                .collect()]
+                .collect()
         } else {
-            std::thread::scope(|scope| {
-                let st = &st;
-                let handles: Vec<_> = specs
-                    .chunks(chunk)
-                    .map(|part| {
-                        scope.spawn(move || {
-                            part.iter()
-                                .map(|s| st.entry(s.clone(), None, None, 0))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("building the corpus"))
-                    .collect()
-            })
+            parallel_map(&specs, 1, |s| st.entry(s.clone(), None, None, 0))
         };
         let mut store = st.store.lock().unwrap();
-        for e in entries.into_iter().flatten() {
+        for e in entries {
             store.insert(e);
         }
         drop(store);
@@ -610,4 +595,29 @@ fn make_keys(seed: u64) -> Vec<(String, KeyInfo)> {
             info("other", "outsider", Some("red-team"), true, true),
         ),
     ]
+}
+
+/// `f` of every item, in order, spread over the cores (at most 16 threads,
+/// each given at least `min_chunk` items).
+pub(crate) fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    min_chunk: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 16);
+    let chunk = items.len().div_ceil(threads).max(min_chunk).max(1);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a worker thread panicked"))
+            .collect()
+    })
 }

@@ -13,9 +13,9 @@ use serde_json::{json, Value};
 // The same tables the content generator draws phishing pages from, so the
 // brand list and the verdicts of scans agree.
 use super::super::content::words;
-use super::super::routes::{caller, ok_json, tri, Need};
+use super::super::routes::{ok_json, or_return, Need};
 use super::super::state::{lookup, AppState};
-use super::{h64, hex_sha256, iso, now};
+use super::{enter, h64, hex_sha256, iso};
 
 type St = State<Arc<AppState>>;
 
@@ -73,8 +73,7 @@ fn brand_doc(b: &words::Brand) -> Value {
 }
 
 async fn available(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    or_return!(enter(&st, &headers, Need::Premium));
     let kits: Vec<Value> = words::BRANDS
         .iter()
         .map(|b| {
@@ -91,8 +90,7 @@ async fn available(State(st): St, headers: HeaderMap) -> Response {
 /// Per brand with at least one detected page: the total and the latest hit,
 /// brands with the most recent detection first.
 async fn brands(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::Premium));
     // brand key -> (total, latest scan time, latest hit)
     let mut found: HashMap<String, (u64, i64, Value)> = HashMap::new();
     {

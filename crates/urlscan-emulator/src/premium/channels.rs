@@ -6,27 +6,19 @@
 //! (`{"channel": {...}}`, `{"channels": [...]}`).
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{get, MethodRouter};
-use serde_json::{json, Map, Value};
+use axum::routing::MethodRouter;
+use serde_json::{Map, Value};
 
-use super::super::routes::{caller, ok_json, tri, validation, Need};
+use super::super::routes::{validation, Need};
 use super::super::state::AppState;
+use super::resource::{self, Resource};
 use super::{
-    check, find, key_of, now, wrapped, Access, Item, Ty, F, FREQUENCIES, TEAM_PERMISSIONS,
-    WEEK_DAYS,
+    FieldType, Item, PremiumState, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
 
-type St = State<Arc<AppState>>;
-
-pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
-    vec![
-        ("/api/v1/user/channels", get(list).post(create)),
-        ("/api/v1/user/channels/{id}", get(read).put(update)),
-    ]
+pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    resource::routes::<Channels>()
 }
 
 fn web_url(label: &str, v: &Value) -> Option<String> {
@@ -44,106 +36,49 @@ fn utc_time(label: &str, v: &Value) -> Option<String> {
     (!ok).then(|| format!("\"{label}\" must be a 24-hour time in the form HH:MM"))
 }
 
-pub(super) const FIELDS: &[F] = &[
-    F("type", Ty::OneOf(urlscan_rules::CHANNEL_TYPES), true),
-    F("name", Ty::Text, true),
-    F("webhookURL", Ty::Custom(web_url), false),
-    F("frequency", Ty::OneOf(FREQUENCIES), false),
-    F("emailAddresses", Ty::Emails, false),
-    F("utcTime", Ty::Custom(utc_time), false),
-    F("isActive", Ty::Bool, false),
-    F("isDefault", Ty::Bool, false),
-    F("ignoreTime", Ty::Bool, false),
-    F("weekDays", Ty::Each(WEEK_DAYS), false),
-    F("permissions", Ty::Each(TEAM_PERMISSIONS), false),
-    F("description", Ty::Str, false),
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required("type", FieldType::OneOf(urlscan_rules::CHANNEL_TYPES)),
+    RequestField::required("name", FieldType::Text),
+    RequestField::optional("webhookURL", FieldType::Custom(web_url)),
+    RequestField::optional("frequency", FieldType::OneOf(FREQUENCIES)),
+    RequestField::optional("emailAddresses", FieldType::Emails),
+    RequestField::optional("utcTime", FieldType::Custom(utc_time)),
+    RequestField::optional("isActive", FieldType::Bool),
+    RequestField::optional("isDefault", FieldType::Bool),
+    RequestField::optional("ignoreTime", FieldType::Bool),
+    RequestField::optional("weekDays", FieldType::Each(WEEK_DAYS)),
+    RequestField::optional("permissions", FieldType::Each(TEAM_PERMISSIONS)),
+    RequestField::optional("description", FieldType::Str),
 ];
 
-fn parse(body: &[u8], creating: bool) -> Result<Map<String, Value>, Response> {
-    let obj = wrapped(body, "channel")?;
-    let fields = check(&obj, "channel", FIELDS, &["_id", "createdAt"], creating)?;
-    if creating {
-        targets(&fields)?;
+struct Channels;
+
+impl Resource for Channels {
+    const PATH: &'static str = "/api/v1/user/channels";
+    const READABLE: bool = true;
+    const REMOVABLE: bool = false;
+    const ONE: &'static str = "channel";
+    const MANY: &'static str = "channels";
+    const WHAT: &'static str = "channel";
+    const READ: Need = Need::Key;
+    const WRITE: Need = Need::Write;
+    const FIELDS: &'static [RequestField] = FIELDS;
+    const DEFAULTS: &'static [(&'static str, bool)] = &[
+        ("isActive", true),
+        ("isDefault", false),
+        ("ignoreTime", false),
+    ];
+
+    fn items(p: &mut PremiumState) -> &mut Vec<Item> {
+        &mut p.channels
     }
-    Ok(fields)
+
+    fn check_stored(body: &Map<String, Value>) -> Result<(), Response> {
+        targets(body)
+    }
 }
 
 /// Where the channel delivers (a webhook URL, or e-mail addresses).
 pub(super) fn targets(fields: &Map<String, Value>) -> Result<(), Response> {
     urlscan_rules::channel_targets(fields).map_err(|why| validation(&format!("\"channel\": {why}")))
-}
-
-fn channel_json(it: &Item) -> Value {
-    let mut m = it.json();
-    m.entry("permissions").or_insert(json!([]));
-    Value::Object(m)
-}
-
-async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Key));
-    now(&st);
-    let k = key_of(&c);
-    let p = st.premium.lock().unwrap();
-    let channels: Vec<Value> = p
-        .channels
-        .iter()
-        .filter(|ch| ch.access(k) >= Access::Read)
-        .map(channel_json)
-        .collect();
-    ok_json(json!({ "channels": channels }))
-}
-
-async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Write));
-    let now = now(&st);
-    let mut fields = tri!(parse(&body, true));
-    for (k, v) in [
-        ("isActive", true),
-        ("isDefault", false),
-        ("ignoreTime", false),
-    ] {
-        fields.entry(k).or_insert(json!(v));
-    }
-    let it = Item::new(key_of(&c), now, fields);
-    let out = channel_json(&it);
-    st.premium.lock().unwrap().channels.push(it);
-    ok_json(json!({ "channel": out }))
-}
-
-async fn read(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Key));
-    now(&st);
-    let mut p = st.premium.lock().unwrap();
-    let it = tri!(find(
-        &mut p.channels,
-        &id,
-        key_of(&c),
-        Access::Read,
-        "channel"
-    ));
-    ok_json(json!({ "channel": channel_json(it) }))
-}
-
-async fn update(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Write));
-    now(&st);
-    let mut p = st.premium.lock().unwrap();
-    let it = tri!(find(
-        &mut p.channels,
-        &id,
-        key_of(&c),
-        Access::Write,
-        "channel"
-    ));
-    let fields = tri!(parse(&body, false));
-    let mut merged = it.body.clone();
-    merged.extend(fields);
-    tri!(targets(&merged));
-    it.body = merged;
-    ok_json(json!({ "channel": channel_json(it) }))
 }

@@ -17,9 +17,9 @@ use chrono::NaiveDate;
 use serde_json::{json, Value};
 
 use super::super::content;
-use super::super::routes::{caller, err, ok_json, tri, validation, Need};
+use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::AppState;
-use super::{iso, now};
+use super::{enter, iso, now};
 
 type St = State<Arc<AppState>>;
 
@@ -195,8 +195,7 @@ async fn list(
     headers: HeaderMap,
     Path((window, ftype, date)): Path<(String, String, String)>,
 ) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
     let mut problems = Vec::new();
     if !WINDOWS.contains(&window.as_str()) {
         problems.push(format!("\"timeWindow\" {}", super::one_of(WINDOWS)));
@@ -237,8 +236,7 @@ async fn list(
 
 /// 302 to a temporary address on the emulator that needs no API key.
 async fn link(State(st): St, headers: HeaderMap, Path(path): Path<String>) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
     let Some(f) = file_of(&path, now) else {
         return err(
             StatusCode::NOT_FOUND,

@@ -11,9 +11,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 
 use super::super::content;
-use super::super::routes::{caller, err, tri, Need};
+use super::super::routes::{err, or_return, Need};
 use super::super::state::AppState;
-use super::now;
+use super::enter;
 
 type St = State<Arc<AppState>>;
 
@@ -22,21 +22,13 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
 }
 
 pub(super) const DEFAULT_PASSWORD: &str = "urlscan!";
-const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 /// The body with this SHA-256 among the responses of stored and live scans.
 fn body_of(st: &AppState, sha: &str) -> Option<Vec<u8>> {
-    if sha == EMPTY_SHA256 {
+    if sha == super::super::routes::EMPTY_SHA256 {
         return Some(Vec::new());
     }
-    let spec = {
-        let store = st.store.lock().unwrap();
-        store
-            .hashes
-            .get(sha)
-            .and_then(|id| store.get(id))
-            .map(|e| e.spec.clone())
-    };
+    let spec = st.store.lock().unwrap().spec_with_body(sha);
     let specs: Vec<_> = match spec {
         Some(s) => vec![s],
         None => {
@@ -74,8 +66,7 @@ async fn download(
     Path(sha): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    or_return!(enter(&st, &headers, Need::Premium));
     let sha = sha.trim().to_ascii_lowercase();
     if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         return err(

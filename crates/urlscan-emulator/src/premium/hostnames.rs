@@ -27,9 +27,9 @@ use serde_json::{json, Value};
 
 use super::super::datasources::{self, Doc};
 use super::super::query::Query;
-use super::super::routes::{caller, err, ok_json, tri, validation, Need};
+use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Caller};
-use super::{h64, iso, now};
+use super::{enter, h64, iso};
 
 type St = State<Arc<AppState>>;
 
@@ -211,34 +211,24 @@ type Key = (String, &'static str, String);
 struct Records(BTreeMap<Key, Rec>);
 
 impl Records {
-    fn add(
-        &mut self,
-        seen_on: String,
-        source: &'static str,
-        sub_id: String,
-        t: i64,
-        data: Option<Value>,
-    ) {
-        let r = self.0.entry((seen_on, source, sub_id)).or_insert(Rec {
+    /// An observation at `t`; the record spans all observations of its key.
+    fn add(&mut self, key: Key, t: i64, data: Option<Value>) {
+        let last = Some(t);
+        let r = self.0.entry(key).or_insert(Rec {
             first: t,
-            last: Some(t),
+            last,
             data,
         });
         r.first = r.first.min(t);
         r.last = r.last.map(|l| l.max(t));
     }
+
     /// A single observation without an end.
-    fn once(
-        &mut self,
-        seen_on: String,
-        source: &'static str,
-        sub_id: String,
-        t: i64,
-        data: Option<Value>,
-    ) {
-        self.0.entry((seen_on, source, sub_id)).or_insert(Rec {
+    fn once(&mut self, key: Key, t: i64, data: Option<Value>) {
+        let last = None;
+        self.0.entry(key).or_insert(Rec {
             first: t,
-            last: None,
+            last,
             data,
         });
     }
@@ -265,25 +255,21 @@ fn records(st: &AppState, c: &Caller, host: &str, now: i64) -> Vec<(Key, Rec)> {
         let result = format!("{}/api/v1/result/{}/", st.base_url, s.uuid);
         let data = json!({"uuid": s.uuid, "url": s.url, "result": result});
         let source = if s.page { "scan" } else { "scan-link" };
-        r.add(d.clone(), source, s.uuid.clone(), s.t, Some(data));
+        r.add((d.clone(), source, s.uuid.clone()), s.t, Some(data));
         let ip = s.ip.clone().unwrap_or_else(|| derived_ip(host));
-        r.add(d.clone(), "pdns", format!("A#{ip}"), s.t, None);
-        r.add(d.clone(), "pdns", format!("NS#{ns1}"), s.t, None);
-        r.add(d.clone(), "pdns", format!("NS#{ns2}"), s.t, None);
+        r.add((d.clone(), "pdns", format!("A#{ip}")), s.t, None);
+        r.add((d.clone(), "pdns", format!("NS#{ns1}")), s.t, None);
+        r.add((d.clone(), "pdns", format!("NS#{ns2}")), s.t, None);
         if v6 {
             r.add(
-                d.clone(),
-                "pdns",
-                format!("AAAA#{}", derived_ip6(host)),
+                (d.clone(), "pdns", format!("AAAA#{}", derived_ip6(host))),
                 s.t,
                 None,
             );
         }
         if let Some((issuer, from, days)) = &s.tls {
             r.add(
-                d.clone(),
-                "scan-cert-subject",
-                issuer.clone(),
+                (d.clone(), "scan-cert-subject", issuer.clone()),
                 s.t,
                 Some(json!({"uuid": s.uuid, "issuer": issuer})),
             );
@@ -299,13 +285,17 @@ fn records(st: &AppState, c: &Caller, host: &str, now: i64) -> Vec<(Key, Rec)> {
                 "notBefore": iso(from_ms),
                 "notAfter": iso(from_ms + days * DAY_MS),
             });
-            r.once(day(from_ms), "ct", serial.to_string(), from_ms, Some(cert));
+            r.once(
+                (day(from_ms), "ct", serial.to_string()),
+                from_ms,
+                Some(cert),
+            );
         }
     }
     if host == apex {
         let first = seen.iter().map(|s| s.t).min().unwrap_or(now);
         let t = first - (30 + (h64(&format!("zone:{host}")) % 300) as i64) * DAY_MS;
-        r.once(day(t), "zonefile", String::new(), t, None);
+        r.once((day(t), "zonefile", String::new()), t, None);
     }
     let mut out: Vec<(Key, Rec)> = r.0.into_iter().collect();
     out.sort_by(|a, b| order(&a.0).cmp(&order(&b.0)));
@@ -351,8 +341,7 @@ async fn history(
     Path(hostname): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let host = hostname.trim().trim_end_matches('.').to_ascii_lowercase();
     if !valid_hostname(&host) {
         return validation("\"hostname\" must be a valid hostname");

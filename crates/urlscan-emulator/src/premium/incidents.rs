@@ -49,11 +49,11 @@ use std::collections::VecDeque;
 use super::super::content::{self, ScanSpec};
 use super::super::datasources::Doc;
 use super::super::events::IncidentChange;
-use super::super::routes::{caller, err, ok_json, tri, validation, Need};
+use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
-    check, check_refs, h64, iso, key_of, new_id, now, same_team, wrapped, Access, PremiumState, Ty,
-    F,
+    check, check_refs, enter, h64, iso, key_of, new_id, same_team, wrapped, Access, FieldType,
+    PremiumState, RequestField,
 };
 
 type St = State<Arc<AppState>>;
@@ -197,62 +197,59 @@ fn extra_path(label: &str, v: &Value) -> Option<String> {
 }
 
 fn countries(label: &str, v: &Value) -> Option<String> {
-    let Some(a) = v.as_array() else {
-        return Some(format!("\"{label}\" must be an array"));
-    };
-    a.iter().enumerate().find_map(|(i, c)| match c.as_str() {
+    super::check_array(label, v, &|l, c| match c.as_str() {
         Some(s) if urlscan_rules::country(s) => None,
         _ => Some(format!(
-            "\"{label}[{i}]\" must be a two-letter ISO 3166-1 country code"
+            "\"{l}\" must be a two-letter ISO 3166-1 country code"
         )),
     })
 }
 
-const INTERVAL: Ty = Ty::Int(
+const INTERVAL: FieldType = FieldType::Int(
     urlscan_rules::INCIDENT_INTERVAL_MIN,
     urlscan_rules::INCIDENT_INTERVAL_MAX,
 );
-const DELAY: Ty = Ty::Int(0, urlscan_rules::INCIDENT_DELAY_MAX);
+const DELAY: FieldType = FieldType::Int(0, urlscan_rules::INCIDENT_DELAY_MAX);
 
-pub(super) const FIELDS: &[F] = &[
-    F("observable", Ty::Custom(observable), true),
-    F(
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required("observable", FieldType::Custom(observable)),
+    RequestField::required(
         "visibility",
-        Ty::OneOf(urlscan_rules::INCIDENT_VISIBILITIES),
-        true,
+        FieldType::OneOf(urlscan_rules::INCIDENT_VISIBILITIES),
     ),
-    F("channels", Ty::Strs, true),
+    RequestField::required("channels", FieldType::Strs),
     // The specification allows null, to clear it.
-    F("extraPath", Ty::NullOr(&Ty::Custom(extra_path)), false),
-    F("scanInterval", INTERVAL, false),
-    F(
-        "scanIntervalMode",
-        Ty::OneOf(urlscan_rules::SCAN_INTERVAL_MODES),
-        false,
+    RequestField::optional(
+        "extraPath",
+        FieldType::NullOr(&FieldType::Custom(extra_path)),
     ),
-    F("watchedAttributes", Ty::Each(ATTRIBUTES), false),
-    F("userAgents", Ty::Strs, false),
-    F("userAgentsPerInterval", Ty::Int(1, 10), false),
-    F("countries", Ty::Custom(countries), false),
-    F("countriesPerInterval", Ty::Int(1, 10), false),
-    F("stopDelaySuspended", DELAY, false),
-    F("stopDelayInactive", DELAY, false),
-    F("stopDelayMalicious", DELAY, false),
-    F("scanIntervalAfterSuspended", INTERVAL, false),
-    F("scanIntervalAfterMalicious", INTERVAL, false),
-    F("incidentProfile", Ty::Str, false),
-    F(
+    RequestField::optional("scanInterval", INTERVAL),
+    RequestField::optional(
+        "scanIntervalMode",
+        FieldType::OneOf(urlscan_rules::SCAN_INTERVAL_MODES),
+    ),
+    RequestField::optional("watchedAttributes", FieldType::Each(ATTRIBUTES)),
+    RequestField::optional("userAgents", FieldType::Strs),
+    RequestField::optional("userAgentsPerInterval", FieldType::Int(1, 10)),
+    RequestField::optional("countries", FieldType::Custom(countries)),
+    RequestField::optional("countriesPerInterval", FieldType::Int(1, 10)),
+    RequestField::optional("stopDelaySuspended", DELAY),
+    RequestField::optional("stopDelayInactive", DELAY),
+    RequestField::optional("stopDelayMalicious", DELAY),
+    RequestField::optional("scanIntervalAfterSuspended", INTERVAL),
+    RequestField::optional("scanIntervalAfterMalicious", INTERVAL),
+    RequestField::optional("incidentProfile", FieldType::Str),
+    RequestField::optional(
         "expireAfter",
-        Ty::Int(
+        FieldType::Int(
             urlscan_rules::INCIDENT_EXPIRE_MIN,
             urlscan_rules::INCIDENT_EXPIRE_MAX,
         ),
-        false,
     ),
 ];
 
 /// Response-only fields a client may echo back; they are ignored.
-const READ_ONLY: &[&str] = &[
+pub(super) const READ_ONLY: &[&str] = &[
     "_id",
     "createdAt",
     "scannedAt",
@@ -288,6 +285,23 @@ fn parse(
 }
 
 // ---------------------------------------------------------------- the model
+
+/// A scan an incident makes: private, through the API, from no particular
+/// country or user agent unless the caller sets them.
+pub(crate) fn scan_spec(uuid: String, url: String, time_ms: i64) -> ScanSpec {
+    ScanSpec {
+        uuid,
+        url,
+        time_ms,
+        visibility: "private".into(),
+        country: None,
+        tags: vec![],
+        method: "api".into(),
+        source: "incident".into(),
+        user_agent: None,
+        referer: None,
+    }
+}
 
 /// `url`, `ip` or `hostname`.
 fn observable_type(o: &str) -> &'static str {
@@ -332,18 +346,7 @@ fn observe(o: &str, extra_path: Option<&str>) -> Observation {
     )
     .into_uuid()
     .to_string();
-    let spec = ScanSpec {
-        uuid: id,
-        url: url.clone(),
-        time_ms: 1_767_225_600_000,
-        visibility: "private".into(),
-        country: None,
-        tags: vec![],
-        method: "api".into(),
-        source: "incident".into(),
-        user_agent: None,
-        referer: None,
-    };
+    let spec = scan_spec(id, url.clone(), 1_767_225_600_000);
     let doc = content::index_doc(&spec);
     let mut page = doc.get("page").cloned().unwrap_or(json!({}));
     let flagged = lookup(&doc, "verdicts.malicious") == Some(&Value::Bool(true));
@@ -392,15 +395,7 @@ impl Incident {
     }
 
     fn strs(&self, k: &str) -> Vec<String> {
-        self.fields
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
+        super::strings(&self.fields, k)
     }
 
     fn access(&self, k: &KeyInfo) -> Access {
@@ -494,16 +489,10 @@ impl Incident {
                 self.states.push(st);
                 self.pending.push_back(NewScan {
                     spec: ScanSpec {
-                        uuid,
-                        url: o.url.clone(),
-                        time_ms: start,
                         visibility: visibility.clone(),
                         country: Some(cc.clone()),
-                        tags: vec![],
-                        method: "api".into(),
-                        source: "incident".into(),
                         user_agent: Some(ua.clone()),
-                        referer: None,
+                        ..scan_spec(uuid, o.url.clone(), start)
                     },
                     state_no: self.states_dropped + self.states.len() as u64 - 1,
                     page: page.clone(),
@@ -872,11 +861,10 @@ fn find<'a>(
 }
 
 async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    let fields = tri!(parse(&p, k, &body, true));
+    let fields = or_return!(parse(&p, k, &body, true));
     let inc = Incident::start(k, now, fields, "api", None, vec![]);
     let out = inc.json();
     p.incidents.push(inc);
@@ -886,10 +874,9 @@ async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
 }
 
 async fn read(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Read));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incident": inc.json() }))
 }
 
@@ -901,13 +888,12 @@ async fn update(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    tri!(find(&mut p, &id, k, Access::Write));
-    let mut fields = tri!(parse(&p, k, &body, false));
-    let inc = tri!(find(&mut p, &id, k, Access::Write));
+    or_return!(find(&mut p, &id, k, Access::Write));
+    let mut fields = or_return!(parse(&p, k, &body, false));
+    let inc = or_return!(find(&mut p, &id, k, Access::Write));
     if let Some(o) = fields.get("observable") {
         if *o != inc.fields["observable"] {
             return validation(
@@ -938,10 +924,9 @@ async fn update(
 }
 
 async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Write));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
     if inc.closed {
         return err(
             StatusCode::BAD_REQUEST,
@@ -954,10 +939,9 @@ async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Res
 }
 
 async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Write));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
     if !inc.closed {
         return err(
             StatusCode::BAD_REQUEST,
@@ -985,11 +969,10 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
 /// the original's options, answered under the key `incidents` like the
 /// service does.
 fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -> Response {
-    let c = tri!(caller(st, headers, Need::PremiumWrite));
-    let now = now(st);
+    let (c, now) = or_return!(enter(st, headers, Need::PremiumWrite));
     let k = key_of(&c);
     let mut p = st.premium.lock().unwrap();
-    let orig = tri!(find(&mut p, id, k, Access::Read)).clone();
+    let orig = or_return!(find(&mut p, id, k, Access::Read)).clone();
     let mut fields = orig.fields.clone();
     if let Some(s) = orig.expire_after_s {
         fields.insert("expireAfter".into(), json!(s));
@@ -1017,17 +1000,15 @@ async fn fork(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Resp
 }
 
 async fn attributes(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    or_return!(enter(&st, &headers, Need::Premium));
     ok_json(json!({ "attributes": ATTRIBUTES }))
 }
 
 /// The incident's states, oldest first.
 async fn states(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     let mut p = st.premium.lock().unwrap();
-    let inc = tri!(find(&mut p, &id, key_of(&c), Access::Read));
+    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
     ok_json(json!({ "incidentstates": inc.states }))
 }
 

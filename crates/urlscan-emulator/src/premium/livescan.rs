@@ -15,18 +15,18 @@ use serde_json::{json, Map, Value};
 
 use super::super::content::{self, ScanSpec};
 use super::super::routes::{
-    caller, check_limit, err, ok_json, pending, tri, validation, with_limit_headers, Need,
+    check_limit, err, ok_json, or_return, pending, validation, with_limit_headers, Need,
 };
 use super::super::state::{AppState, Caller, KeyInfo};
-use super::{check, iso, key_of, now, same_team, PremiumState, Ty, F};
+use super::{check, enter, iso, key_of, same_team, FieldType, PremiumState, RequestField};
 
 type St = State<Arc<AppState>>;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
         ("/api/v1/livescan/scanners", get(scanners)),
-        ("/api/v1/livescan/{scanner}/task", post(task)),
-        ("/api/v1/livescan/{scanner}/scan", post(scan)),
+        ("/api/v1/livescan/{scanner}/task", post(start::<false>)),
+        ("/api/v1/livescan/{scanner}/scan", post(start::<true>)),
         ("/api/v1/livescan/{scanner}/{id}", put(store).delete(purge)),
         ("/api/v1/livescan/{scanner}/{id}/{rid}", get(resource)),
     ]
@@ -139,8 +139,7 @@ pub(super) fn tick(p: &mut PremiumState, now: i64) {
 }
 
 async fn scanners(State(st): St, headers: HeaderMap) -> Response {
-    tri!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
     let list: Vec<Value> = SCANNERS
         .iter()
         .enumerate()
@@ -196,25 +195,23 @@ fn task_url(label: &str, v: &Value) -> Option<String> {
     }
 }
 
-pub(super) const TASK: &[F] = &[
-    F("url", Ty::Custom(task_url), true),
-    F("visibility", Ty::OneOf(urlscan_rules::VISIBILITIES), false),
-    F("tags", Ty::Strs, false),
+pub(super) const TASK: &[RequestField] = &[
+    RequestField::required("url", FieldType::Custom(task_url)),
+    RequestField::optional("visibility", FieldType::OneOf(urlscan_rules::VISIBILITIES)),
+    RequestField::optional("tags", FieldType::Strs),
 ];
-pub(super) const SCANNER: &[F] = &[
-    F(
+pub(super) const SCANNER: &[RequestField] = &[
+    RequestField::optional(
         "pageTimeout",
-        Ty::Int(0, urlscan_rules::LIVESCAN_MS_MAX),
-        false,
+        FieldType::Int(0, urlscan_rules::LIVESCAN_MS_MAX),
     ),
-    F(
+    RequestField::optional(
         "captureDelay",
-        Ty::Int(0, urlscan_rules::LIVESCAN_MS_MAX),
-        false,
+        FieldType::Int(0, urlscan_rules::LIVESCAN_MS_MAX),
     ),
-    F("extraHeaders", Ty::Custom(extra_headers), false),
-    F("enableFeatures", Ty::Each(ENABLE), false),
-    F("disableFeatures", Ty::Each(DISABLE), false),
+    RequestField::optional("extraHeaders", FieldType::Custom(extra_headers)),
+    RequestField::optional("enableFeatures", FieldType::Each(ENABLE)),
+    RequestField::optional("disableFeatures", FieldType::Each(DISABLE)),
 ];
 
 /// Validate `{"task": {...}, "scanner": {...}}`: task, its options and the
@@ -261,53 +258,24 @@ fn parse_task(body: &[u8]) -> Result<Task, Response> {
     }
 }
 
-async fn task(
+/// Start a scan: `/task` answers at once and the scan finishes later on the
+/// emulator clock; `/scan` (`BLOCKING`) finishes it before answering.
+async fn start<const BLOCKING: bool>(
     State(st): St,
     headers: HeaderMap,
     Path(scanner): Path<String>,
     body: Bytes,
 ) -> Response {
-    start(st, headers, scanner, body, false).await
-}
-
-/// The blocking variant: the emulator finishes the scan at once.
-async fn scan(
-    State(st): St,
-    headers: HeaderMap,
-    Path(scanner): Path<String>,
-    body: Bytes,
-) -> Response {
-    start(st, headers, scanner, body, true).await
-}
-
-async fn start(
-    st: Arc<AppState>,
-    headers: HeaderMap,
-    scanner: String,
-    body: Bytes,
-    blocking: bool,
-) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let Some(sc) = scanner_of(&scanner) else {
         return unknown_scanner(&scanner);
     };
-    tri!(check_limit(&st, &c, "livescan"));
+    or_return!(check_limit(&st, &c, "livescan"));
     let resp = match parse_task(&body) {
         Err(r) => r,
         Ok((task, opts, url)) => {
             let k = key_of(&c);
             let uuid = uuid::Uuid::new_v4().to_string();
-            let strs = |m: &Map<String, Value>, f: &str| -> Vec<String> {
-                m.get(f)
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
             let referer = opts
                 .get("extraHeaders")
                 .and_then(Value::as_object)
@@ -323,13 +291,13 @@ async fn start(
                     .unwrap_or("public")
                     .to_string(),
                 country: Some(sc.country.to_string()),
-                tags: strs(&task, "tags"),
+                tags: super::strings(&task, "tags"),
                 method: "api".into(),
                 source: super::hex_sha256(k.user.as_bytes())[..8].to_string(),
                 user_agent: None,
                 referer,
             };
-            let finish_ms = if blocking {
+            let finish_ms = if BLOCKING {
                 now
             } else {
                 now + (st.cfg.scan_duration * 1000.0).round() as i64
@@ -342,7 +310,7 @@ async fn start(
                     owner: k.user.clone(),
                     team: k.team.clone(),
                     finish_ms,
-                    disabled: strs(&opts, "disableFeatures"),
+                    disabled: super::strings(&opts, "disableFeatures"),
                 },
             );
             ok_json(json!({ "uuid": uuid }))
@@ -372,11 +340,10 @@ async fn resource(
     headers: HeaderMap,
     Path((scanner, rtype, rid)): Path<(String, String, String)>,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    let now = now(&st);
+    let (c, now) = or_return!(enter(&st, &headers, Need::Premium));
     match rtype.as_str() {
         "result" | "screenshot" | "dom" => {
-            let s = tri!(live(&st, &c, &scanner, &rid));
+            let s = or_return!(live(&st, &c, &scanner, &rid));
             if now < s.finish_ms {
                 return pending();
             }
@@ -446,21 +413,19 @@ async fn store(
     Path((scanner, id)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let s = tri!(live(&st, &c, &scanner, &id));
+    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
+    let s = or_return!(live(&st, &c, &scanner, &id));
     let task = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
-        tri!(super::wrapped(&body, "task"))
+        or_return!(super::wrapped(&body, "task"))
     };
-    let fields = tri!(check(
+    let fields = or_return!(check(
         &task,
         "task",
-        &[F(
+        &[RequestField::optional(
             "visibility",
-            Ty::OneOf(&["public", "unlisted", "private"]),
-            false
+            FieldType::OneOf(&["public", "unlisted", "private"])
         )],
         &[],
         false
@@ -495,9 +460,8 @@ async fn purge(
     headers: HeaderMap,
     Path((scanner, id)): Path<(String, String)>,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let s = tri!(live(&st, &c, &scanner, &id));
+    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
+    let s = or_return!(live(&st, &c, &scanner, &id));
     st.premium.lock().unwrap().livescans.remove(&s.spec.uuid);
     ok_json(json!({"status": "purged"}))
 }

@@ -11,14 +11,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::MethodRouter;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
 use super::datasources::Doc;
-use super::routes::{err, validation};
+use super::routes::{caller, err, validation, Need};
 use super::state::{AppState, Caller, KeyInfo};
 
 mod brands;
@@ -28,6 +28,7 @@ mod files;
 mod hostnames;
 mod incidents;
 mod livescan;
+mod resource;
 #[cfg(test)]
 mod rules_agree;
 mod searches;
@@ -37,6 +38,8 @@ mod tests;
 
 pub(crate) use hostnames::{approx_apex, document as hostname_document, host_names};
 pub(crate) use incidents::open_for_subscription;
+#[cfg(test)]
+pub(crate) use incidents::scan_spec as incident_scan_spec;
 
 /// State of the premium features (guarded by `AppState::premium`).
 #[derive(Debug, Default)]
@@ -65,23 +68,29 @@ impl PremiumState {
 
 /// Routes of the premium endpoints, merged into the emulator's router.
 pub fn router() -> Router<Arc<AppState>> {
-    let mut routes: Vec<(&str, MethodRouter<Arc<AppState>>)> = Vec::new();
-    routes.extend(livescan::routes());
+    let fixed = [
+        livescan::routes(),
+        incidents::routes(),
+        hostnames::routes(),
+        brands::routes(),
+        files::routes(),
+        datadumps::routes(),
+    ];
+    let mut routes: Vec<(String, MethodRouter<Arc<AppState>>)> = fixed
+        .into_iter()
+        .flatten()
+        .map(|(path, mr)| (path.to_string(), mr))
+        .collect();
     routes.extend(searches::routes());
     routes.extend(subscriptions::routes());
     routes.extend(channels::routes());
-    routes.extend(incidents::routes());
-    routes.extend(hostnames::routes());
-    routes.extend(brands::routes());
-    routes.extend(files::routes());
-    routes.extend(datadumps::routes());
     let mut r = Router::new();
     // Like the rest of the emulator: with and without a trailing slash.
     for (path, mr) in routes {
         if path.contains("{*") {
-            r = r.route(path, mr);
+            r = r.route(&path, mr);
         } else {
-            r = r.route(path, mr.clone()).route(&format!("{path}/"), mr);
+            r = r.route(&path, mr.clone()).route(&format!("{path}/"), mr);
         }
     }
     r
@@ -126,6 +135,13 @@ fn now(st: &AppState) -> i64 {
     let now = st.now_ms();
     tick(st, now);
     now
+}
+
+/// The caller, if it may do what `need` says, and the emulator time, after
+/// bringing time-driven state up to it.
+fn enter(st: &AppState, headers: &HeaderMap, need: Need) -> Result<(Caller, i64), Response> {
+    let c = caller(st, headers, need)?;
+    Ok((c, now(st)))
 }
 
 // ---------------------------------------------------------------- items
@@ -269,7 +285,7 @@ fn h64(s: &str) -> u64 {
 
 /// The type a request field must have.
 #[derive(Clone, Copy)]
-pub(super) enum Ty {
+pub(super) enum FieldType {
     /// Any string.
     Str,
     /// A non-empty string.
@@ -284,13 +300,37 @@ pub(super) enum Ty {
     /// An array of email addresses.
     Emails,
     /// The inner type, or null (kept, to clear the field).
-    NullOr(&'static Ty),
+    NullOr(&'static FieldType),
     /// A custom check; gets the field label and the value, answers the problem.
     Custom(fn(&str, &Value) -> Option<String>),
 }
 
-/// A request field: name, type, required on create.
-pub(super) struct F(pub(super) &'static str, pub(super) Ty, pub(super) bool);
+/// A request field.
+pub(super) struct RequestField {
+    /// The wire name.
+    pub(super) name: &'static str,
+    pub(super) ty: FieldType,
+    /// Required on create.
+    pub(super) required: bool,
+}
+
+impl RequestField {
+    pub(super) const fn required(name: &'static str, ty: FieldType) -> RequestField {
+        RequestField {
+            name,
+            ty,
+            required: true,
+        }
+    }
+
+    pub(super) const fn optional(name: &'static str, ty: FieldType) -> RequestField {
+        RequestField {
+            name,
+            ty,
+            required: false,
+        }
+    }
+}
 
 fn one_of(list: &[&str]) -> String {
     format!("must be one of [{}]", list.join(", "))
@@ -305,17 +345,37 @@ fn too_long(s: &str) -> bool {
     s.chars().count() > urlscan_rules::TEXT_MAX_LEN
 }
 
-fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
-    let array = |each: &dyn Fn(&str, &Value) -> Option<String>| -> Option<String> {
-        let Some(a) = v.as_array() else {
-            return Some(format!("\"{label}\" must be an array"));
-        };
-        a.iter()
-            .enumerate()
-            .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
+/// The first problem of an array value: not an array, or the first element
+/// `each` finds fault with (given the element's label, `label[i]`).
+fn check_array(
+    label: &str,
+    v: &Value,
+    each: &dyn Fn(&str, &Value) -> Option<String>,
+) -> Option<String> {
+    let Some(a) = v.as_array() else {
+        return Some(format!("\"{label}\" must be an array"));
     };
+    a.iter()
+        .enumerate()
+        .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
+}
+
+/// The strings in array field `k` (none when absent or not an array).
+fn strings(m: &Map<String, Value>, k: &str) -> Vec<String> {
+    m.get(k)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
+    let array = |each: &dyn Fn(&str, &Value) -> Option<String>| check_array(label, v, each);
     match ty {
-        Ty::Str => match v.as_str() {
+        FieldType::Str => match v.as_str() {
             None => Some(format!("\"{label}\" must be a string")),
             Some(s) if too_long(s) => Some(format!(
                 "\"{label}\" length must be less than or equal to {} characters long",
@@ -323,7 +383,7 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             )),
             Some(_) => None,
         },
-        Ty::Text => match v.as_str() {
+        FieldType::Text => match v.as_str() {
             None => Some(format!("\"{label}\" must be a string")),
             Some(s) if s.trim().is_empty() => {
                 Some(format!("\"{label}\" is not allowed to be empty"))
@@ -334,12 +394,12 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             )),
             Some(_) => None,
         },
-        Ty::OneOf(list) => match v.as_str() {
+        FieldType::OneOf(list) => match v.as_str() {
             Some(s) if list.contains(&s) => None,
             _ => Some(format!("\"{label}\" {}", one_of(list))),
         },
-        Ty::Bool => (!v.is_boolean()).then(|| format!("\"{label}\" must be a boolean")),
-        Ty::Int(min, max) => match v.as_i64() {
+        FieldType::Bool => (!v.is_boolean()).then(|| format!("\"{label}\" must be a boolean")),
+        FieldType::Int(min, max) => match v.as_i64() {
             None => Some(format!("\"{label}\" must be an integer")),
             Some(n) if n < min => Some(format!(
                 "\"{label}\" must be greater than or equal to {min}"
@@ -347,23 +407,23 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
             Some(n) if n > max => Some(format!("\"{label}\" must be less than or equal to {max}")),
             Some(_) => None,
         },
-        Ty::Strs => array(&|l, x| match x.as_str() {
+        FieldType::Strs => array(&|l, x| match x.as_str() {
             Some(s) if !too_long(s) => None,
             _ => Some(format!(
                 "\"{l}\" must be a string of at most {} characters",
                 urlscan_rules::TEXT_MAX_LEN
             )),
         }),
-        Ty::Each(list) => array(&|l, x| match x.as_str() {
+        FieldType::Each(list) => array(&|l, x| match x.as_str() {
             Some(s) if list.contains(&s) => None,
             _ => Some(format!("\"{l}\" {}", one_of(list))),
         }),
-        Ty::Emails => array(&|l, x| match x.as_str() {
+        FieldType::Emails => array(&|l, x| match x.as_str() {
             Some(s) if valid_email(s) => None,
             _ => Some(format!("\"{l}\" must be a valid email")),
         }),
-        Ty::Custom(f) => f(label, v),
-        Ty::NullOr(inner) => check_ty(label, *inner, v),
+        FieldType::Custom(f) => f(label, v),
+        FieldType::NullOr(inner) => check_ty(label, *inner, v),
     }
 }
 
@@ -374,21 +434,21 @@ fn check_ty(label: &str, ty: Ty, v: &Value) -> Option<String> {
 fn check(
     obj: &Map<String, Value>,
     wrapper: &str,
-    fields: &[F],
+    fields: &[RequestField],
     ignore: &[&str],
     creating: bool,
 ) -> Result<Map<String, Value>, Response> {
     let mut problems = Vec::new();
     for k in obj.keys() {
-        if !ignore.contains(&k.as_str()) && !fields.iter().any(|f| f.0 == k) {
+        if !ignore.contains(&k.as_str()) && !fields.iter().any(|f| f.name == k) {
             problems.push(format!("\"{wrapper}.{k}\" is not allowed"));
         }
     }
     let mut out = Map::new();
-    for F(name, ty, required) in fields {
+    for RequestField { name, ty, required } in fields {
         let label = format!("{wrapper}.{name}");
         match obj.get(*name) {
-            Some(Value::Null) if matches!(ty, Ty::NullOr(_)) => {
+            Some(Value::Null) if matches!(ty, FieldType::NullOr(_)) => {
                 out.insert((*name).to_string(), Value::Null);
             }
             None | Some(Value::Null) => {

@@ -5,7 +5,7 @@
 //! normalisation) and refuses those it refuses.
 use serde_json::{json, Map, Value};
 
-use super::{channels, check, incidents, livescan, searches, subscriptions, F};
+use super::{channels, check, incidents, livescan, searches, subscriptions, RequestField};
 use urlscan_core::api;
 use urlscan_core::fields::{build, Field};
 use urlscan_rules as rules;
@@ -14,31 +14,25 @@ use urlscan_rules as rules;
 type Tables = Vec<(
     &'static str,
     &'static [Field],
-    Vec<(&'static str, &'static [F])>,
+    Vec<(&'static str, &'static [RequestField])>,
 )>;
 
 fn tables() -> Tables {
+    // Most bodies are one table without a prefix.
+    let whole = |what, client, emulator| (what, client, vec![("", emulator)]);
     vec![
-        (
+        whole(
             "saved search",
             api::saved_searches::FIELDS,
-            vec![("", searches::FIELDS)],
+            searches::FIELDS,
         ),
-        (
+        whole(
             "subscription",
             api::subscriptions::FIELDS,
-            vec![("", subscriptions::FIELDS)],
+            subscriptions::FIELDS,
         ),
-        (
-            "channel",
-            api::channels::FIELDS,
-            vec![("", channels::FIELDS)],
-        ),
-        (
-            "incident",
-            api::incidents::FIELDS,
-            vec![("", incidents::FIELDS)],
-        ),
+        whole("channel", api::channels::FIELDS, channels::FIELDS),
+        whole("incident", api::incidents::FIELDS, incidents::FIELDS),
         (
             "live scan",
             api::livescan::TASK_FIELDS,
@@ -155,8 +149,8 @@ fn samples() -> Vec<Value> {
 }
 
 /// The emulator's verdict on one field: accepted, and the value it keeps.
-fn emulator_accepts(f: &F, v: &Value) -> bool {
-    let obj = Map::from_iter([(f.0.to_string(), v.clone())]);
+fn emulator_accepts(f: &RequestField, v: &Value) -> bool {
+    let obj = Map::from_iter([(f.name.to_string(), v.clone())]);
     check(&obj, "w", std::slice::from_ref(f), &[], false).is_ok()
 }
 
@@ -173,7 +167,7 @@ fn every_rule_is_the_same_on_both_sides() {
             let wire = &field.wire[prefix.len()..];
             let ef = table
                 .iter()
-                .find(|f| f.0 == wire)
+                .find(|f| f.name == wire)
                 .unwrap_or_else(|| panic!("{what}: the emulator has no field {wire}"));
             for v in &samples {
                 let opts = Map::from_iter([(field.name.to_string(), v.clone())]);
@@ -214,45 +208,35 @@ fn required_fields_are_the_same_on_both_sides() {
                 .expect("table");
             let ef = table
                 .iter()
-                .find(|f| f.0 == &field.wire[prefix.len()..])
+                .find(|f| f.name == &field.wire[prefix.len()..])
                 .expect("field");
-            assert_eq!(field.required, ef.2, "{what}.{}", field.wire);
+            assert_eq!(field.required, ef.required, "{what}.{}", field.wire);
         }
     }
 }
 
-#[test]
-fn null_clears_extra_path_on_both_sides() {
+/// The client's incident body of one field (`wire`), built from `args`.
+fn client_incident_body(wire: &str, args: Value) -> Map<String, Value> {
     let field = api::incidents::FIELDS
         .iter()
-        .find(|f| f.wire == "extraPath")
+        .find(|f| f.wire == wire)
         .unwrap();
-    let body = build(
-        "incident",
-        std::slice::from_ref(field),
-        json!({"extra_path": null}).as_object().unwrap(),
-        false,
-    )
-    .unwrap();
+    let args = args.as_object().unwrap();
+    build("incident", std::slice::from_ref(field), args, false).unwrap()
+}
+
+#[test]
+fn null_clears_extra_path_on_both_sides() {
+    let body = client_incident_body("extraPath", json!({"extra_path": null}));
     assert_eq!(body.get("extraPath"), Some(&Value::Null));
     let ef = incidents::FIELDS
         .iter()
-        .find(|f| f.0 == "extraPath")
+        .find(|f| f.name == "extraPath")
         .unwrap();
     let kept = check(&body, "incident", std::slice::from_ref(ef), &[], false).unwrap();
     assert_eq!(kept.get("extraPath"), Some(&Value::Null));
     // Other fields: None means "not given" on the client, absent on the emulator.
-    let other = api::incidents::FIELDS
-        .iter()
-        .find(|f| f.wire == "scanInterval")
-        .unwrap();
-    let body = build(
-        "incident",
-        std::slice::from_ref(other),
-        json!({"scan_interval": null}).as_object().unwrap(),
-        false,
-    )
-    .unwrap();
+    let body = client_incident_body("scanInterval", json!({"scan_interval": null}));
     assert!(body.is_empty());
 }
 

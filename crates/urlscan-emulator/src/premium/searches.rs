@@ -1,39 +1,34 @@
 //! Saved searches: `/api/v1/user/searches/`.
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{get, put, MethodRouter};
+use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, page_response, parse_query, search_args, tri, Need};
-use super::super::state::{AppState, Caller};
-use super::{check, find, hostnames, key_of, now, wrapped, Access, Item, Ty, F};
+use super::super::query::Query;
+use super::super::routes::{or_return, page_response, parse_query, search_args, Need};
+use super::super::state::{AppState, Caller, KeyInfo};
+use super::resource::{self, Resource};
+use super::{enter, find, hostnames, key_of, Access, FieldType, Item, PremiumState, RequestField};
 
 type St = State<Arc<AppState>>;
 
-pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
-    vec![
-        ("/api/v1/user/searches", get(list).post(create)),
-        ("/api/v1/user/searches/{id}", put(update).delete(remove)),
-        ("/api/v1/user/searches/{id}/results", get(results)),
-    ]
+pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    let mut routes = resource::routes::<Searches>();
+    let path = "/api/v1/user/searches/{id}/results";
+    routes.push((path.into(), get(results)));
+    routes
 }
 
 use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP, USER_TAG_SCOPES as TAG_SCOPES};
-/// Read-only fields a client may send back unchanged.
-const READ_ONLY: &[&str] = &["_id", "createdAt", "ownerDescription"];
 
 fn user_tags(label: &str, v: &Value) -> Option<String> {
-    let Some(a) = v.as_array() else {
-        return Some(format!("\"{label}\" must be an array"));
-    };
-    a.iter().enumerate().find_map(|(i, t)| match t.as_str() {
+    super::check_array(label, v, &|l, t| match t.as_str() {
         Some(s) if urlscan_rules::user_tag(s) => None,
         _ => Some(format!(
-            "\"{label}[{i}]\" must be a string prefixed with one of [{}]",
+            "\"{l}\" must be a string prefixed with one of [{}]",
             TAG_SCOPES.join(", ")
         )),
     })
@@ -52,105 +47,72 @@ fn query(label: &str, v: &Value) -> Option<String> {
     }
 }
 
-pub(super) const FIELDS: &[F] = &[
-    F(
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required(
         "datasource",
-        Ty::OneOf(urlscan_rules::SAVED_SEARCH_DATASOURCES),
-        true,
+        FieldType::OneOf(urlscan_rules::SAVED_SEARCH_DATASOURCES),
     ),
-    F("name", Ty::Text, true),
-    F("query", Ty::Custom(query), true),
-    F("description", Ty::Str, false),
-    F("longDescription", Ty::Str, false),
-    F("tlp", Ty::OneOf(TLP), false),
-    F("userTags", Ty::Custom(user_tags), false),
-    F("permissions", Ty::Each(PERMISSIONS), false),
+    RequestField::required("name", FieldType::Text),
+    RequestField::required("query", FieldType::Custom(query)),
+    RequestField::optional("description", FieldType::Str),
+    RequestField::optional("longDescription", FieldType::Str),
+    RequestField::optional("tlp", FieldType::OneOf(TLP)),
+    RequestField::optional("userTags", FieldType::Custom(user_tags)),
+    RequestField::optional("permissions", FieldType::Each(PERMISSIONS)),
     // The official command-line client also sends these.
-    F("pass", Ty::Int(0, i64::MAX), false),
-    F("tags", Ty::Strs, false),
+    RequestField::optional("pass", FieldType::Int(0, i64::MAX)),
+    RequestField::optional("tags", FieldType::Strs),
 ];
 
-/// Validate a `{"search": {...}}` body; the schema's `usertags` is accepted
-/// as a spelling of `userTags`.
-fn parse(body: &[u8], creating: bool) -> Result<Map<String, Value>, Response> {
-    let mut obj = wrapped(body, "search")?;
-    if let Some(v) = obj.remove("usertags") {
-        obj.entry("userTags").or_insert(v);
+struct Searches;
+
+impl Resource for Searches {
+    const PATH: &'static str = "/api/v1/user/searches";
+    const ONE: &'static str = "search";
+    const MANY: &'static str = "searches";
+    const WHAT: &'static str = "saved search";
+    const READ: Need = Need::Premium;
+    const WRITE: Need = Need::PremiumWrite;
+    const FIELDS: &'static [RequestField] = FIELDS;
+    const READ_ONLY: &'static [&'static str] = &["_id", "createdAt", "ownerDescription"];
+    const LISTS: &'static [&'static str] = &["userTags", "permissions"];
+
+    fn items(p: &mut PremiumState) -> &mut Vec<Item> {
+        &mut p.searches
     }
-    check(&obj, "search", FIELDS, READ_ONLY, creating)
-}
 
-fn search_json(it: &Item) -> Value {
-    let mut m = it.json();
-    for k in ["userTags", "permissions"] {
-        m.entry(k).or_insert(json!([]));
+    /// The schema's `usertags` is accepted as a spelling of `userTags`.
+    fn prepare(obj: &mut Map<String, Value>) {
+        if let Some(v) = obj.remove("usertags") {
+            obj.entry("userTags").or_insert(v);
+        }
     }
-    m.insert("ownerDescription".into(), json!(it.owner));
-    Value::Object(m)
+
+    /// The caller's own and the team's shared ones; public ones of others
+    /// are readable by id but not listed.
+    fn listed(s: &Item, k: &KeyInfo) -> bool {
+        s.owner == k.user || (super::same_team(&s.team, k) && s.access(k) >= Access::Read)
+    }
+
+    fn decorate(it: &Item, m: &mut Map<String, Value>) {
+        m.insert("ownerDescription".into(), json!(it.owner));
+    }
 }
 
-async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
-    let k = key_of(&c);
-    let p = st.premium.lock().unwrap();
-    // The caller's own and the team's shared ones; public ones of others are
-    // readable by id but not listed.
-    let searches: Vec<Value> = p
-        .searches
-        .iter()
-        .filter(|s| {
-            s.owner == k.user || (super::same_team(&s.team, k) && s.access(k) >= Access::Read)
-        })
-        .map(search_json)
-        .collect();
-    ok_json(json!({ "searches": searches }))
-}
-
-async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
-    let fields = tri!(parse(&body, true));
-    let it = Item::new(key_of(&c), now, fields);
-    let out = search_json(&it);
-    st.premium.lock().unwrap().searches.push(it);
-    ok_json(json!({ "search": out }))
-}
-
-async fn update(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let mut p = st.premium.lock().unwrap();
-    let it = tri!(find(
-        &mut p.searches,
-        &id,
-        key_of(&c),
-        Access::Write,
-        "saved search"
-    ));
-    let fields = tri!(parse(&body, false));
-    it.body.extend(fields);
-    ok_json(json!({ "search": search_json(it) }))
-}
-
-async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let mut p = st.premium.lock().unwrap();
-    tri!(find(
-        &mut p.searches,
-        &id,
-        key_of(&c),
-        Access::Write,
-        "saved search"
-    ));
-    p.searches.retain(|s| s.id != id);
-    ok_json(json!({}))
+/// A saved search's parsed query and its data source (`scans` or
+/// `hostnames`).
+fn saved_query(c: &Caller, saved: &Item) -> Result<(Query, &'static str), Response> {
+    let q = saved
+        .body
+        .get("query")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let query = parse_query(c, q)?;
+    let datasource = match saved.body.get("datasource").and_then(Value::as_str) {
+        Some("hostnames") => "hostnames",
+        _ => "scans",
+    };
+    Ok((query, datasource))
 }
 
 /// Run the saved query over its data source (scans or hostnames), like the
@@ -161,46 +123,25 @@ async fn results(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     let saved = {
         let mut p = st.premium.lock().unwrap();
-        tri!(find(
-            &mut p.searches,
-            &id,
-            key_of(&c),
-            Access::Read,
-            "saved search"
-        ))
-        .clone()
+        let what = Searches::WHAT;
+        or_return!(find(&mut p.searches, &id, key_of(&c), Access::Read, what)).clone()
     };
-    let q = saved
-        .body
-        .get("query")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let query = tri!(parse_query(&c, q));
+    let (query, ds) = or_return!(saved_query(&c, &saved));
     // The saved search's data source, whatever the request names.
-    let ds = match saved.body.get("datasource").and_then(Value::as_str) {
-        Some("hostnames") => "hostnames",
-        _ => "scans",
-    };
     let raw = Some(format!("{}&datasource={ds}", raw.unwrap_or_default()));
-    let args = tri!(search_args(&c, raw));
+    let args = or_return!(search_args(&c, raw));
     page_response(&st, &c, &args, &query, &|_| true)
 }
 
 /// Hits of a saved search for a subscription, newest first (`None` when the
 /// stored query does not parse).
 pub(super) fn hits(st: &AppState, c: &Caller, saved: &Item, size: usize) -> Option<Vec<Value>> {
-    let q = saved
-        .body
-        .get("query")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let query = parse_query(c, q).ok()?;
-    Some(match saved.body.get("datasource").and_then(Value::as_str) {
-        Some("hostnames") => hostnames::search_hits(st, c, &query, size),
+    let (query, ds) = saved_query(c, saved).ok()?;
+    Some(match ds {
+        "hostnames" => hostnames::search_hits(st, c, &query, size),
         _ => st
             .search(c, &query, &|_| true, size, None, None)
             .hits

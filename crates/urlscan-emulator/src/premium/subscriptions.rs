@@ -1,34 +1,27 @@
 //! Subscriptions to saved searches: `/api/v1/user/subscriptions/`.
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{get, put, MethodRouter};
+use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{caller, ok_json, tri, validation, Need};
+use super::super::routes::{ok_json, or_return, validation, Need};
 use super::super::state::{AppState, KeyInfo};
+use super::resource::{self, Resource};
 use super::{
-    check, check_refs, find, key_of, now, searches, wrapped, Access, Item, PremiumState, Ty, F,
+    check_refs, enter, find, key_of, searches, Access, FieldType, Item, PremiumState, RequestField,
     FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
 
 type St = State<Arc<AppState>>;
 
-pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
-    vec![
-        ("/api/v1/user/subscriptions", get(list).post(create)),
-        (
-            "/api/v1/user/subscriptions/{id}",
-            put(update).delete(remove),
-        ),
-        (
-            "/api/v1/user/subscriptions/{id}/results/{datasource}",
-            get(results),
-        ),
-    ]
+pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    let mut routes = resource::routes::<Subscriptions>();
+    let path = "/api/v1/user/subscriptions/{id}/results/{datasource}";
+    routes.push((path.into(), get(results)));
+    routes
 }
 
 use urlscan_rules::WATCH_KEYS;
@@ -44,129 +37,56 @@ fn watch_keys(label: &str, v: &Value) -> Option<String> {
     (!fine).then(|| format!("\"{label}\" {}", super::one_of(WATCH_KEYS)))
 }
 
-pub(super) const FIELDS: &[F] = &[
-    F("searchIds", Ty::Strs, true),
-    F("frequency", Ty::OneOf(FREQUENCIES), true),
-    F("emailAddresses", Ty::Emails, true),
-    F("name", Ty::Text, true),
-    F("description", Ty::Str, false),
-    F("isActive", Ty::Bool, true),
-    F("ignoreTime", Ty::Bool, true),
-    F("weekDays", Ty::Each(WEEK_DAYS), false),
-    F("permissions", Ty::Each(TEAM_PERMISSIONS), false),
-    F("channelIds", Ty::Strs, false),
-    F("incidentChannelIds", Ty::Strs, false),
-    F("incidentProfileId", Ty::Str, false),
-    F(
+pub(super) const FIELDS: &[RequestField] = &[
+    RequestField::required("searchIds", FieldType::Strs),
+    RequestField::required("frequency", FieldType::OneOf(FREQUENCIES)),
+    RequestField::required("emailAddresses", FieldType::Emails),
+    RequestField::required("name", FieldType::Text),
+    RequestField::optional("description", FieldType::Str),
+    RequestField::required("isActive", FieldType::Bool),
+    RequestField::required("ignoreTime", FieldType::Bool),
+    RequestField::optional("weekDays", FieldType::Each(WEEK_DAYS)),
+    RequestField::optional("permissions", FieldType::Each(TEAM_PERMISSIONS)),
+    RequestField::optional("channelIds", FieldType::Strs),
+    RequestField::optional("incidentChannelIds", FieldType::Strs),
+    RequestField::optional("incidentProfileId", FieldType::Str),
+    RequestField::optional(
         "incidentVisibility",
-        Ty::OneOf(urlscan_rules::INCIDENT_VISIBILITIES),
-        false,
+        FieldType::OneOf(urlscan_rules::INCIDENT_VISIBILITIES),
     ),
-    F(
+    RequestField::optional(
         "incidentCreationMode",
-        Ty::OneOf(urlscan_rules::INCIDENT_CREATION_MODES),
-        false,
+        FieldType::OneOf(urlscan_rules::INCIDENT_CREATION_MODES),
     ),
-    F("incidentWatchKeys", Ty::Custom(watch_keys), false),
+    RequestField::optional("incidentWatchKeys", FieldType::Custom(watch_keys)),
 ];
 
-/// Validate a `{"subscription": {...}}` body, including that the saved
-/// searches and channels it names exist for the caller.
-fn parse(
-    p: &PremiumState,
-    k: &KeyInfo,
-    body: &[u8],
-    creating: bool,
-) -> Result<Map<String, Value>, Response> {
-    let obj = wrapped(body, "subscription")?;
-    let fields = check(
-        &obj,
-        "subscription",
-        FIELDS,
-        &["_id", "createdAt"],
-        creating,
-    )?;
-    let w = "subscription";
-    check_refs(&fields, w, "searchIds", &p.searches, k, "saved search")?;
-    check_refs(&fields, w, "channelIds", &p.channels, k, "channel")?;
-    check_refs(&fields, w, "incidentChannelIds", &p.channels, k, "channel")?;
-    Ok(fields)
-}
+struct Subscriptions;
 
-fn sub_json(it: &Item) -> Value {
-    let mut m = it.json();
-    m.entry("permissions").or_insert(json!([]));
-    Value::Object(m)
-}
+impl Resource for Subscriptions {
+    const PATH: &'static str = "/api/v1/user/subscriptions";
+    const ONE: &'static str = "subscription";
+    const MANY: &'static str = "subscriptions";
+    const WHAT: &'static str = "subscription";
+    const READ: Need = Need::Premium;
+    const WRITE: Need = Need::PremiumWrite;
+    const FIELDS: &'static [RequestField] = FIELDS;
 
-async fn list(State(st): St, headers: HeaderMap) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
-    let k = key_of(&c);
-    let p = st.premium.lock().unwrap();
-    let subs: Vec<Value> = p
-        .subscriptions
-        .iter()
-        .filter(|s| s.access(k) >= Access::Read)
-        .map(sub_json)
-        .collect();
-    ok_json(json!({ "subscriptions": subs }))
-}
+    fn items(p: &mut PremiumState) -> &mut Vec<Item> {
+        &mut p.subscriptions
+    }
 
-async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    let now = now(&st);
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
-    let fields = tri!(parse(&p, k, &body, true));
-    let it = Item::new(k, now, fields);
-    let out = sub_json(&it);
-    p.subscriptions.push(it);
-    ok_json(json!({ "subscription": out }))
-}
-
-async fn update(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
-    tri!(find(
-        &mut p.subscriptions,
-        &id,
-        k,
-        Access::Write,
-        "subscription"
-    ));
-    let fields = tri!(parse(&p, k, &body, false));
-    let it = tri!(find(
-        &mut p.subscriptions,
-        &id,
-        k,
-        Access::Write,
-        "subscription"
-    ));
-    it.body.extend(fields);
-    ok_json(json!({ "subscription": sub_json(it) }))
-}
-
-async fn remove(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let c = tri!(caller(&st, &headers, Need::PremiumWrite));
-    now(&st);
-    let mut p = st.premium.lock().unwrap();
-    tri!(find(
-        &mut p.subscriptions,
-        &id,
-        key_of(&c),
-        Access::Write,
-        "subscription"
-    ));
-    p.subscriptions.retain(|s| s.id != id);
-    ok_json(json!({}))
+    /// The saved searches and channels it names exist for the caller.
+    fn check_request(
+        p: &PremiumState,
+        k: &KeyInfo,
+        fields: &Map<String, Value>,
+    ) -> Result<(), Response> {
+        let w = Self::ONE;
+        check_refs(fields, w, "searchIds", &p.searches, k, "saved search")?;
+        check_refs(fields, w, "channelIds", &p.channels, k, "channel")?;
+        check_refs(fields, w, "incidentChannelIds", &p.channels, k, "channel")
+    }
 }
 
 /// The hits of the subscription's saved searches of that datasource, merged
@@ -177,22 +97,15 @@ async fn results(
     headers: HeaderMap,
     Path((id, datasource)): Path<(String, String)>,
 ) -> Response {
-    let c = tri!(caller(&st, &headers, Need::Premium));
-    now(&st);
+    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     if !["scans", "hostnames"].contains(&datasource.as_str()) {
         return validation("\"datasource\" must be one of [scans, hostnames]");
     }
     let k = key_of(&c);
     let saved: Vec<Item> = {
         let mut p = st.premium.lock().unwrap();
-        let sub = tri!(find(
-            &mut p.subscriptions,
-            &id,
-            k,
-            Access::Read,
-            "subscription"
-        ))
-        .clone();
+        let what = Subscriptions::WHAT;
+        let sub = or_return!(find(&mut p.subscriptions, &id, k, Access::Read, what)).clone();
         let ids: Vec<&str> = sub
             .body
             .get("searchIds")

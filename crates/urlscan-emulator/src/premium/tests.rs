@@ -5,6 +5,7 @@ use std::io::Read;
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use super::incidents;
 use crate::{Emulator, EmulatorConfig};
 
 struct Resp {
@@ -687,37 +688,11 @@ async fn incident_validation_and_shape() {
     b["expireAfter"] = json!(86_400);
     b["incidentProfile"] = json!("profile-1");
     let inc = incident(&t, b).await;
-    for k in [
-        "_id",
-        "observable",
-        "visibility",
-        "channels",
-        "extraPath",
-        "scanInterval",
-        "scanIntervalMode",
-        "watchedAttributes",
-        "userAgents",
-        "userAgentsPerInterval",
-        "countries",
-        "countriesPerInterval",
-        "stopDelaySuspended",
-        "stopDelayInactive",
-        "stopDelayMalicious",
-        "scanIntervalAfterSuspended",
-        "scanIntervalAfterMalicious",
-        "incidentProfile",
-        "createdAt",
-        "scannedAt",
-        "expireAt",
-        "sourceType",
-        "sourceId",
-        "state",
-        "stateSize",
-        "stateCount",
-        "owner",
-        "type",
-        "labels",
-    ] {
+    // Every field a client may set (but expireAfter, shown as expireAt) and
+    // every response-only field it may echo back.
+    let settable = incidents::FIELDS.iter().map(|f| f.name);
+    let shown = settable.filter(|k| *k != "expireAfter");
+    for k in shown.chain(incidents::READ_ONLY.iter().copied()) {
         assert!(inc.get(k).is_some(), "missing {k}");
     }
     assert!(inc.get("expireAfter").is_none());
