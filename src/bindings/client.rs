@@ -25,10 +25,6 @@ pub struct NativeClient {
     pid: u32,
 }
 
-fn conv_model<T: Send + 'static>(class: &'static str) -> Conv<Doc<T>> {
-    Box::new(move |py, d: Doc<T>| doc_model(py, class, d))
-}
-
 /// A document as its model: lazy over the body when the core indexed it.
 fn doc_model<'py, T>(py: Python<'py>, class: &str, d: Doc<T>) -> PyResult<Bound<'py, PyAny>> {
     match d.index {
@@ -104,6 +100,21 @@ impl NativeClient {
     {
         let fut = call(self.client(py)?);
         run(py, self.is_async, fut, conv)
+    }
+
+    /// `run` for a call answering one document, made into its model `class`.
+    fn run_doc<T, F, Fut>(
+        &self,
+        py: Python<'_>,
+        class: &'static str,
+        call: F,
+    ) -> PyResult<Py<PyAny>>
+    where
+        F: FnOnce(Client) -> Fut,
+        Fut: Future<Output = core::Result<Doc<T>>> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run(py, call, Box::new(move |py, d| doc_model(py, class, d)))
     }
 }
 
@@ -194,44 +205,32 @@ impl NativeClient {
     }
 
     fn quotas(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.quotas().await },
-            conv_model("Quotas"),
-        )
+        self.run_doc(py, "Quotas", move |c| async move { c.quotas().await })
     }
 
     fn user(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.user().await },
-            conv_model("User"),
-        )
+        self.run_doc(py, "User", move |c| async move { c.user().await })
     }
 
     fn scan(&self, py: Python<'_>, url: String, options: ScanArgs) -> PyResult<Py<PyAny>> {
         let opts = options.0;
-        self.run(
-            py,
-            move |c| async move { c.scan(&url, &opts).await },
-            conv_model("Submission"),
-        )
+        self.run_doc(py, "Submission", move |c| async move {
+            c.scan(&url, &opts).await
+        })
     }
 
     fn result(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        self.run(
+        self.run_doc(
             py,
+            "ScanResult",
             move |c| async move { c.result(&uuid).await },
-            conv_model("ScanResult"),
         )
     }
 
     fn wait_for_result(&self, py: Python<'_>, uuid: String, wait: WaitArgs) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.wait_for_result(&uuid, wait.0).await },
-            conv_model("ScanResult"),
-        )
+        self.run_doc(py, "ScanResult", move |c| async move {
+            c.wait_for_result(&uuid, wait.0).await
+        })
     }
 
     fn scan_and_wait(
@@ -242,11 +241,9 @@ impl NativeClient {
         wait: WaitArgs,
     ) -> PyResult<Py<PyAny>> {
         let opts = options.0;
-        self.run(
-            py,
-            move |c| async move { c.scan_and_wait(&url, &opts, wait.0).await },
-            conv_model("ScanResult"),
-        )
+        self.run_doc(py, "ScanResult", move |c| async move {
+            c.scan_and_wait(&url, &opts, wait.0).await
+        })
     }
 
     /// `wait` None stops at the submissions.
@@ -352,19 +349,15 @@ impl NativeClient {
         uuid: String,
         visibility: String,
     ) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.set_visibility(&uuid, &visibility).await },
-            conv_model("VisibilityChange"),
-        )
+        self.run_doc(py, "VisibilityChange", move |c| async move {
+            c.set_visibility(&uuid, &visibility).await
+        })
     }
 
     fn reset_visibility(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.reset_visibility(&uuid).await },
-            conv_model("VisibilityChange"),
-        )
+        self.run_doc(py, "VisibilityChange", move |c| async move {
+            c.reset_visibility(&uuid).await
+        })
     }
 
     fn available_countries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -235,10 +235,26 @@ pub fn is_extra_path(s: &str) -> bool {
     rules::extra_path(s)
 }
 
+/// A JSON string of any length.
+fn any_str<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
+    v.as_str()
+        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))
+}
+
+/// A string that `rule` accepts; otherwise the rule's reason, with the value shown.
+fn ruled<'a>(
+    what: &str,
+    field: &Field,
+    v: &'a Value,
+    rule: fn(&str) -> std::result::Result<(), String>,
+) -> Result<&'a str> {
+    let s = any_str(what, field, v)?;
+    rule(s).map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+    Ok(s)
+}
+
 fn string<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
-    let s = v
-        .as_str()
-        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+    let s = any_str(what, field, v)?;
     let n = s.chars().count();
     if n > rules::TEXT_MAX_LEN {
         return Err(bad(
@@ -261,9 +277,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             _ => Ok(v.clone()),
         },
         Kind::Query => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            let s = any_str(what, field, v)?;
             if s.trim().is_empty() {
                 return Err(bad(what, field, "must not be empty".into()));
             }
@@ -308,9 +322,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Ok(v.clone())
         }
         Kind::Enum(allowed) => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            let s = any_str(what, field, v)?;
             one_of(what, field, s, allowed)?;
             Ok(v.clone())
         }
@@ -371,9 +383,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Ok(Value::Array(out))
         }
         Kind::ExtraPath => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            let s = any_str(what, field, v)?;
             if s.chars().count() > EXTRA_PATH_MAX {
                 return Err(bad(
                     what,
@@ -398,27 +408,12 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Ok(v.clone())
         }
         Kind::ScanUrl => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
-            rules::scan_url(s)
-                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            let s = ruled(what, field, v, rules::scan_url)?;
             Ok(Value::String(s.trim().to_string()))
         }
-        Kind::WebUrl => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
-            rules::web_url(s)
-                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
-            Ok(v.clone())
-        }
+        Kind::WebUrl => ruled(what, field, v, rules::web_url).map(|_| v.clone()),
         Kind::Observable => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
-            rules::observable(s)
-                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            let s = ruled(what, field, v, rules::observable)?;
             Ok(Value::String(s.trim().to_string()))
         }
         Kind::Headers => {
