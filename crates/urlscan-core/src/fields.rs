@@ -253,6 +253,17 @@ fn ruled<'a>(
     Ok(s)
 }
 
+/// A list of strings, each of which `ok` accepts; otherwise `must`, with the
+/// string shown.
+fn each(what: &str, field: &Field, v: &Value, ok: fn(&str) -> bool, must: &str) -> Result<Value> {
+    for s in strings(what, field, v)? {
+        if !ok(s) {
+            return Err(bad(what, field, format!("{must}, got {:?}", shown(s, 80))));
+        }
+    }
+    Ok(v.clone())
+}
+
 fn string<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
     let s = any_str(what, field, v)?;
     let n = s.chars().count();
@@ -342,18 +353,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             }
             Ok(v.clone())
         }
-        Kind::Emails => {
-            for s in strings(what, field, v)? {
-                if !rules::email(s) {
-                    return Err(bad(
-                        what,
-                        field,
-                        format!("must hold e-mail addresses, got {:?}", shown(s, 80)),
-                    ));
-                }
-            }
-            Ok(v.clone())
-        }
+        Kind::Emails => each(what, field, v, rules::email, "must hold e-mail addresses"),
         Kind::HhMm => {
             let s = v.as_str().ok_or_else(|| {
                 bad(
@@ -444,21 +444,13 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             }
             Ok(v.clone())
         }
-        Kind::UserTags => {
-            for s in strings(what, field, v)? {
-                if !rules::user_tag(s) {
-                    return Err(bad(
-                        what,
-                        field,
-                        format!(
-                            "must be prefixed by its scope (pro., public., private. or team.), got {:?}",
-                            shown(s, 80)
-                        ),
-                    ));
-                }
-            }
-            Ok(v.clone())
-        }
+        Kind::UserTags => each(
+            what,
+            field,
+            v,
+            rules::user_tag,
+            "must be prefixed by its scope (pro., public., private. or team.)",
+        ),
         Kind::SearchAfter => match v {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)
