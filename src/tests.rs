@@ -1,5 +1,6 @@
 //! The core client against the emulator over real loopback sockets.
 use urlscan_core::api::{ScanOptions, SearchKind, SearchParams, WaitOptions};
+use urlscan_core::models::{Doc, Submission};
 use urlscan_core::paginate::SearchCursor;
 use urlscan_core::{ApiErrorKind, Client, Config, Error};
 use urlscan_emulator::{Emulator, EmulatorConfig};
@@ -19,6 +20,13 @@ fn client(emu: &Emulator, key: Option<String>) -> Client {
     Client::new(Config::new(key.or_else(|| Some(emu.api_key())), Some(emu.url())).unwrap()).unwrap()
 }
 
+/// A scan of www.example.com with no options, submitted.
+async fn submit(c: &Client) -> Doc<Submission> {
+    c.scan("https://www.example.com/", &ScanOptions::default())
+        .await
+        .unwrap()
+}
+
 fn kind(e: &Error) -> Option<ApiErrorKind> {
     e.api_kind().cloned()
 }
@@ -27,10 +35,7 @@ fn kind(e: &Error) -> Option<ApiErrorKind> {
 async fn scan_lifecycle_and_errors() {
     let emu = start(10, 5.0).await;
     let c = client(&emu, None);
-    let sub = c
-        .scan("https://www.example.com/", &ScanOptions::default())
-        .await
-        .unwrap();
+    let sub = submit(&c).await;
     assert_eq!(sub.head.visibility.as_deref(), Some("public"));
     let pending = c.result(&sub.head.uuid).await.unwrap_err();
     assert_eq!(kind(&pending), Some(ApiErrorKind::ScanPending));
@@ -194,10 +199,7 @@ async fn pacing_keeps_concurrent_requests_inside_the_window() {
 async fn close_ends_calls_in_flight() {
     let emu = start(5, 600.0).await;
     let c = client(&emu, None);
-    let sub = c
-        .scan("https://www.example.com/", &ScanOptions::default())
-        .await
-        .unwrap();
+    let sub = submit(&c).await;
     let waiter = {
         let c = c.clone();
         let uuid = sub.head.uuid.clone();

@@ -44,7 +44,7 @@ def test_type_errors_name_the_public_method_and_the_fix(client: Client, call: An
     with pytest.raises(TypeError) as info:
         call(client)
     assert str(info.value).startswith(message), str(info.value)
-    assert "_BaseClient" not in str(info.value) and "Core." not in str(info.value)
+    assert "_BaseClient" not in str(info.value) and "NativeClient." not in str(info.value)
 
 
 def test_async_type_errors_too(aclient: AsyncClient) -> None:

@@ -68,10 +68,9 @@ def _explain(owner: Any, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any])
     where = _public_name(owner, fn)
     sig = inspect.signature(fn)
     names = [p for p in sig.parameters if p != "self"]
-    forwards = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
-    # Keywords passed on to the core (``**scan_options``) are checked against its signature.
-    native = getattr(_native.Core, fn.__name__, None) if forwards else None
-    native_names = _native_parameters(native)
+    forwarded = [p.name for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    # Keywords passed on to the core as a scan's options are checked against its list of them.
+    native_names = set(_native.NativeClient.SCAN_OPTIONS) if forwarded == ["scan_options"] else None
     try:
         bound = sig.bind(owner, *args, **kwargs)
     except TypeError as e:
@@ -91,15 +90,6 @@ def _explain(owner: Any, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any])
         if hint is not None and not _fits(value, hint):
             return TypeError(f"{where}(): {name} must be {_describe(hint)}, got {type(value).__name__} {_short(value)}")
     return None
-
-
-def _native_parameters(native: Any) -> set[str] | None:
-    if native is None:
-        return None
-    try:
-        return {p for p in inspect.signature(native).parameters if p not in ("self", "is_async")}
-    except (TypeError, ValueError):
-        return None
 
 
 def _hint(message: str, kwargs: dict[str, Any], names: list[str]) -> str:

@@ -185,6 +185,11 @@ def _progress(progress: Any, label: str) -> Any:
     return update
 
 
+def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
+    """The timing of a wait for a result, as the native client takes it."""
+    return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
+
+
 class _BaseClient:
     _is_async = False
 
@@ -225,19 +230,19 @@ class _BaseClient:
             ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
         """
         self._closed = False
-        self._core = _native.Core(
-            api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            user_agent=user_agent,
-            proxy=proxy,
-            verify=verify,
-            fail_fast=fail_fast,
-            retry_deadline=retry_deadline,
-            max_body_bytes=max_body_bytes,
-            is_async=self._is_async,
-        )
+        settings = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "user_agent": user_agent,
+            "proxy": proxy,
+            "verify": verify,
+            "fail_fast": fail_fast,
+            "retry_deadline": retry_deadline,
+            "max_body_bytes": max_body_bytes,
+        }
+        self._core = _native.NativeClient(settings, is_async=self._is_async)
         self.livescan = LiveScan(self)
         """Live scanning from chosen scanners (premium)."""
         self.saved_searches = SavedSearches(self)
@@ -343,16 +348,15 @@ class _BaseClient:
             ValidationError: A bad URL or option; nothing was sent.
             ScanRefusedError: The service refused to scan the URL.
         """
-        return self._call(
-            "scan",
-            url,
-            visibility=visibility,
-            tags=tags,
-            country=country,
-            referer=referer,
-            custom_agent=custom_agent,
-            override_safety=override_safety,
-        )
+        options = {
+            "visibility": visibility,
+            "tags": tags,
+            "country": country,
+            "referer": referer,
+            "custom_agent": custom_agent,
+            "override_safety": override_safety,
+        }
+        return self._call("scan", url, options)
 
     def result(self, uuid: str) -> Any:
         """The result of a finished scan (GET /api/v1/result/{uuid}/).
@@ -371,7 +375,7 @@ class _BaseClient:
         :class:`ScanTimeoutError` after ``timeout`` seconds. Any other error (no such
         scan, deleted, authentication) ends the wait at once.
         """
-        return self._call("wait_for_result", uuid, timeout=timeout, initial_wait=initial_wait, interval=interval)
+        return self._call("wait_for_result", uuid, _wait(timeout, initial_wait, interval))
 
     def scan_and_wait(
         self, url: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0, **scan_options: Any
@@ -381,7 +385,7 @@ class _BaseClient:
         ``scan_options`` are those of :meth:`scan`; ``timeout``, ``initial_wait``
         and ``interval`` those of :meth:`wait_for_result`.
         """
-        return self._call("scan_and_wait", url, timeout=timeout, initial_wait=initial_wait, interval=interval, **scan_options)
+        return self._call("scan_and_wait", url, scan_options, _wait(timeout, initial_wait, interval))
 
     def bulk_scan(
         self,
@@ -417,13 +421,10 @@ class _BaseClient:
         return self._call(
             "bulk_scan",
             urls,
-            wait=wait,
+            scan_options,
+            _wait(timeout, initial_wait, interval) if wait else None,
             concurrency=concurrency,
             progress=_progress(progress, "bulk scan"),
-            timeout=timeout,
-            initial_wait=initial_wait,
-            interval=interval,
-            **scan_options,
         )
 
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Any = False) -> Any:

@@ -1,7 +1,7 @@
 # The native core (Rust). Public code uses Client, AsyncClient and Emulator instead.
 # Checked against the module by mypy.stubtest (tests/test_ecosystem.py).
 from collections.abc import Iterable
-from typing import Any, final
+from typing import Any, ClassVar, TypedDict, final
 
 from typing_extensions import Self
 
@@ -12,7 +12,7 @@ __all__ = [
     "endpoint_table",
     "LazyDoc",
     "CancelOnDone",
-    "Core",
+    "NativeClient",
     "NativeCursor",
     "HostnameCursor",
     "NativeEmulator",
@@ -20,52 +20,57 @@ __all__ = [
 ]
 __version__: str
 
+# The option bundles, each a dict of the public method's keywords (typing only).
+class _Settings(TypedDict):
+    api_key: str | None
+    base_url: str | None
+    timeout: float
+    max_retries: int
+    user_agent: str | None
+    proxy: str | None
+    verify: bool
+    fail_fast: bool
+    retry_deadline: float | None
+    max_body_bytes: int
+
+class _ScanOptions(TypedDict, total=False):
+    visibility: str | None
+    tags: list[str] | None
+    country: str | None
+    referer: str | None
+    custom_agent: str | None
+    override_safety: Any
+
+class _WaitOptions(TypedDict, total=False):
+    timeout: float
+    initial_wait: float
+    interval: float
+
 def _shutdown() -> None: ...
 def _reset_log_cache() -> None: ...
 def _server_clock_moved() -> None: ...
 def endpoint_table() -> list[dict[str, Any]]: ...
 
 @final
-class Core:
-    def __new__(
-        cls,
-        api_key: str | None = None,
-        *,
-        base_url: str | None = None,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        user_agent: str | None = None,
-        proxy: str | None = None,
-        verify: bool = True,
-        fail_fast: bool = False,
-        retry_deadline: float | None = ...,
-        max_body_bytes: int = 268435456,
-        is_async: bool = False,
-    ) -> Self: ...
+class NativeClient:
+    SCAN_OPTIONS: ClassVar[list[str]]
+    def __new__(cls, settings: _Settings, *, is_async: bool = False) -> Self: ...
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
     def _panic_probe(self) -> Any: ...
-    def _config(self) -> dict[str, Any]: ...
+    def _config(self) -> _Settings: ...
     def available_countries(self) -> Any: ...
     @property
     def base_url(self) -> str: ...
     def bulk_scan(
         self,
         urls: Iterable[str],
+        options: _ScanOptions,
+        wait: _WaitOptions | None,
         *,
-        wait: bool = True,
         concurrency: int | None = 8,
         progress: Any = None,
-        timeout: float = 120.0,
-        initial_wait: float = 10.0,
-        interval: float = 2.0,
-        visibility: str | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
     ) -> Any: ...
     def call(
         self,
@@ -96,31 +101,8 @@ class Core:
     def response(self, sha256: str) -> Any: ...
     def result(self, uuid: str) -> Any: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Any = None) -> Any: ...
-    def scan(
-        self,
-        url: str,
-        *,
-        visibility: str | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
-    ) -> Any: ...
-    def scan_and_wait(
-        self,
-        url: str,
-        *,
-        timeout: float = 120.0,
-        initial_wait: float = 10.0,
-        interval: float = 2.0,
-        visibility: str | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
-    ) -> Any: ...
+    def scan(self, url: str, options: _ScanOptions) -> Any: ...
+    def scan_and_wait(self, url: str, options: _ScanOptions, wait: _WaitOptions) -> Any: ...
     def screenshot(self, uuid: str) -> Any: ...
     def search_cursor(
         self,
@@ -140,7 +122,7 @@ class Core:
     def timeout(self) -> float: ...
     def user(self) -> Any: ...
     def user_agents(self) -> Any: ...
-    def wait_for_result(self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0) -> Any: ...
+    def wait_for_result(self, uuid: str, wait: _WaitOptions) -> Any: ...
 
 @final
 class NativeCursor:

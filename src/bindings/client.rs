@@ -1,31 +1,28 @@
-//! `Core`: one method per endpoint, serving both the sync and the async client.
+//! `NativeClient`: one method per endpoint, serving both the sync and the async client.
+use std::future::Future;
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use serde_json::Value;
 
 use super::convert::{error_value, model_class, model_list, to_pyerr};
 use super::lazy::model;
+use super::options::{ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS};
 use super::outcome::Conv;
 use super::run::run;
-use urlscan_core::api::{Progress, ScanOptions, SearchKind, SearchParams, WaitOptions};
+use urlscan_core::api::{Progress, SearchKind, SearchParams};
 use urlscan_core::models::{Doc, SearchPageHead};
 use urlscan_core::paginate::SearchCursor;
-use urlscan_core::{self as core, Client, Config};
+use urlscan_core::{self as core, Client};
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
-pub struct Core {
+pub struct NativeClient {
     client: Client,
     is_async: bool,
     /// The process that built the client: its connections belong to that
     /// process's runtime, which a forked child does not have.
     pid: u32,
-}
-
-fn conv_model<T: Send + 'static>(class: &'static str) -> Conv<Doc<T>> {
-    Box::new(move |py, d: Doc<T>| doc_model(py, class, d))
 }
 
 /// A document as its model: lazy over the body when the core indexed it.
@@ -34,40 +31,6 @@ fn doc_model<'py, T>(py: Python<'py>, class: &str, d: Doc<T>) -> PyResult<Bound<
         Some(index) => super::lazy::lazy_model(py, class, d.body, index),
         None => model(py, class, &d.body),
     }
-}
-
-fn scan_options(
-    visibility: Option<String>,
-    tags: Option<Vec<String>>,
-    country: Option<String>,
-    referer: Option<String>,
-    custom_agent: Option<String>,
-    override_safety: Option<&Bound<'_, PyAny>>,
-) -> PyResult<ScanOptions> {
-    let override_safety = match override_safety {
-        None => None,
-        Some(o) if o.is_none() => None,
-        // The specification types it as a boolean: anything else is refused
-        // rather than sent as its str().
-        Some(o) if o.is_instance_of::<pyo3::types::PyBool>() => Some(Value::Bool(o.extract()?)),
-        Some(o) => {
-            return Err(to_pyerr(
-                o.py(),
-                core::Error::Validation(format!(
-                    "override_safety must be True, False or None, got {}",
-                    o.get_type().name()?
-                )),
-            ))
-        }
-    };
-    Ok(ScanOptions {
-        visibility,
-        tags,
-        country,
-        referer,
-        custom_agent,
-        override_safety,
-    })
 }
 
 /// `True` prints a counter on stderr; a callable gets (done, total).
@@ -104,15 +67,7 @@ fn progress_fn(p: Option<Bound<'_, PyAny>>) -> Option<Progress> {
     }))
 }
 
-fn wait_options(timeout: f64, initial_wait: f64, interval: f64) -> WaitOptions {
-    WaitOptions {
-        timeout,
-        initial_wait,
-        interval,
-    }
-}
-
-impl Core {
+impl NativeClient {
     /// The core client, refused across fork() (it would hang on the parent's
     /// connections); a client made in the child works.
     pub(crate) fn client(&self, py: Python<'_>) -> PyResult<Client> {
@@ -129,54 +84,56 @@ impl Core {
     pub(crate) fn is_async_mode(&self) -> bool {
         self.is_async
     }
+
+    /// Run `call` on the core client (refused after fork(), see `client`):
+    /// blocking or as an awaitable, as this client was made.
+    pub(crate) fn run<T, F, Fut>(
+        &self,
+        py: Python<'_>,
+        call: F,
+        conv: Conv<T>,
+    ) -> PyResult<Py<PyAny>>
+    where
+        F: FnOnce(Client) -> Fut,
+        Fut: Future<Output = core::Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let fut = call(self.client(py)?);
+        run(py, self.is_async, fut, conv)
+    }
+
+    /// `run` for a call answering one document, made into its model `class`.
+    fn run_doc<T, F, Fut>(
+        &self,
+        py: Python<'_>,
+        class: &'static str,
+        call: F,
+    ) -> PyResult<Py<PyAny>>
+    where
+        F: FnOnce(Client) -> Fut,
+        Fut: Future<Output = core::Result<Doc<T>>> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run(py, call, Box::new(move |py, d| doc_model(py, class, d)))
+    }
 }
 
 #[pymethods]
-impl Core {
+impl NativeClient {
     #[new]
-    #[pyo3(signature = (api_key=None, *, base_url=None, timeout=30.0, max_retries=3, user_agent=None, proxy=None, verify=true, fail_fast=false, retry_deadline=Some(600.0), max_body_bytes=268_435_456, is_async=false))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        api_key: Option<String>,
-        base_url: Option<String>,
-        timeout: f64,
-        max_retries: i64,
-        user_agent: Option<String>,
-        proxy: Option<String>,
-        verify: bool,
-        fail_fast: bool,
-        retry_deadline: Option<f64>,
-        max_body_bytes: i64,
-        is_async: bool,
-    ) -> PyResult<Core> {
-        let build = || -> core::Result<Client> {
-            let mut cfg = Config::new(api_key, base_url)?
-                .with_timeout(timeout)?
-                .with_retry_deadline(retry_deadline)?
-                .with_max_body_bytes(max_body_bytes)?;
-            if !(0..=100).contains(&max_retries) {
-                return Err(core::Error::Validation(format!(
-                    "max_retries must be between 0 and 100, got {max_retries}"
-                )));
-            }
-            cfg.max_retries = max_retries as u32;
-            let mut cfg = cfg.with_user_agent(user_agent)?;
-            cfg.proxy = proxy;
-            cfg.verify = verify;
-            cfg.fail_fast = fail_fast;
-            // reqwest's client must be built inside the runtime it will run on.
-            let rt = core::runtime::runtime()?;
-            let _guard = rt.enter();
-            Client::new(cfg)
-        };
-        let client = build().map_err(|e| to_pyerr(py, e))?;
-        Ok(Core {
+    #[pyo3(signature = (settings, *, is_async=false))]
+    fn new(py: Python<'_>, settings: Settings, is_async: bool) -> PyResult<NativeClient> {
+        let client = settings.client().map_err(|e| to_pyerr(py, e))?;
+        Ok(NativeClient {
             client,
             is_async,
             pid: std::process::id(),
         })
     }
+
+    /// The keywords a forwarded `**scan_options` may hold.
+    #[classattr]
+    const SCAN_OPTIONS: [&'static str; 6] = SCAN_KEYWORDS;
 
     #[getter]
     fn base_url(&self) -> String {
@@ -206,26 +163,8 @@ impl Core {
     }
 
     /// Everything needed to rebuild this client (pickling); includes the key.
-    fn _config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let cfg = self.client.config();
-        let d = PyDict::new(py);
-        d.set_item(
-            "api_key",
-            cfg.api_key.as_ref().map(|k| k.expose().to_string()),
-        )?;
-        d.set_item("base_url", cfg.base_url.as_str())?;
-        d.set_item("timeout", cfg.timeout.as_secs_f64())?;
-        d.set_item("max_retries", cfg.max_retries)?;
-        d.set_item("user_agent", cfg.user_agent.as_str())?;
-        d.set_item("proxy", cfg.proxy.as_deref())?;
-        d.set_item("verify", cfg.verify)?;
-        d.set_item("fail_fast", cfg.fail_fast)?;
-        d.set_item(
-            "retry_deadline",
-            cfg.retry_deadline.map(|d| d.as_secs_f64()),
-        )?;
-        d.set_item("max_body_bytes", cfg.max_body_bytes)?;
-        Ok(d)
+    fn _config(&self) -> Settings {
+        Settings::of(self.client.config())
     }
 
     /// End the calls in flight (they raise `TransportError`) and refuse new ones.
@@ -266,150 +205,63 @@ impl Core {
     }
 
     fn quotas(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
-            py,
-            self.is_async,
-            async move { c.quotas().await },
-            conv_model("Quotas"),
-        )
+        self.run_doc(py, "Quotas", move |c| async move { c.quotas().await })
     }
 
     fn user(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
-            py,
-            self.is_async,
-            async move { c.user().await },
-            conv_model("User"),
-        )
+        self.run_doc(py, "User", move |c| async move { c.user().await })
     }
 
-    #[pyo3(signature = (url, *, visibility=None, tags=None, country=None, referer=None, custom_agent=None, override_safety=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn scan(
-        &self,
-        py: Python<'_>,
-        url: String,
-        visibility: Option<String>,
-        tags: Option<Vec<String>>,
-        country: Option<String>,
-        referer: Option<String>,
-        custom_agent: Option<String>,
-        override_safety: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let opts = scan_options(
-            visibility,
-            tags,
-            country,
-            referer,
-            custom_agent,
-            override_safety.as_ref(),
-        )?;
-        let c = self.client(py)?;
-        run(
-            py,
-            self.is_async,
-            async move { c.scan(&url, &opts).await },
-            conv_model("Submission"),
-        )
+    fn scan(&self, py: Python<'_>, url: String, options: ScanArgs) -> PyResult<Py<PyAny>> {
+        let opts = options.0;
+        self.run_doc(py, "Submission", move |c| async move {
+            c.scan(&url, &opts).await
+        })
     }
 
     fn result(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run_doc(
             py,
-            self.is_async,
-            async move { c.result(&uuid).await },
-            conv_model("ScanResult"),
+            "ScanResult",
+            move |c| async move { c.result(&uuid).await },
         )
     }
 
-    #[pyo3(signature = (uuid, *, timeout=120.0, initial_wait=10.0, interval=2.0))]
-    fn wait_for_result(
-        &self,
-        py: Python<'_>,
-        uuid: String,
-        timeout: f64,
-        initial_wait: f64,
-        interval: f64,
-    ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        let w = wait_options(timeout, initial_wait, interval);
-        run(
-            py,
-            self.is_async,
-            async move { c.wait_for_result(&uuid, w).await },
-            conv_model("ScanResult"),
-        )
+    fn wait_for_result(&self, py: Python<'_>, uuid: String, wait: WaitArgs) -> PyResult<Py<PyAny>> {
+        self.run_doc(py, "ScanResult", move |c| async move {
+            c.wait_for_result(&uuid, wait.0).await
+        })
     }
 
-    #[pyo3(signature = (url, *, timeout=120.0, initial_wait=10.0, interval=2.0, visibility=None, tags=None, country=None, referer=None, custom_agent=None, override_safety=None))]
-    #[allow(clippy::too_many_arguments)]
     fn scan_and_wait(
         &self,
         py: Python<'_>,
         url: String,
-        timeout: f64,
-        initial_wait: f64,
-        interval: f64,
-        visibility: Option<String>,
-        tags: Option<Vec<String>>,
-        country: Option<String>,
-        referer: Option<String>,
-        custom_agent: Option<String>,
-        override_safety: Option<Bound<'_, PyAny>>,
+        options: ScanArgs,
+        wait: WaitArgs,
     ) -> PyResult<Py<PyAny>> {
-        let opts = scan_options(
-            visibility,
-            tags,
-            country,
-            referer,
-            custom_agent,
-            override_safety.as_ref(),
-        )?;
-        let w = wait_options(timeout, initial_wait, interval);
-        let c = self.client(py)?;
-        run(
-            py,
-            self.is_async,
-            async move { c.scan_and_wait(&url, &opts, w).await },
-            conv_model("ScanResult"),
-        )
+        let opts = options.0;
+        self.run_doc(py, "ScanResult", move |c| async move {
+            c.scan_and_wait(&url, &opts, wait.0).await
+        })
     }
 
-    #[pyo3(signature = (urls, *, wait=true, concurrency=8, progress=None, timeout=120.0, initial_wait=10.0, interval=2.0, visibility=None, tags=None, country=None, referer=None, custom_agent=None, override_safety=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// `wait` None stops at the submissions.
+    #[pyo3(signature = (urls, options, wait, *, concurrency=8, progress=None))]
     fn bulk_scan(
         &self,
         py: Python<'_>,
         urls: Bound<'_, PyAny>,
-        wait: bool,
+        options: ScanArgs,
+        wait: Option<WaitArgs>,
         concurrency: Option<i64>,
         progress: Option<Bound<'_, PyAny>>,
-        timeout: f64,
-        initial_wait: f64,
-        interval: f64,
-        visibility: Option<String>,
-        tags: Option<Vec<String>>,
-        country: Option<String>,
-        referer: Option<String>,
-        custom_agent: Option<String>,
-        override_safety: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let urls = str_list(&urls, "urls")?;
-        let opts = scan_options(
-            visibility,
-            tags,
-            country,
-            referer,
-            custom_agent,
-            override_safety.as_ref(),
-        )?;
-        let w = wait.then(|| wait_options(timeout, initial_wait, interval));
+        let opts = options.0;
+        let w = wait.map(|w| w.0);
         let concurrency = batch_concurrency(py, concurrency)?;
         let progress = progress_fn(progress);
-        let c = self.client(py)?;
         let conv: Conv<Vec<core::api::ScanOutcome>> = Box::new(|py, outcomes| {
             let cls = model_class(py, "ScanOutcome")?;
             let out = PyList::empty(py);
@@ -430,10 +282,9 @@ impl Core {
             }
             Ok(out.into_any())
         });
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.bulk_scan(urls, &opts, w, concurrency, progress).await },
+            move |c| async move { c.bulk_scan(urls, &opts, w, concurrency, progress).await },
             conv,
         )
     }
@@ -449,7 +300,6 @@ impl Core {
         let uuids = str_list(&uuids, "uuids")?;
         let concurrency = batch_concurrency(py, concurrency)?;
         let progress = progress_fn(progress);
-        let c = self.client(py)?;
         let conv: Conv<Vec<core::Result<Doc<core::models::ResultHead>>>> = Box::new(|py, items| {
             let out = PyList::empty(py);
             for item in items {
@@ -460,41 +310,36 @@ impl Core {
             }
             Ok(out.into_any())
         });
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.results(uuids, concurrency, progress).await },
+            move |c| async move { c.results(uuids, concurrency, progress).await },
             conv,
         )
     }
 
     fn screenshot(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.screenshot(&uuid).await },
-            Box::new(|py, b| model_class(py, "Screenshot")?.call1((PyBytes::new(py, &b),))),
+            move |c| async move { c.screenshot(&uuid).await },
+            Box::new(|py, b: bytes::Bytes| {
+                model_class(py, "Screenshot")?.call1((PyBytes::new(py, &b),))
+            }),
         )
     }
 
     fn dom(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.dom(&uuid).await },
-            Box::new(|py, s| Ok(PyString::new(py, &s).into_any())),
+            move |c| async move { c.dom(&uuid).await },
+            Box::new(|py, s: String| Ok(PyString::new(py, &s).into_any())),
         )
     }
 
     fn response(&self, py: Python<'_>, sha256: String) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.response(&sha256).await },
-            Box::new(|py, s| Ok(PyString::new(py, &s).into_any())),
+            move |c| async move { c.response(&sha256).await },
+            Box::new(|py, s: String| Ok(PyString::new(py, &s).into_any())),
         )
     }
 
@@ -504,42 +349,32 @@ impl Core {
         uuid: String,
         visibility: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
-            py,
-            self.is_async,
-            async move { c.set_visibility(&uuid, &visibility).await },
-            conv_model("VisibilityChange"),
-        )
+        self.run_doc(py, "VisibilityChange", move |c| async move {
+            c.set_visibility(&uuid, &visibility).await
+        })
     }
 
     fn reset_visibility(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
-            py,
-            self.is_async,
-            async move { c.reset_visibility(&uuid).await },
-            conv_model("VisibilityChange"),
-        )
+        self.run_doc(py, "VisibilityChange", move |c| async move {
+            c.reset_visibility(&uuid).await
+        })
     }
 
     fn available_countries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.available_countries().await },
+            move |c| async move { c.available_countries().await },
             Box::new(|py, v| Ok(PyList::new(py, v)?.into_any())),
         )
     }
 
     fn user_agents(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async,
-            async move { c.user_agents().await },
-            Box::new(|py, d| model_list(py, "UserAgentGroup", "userAgents", &d.body)),
+            move |c| async move { c.user_agents().await },
+            Box::new(|py, d: Doc<core::api::scanning::UserAgentsHead>| {
+                model_list(py, "UserAgentGroup", "userAgents", &d.body)
+            }),
         )
     }
 
@@ -595,9 +430,9 @@ impl Core {
         };
         Ok(NativeCursor {
             class,
-            mirror: Arc::new(Mutex::new(Mirror {
+            mirror: Arc::new(Mutex::new(SearchCursorMirror {
                 search_after: cursor.search_after.clone(),
-                ..Mirror::default()
+                ..SearchCursorMirror::default()
             })),
             cursor: Arc::new(tokio::sync::Mutex::new(cursor)),
             is_async: self.is_async,
@@ -651,7 +486,7 @@ fn str_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
 
 /// Cursor values readable without waiting for a page in flight.
 #[derive(Default, Clone)]
-struct Mirror {
+struct SearchCursorMirror {
     total: Option<u64>,
     has_more: Option<bool>,
     search_after: Option<String>,
@@ -675,7 +510,7 @@ pub struct NativeCursor {
     /// The model class of the hits.
     class: &'static str,
     cursor: Arc<tokio::sync::Mutex<SearchCursor>>,
-    mirror: Arc<Mutex<Mirror>>,
+    mirror: Arc<Mutex<SearchCursorMirror>>,
     is_async: bool,
 }
 
@@ -700,7 +535,7 @@ impl NativeCursor {
         let fut = async move {
             let mut c = cursor.lock().await;
             let page = c.next_page().await?;
-            *mirror.lock().unwrap() = Mirror {
+            *mirror.lock().unwrap() = SearchCursorMirror {
                 total: c.total,
                 has_more: c.has_more,
                 search_after: c.search_after.clone(),

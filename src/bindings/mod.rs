@@ -1,8 +1,8 @@
-//! The thin Python layer around the core. `Core` (client.rs, premium.rs) is
+//! The thin Python layer around the core. `NativeClient` (client.rs, premium.rs) is
 //! the native client: a method per special endpoint and one generic `call`
 //! for every table-driven one (`core::api::endpoints`). Each method serves
 //! `Client` (blocking, GIL released; run.rs) and `AsyncClient` (an awaitable;
-//! bridge.rs), depending on how the `Core` was made; outcome.rs converts the
+//! bridge.rs), depending on how the `NativeClient` was made; outcome.rs converts the
 //! results, convert.rs and lazy.rs make models and exceptions. The public
 //! classes are Python code (`python/urlscan_rs`) built around it.
 mod bridge;
@@ -10,6 +10,7 @@ mod client;
 mod convert;
 mod emulator;
 mod lazy;
+mod options;
 mod outcome;
 mod premium;
 mod run;
@@ -105,7 +106,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(premium::endpoint_table, m)?)?;
     m.add_class::<lazy::LazyDoc>()?;
     m.add_class::<bridge::CancelOnDone>()?;
-    m.add_class::<client::Core>()?;
+    m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCursor>()?;
     m.add_class::<premium::HostnameCursor>()?;
     m.add_class::<emulator::NativeEmulator>()?;

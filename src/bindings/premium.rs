@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
-use super::client::Core;
+use super::client::NativeClient;
 use super::convert::{json, model_class, model_list, to_pyerr};
 use super::lazy::model;
 use super::outcome::Conv;
@@ -145,7 +145,7 @@ fn wrap<'py>(
 }
 
 #[pymethods]
-impl Core {
+impl NativeClient {
     /// A table endpoint (see core::api::endpoints): `ids` fill the path,
     /// `options` build the body; the answer is wrapped in `model`, after
     /// taking `field` from it when given, or dropped with `discard`.
@@ -162,7 +162,6 @@ impl Core {
         discard: bool,
     ) -> PyResult<Py<PyAny>> {
         let opts = opts_map(options.as_ref())?;
-        let c = self.client(py)?;
         // List elements are named by the answer's key in errors.
         let key = core::api::endpoints::find(&name)
             .ok()
@@ -179,10 +178,9 @@ impl Core {
             };
             wrap(py, &v, model.as_deref(), key)
         });
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.call(&name, &ids, &opts).await },
+            move |c| async move { c.call(&name, &ids, &opts).await },
             conv,
         )
     }
@@ -194,11 +192,9 @@ impl Core {
         action: String,
         incident_id: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.incident_action(&action, &incident_id).await },
+            move |c| async move { c.incident_action(&action, &incident_id).await },
             Box::new(|py, v| wrap(py, &v, Some("Incident"), "incident")),
         )
     }
@@ -211,17 +207,15 @@ impl Core {
         resource_type: String,
         resource_id: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
         let kind = resource_type.clone();
         let conv: Conv<bytes::Bytes> = Box::new(move |py, b| match kind.as_str() {
             "result" => model(py, "ScanResult", &b),
             "dom" => Ok(PyString::new(py, &String::from_utf8_lossy(&b)).into_any()),
             _ => Ok(PyBytes::new(py, &b).into_any()),
         });
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move {
+            move |c| async move {
                 c.livescan_resource(&scanner_id, &resource_type, &resource_id)
                     .await
             },
@@ -236,12 +230,10 @@ impl Core {
         sha256: String,
         password: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.download(&sha256, password.as_deref()).await },
-            Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+            move |c| async move { c.download(&sha256, password.as_deref()).await },
+            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
         )
     }
 
@@ -252,12 +244,10 @@ impl Core {
         sha256: String,
         password: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.download_zip(&sha256, password.as_deref()).await },
-            Box::new(|py, b| Ok(PyBytes::new(py, &b).into_any())),
+            move |c| async move { c.download_zip(&sha256, password.as_deref()).await },
+            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
         )
     }
 
@@ -280,11 +270,9 @@ impl Core {
             Some(j) if !j.is_none() => Some(to_json(&j)?),
             _ => None,
         };
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.request(&method, &path, params, body).await },
+            move |c| async move { c.request(&method, &path, params, body).await },
             Box::new(|py, a: core::api::request::RawAnswer| {
                 if a.body.iter().all(u8::is_ascii_whitespace) {
                     Ok(py.None().into_bound(py))
@@ -304,22 +292,18 @@ impl Core {
         file_type: String,
         date: String,
     ) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.datadump_list(&time_window, &file_type, &date).await },
+            move |c| async move { c.datadump_list(&time_window, &file_type, &date).await },
             Box::new(|py, v| wrap(py, &v, Some("DataDumpFile"), "files")),
         )
     }
 
     fn datadump_link(&self, py: Python<'_>, path: String) -> PyResult<Py<PyAny>> {
-        let c = self.client(py)?;
-        run(
+        self.run(
             py,
-            self.is_async_mode(),
-            async move { c.datadump_link(&path).await },
-            Box::new(|py, s| Ok(PyString::new(py, &s).into_any())),
+            move |c| async move { c.datadump_link(&path).await },
+            Box::new(|py, s: String| Ok(PyString::new(py, &s).into_any())),
         )
     }
 

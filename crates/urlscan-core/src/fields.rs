@@ -240,10 +240,37 @@ pub fn is_extra_path(s: &str) -> bool {
     rules::extra_path(s)
 }
 
+/// A JSON string of any length.
+fn any_str<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
+    v.as_str()
+        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))
+}
+
+/// A string that `rule` accepts; otherwise the rule's reason, with the value shown.
+fn ruled<'a>(
+    what: &str,
+    field: &Field,
+    v: &'a Value,
+    rule: fn(&str) -> std::result::Result<(), String>,
+) -> Result<&'a str> {
+    let s = any_str(what, field, v)?;
+    rule(s).map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+    Ok(s)
+}
+
+/// A list of strings, each of which `ok` accepts; otherwise `must`, with the
+/// string shown.
+fn each(what: &str, field: &Field, v: &Value, ok: fn(&str) -> bool, must: &str) -> Result<Value> {
+    for s in strings(what, field, v)? {
+        if !ok(s) {
+            return Err(bad(what, field, format!("{must}, got {:?}", shown(s, 80))));
+        }
+    }
+    Ok(v.clone())
+}
+
 fn string<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
-    let s = v
-        .as_str()
-        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+    let s = any_str(what, field, v)?;
     let n = s.chars().count();
     if n > rules::TEXT_MAX_LEN {
         return Err(bad(
@@ -266,9 +293,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             _ => Ok(v.clone()),
         },
         Kind::Query => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            let s = any_str(what, field, v)?;
             if s.trim().is_empty() {
                 return Err(bad(what, field, "must not be empty".into()));
             }
@@ -313,9 +338,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Ok(v.clone())
         }
         Kind::Enum(allowed) => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            let s = any_str(what, field, v)?;
             one_of(what, field, s, allowed)?;
             Ok(v.clone())
         }
@@ -335,18 +358,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             }
             Ok(v.clone())
         }
-        Kind::Emails => {
-            for s in strings(what, field, v)? {
-                if !rules::email(s) {
-                    return Err(bad(
-                        what,
-                        field,
-                        format!("must hold e-mail addresses, got {:?}", shown(s, 80)),
-                    ));
-                }
-            }
-            Ok(v.clone())
-        }
+        Kind::Emails => each(what, field, v, rules::email, "must hold e-mail addresses"),
         Kind::HhMm => {
             let s = v.as_str().ok_or_else(|| {
                 bad(
@@ -376,9 +388,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Ok(Value::Array(out))
         }
         Kind::ExtraPath => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
+            let s = any_str(what, field, v)?;
             if s.chars().count() > EXTRA_PATH_MAX {
                 return Err(bad(
                     what,
@@ -403,27 +413,12 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Ok(v.clone())
         }
         Kind::ScanUrl => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
-            rules::scan_url(s)
-                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            let s = ruled(what, field, v, rules::scan_url)?;
             Ok(Value::String(s.trim().to_string()))
         }
-        Kind::WebUrl => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
-            rules::web_url(s)
-                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
-            Ok(v.clone())
-        }
+        Kind::WebUrl => ruled(what, field, v, rules::web_url).map(|_| v.clone()),
         Kind::Observable => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))?;
-            rules::observable(s)
-                .map_err(|why| bad(what, field, format!("{why}, got {:?}", shown(s, 80))))?;
+            let s = ruled(what, field, v, rules::observable)?;
             Ok(Value::String(s.trim().to_string()))
         }
         Kind::Headers => {
@@ -454,21 +449,13 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             }
             Ok(v.clone())
         }
-        Kind::UserTags => {
-            for s in strings(what, field, v)? {
-                if !rules::user_tag(s) {
-                    return Err(bad(
-                        what,
-                        field,
-                        format!(
-                            "must be prefixed by its scope (pro., public., private. or team.), got {:?}",
-                            shown(s, 80)
-                        ),
-                    ));
-                }
-            }
-            Ok(v.clone())
-        }
+        Kind::UserTags => each(
+            what,
+            field,
+            v,
+            rules::user_tag,
+            "must be prefixed by its scope (pro., public., private. or team.)",
+        ),
         Kind::SearchAfter => match v {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)

@@ -17,28 +17,56 @@ fn bad(msg: impl Into<String>) -> Error {
     Error::Validation(msg.into())
 }
 
+/// `s` trimmed, when `ok` accepts it; otherwise the message `why` gives.
+fn trimmed(s: &str, ok: impl FnOnce(&str) -> bool, why: impl FnOnce() -> String) -> Result<&str> {
+    let t = s.trim();
+    if ok(t) {
+        Ok(t)
+    } else {
+        Err(bad(why()))
+    }
+}
+
+/// A hit's sort values as search_after: "<13-digit ms>,<id>", with an id
+/// `id_ok` accepts (the message shows `example_id` as the id).
+fn sort_values<'a>(
+    s: &'a str,
+    id_ok: impl FnOnce(&str) -> bool,
+    example_id: &str,
+) -> Result<&'a str> {
+    let ok = |t: &str| {
+        t.split_once(',').is_some_and(|(ms, id)| {
+            ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()) && id_ok(id)
+        })
+    };
+    trimmed(s, ok, || {
+        format!(
+            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,{example_id}\", got {}",
+            q(s)
+        )
+    })
+}
+
 /// A scan id: a UUID in its canonical 8-4-4-4-12 hex form (returned lowercase).
 pub fn uuid(what: &str, s: &str) -> Result<String> {
-    let t = s.trim();
-    if !rules::uuid(t) {
-        return Err(bad(format!(
+    trimmed(s, rules::uuid, || {
+        format!(
             "{what} must be a UUID like 0196d976-07f6-7aae-8a57-aa019145f31c, got {}",
             q(s)
-        )));
-    }
-    Ok(t.to_ascii_lowercase())
+        )
+    })
+    .map(str::to_ascii_lowercase)
 }
 
 pub fn sha256(s: &str) -> Result<String> {
-    let t = s.trim();
-    if !rules::sha256(t) {
-        return Err(bad(format!(
+    trimmed(s, rules::sha256, || {
+        format!(
             "sha256 must be 64 hexadecimal characters, got {} ({} characters)",
             q(s),
             s.chars().count()
-        )));
-    }
-    Ok(t.to_ascii_lowercase())
+        )
+    })
+    .map(str::to_ascii_lowercase)
 }
 
 pub fn visibility(v: &str, allowed: &[&str]) -> Result<String> {
@@ -151,51 +179,29 @@ pub fn seconds(what: &str, s: f64, allow_zero: bool) -> Result<f64> {
 
 /// search_after as the service validates it: "<13-digit ms>,<uuid>".
 pub fn search_after(s: &str) -> Result<String> {
-    let t = s.trim();
-    let ok = t.split_once(',').is_some_and(|(ms, id)| {
-        ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()) && uuid("", id).is_ok()
-    });
-    if !ok {
-        return Err(bad(format!(
-            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c\", got {}",
-            q(s)
-        )));
-    }
-    Ok(t.to_ascii_lowercase())
+    let example = "2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c";
+    sort_values(s, |id| uuid("", id).is_ok(), example).map(str::to_ascii_lowercase)
 }
 
 /// search_after of the other data sources (hostnames, incidents,
 /// notifications, certificates): "<13-digit ms>,<id>", the id any non-empty
 /// text without a comma (kept as it is).
 pub fn search_after_any(s: &str) -> Result<String> {
-    let t = s.trim();
-    let ok = t.split_once(',').is_some_and(|(ms, id)| {
-        ms.len() == 13
-            && ms.bytes().all(|b| b.is_ascii_digit())
-            && !id.is_empty()
-            && !id.contains(',')
-            && !id.chars().any(char::is_whitespace)
-    });
-    if !ok {
-        return Err(bad(format!(
-            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,example.com\", got {}",
-            q(s)
-        )));
-    }
-    Ok(t.to_string())
+    let id_ok =
+        |id: &str| !id.is_empty() && !id.contains(',') && !id.chars().any(char::is_whitespace);
+    sort_values(s, id_ok, "example.com").map(str::to_string)
 }
 
 /// An object id (incident, saved search, subscription, channel, scanner):
 /// letters, digits, `-` and `_`, so no id can change the request path.
 pub fn object_id(what: &str, s: &str) -> Result<String> {
-    let t = s.trim();
-    if !rules::object_id(t) {
-        return Err(bad(format!(
+    trimmed(s, rules::object_id, || {
+        format!(
             "{what} must be an id of letters, digits, - and _ (at most {ID_MAX_LEN}), got {}",
             q(s)
-        )));
-    }
-    Ok(t.to_string())
+        )
+    })
+    .map(str::to_string)
 }
 
 /// A free-form path segment (scanner id, hostname, ...): percent-encoded so no

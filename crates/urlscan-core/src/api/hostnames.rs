@@ -13,7 +13,7 @@ pub use urlscan_rules::{HOSTNAME_LIMIT_MAX as LIMIT_MAX, HOSTNAME_LIMIT_MIN as L
 pub struct HostnamePageHead {
     #[serde(default, deserialize_with = "list_or_empty")]
     pub results: Vec<AnyObject>,
-    #[serde(default, rename = "pageState")]
+    #[serde(rename = "pageState")]
     pub page_state: Option<String>,
 }
 

@@ -261,6 +261,21 @@ impl<'de> Visitor<'de> for PageVisitor {
     }
 }
 
+/// A visitor's methods for the JSON scalars, each refused with its
+/// `self.wrong(value)` (the value as JSON, for the message).
+macro_rules! refuse_scalars {
+    ($out:ty) => {
+        refuse_scalars!($out; visit_bool: bool, visit_u64: u64, visit_i64: i64, visit_f64: f64, visit_str: &str);
+    };
+    ($out:ty; $($visit:ident: $t:ty),*) => {
+        $(
+            fn $visit<E: serde::de::Error>(self, v: $t) -> std::result::Result<$out, E> {
+                Err(self.wrong(v.into()))
+            }
+        )*
+    };
+}
+
 /// The hits of a page: a list of objects; `{}`, null or a missing list reads
 /// as empty, another value (or an element that is not an object) is an error
 /// naming its path.
@@ -274,6 +289,11 @@ fn wrong_at<E: serde::de::Error>(path: &str, what: &str, v: Value) -> E {
 impl<'de> Deserialize<'de> for Hits<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         struct V;
+        impl V {
+            fn wrong<E: serde::de::Error>(&self, v: Value) -> E {
+                wrong_at("results", "a list", v)
+            }
+        }
         impl<'de> Visitor<'de> for V {
             type Value = Hits<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -296,27 +316,13 @@ impl<'de> Deserialize<'de> for Hits<'de> {
                 let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
                 match &v {
                     Value::Object(o) if o.is_empty() => Ok(Hits(Vec::new())),
-                    _ => Err(wrong_at("results", "a list", v)),
+                    _ => Err(self.wrong(v)),
                 }
             }
             fn visit_unit<E>(self) -> std::result::Result<Hits<'de>, E> {
                 Ok(Hits(Vec::new()))
             }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Hits<'de>, E> {
-                Err(wrong_at("results", "a list", v.into()))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Hits<'de>, E> {
-                Err(wrong_at("results", "a list", v.into()))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Hits<'de>, E> {
-                Err(wrong_at("results", "a list", v.into()))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Hits<'de>, E> {
-                Err(wrong_at("results", "a list", v.into()))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Hits<'de>, E> {
-                Err(wrong_at("results", "a list", v.into()))
-            }
+            refuse_scalars!(Hits<'de>);
         }
         d.deserialize_any(V)
     }
@@ -358,36 +364,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for Hit {
             fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Entries<'de>, E> {
                 Err(self.wrong(Value::Null))
             }
-            fn visit_bool<E: serde::de::Error>(
-                self,
-                v: bool,
-            ) -> std::result::Result<Entries<'de>, E> {
-                Err(self.wrong(v.into()))
-            }
-            fn visit_u64<E: serde::de::Error>(
-                self,
-                v: u64,
-            ) -> std::result::Result<Entries<'de>, E> {
-                Err(self.wrong(v.into()))
-            }
-            fn visit_i64<E: serde::de::Error>(
-                self,
-                v: i64,
-            ) -> std::result::Result<Entries<'de>, E> {
-                Err(self.wrong(v.into()))
-            }
-            fn visit_f64<E: serde::de::Error>(
-                self,
-                v: f64,
-            ) -> std::result::Result<Entries<'de>, E> {
-                Err(self.wrong(v.into()))
-            }
-            fn visit_str<E: serde::de::Error>(
-                self,
-                v: &str,
-            ) -> std::result::Result<Entries<'de>, E> {
-                Err(self.wrong(v.into()))
-            }
+            refuse_scalars!(Entries<'de>);
         }
         d.deserialize_any(V(self.0))
     }

@@ -10,7 +10,6 @@ pub struct SearchPageHead {
     pub results: Vec<SearchHitHead>,
     #[serde(default, deserialize_with = "lenient_u64")]
     pub total: Option<u64>,
-    #[serde(default)]
     pub has_more: Option<bool>,
     #[serde(default, deserialize_with = "lenient_u64")]
     pub took: Option<u64>,
@@ -22,7 +21,7 @@ pub struct SearchPageHead {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SearchHitHead {
-    #[serde(default, rename = "_id")]
+    #[serde(rename = "_id")]
     pub id: Option<String>,
     #[serde(default, deserialize_with = "list_or_empty")]
     pub sort: Vec<Value>,

@@ -1,0 +1,174 @@
+//! The option bundles the native client takes from Python, each extracted
+//! once into one typed value: the client's settings (also what a pickled
+//! client is rebuilt from), a scan's options and a wait's timing. Python
+//! passes each as a dict of the public method's keywords.
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict};
+use serde_json::Value;
+
+use super::convert::to_pyerr;
+use urlscan_core::api::{ScanOptions, WaitOptions};
+use urlscan_core::{self as core, Client, Config};
+
+/// The keywords of `Client(...)`: what builds a client, and what `_config()`
+/// gives back so that a pickled client is rebuilt with the same settings.
+#[derive(FromPyObject, IntoPyObject)]
+#[pyo3(from_item_all)]
+pub struct Settings {
+    api_key: Option<String>,
+    base_url: Option<String>,
+    timeout: f64,
+    max_retries: i64,
+    user_agent: Option<String>,
+    proxy: Option<String>,
+    verify: bool,
+    fail_fast: bool,
+    retry_deadline: Option<f64>,
+    max_body_bytes: i64,
+}
+
+impl Settings {
+    /// The settings a client runs with (the key included; defaults filled in).
+    pub fn of(cfg: &Config) -> Settings {
+        Settings {
+            api_key: cfg.api_key.as_ref().map(|k| k.expose().to_string()),
+            base_url: Some(cfg.base_url.clone()),
+            timeout: cfg.timeout.as_secs_f64(),
+            max_retries: cfg.max_retries.into(),
+            user_agent: Some(cfg.user_agent.clone()),
+            proxy: cfg.proxy.clone(),
+            verify: cfg.verify,
+            fail_fast: cfg.fail_fast,
+            retry_deadline: cfg.retry_deadline.map(|d| d.as_secs_f64()),
+            max_body_bytes: cfg.max_body_bytes as i64,
+        }
+    }
+
+    /// Check every setting and build the client.
+    pub fn client(self) -> core::Result<Client> {
+        let mut cfg = Config::new(self.api_key, self.base_url)?
+            .with_timeout(self.timeout)?
+            .with_retry_deadline(self.retry_deadline)?
+            .with_max_body_bytes(self.max_body_bytes)?;
+        let max_retries = self.max_retries;
+        if !(0..=100).contains(&max_retries) {
+            return Err(core::Error::Validation(format!(
+                "max_retries must be between 0 and 100, got {max_retries}"
+            )));
+        }
+        cfg.max_retries = max_retries as u32;
+        let mut cfg = cfg.with_user_agent(self.user_agent)?;
+        cfg.proxy = self.proxy;
+        cfg.verify = self.verify;
+        cfg.fail_fast = self.fail_fast;
+        // reqwest's client must be built inside the runtime it will run on.
+        let rt = core::runtime::runtime()?;
+        let _guard = rt.enter();
+        Client::new(cfg)
+    }
+}
+
+/// The keywords of `Client.scan` besides the URL (what `**scan_options` may hold).
+pub const SCAN_KEYWORDS: [&str; 6] = [
+    "visibility",
+    "tags",
+    "country",
+    "referer",
+    "custom_agent",
+    "override_safety",
+];
+
+/// A scan's options. A missing or None keyword is not sent; a keyword that
+/// is not one of `SCAN_KEYWORDS` is a TypeError, as in a signature.
+pub struct ScanArgs(pub ScanOptions);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for ScanArgs {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let d = keywords(&obj, &SCAN_KEYWORDS)?;
+        Ok(ScanArgs(ScanOptions {
+            visibility: item(&d, "visibility")?,
+            tags: item(&d, "tags")?,
+            country: item(&d, "country")?,
+            referer: item(&d, "referer")?,
+            custom_agent: item(&d, "custom_agent")?,
+            override_safety: match d.get_item("override_safety")? {
+                Some(o) => override_safety(&o)?,
+                None => None,
+            },
+        }))
+    }
+}
+
+/// The specification types it as a boolean: anything else is refused
+/// rather than sent as its str().
+fn override_safety(o: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+    if o.is_none() {
+        return Ok(None);
+    }
+    if o.is_instance_of::<PyBool>() {
+        return Ok(Some(Value::Bool(o.extract()?)));
+    }
+    Err(to_pyerr(
+        o.py(),
+        core::Error::Validation(format!(
+            "override_safety must be True, False or None, got {}",
+            o.get_type().name()?
+        )),
+    ))
+}
+
+const WAIT_KEYWORDS: [&str; 3] = ["timeout", "initial_wait", "interval"];
+
+/// A wait's timing (the keywords of `Client.wait_for_result` besides the
+/// uuid); a missing or None keyword takes the documented default.
+pub struct WaitArgs(pub WaitOptions);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for WaitArgs {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let d = keywords(&obj, &WAIT_KEYWORDS)?;
+        let default = WaitOptions::default();
+        Ok(WaitArgs(WaitOptions {
+            timeout: item(&d, "timeout")?.unwrap_or(default.timeout),
+            initial_wait: item(&d, "initial_wait")?.unwrap_or(default.initial_wait),
+            interval: item(&d, "interval")?.unwrap_or(default.interval),
+        }))
+    }
+}
+
+/// The dict of keywords, refused when it holds one the bundle does not have.
+fn keywords<'py>(obj: &Bound<'py, PyAny>, known: &[&str]) -> PyResult<Bound<'py, PyDict>> {
+    let d = obj.cast::<PyDict>()?;
+    for key in d.keys() {
+        let name: String = key.extract()?;
+        if !known.contains(&name.as_str()) {
+            return Err(PyTypeError::new_err(format!(
+                "got an unexpected keyword argument '{name}'"
+            )));
+        }
+    }
+    Ok(d.clone())
+}
+
+/// One keyword's value (None when missing or None); a value of the wrong
+/// type names the keyword, as pyo3 names a wrong argument.
+fn item<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>>
+where
+    T: FromPyObjectOwned<'py>,
+{
+    match d.get_item(key)? {
+        Some(v) if !v.is_none() => v.extract::<T>().map(Some).map_err(|e| {
+            let e: PyErr = e.into();
+            if e.is_instance_of::<PyTypeError>(d.py()) {
+                PyTypeError::new_err(format!("argument '{key}': {}", e.value(d.py())))
+            } else {
+                e
+            }
+        }),
+        _ => Ok(None),
+    }
+}
