@@ -104,6 +104,13 @@ impl T {
     }
 }
 
+/// `hit` has a string under each of `fields`.
+fn assert_strings(hit: &Value, fields: &[&str]) {
+    for f in fields {
+        assert!(hit[f].is_string(), "{f} in {hit}");
+    }
+}
+
 fn strs(v: &Value) -> Vec<String> {
     v.as_array()
         .unwrap()
@@ -161,16 +168,17 @@ async fn hostnames_datasource() {
     let all = t.walk("hostnames", "", "premium", 7).await;
     assert!(all.len() > 40, "{}", all.len());
     for h in &all {
-        for f in [
-            "hostname",
-            "domain",
-            "apexDomain",
-            "date",
-            "first_seen",
-            "last_seen",
-        ] {
-            assert!(h[f].is_string(), "{f} in {h}");
-        }
+        assert_strings(
+            h,
+            &[
+                "hostname",
+                "domain",
+                "apexDomain",
+                "date",
+                "first_seen",
+                "last_seen",
+            ],
+        );
         assert!(h["sources"].is_array());
         assert_eq!(h["date"], h["last_seen"]);
     }
@@ -202,15 +210,7 @@ async fn hostnames_datasource() {
     }
 
     // saved searches over hostnames page with search_after too
-    let s = t
-        .post(
-            "/api/v1/user/searches/",
-            "premium",
-            json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:*"}}),
-        )
-        .await
-        .ok();
-    let sid = s["search"]["_id"].as_str().unwrap();
+    let sid = t.saved_search("hostnames", "h", "hostname:*").await;
     let p1 = t
         .get(
             &format!("/api/v1/user/searches/{sid}/results/?size=3"),
@@ -460,18 +460,19 @@ async fn certificates_datasource() {
     let all = t.walk("certificates", "", "premium", 9).await;
     assert!(all.len() > 10, "{}", all.len());
     for c in &all {
-        for f in [
-            "domain",
-            "subjectName",
-            "issuer",
-            "validFrom",
-            "validTo",
-            "firstSeen",
-            "lastSeen",
-            "date",
-        ] {
-            assert!(c[f].is_string(), "{f} in {c}");
-        }
+        assert_strings(
+            c,
+            &[
+                "domain",
+                "subjectName",
+                "issuer",
+                "validFrom",
+                "validTo",
+                "firstSeen",
+                "lastSeen",
+                "date",
+            ],
+        );
         assert_eq!(c["domain"], c["subjectName"]);
         assert_eq!(c["date"], c["lastSeen"]);
         assert!(c["firstSeen"].as_str() <= c["lastSeen"].as_str());

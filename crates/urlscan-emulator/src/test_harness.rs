@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::{Emulator, EmulatorConfig};
 
@@ -112,6 +112,16 @@ impl Harness {
 
     pub async fn delete(&self, path: &str, who: &str) -> Resp {
         self.call(Method::DELETE, path, who, None).await
+    }
+
+    /// A saved search of the premium user; its id.
+    pub async fn saved_search(&self, datasource: &str, name: &str, query: &str) -> String {
+        let search = json!({"search": {"datasource": datasource, "name": name, "query": query}});
+        let s = self
+            .post("/api/v1/user/searches/", "premium", search)
+            .await
+            .ok();
+        s["search"]["_id"].as_str().unwrap().to_string()
     }
 
     pub fn advance(&self, secs: f64) {

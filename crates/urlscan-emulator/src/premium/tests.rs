@@ -279,15 +279,7 @@ async fn saved_searches() {
 #[tokio::test(flavor = "multi_thread")]
 async fn subscriptions() {
     let t = emulator(200).await;
-    let s = t
-        .post(
-            "/api/v1/user/searches/",
-            "premium",
-            json!({"search": {"datasource": "scans", "name": "n", "query": "task.method:api"}}),
-        )
-        .await
-        .json();
-    let sid = s["search"]["_id"].as_str().unwrap().to_string();
+    let sid = t.saved_search("scans", "n", "task.method:api").await;
     let ch = t
         .post("/api/v1/user/channels/", "premium", json!({"channel": {"type": "email", "name": "mail", "emailAddresses": ["a@example.com"]}}))
         .await
