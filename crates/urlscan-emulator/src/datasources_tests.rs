@@ -1,71 +1,31 @@
 //! The search data sources and the incidents' real scans, over real HTTP.
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::events::Stored;
-use super::{Emulator, EmulatorConfig};
+use crate::test_harness::Harness;
 
-struct T {
-    emu: Emulator,
-    http: reqwest::Client,
-    keys: HashMap<&'static str, String>,
+/// The shared harness with the searches these tests make.
+struct T(Harness);
+
+impl std::ops::Deref for T {
+    type Target = Harness;
+    fn deref(&self) -> &Harness {
+        &self.0
+    }
 }
 
 impl T {
     async fn new(scans: usize) -> T {
-        let emu = Emulator::start(EmulatorConfig {
-            scans,
-            seed: 11,
-            scan_duration: 10.0,
-            ..EmulatorConfig::default()
-        })
-        .await
-        .expect("emulator starts");
-        let keys = emu.keys().into_iter().collect();
-        T {
-            emu,
-            http: reqwest::Client::new(),
-            keys,
-        }
+        T(Harness::start(scans, 11).await)
     }
 
     /// `who`: a key kind (premium, team, readonly, free, other).
-    async fn call(&self, m: Method, path: &str, who: &str, body: Option<Value>) -> (u16, Vec<u8>) {
-        let mut rb = self
-            .http
-            .request(m, format!("{}{path}", self.emu.url()))
-            .header("api-key", &self.keys[who]);
-        if let Some(b) = body {
-            rb = rb.json(&b);
-        }
-        let r = rb.send().await.expect("request");
-        let status = r.status().as_u16();
-        (status, r.bytes().await.unwrap().to_vec())
-    }
-
     async fn json(&self, m: Method, path: &str, who: &str, body: Option<Value>) -> (u16, Value) {
-        let (s, b) = self.call(m, path, who, body).await;
-        let v = serde_json::from_slice(&b).unwrap_or_else(|_| {
-            panic!(
-                "not JSON ({s}) from {path}: {}",
-                String::from_utf8_lossy(&b)
-            )
-        });
-        (s, v)
-    }
-
-    async fn get(&self, path: &str, who: &str) -> Value {
-        let (s, v) = self.json(Method::GET, path, who, None).await;
-        assert_eq!(s, 200, "{path} as {who}: {v}");
-        v
-    }
-
-    async fn post(&self, path: &str, who: &str, body: Value) -> Value {
-        let (s, v) = self.json(Method::POST, path, who, Some(body)).await;
-        assert_eq!(s, 200, "{path} as {who}: {v}");
-        v
+        let r = self.call(m, path, who, body).await;
+        (r.status, r.json())
     }
 
     /// One page of a data source search.
@@ -76,6 +36,7 @@ impl T {
             who,
         )
         .await
+        .ok()
     }
 
     /// Every hit of a search, page by page with `search_after`; checks the
@@ -136,9 +97,17 @@ impl T {
                 who,
                 json!({"url": url, "visibility": visibility}),
             )
-            .await;
+            .await
+            .ok();
         self.emu.advance(11.0);
         v["uuid"].as_str().unwrap().to_string()
+    }
+}
+
+/// `hit` has a string under each of `fields`.
+fn assert_strings(hit: &Value, fields: &[&str]) {
+    for f in fields {
+        assert!(hit[f].is_string(), "{f} in {hit}");
     }
 }
 
@@ -199,16 +168,17 @@ async fn hostnames_datasource() {
     let all = t.walk("hostnames", "", "premium", 7).await;
     assert!(all.len() > 40, "{}", all.len());
     for h in &all {
-        for f in [
-            "hostname",
-            "domain",
-            "apexDomain",
-            "date",
-            "first_seen",
-            "last_seen",
-        ] {
-            assert!(h[f].is_string(), "{f} in {h}");
-        }
+        assert_strings(
+            h,
+            &[
+                "hostname",
+                "domain",
+                "apexDomain",
+                "date",
+                "first_seen",
+                "last_seen",
+            ],
+        );
         assert!(h["sources"].is_array());
         assert_eq!(h["date"], h["last_seen"]);
     }
@@ -240,20 +210,14 @@ async fn hostnames_datasource() {
     }
 
     // saved searches over hostnames page with search_after too
-    let s = t
-        .post(
-            "/api/v1/user/searches/",
-            "premium",
-            json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:*"}}),
-        )
-        .await;
-    let sid = s["search"]["_id"].as_str().unwrap();
+    let sid = t.saved_search("hostnames", "h", "hostname:*").await;
     let p1 = t
         .get(
             &format!("/api/v1/user/searches/{sid}/results/?size=3"),
             "premium",
         )
-        .await;
+        .await
+        .ok();
     let hits = p1["results"].as_array().unwrap();
     assert_eq!(hits.len(), 3);
     let last = &hits[2]["sort"];
@@ -266,7 +230,8 @@ async fn hostnames_datasource() {
             ),
             "premium",
         )
-        .await;
+        .await
+        .ok();
     let p2 = p2["results"].as_array().unwrap();
     assert_eq!(p2.len(), 3);
     assert_eq!(p2[0]["_id"], all_ids_after(&t, &hits[2]).await);
@@ -297,7 +262,7 @@ async fn incidents_datasource() {
                 "premium",
                 json!({"incident": {"observable": obs, "visibility": if i == 0 { "unlisted" } else { "private" }, "channels": []}}),
             )
-            .await;
+            .await.ok();
         ids.push(v["incident"]["_id"].as_str().unwrap().to_string());
         t.emu.advance(5.0);
     }
@@ -306,7 +271,7 @@ async fn incidents_datasource() {
         "other",
         json!({"incident": {"observable": "outsider.example.com", "visibility": "private", "channels": []}}),
     )
-    .await;
+    .await.ok();
     let (s, _) = t
         .json(
             Method::PUT,
@@ -323,7 +288,8 @@ async fn incidents_datasource() {
     assert_eq!(got, [&ids[2], &ids[1], &ids[0]], "newest first");
     let direct = t
         .get(&format!("/api/v1/user/incidents/{}", ids[0]), "premium")
-        .await;
+        .await
+        .ok();
     let h = &hits[2];
     for f in [
         "observable",
@@ -363,7 +329,8 @@ async fn incidents_datasource() {
             "premium",
             json!({}),
         )
-        .await;
+        .await
+        .ok();
     let fid = f["incidents"]["_id"].as_str().unwrap();
     let v = t
         .search("incidents", &format!("sourceId:{}", ids[0]), "premium", "")
@@ -493,18 +460,19 @@ async fn certificates_datasource() {
     let all = t.walk("certificates", "", "premium", 9).await;
     assert!(all.len() > 10, "{}", all.len());
     for c in &all {
-        for f in [
-            "domain",
-            "subjectName",
-            "issuer",
-            "validFrom",
-            "validTo",
-            "firstSeen",
-            "lastSeen",
-            "date",
-        ] {
-            assert!(c[f].is_string(), "{f} in {c}");
-        }
+        assert_strings(
+            c,
+            &[
+                "domain",
+                "subjectName",
+                "issuer",
+                "validFrom",
+                "validTo",
+                "firstSeen",
+                "lastSeen",
+                "date",
+            ],
+        );
         assert_eq!(c["domain"], c["subjectName"]);
         assert_eq!(c["date"], c["lastSeen"]);
         assert!(c["firstSeen"].as_str() <= c["lastSeen"].as_str());
@@ -523,7 +491,10 @@ async fn certificates_datasource() {
     let uuid = t
         .scan("https://www.ds-cert-check.com/", "private", "premium")
         .await;
-    let res = t.get(&format!("/api/v1/result/{uuid}/"), "premium").await;
+    let res = t
+        .get(&format!("/api/v1/result/{uuid}/"), "premium")
+        .await
+        .ok();
     let listed = res["lists"]["certificates"].as_array().unwrap();
     assert!(!listed.is_empty());
     let page_cert = listed
@@ -585,14 +556,16 @@ async fn incident(t: &T, fields: Value) -> (String, Value) {
             "premium",
             json!({ "incident": fields }),
         )
-        .await;
+        .await
+        .ok();
     let id = v["incident"]["_id"].as_str().unwrap().to_string();
     (id, v["incident"].clone())
 }
 
 async fn states(t: &T, id: &str) -> Vec<Value> {
     t.get(&format!("/api/v1/user/incidentstates/{id}"), "premium")
-        .await["incidentstates"]
+        .await
+        .ok()["incidentstates"]
         .as_array()
         .unwrap()
         .clone()
@@ -620,37 +593,25 @@ async fn incident_scans_are_real() {
     for s in &list {
         let uuid = s["state"]["scanId"].as_str().expect("scanId").to_string();
         assert!(uuid::Uuid::try_parse(&uuid).is_ok());
-        let res = t.get(&format!("/api/v1/result/{uuid}/"), "premium").await;
+        let res = t
+            .get(&format!("/api/v1/result/{uuid}/"), "premium")
+            .await
+            .ok();
         assert_eq!(res["task"]["uuid"], uuid.as_str());
         assert_eq!(res["task"]["url"], s["state"]["url"]);
         assert_eq!(res["task"]["time"], s["timeStart"]);
         assert_eq!(res["task"]["visibility"], "private");
         assert_eq!(res["page"]["ip"], s["state"]["ip"]);
         assert_eq!(res["page"]["title"], s["state"]["title"]);
-        t.get(&format!("/api/v1/result/{uuid}/"), "team").await;
-        let (st, _) = t
-            .call(
-                Method::GET,
-                &format!("/api/v1/result/{uuid}/"),
-                "other",
-                None,
-            )
-            .await;
-        assert_eq!(st, 404, "private to others");
-        let (st, png) = t
-            .call(
-                Method::GET,
-                &format!("/screenshots/{uuid}.png"),
-                "premium",
-                None,
-            )
-            .await;
-        assert_eq!(st, 200);
-        assert_eq!(&png[1..4], b"PNG");
-        let (st, dom) = t
-            .call(Method::GET, &format!("/dom/{uuid}/"), "premium", None)
-            .await;
-        assert_eq!(st, 200);
+        t.get(&format!("/api/v1/result/{uuid}/"), "team").await.ok();
+        let r = t.get(&format!("/api/v1/result/{uuid}/"), "other").await;
+        assert_eq!(r.status, 404, "private to others");
+        let r = t.get(&format!("/screenshots/{uuid}.png"), "premium").await;
+        assert_eq!(r.status, 200);
+        assert_eq!(&r.body[1..4], b"PNG");
+        let r = t.get(&format!("/dom/{uuid}/"), "premium").await;
+        assert_eq!(r.status, 200);
+        let dom = r.body;
         assert!(String::from_utf8_lossy(&dom).contains("<html"));
         ids.insert(uuid);
     }
@@ -680,7 +641,10 @@ async fn incident_scans_are_real() {
     assert_eq!(created["stateCount"], 1);
     let s0 = &states(&t, &uid).await[0];
     let uuid = s0["state"]["scanId"].as_str().unwrap();
-    let res = t.get(&format!("/api/v1/result/{uuid}/"), "other").await;
+    let res = t
+        .get(&format!("/api/v1/result/{uuid}/"), "other")
+        .await
+        .ok();
     assert_eq!(res["task"]["visibility"], "unlisted");
     let q = "page.domain:unlisted-scan.example.org";
     assert_eq!(t.search("scans", q, "premium", "").await["total"], 1);
@@ -720,7 +684,8 @@ async fn incident_scans_are_capped() {
     let size: usize = list.iter().map(|s| s.to_string().len()).sum();
     let inc = t
         .get(&format!("/api/v1/user/incidents/{id}"), "premium")
-        .await;
+        .await
+        .ok();
     assert_eq!(
         inc["incident"]["stateSize"].as_u64().unwrap() as usize,
         size
@@ -758,7 +723,7 @@ async fn changing_observable_reports_changes() {
             "premium",
             json!({"channel": {"type": "email", "name": "c", "emailAddresses": ["soc@example.com"]}}),
         )
-        .await;
+        .await.ok();
     let cid = ch["channel"]["_id"].as_str().unwrap().to_string();
     let (id, _) = incident(
         &t,
@@ -825,7 +790,10 @@ async fn changing_observable_reports_changes() {
     // the scan shows what it observed: result, hit and index agree
     let last = &list[2]["state"];
     let uuid = last["scanId"].as_str().unwrap();
-    let res = t.get(&format!("/api/v1/result/{uuid}/"), "premium").await;
+    let res = t
+        .get(&format!("/api/v1/result/{uuid}/"), "premium")
+        .await
+        .ok();
     assert_eq!(res["page"]["ip"], last["ip"]);
     assert_eq!(res["page"]["title"], last["title"]);
     assert!(strs(&res["lists"]["ips"]).contains(&last["ip"].as_str().unwrap().to_string()));

@@ -130,17 +130,18 @@ struct T {
 
 impl T {
     async fn new() -> T {
-        T::with(EmulatorConfig {
-            scans: 20,
-            seed: 3,
-            scan_duration: 10.0,
-            webhook_timeout: 2.0,
-            ..EmulatorConfig::default()
-        })
-        .await
+        T::timed(10.0, 2.0).await
     }
 
-    async fn with(cfg: EmulatorConfig) -> T {
+    /// How long a scan takes and a webhook may take to answer, in seconds.
+    async fn timed(scan_duration: f64, webhook_timeout: f64) -> T {
+        let cfg = EmulatorConfig {
+            scans: 20,
+            seed: 3,
+            scan_duration,
+            webhook_timeout,
+            ..EmulatorConfig::default()
+        };
         let emu = Emulator::start(cfg).await.expect("emulator starts");
         let key = emu.api_key();
         let http = reqwest::Client::builder()
@@ -192,6 +193,30 @@ impl T {
         self.channel(json!({ "webhookURL": url })).await
     }
 
+    /// An active and an inactive webhook channel, both to `url`.
+    async fn on_and_off(&self, url: &str) -> (String, String) {
+        let on = self.webhook(url).await;
+        let off = self
+            .channel(json!({"webhookURL": url, "isActive": false}))
+            .await;
+        (on, off)
+    }
+
+    async fn email(&self, name: &str, address: &str) -> String {
+        self.channel(json!({"type": "email", "name": name, "emailAddresses": [address]}))
+            .await
+    }
+
+    /// A webhook channel to `url` and a live subscription to it for the
+    /// scans of `domain`; gives the channel.
+    async fn live_webhook(&self, url: &str, domain: &str) -> String {
+        let ch = self.webhook(url).await;
+        let query = format!("page.domain:{domain}");
+        self.search_and_subscribe("scans", &query, json!({ "channelIds": [ch] }))
+            .await;
+        ch
+    }
+
     /// A subscription; `fields` add to or override a live one without
     /// channels or e-mail addresses.
     async fn subscribe(&self, searches: &[&str], fields: Value) -> String {
@@ -206,6 +231,19 @@ impl T {
             .post("/api/v1/user/subscriptions/", json!({ "subscription": s }))
             .await;
         r["subscription"]["_id"].as_str().unwrap().to_string()
+    }
+
+    /// A saved search and a subscription to it alone (see `subscribe`);
+    /// gives both ids.
+    async fn search_and_subscribe(
+        &self,
+        datasource: &str,
+        query: &str,
+        fields: Value,
+    ) -> (String, String) {
+        let sid = self.saved_search(datasource, query).await;
+        let sub = self.subscribe(&[&sid], fields).await;
+        (sid, sub)
     }
 
     /// Submit a scan; it finishes `scan_duration` seconds of emulator time later.
@@ -223,6 +261,18 @@ impl T {
 
     fn advance(&self, secs: f64) {
         self.emu.advance(secs);
+    }
+
+    /// Move the clock, then give the background work time to act on it.
+    async fn advance_and_settle(&self, secs: f64) {
+        self.advance(secs);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+
+    async fn incident(&self, id: &str) -> Value {
+        self.call(Method::GET, &format!("/api/v1/user/incidents/{id}"), None)
+            .await["incident"]
+            .clone()
     }
 
     fn now(&self) -> i64 {
@@ -305,11 +355,12 @@ async fn live_webhook_delivers_the_search_hit() {
     let t = T::new().await;
     let hook = Receiver::ok().await;
     let ch = t.webhook(&hook.url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:live.alerts.example.org")
-        .await;
-    let sub = t
-        .subscribe(&[&sid], json!({"name": "lookalikes", "channelIds": [ch]}))
+    let (sid, sub) = t
+        .search_and_subscribe(
+            "scans",
+            "page.domain:live.alerts.example.org",
+            json!({"name": "lookalikes", "channelIds": [ch]}),
+        )
         .await;
     let uuid = t.scan("https://live.alerts.example.org/login").await;
     t.scan("https://other.example.net/").await;
@@ -534,10 +585,7 @@ async fn week_days_and_ignore_time() {
 async fn inactive_subscription_or_channel_sends_nothing() {
     let t = T::new().await;
     let hook = Receiver::ok().await;
-    let on = t.webhook(&hook.url).await;
-    let off = t
-        .channel(json!({"webhookURL": hook.url, "isActive": false}))
-        .await;
+    let (on, off) = t.on_and_off(&hook.url).await;
     let sid = t
         .saved_search("scans", "page.domain:quiet.example.org")
         .await;
@@ -571,23 +619,17 @@ async fn inactive_subscription_or_channel_sends_nothing() {
 async fn retries_keep_the_id_and_follow_the_emulator_clock() {
     let t = T::new().await;
     let hook = Receiver::start(2, 503).await;
-    let ch = t.webhook(&hook.url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:retry.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    t.live_webhook(&hook.url, "retry.example.org").await;
     t.scanned("https://retry.example.org/").await;
     let d = t.wait_deliveries(1).await;
     assert_eq!(d[0]["status"], 503);
     // not due before 10 s of emulator time
-    t.advance(5.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(5.0).await;
     assert_eq!(hook.all().len(), 1);
     t.advance(5.0);
     let d = t.wait_deliveries(2).await;
     assert_eq!(d[1]["status"], 503);
-    t.advance(10.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(10.0).await;
     assert_eq!(hook.all().len(), 2, "the second wait is 20 s");
     t.advance(10.0);
     let d = t.wait_deliveries(3).await;
@@ -601,27 +643,16 @@ async fn retries_keep_the_id_and_follow_the_emulator_clock() {
         assert_eq!(r.header("x-urlscan-delivery-attempt"), (i + 1).to_string());
         assert_eq!(r.body["id"], id.as_str());
     }
-    t.advance(1_000.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(1_000.0).await;
     assert_eq!(t.deliveries().len(), 3);
     assert_eq!(t.notifications().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn refused_connections_timeouts_and_client_errors() {
-    let t = T::with(EmulatorConfig {
-        scans: 20,
-        seed: 3,
-        webhook_timeout: 0.5,
-        ..EmulatorConfig::default()
-    })
-    .await;
+    let t = T::timed(10.0, 0.5).await;
     let refused = closed_url().await;
-    let ch = t.webhook(&refused).await;
-    let sid = t
-        .saved_search("scans", "page.domain:refused.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    t.live_webhook(&refused, "refused.example.org").await;
     t.scanned("https://refused.example.org/").await;
     for (n, wait) in (1..).zip([10.0, 20.0, 40.0, 80.0]) {
         let d = t.wait_deliveries(n).await;
@@ -633,8 +664,7 @@ async fn refused_connections_timeouts_and_client_errors() {
     }
     let d = t.wait_deliveries(5).await;
     assert_eq!(d[4]["attempt"], 5);
-    t.advance(10_000.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(10_000.0).await;
     assert_eq!(t.deliveries().len(), 5, "at most five attempts");
 
     // an endpoint that never answers: a timeout, retried
@@ -646,11 +676,7 @@ async fn refused_connections_timeouts_and_client_errors() {
             conns.push(c);
         }
     });
-    let ch = t.webhook(&hole_url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:hole.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    t.live_webhook(&hole_url, "hole.example.org").await;
     t.scanned("https://hole.example.org/").await;
     let d = t.wait_deliveries(6).await;
     assert_eq!(d[5]["error"], "timeout");
@@ -664,18 +690,13 @@ async fn refused_connections_timeouts_and_client_errors() {
 
     // other 4xx answers are final
     let gone = Receiver::start(usize::MAX, 404).await;
-    let ch = t.webhook(&gone.url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:gone.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    t.live_webhook(&gone.url, "gone.example.org").await;
     t.scanned("https://gone.example.org/").await;
     gone.wait(1).await;
     let d = t.wait_deliveries(8).await;
     let last = d.iter().find(|x| x["url"] == gone.url.as_str()).unwrap();
     assert_eq!(last["status"], 404);
-    t.advance(1_000.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(1_000.0).await;
     assert_eq!(gone.all().len(), 1);
 }
 
@@ -683,11 +704,7 @@ async fn refused_connections_timeouts_and_client_errors() {
 async fn a_disabled_channel_ends_the_retries() {
     let t = T::new().await;
     let hook = Receiver::start(usize::MAX, 503).await;
-    let ch = t.webhook(&hook.url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:flaky.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    let ch = t.live_webhook(&hook.url, "flaky.example.org").await;
     t.scanned("https://flaky.example.org/").await;
     t.wait_deliveries(1).await;
     t.call(
@@ -696,8 +713,7 @@ async fn a_disabled_channel_ends_the_retries() {
         Some(json!({"channel": {"isActive": false}})),
     )
     .await;
-    t.advance(1_000.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(1_000.0).await;
     assert_eq!(t.deliveries().len(), 1);
     assert_eq!(hook.all().len(), 1);
 }
@@ -705,17 +721,10 @@ async fn a_disabled_channel_ends_the_retries() {
 #[tokio::test(flavor = "multi_thread")]
 async fn email_channel_and_subscription_addresses_fill_the_outbox() {
     let t = T::new().await;
-    let mail = t
-        .channel(json!({"type": "email", "name": "soc", "emailAddresses": ["soc@example.com"]}))
-        .await;
-    let sid = t
-        .saved_search("scans", "page.domain:mail.example.org")
-        .await;
-    let sub = t
-        .subscribe(
-            &[&sid],
-            json!({"name": "phish", "channelIds": [mail], "emailAddresses": ["a@example.com", "b@example.com"]}),
-        )
+    let mail = t.email("soc", "soc@example.com").await;
+    let fields = json!({"name": "phish", "channelIds": [mail], "emailAddresses": ["a@example.com", "b@example.com"]});
+    let (_, sub) = t
+        .search_and_subscribe("scans", "page.domain:mail.example.org", fields)
         .await;
     let uuid = t.scanned("https://mail.example.org/").await;
     let out = t.outbox();
@@ -749,9 +758,7 @@ async fn email_channel_and_subscription_addresses_fill_the_outbox() {
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_creation_modes() {
     let t = T::new().await;
-    let ch = t
-        .channel(json!({"type": "email", "name": "inc", "emailAddresses": ["inc@example.com"]}))
-        .await;
+    let ch = t.email("inc", "inc@example.com").await;
     let mut subs = HashMap::new();
     for mode in ["none", "default", "always", "ignore-if-exists", "unset"] {
         let sid = t
@@ -778,14 +785,7 @@ async fn incident_creation_modes() {
     assert_eq!(t.opened(&subs["always"]).len(), 2, "one per match");
     assert_eq!(t.opened(&subs["ignore-if-exists"]).len(), 1);
     let first = t.opened(&subs["default"])[0].clone();
-    let inc = t
-        .call(
-            Method::GET,
-            &format!("/api/v1/user/incidents/{first}"),
-            None,
-        )
-        .await["incident"]
-        .clone();
+    let inc = t.incident(&first).await;
     assert_eq!(inc["observable"], "default.modes.example.org");
     assert_eq!(inc["sourceType"], "subscription");
     assert_eq!(inc["sourceId"], subs["default"].as_str());
@@ -821,12 +821,10 @@ async fn incident_creation_modes() {
     assert_eq!(t.opened(&subs["always"]).len(), 2);
 
     // the subscription's incident options, and another watch key
-    let sid = t
-        .saved_search("scans", "page.domain:options.modes.example.org")
-        .await;
-    let sub = t
-        .subscribe(
-            &[&sid],
+    let (_, sub) = t
+        .search_and_subscribe(
+            "scans",
+            "page.domain:options.modes.example.org",
             json!({
                 "frequency": "daily",
                 "incidentCreationMode": "always", "incidentVisibility": "unlisted",
@@ -838,14 +836,7 @@ async fn incident_creation_modes() {
     t.scanned("https://options.modes.example.org/path").await;
     let opened = t.opened(&sub);
     assert_eq!(opened.len(), 1, "whatever the frequency, at the match");
-    let inc = t
-        .call(
-            Method::GET,
-            &format!("/api/v1/user/incidents/{}", opened[0]),
-            None,
-        )
-        .await["incident"]
-        .clone();
+    let inc = t.incident(&opened[0]).await;
     assert_eq!(inc["observable"], "https://options.modes.example.org/path");
     assert_eq!(inc["visibility"], "unlisted");
     assert_eq!(inc["channels"], json!([ch]));
@@ -859,12 +850,10 @@ async fn hostnames_subscription_alerts_new_hostnames() {
     let hook = Receiver::ok().await;
     let ch = t.webhook(&hook.url).await;
     t.scanned("https://old.hosts.example.org/").await;
-    let sid = t
-        .saved_search("hostnames", "hostname:hosts.example.org")
-        .await;
-    let sub = t
-        .subscribe(
-            &[&sid],
+    let (sid, sub) = t
+        .search_and_subscribe(
+            "hostnames",
+            "hostname:hosts.example.org",
             json!({"channelIds": [ch], "incidentCreationMode": "default"}),
         )
         .await;
@@ -913,14 +902,7 @@ async fn hostnames_subscription_alerts_new_hostnames() {
     // the incident observes the hostname
     let opened = t.opened(&sub);
     assert_eq!(opened.len(), 1);
-    let inc = t
-        .call(
-            Method::GET,
-            &format!("/api/v1/user/incidents/{}", opened[0]),
-            None,
-        )
-        .await["incident"]
-        .clone();
+    let inc = t.incident(&opened[0]).await;
     assert_eq!(inc["observable"], "new.hosts.example.org");
 }
 
@@ -928,13 +910,8 @@ async fn hostnames_subscription_alerts_new_hostnames() {
 async fn incident_changes_notify_the_incident_channels() {
     let t = T::new().await;
     let hook = Receiver::ok().await;
-    let on = t.webhook(&hook.url).await;
-    let off = t
-        .channel(json!({"webhookURL": hook.url, "isActive": false}))
-        .await;
-    let mail = t
-        .channel(json!({"type": "email", "name": "m", "emailAddresses": ["ir@example.com"]}))
-        .await;
+    let (on, off) = t.on_and_off(&hook.url).await;
+    let mail = t.email("m", "ir@example.com").await;
     let hit = json!({"_id": "2b1c7a0e-0000-4000-8000-000000000000", "sort": [1, "x"]});
     let changes = vec![json!({"attribute": "ip", "before": "192.0.2.1", "after": "192.0.2.2"})];
     t.emu
@@ -984,19 +961,9 @@ async fn incident_changes_notify_the_incident_channels() {
 #[tokio::test(flavor = "multi_thread")]
 async fn live_is_delivered_by_the_background_tick() {
     // scans finish at once: only the wall-clock tick can notice them
-    let t = T::with(EmulatorConfig {
-        scans: 20,
-        seed: 3,
-        scan_duration: 0.0,
-        ..EmulatorConfig::default()
-    })
-    .await;
+    let t = T::timed(0.0, 5.0).await;
     let hook = Receiver::ok().await;
-    let ch = t.webhook(&hook.url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:tick.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    t.live_webhook(&hook.url, "tick.example.org").await;
     let uuid = t.scan("https://tick.example.org/").await;
     let got = hook.wait(1).await;
     assert_eq!(uuids(&got[0].body), vec![uuid]);
@@ -1007,18 +974,13 @@ async fn live_is_delivered_by_the_background_tick() {
 async fn stopping_ends_the_background_work() {
     let mut t = T::new().await;
     let hook = Receiver::start(usize::MAX, 503).await;
-    let ch = t.webhook(&hook.url).await;
-    let sid = t
-        .saved_search("scans", "page.domain:stop.example.org")
-        .await;
-    t.subscribe(&[&sid], json!({"channelIds": [ch]})).await;
+    t.live_webhook(&hook.url, "stop.example.org").await;
     t.scanned("https://stop.example.org/").await;
     t.wait_deliveries(1).await;
     let weak = Arc::downgrade(&t.emu.state);
     t.emu.stop();
     // no attempts after the stop, even when due
-    t.advance(1_000.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    t.advance_and_settle(1_000.0).await;
     assert_eq!(hook.all().len(), 1);
     drop(t);
     // nothing keeps the state alive once the server is gone

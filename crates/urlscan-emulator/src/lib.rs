@@ -13,6 +13,8 @@ pub mod query;
 pub mod ratelimit;
 pub mod routes;
 pub mod state;
+#[cfg(test)]
+mod test_harness;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -2,100 +2,16 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 
-use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::incidents;
-use crate::{Emulator, EmulatorConfig};
+use crate::test_harness::{Harness, Resp};
 
-struct Resp {
-    status: u16,
-    headers: reqwest::header::HeaderMap,
-    body: Vec<u8>,
-}
+type T = Harness;
 
-impl Resp {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|_| {
-            panic!(
-                "not JSON ({}): {}",
-                self.status,
-                String::from_utf8_lossy(&self.body)
-            )
-        })
-    }
-    fn header(&self, name: &str) -> String {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string()
-    }
-    fn message(&self) -> String {
-        self.json()["message"].as_str().unwrap_or("").to_string()
-    }
-}
-
-struct T {
-    emu: Emulator,
-    http: reqwest::Client,
-    keys: HashMap<&'static str, String>,
-}
-
-impl T {
-    async fn new(scans: usize) -> T {
-        let emu = Emulator::start(EmulatorConfig {
-            scans,
-            seed: 7,
-            scan_duration: 10.0,
-            ..EmulatorConfig::default()
-        })
-        .await
-        .expect("emulator starts");
-        let keys = emu.keys().into_iter().collect();
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
-        T { emu, http, keys }
-    }
-
-    /// `who`: a key kind (premium, team, readonly, free, other) or "" for none.
-    async fn call(&self, m: Method, path: &str, who: &str, body: Option<Value>) -> Resp {
-        let url = if path.starts_with("http") {
-            path.to_string()
-        } else {
-            format!("{}{path}", self.emu.url())
-        };
-        let mut rb = self.http.request(m, url);
-        if !who.is_empty() {
-            rb = rb.header("api-key", &self.keys[who]);
-        }
-        if let Some(b) = body {
-            rb = rb.json(&b);
-        }
-        let r = rb.send().await.expect("request");
-        Resp {
-            status: r.status().as_u16(),
-            headers: r.headers().clone(),
-            body: r.bytes().await.unwrap().to_vec(),
-        }
-    }
-    async fn get(&self, path: &str, who: &str) -> Resp {
-        self.call(Method::GET, path, who, None).await
-    }
-    async fn post(&self, path: &str, who: &str, body: Value) -> Resp {
-        self.call(Method::POST, path, who, Some(body)).await
-    }
-    async fn put(&self, path: &str, who: &str, body: Value) -> Resp {
-        self.call(Method::PUT, path, who, Some(body)).await
-    }
-    async fn delete(&self, path: &str, who: &str) -> Resp {
-        self.call(Method::DELETE, path, who, None).await
-    }
-    fn advance(&self, secs: f64) {
-        self.emu.advance(secs);
-    }
+/// An emulator with `scans` scans, from the seed these tests' data needs.
+async fn emulator(scans: usize) -> T {
+    Harness::start(scans, 7).await
 }
 
 fn assert_validation(r: &Resp, needle: &str) {
@@ -110,7 +26,7 @@ fn assert_validation(r: &Resp, needle: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn access_rules() {
-    let t = T::new(20).await;
+    let t = emulator(20).await;
     for path in [
         "/api/v1/livescan/scanners/",
         "/api/v1/user/searches/",
@@ -177,7 +93,7 @@ async fn access_rules() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn saved_searches() {
-    let t = T::new(200).await;
+    let t = emulator(200).await;
     let p = "/api/v1/user/searches/";
     // validation
     let r = t
@@ -362,16 +278,8 @@ async fn saved_searches() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn subscriptions() {
-    let t = T::new(200).await;
-    let s = t
-        .post(
-            "/api/v1/user/searches/",
-            "premium",
-            json!({"search": {"datasource": "scans", "name": "n", "query": "task.method:api"}}),
-        )
-        .await
-        .json();
-    let sid = s["search"]["_id"].as_str().unwrap().to_string();
+    let t = emulator(200).await;
+    let sid = t.saved_search("scans", "n", "task.method:api").await;
     let ch = t
         .post("/api/v1/user/channels/", "premium", json!({"channel": {"type": "email", "name": "mail", "emailAddresses": ["a@example.com"]}}))
         .await
@@ -490,7 +398,7 @@ async fn subscriptions() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn channels() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     let p = "/api/v1/user/channels/";
     assert_validation(
         &t.post(p, "premium", json!({"channel": {"name": "x"}}))
@@ -606,7 +514,7 @@ async fn incident_get(t: &T, id: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_validation_and_shape() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     let cid = channel(&t).await;
     let p = "/api/v1/user/incidents";
     let r = t
@@ -726,7 +634,7 @@ async fn incident_validation_and_shape() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_transitions_and_states() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     let cid = channel(&t).await;
     let inc = incident(
         &t,
@@ -859,7 +767,7 @@ async fn incident_transitions_and_states() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_rotation_per_interval() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     let inc = incident(&t, json!({
         "observable": "www.example.org", "visibility": "unlisted", "channels": [],
         "scanInterval": 3600, "userAgents": ["a", "b", "c", "d"], "userAgentsPerInterval": 2,
@@ -897,7 +805,7 @@ async fn incident_rotation_per_interval() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_automatic_closes() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     // suspended: closes stopDelaySuspended after the first scan saw it
     let s = incident(
         &t,
@@ -1005,7 +913,7 @@ async fn incident_automatic_closes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_copy_and_fork() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     let orig = incident(&t, json!({
         "observable": "www.example.com", "visibility": "private", "channels": [], "scanInterval": 600, "expireAfter": 7200,
     }))
@@ -1098,7 +1006,7 @@ async fn incident_copy_and_fork() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn livescan_lifecycle() {
-    let t = T::new(10).await;
+    let t = emulator(10).await;
     let sc = t.get("/api/v1/livescan/scanners/", "premium").await.json();
     let ids: Vec<&str> = sc["scanners"]
         .as_array()
@@ -1334,7 +1242,7 @@ fn popular_host(t: &T) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hostname_history_paging() {
-    let t = T::new(400).await;
+    let t = emulator(400).await;
     let host = popular_host(&t);
     let all = t
         .get(&format!("/api/v1/hostname/{host}"), "premium")
@@ -1420,7 +1328,7 @@ async fn hostname_history_paging() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn brands() {
-    let t = T::new(400).await;
+    let t = emulator(400).await;
     let kits = t.get("/api/v1/pro/availableBrands", "premium").await.json();
     let kits = kits["kits"].as_array().unwrap();
     let paypal = kits.iter().find(|k| k["key"] == "paypal").unwrap();
@@ -1471,7 +1379,7 @@ async fn brands() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn file_download_zip() {
-    let t = T::new(20).await;
+    let t = emulator(20).await;
     let hash = {
         let store = t.emu.state.store.lock().unwrap();
         let mut hs: Vec<&String> = store.hashes.keys().collect();
@@ -1535,7 +1443,7 @@ async fn file_download_zip() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn datadumps() {
-    let t = T::new(300).await;
+    let t = emulator(300).await;
     let now = t.emu.state.now_ms();
     let day = |ms: i64| {
         chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
