@@ -21,8 +21,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
+use super::answer::err;
 use super::ratelimit::Snapshot;
-use super::routes::err;
 use super::state::AppState;
 
 /// What a fault does to a request it affects.
@@ -399,7 +399,7 @@ fn action_of(method: &Method, path: &str, body: &[u8]) -> String {
     if path.starts_with("/api/v1/livescan/") {
         return "livescan".into();
     }
-    match super::routes::group_of(path) {
+    match super::state::group_of(path) {
         "search" => "search".into(),
         _ => "retrieve".into(),
     }

@@ -1,5 +1,7 @@
 //! A local emulator of the service: a real HTTP server on loopback that
 //! behaves like the service (state machines, visibility, rate limits, errors).
+pub mod access;
+pub mod answer;
 pub mod content;
 pub mod datasources;
 #[cfg(test)]
