@@ -9,6 +9,7 @@ mod datasources_tests;
 pub mod events;
 #[cfg(test)]
 mod events_tests;
+pub mod fault_middleware;
 pub mod faults;
 pub mod premium;
 pub mod query;

@@ -60,7 +60,7 @@ pub fn router(st: Arc<AppState>) -> Router {
         // Faults apply inside the latency layer, before the handlers.
         .layer(middleware::from_fn_with_state(
             st.clone(),
-            super::faults::middleware,
+            super::fault_middleware::middleware,
         ))
         .layer(middleware::from_fn_with_state(st.clone(), latency))
         .with_state(st)
