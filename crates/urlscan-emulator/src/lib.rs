@@ -2,6 +2,7 @@
 //! behaves like the service (state machines, visibility, rate limits, errors).
 pub mod access;
 pub mod answer;
+pub mod clock;
 pub mod content;
 pub mod datasources;
 #[cfg(test)]
@@ -83,7 +84,7 @@ impl Emulator {
 
     /// Move the emulator clock forward.
     pub fn advance(&self, secs: f64) {
-        self.state.advance(secs);
+        clock::advance(&self.state, secs);
     }
 
     /// Queue a fault (see `faults`); an error names the option that is wrong.

@@ -347,12 +347,11 @@ impl AppState {
         wall_ms() + self.clock_offset_ms.load(Ordering::SeqCst)
     }
 
-    pub fn advance(&self, secs: f64) {
+    /// Move the emulator clock forward; `clock::advance` also brings the
+    /// time-driven state up to it.
+    pub fn move_clock(&self, secs: f64) {
         self.clock_offset_ms
             .fetch_add((secs * 1000.0).round() as i64, Ordering::SeqCst);
-        let now = self.now_ms();
-        super::premium::tick(self, now);
-        super::events::tick(self, now);
     }
 
     pub fn key_info(&self, key: &str) -> Option<&KeyInfo> {
