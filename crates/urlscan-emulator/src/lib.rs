@@ -7,6 +7,7 @@ pub mod content;
 pub mod datasources;
 #[cfg(test)]
 mod datasources_tests;
+pub mod document;
 pub mod events;
 #[cfg(test)]
 mod events_tests;

@@ -48,7 +48,7 @@ use std::collections::VecDeque;
 
 use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::content::{self, ScanSpec};
-use super::super::datasources::Doc;
+use super::super::document::Doc;
 use super::super::events::IncidentChange;
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{

@@ -18,7 +18,7 @@ use axum::Router;
 use serde_json::{json, Map, Value};
 
 use super::answer::{caller, err, validation, Need};
-use super::datasources::Doc;
+use super::document::Doc;
 use super::state::{AppState, Caller, KeyInfo};
 
 mod brands;
