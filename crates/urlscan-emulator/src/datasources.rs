@@ -12,27 +12,10 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use super::content::{self, ScanSpec};
+pub use super::document::Doc;
 use super::query::Query;
 use super::ratelimit::iso_ms;
 use super::state::{AppState, Caller, Page, TOTAL_CAP};
-
-/// One document of a data source: `doc` holds its fields and `_id`; `ms`
-/// is the time it sorts by.
-#[derive(Debug, Clone)]
-pub struct Doc {
-    pub ms: i64,
-    pub id: String,
-    pub doc: Value,
-}
-
-impl Doc {
-    pub(crate) fn hit(self) -> Value {
-        let mut d = self.doc;
-        d["_id"] = json!(self.id);
-        d["sort"] = json!([self.ms, self.id]);
-        d
-    }
-}
 
 /// The documents of `datasource` visible to the caller at `now`.
 pub fn documents(st: &AppState, c: &Caller, datasource: &str, now: i64) -> Vec<Doc> {

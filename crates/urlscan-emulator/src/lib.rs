@@ -1,12 +1,17 @@
 //! A local emulator of the service: a real HTTP server on loopback that
 //! behaves like the service (state machines, visibility, rate limits, errors).
+pub mod access;
+pub mod answer;
+pub mod clock;
 pub mod content;
 pub mod datasources;
 #[cfg(test)]
 mod datasources_tests;
+pub mod document;
 pub mod events;
 #[cfg(test)]
 mod events_tests;
+pub mod fault_middleware;
 pub mod faults;
 pub mod premium;
 pub mod query;
@@ -82,7 +87,7 @@ impl Emulator {
 
     /// Move the emulator clock forward.
     pub fn advance(&self, secs: f64) {
-        self.state.advance(secs);
+        clock::advance(&self.state, secs);
     }
 
     /// Queue a fault (see `faults`); an error names the option that is wrong.

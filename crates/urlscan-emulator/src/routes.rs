@@ -13,9 +13,13 @@ use axum::routing::{get, post, put, MethodRouter};
 use axum::Router;
 use serde_json::{json, Map, Value};
 
+use super::answer::{
+    caller, check_limit, err, gone, not_found_scan, ok_json, or_return, pending, validation,
+    with_limit_headers, Need,
+};
 use super::content::{self, ScanSpec};
 use super::query::Query;
-use super::state::{AppState, Caller, Entry};
+use super::state::{group_of, AppState, Caller, Entry};
 
 type St = State<Arc<AppState>>;
 
@@ -56,7 +60,7 @@ pub fn router(st: Arc<AppState>) -> Router {
         // Faults apply inside the latency layer, before the handlers.
         .layer(middleware::from_fn_with_state(
             st.clone(),
-            super::faults::middleware,
+            super::fault_middleware::middleware,
         ))
         .layer(middleware::from_fn_with_state(st.clone(), latency))
         .with_state(st)
@@ -71,217 +75,6 @@ async fn latency(State(st): St, req: Request, next: Next) -> Response {
         tokio::time::sleep(Duration::from_secs_f64(secs)).await;
     }
     next.run(req).await
-}
-
-pub fn group_of(path: &str) -> &'static str {
-    let groups = [
-        ("/api/v1/scan", "scan"),
-        ("/api/v1/result/", "result"),
-        ("/api/v1/search", "search"),
-        ("/api/v1/pro/result/", "search"),
-        ("/api/v1/pro/phishfeed", "search"),
-        ("/screenshots/", "screenshot"),
-        ("/dom/", "dom"),
-        ("/responses/", "responses"),
-    ];
-    groups
-        .iter()
-        .find(|(p, _)| path.starts_with(p))
-        .map(|(_, g)| *g)
-        .unwrap_or("default")
-}
-
-// ---------------------------------------------------------------- answers
-
-/// The service's error envelope.
-pub(crate) fn err(status: StatusCode, message: &str, description: Option<&str>) -> Response {
-    let s = status.as_u16();
-    let mut item = json!({"title": message, "detail": description.unwrap_or(message), "status": s});
-    let mut body = json!({"message": message, "status": s});
-    if let Some(d) = description {
-        body["description"] = json!(d);
-    } else {
-        item["detail"] = json!(message);
-    }
-    body["errors"] = json!([item]);
-    (status, axum::Json(body)).into_response()
-}
-
-/// The validation variant of the envelope (no top-level status).
-pub(crate) fn validation(message: &str) -> Response {
-    let m = format!("ValidationError: {message}");
-    let body = json!({
-        "code": "validationerror", "type": "body", "message": m,
-        "errors": [{"code": "validationerror", "title": "Field Validation Error", "description": m, "status": 400}],
-    });
-    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
-}
-
-pub(crate) fn ok_json(v: Value) -> Response {
-    (StatusCode::OK, axum::Json(v)).into_response()
-}
-
-pub(crate) fn not_found_scan() -> Response {
-    err(
-        StatusCode::NOT_FOUND,
-        "No such scan submission",
-        Some("We could not find this scan submission. Check the UUID."),
-    )
-}
-
-pub(crate) fn gone() -> Response {
-    err(
-        StatusCode::GONE,
-        "Scan was deleted",
-        Some("This scan has been deleted and is no longer available."),
-    )
-}
-
-pub(crate) fn pending() -> Response {
-    err(
-        StatusCode::NOT_FOUND,
-        "Scan is not finished yet",
-        Some("The scan is still running. Poll again in a few seconds."),
-    )
-}
-
-// ---------------------------------------------------------------- auth
-
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum Need {
-    /// Works without a key (a per-address budget).
-    Anyone,
-    /// Needs a key; no key gets the 401 envelope.
-    Key,
-    /// Needs a key; no key gets 403 "You're not logged in!" (result, DOM, responses).
-    KeyLoggedIn,
-    Premium,
-    PremiumWrite,
-    Write,
-}
-
-pub(crate) fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<Caller, Response> {
-    let key = headers
-        .get("api-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim);
-    let c = match key {
-        None | Some("") => Caller::Anonymous,
-        Some(k) => {
-            if uuid::Uuid::try_parse(k).is_err() {
-                return Err(err(
-                    StatusCode::BAD_REQUEST,
-                    "Invalid API key format",
-                    Some("The API key must be a UUID."),
-                ));
-            }
-            match st.key_info(&k.to_ascii_lowercase()) {
-                Some(i) => Caller::Key(i.clone()),
-                None => {
-                    return Err(err(
-                        StatusCode::UNAUTHORIZED,
-                        "API key supplied but not found in database!",
-                        None,
-                    ))
-                }
-            }
-        }
-    };
-    match (&c, need) {
-        (_, Need::Anyone) => Ok(c),
-        (Caller::Anonymous, Need::KeyLoggedIn) => Err((
-            StatusCode::FORBIDDEN,
-            axum::Json(json!({"warning": "You're not logged in!"})),
-        )
-            .into_response()),
-        (Caller::Anonymous, _) => Err(err(
-            StatusCode::UNAUTHORIZED,
-            "No API key supplied. Please supply a valid API key in the \"api-key\" HTTP header.",
-            None,
-        )),
-        (Caller::Key(k), Need::Premium | Need::PremiumWrite) if !k.premium => Err(err(
-            StatusCode::FORBIDDEN,
-            "This endpoint requires a premium account",
-            Some(
-                "Your current plan does not include this feature. Upgrade to a Pro plan to use it.",
-            ),
-        )),
-        (Caller::Key(k), Need::PremiumWrite | Need::Write) if !k.readwrite => Err(err(
-            StatusCode::FORBIDDEN,
-            "This API key does not have the required security scope: readwrite",
-            Some("Create an API key with the readwrite scope to use this endpoint."),
-        )),
-        _ => Ok(c),
-    }
-}
-
-/// The `Ok` value, or return the `Err` answer from the handler.
-macro_rules! or_return {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(resp) => return resp,
-        }
-    };
-}
-#[allow(unused_imports)] // used by the premium routes
-pub(crate) use or_return;
-
-// ---------------------------------------------------------------- rate limits
-
-/// Headers of the action's tightest window; a request that did not end in
-/// 200 gives back the place `check_limit` counted (only 200s count).
-pub(crate) fn with_limit_headers(
-    st: &AppState,
-    c: &Caller,
-    action: &str,
-    mut resp: Response,
-) -> Response {
-    let now = st.now_ms();
-    let mut rl = st.limiter.lock().unwrap();
-    if resp.status() != StatusCode::OK {
-        rl.refund(&c.subject(), action, now);
-    }
-    if let Some(snap) = rl.snapshot(&c.subject(), action, c.anonymous(), now) {
-        for (k, v) in snap.headers() {
-            if let Ok(v) = HeaderValue::from_str(&v) {
-                resp.headers_mut().insert(k, v);
-            }
-        }
-    }
-    resp
-}
-
-/// Count the request against the action's windows, or answer 429 when one
-/// is spent. Must be paired with `with_limit_headers`.
-pub(crate) fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(), Response> {
-    let now = st.now_ms();
-    let spent = st
-        .limiter
-        .lock()
-        .unwrap()
-        .reserve(&c.subject(), action, c.anonymous(), now);
-    match spent {
-        Err(s) => {
-            st.throttled
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let msg = format!(
-                "Rate limit for action '{}' exceeded: {} requests per {}. Retry in {} seconds.",
-                s.action, s.limit, s.window, s.reset_after_s
-            );
-            let mut resp = err(StatusCode::TOO_MANY_REQUESTS, &msg, Some("You have exceeded your quota for this action. Wait for the window to reset or upgrade your plan."));
-            for (k, v) in s.headers() {
-                if let Ok(v) = HeaderValue::from_str(&v) {
-                    resp.headers_mut().insert(k, v);
-                }
-            }
-            if let Ok(v) = HeaderValue::from_str(&s.reset_after_s.to_string()) {
-                resp.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            Err(resp)
-        }
-        Ok(()) => Ok(()),
-    }
 }
 
 // ---------------------------------------------------------------- account

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, Value};
 
+pub use super::access::{Caller, KeyInfo};
 use super::content::{self, ScanSpec};
 use super::query::Query;
 use super::ratelimit::{Limits, RateLimiter};
@@ -24,6 +25,25 @@ impl Latency {
     pub fn for_group(&self, g: &str) -> f64 {
         self.groups.get(g).copied().unwrap_or(self.default)
     }
+}
+
+/// The endpoint group of a request path, as `Latency` names them.
+pub fn group_of(path: &str) -> &'static str {
+    let groups = [
+        ("/api/v1/scan", "scan"),
+        ("/api/v1/result/", "result"),
+        ("/api/v1/search", "search"),
+        ("/api/v1/pro/result/", "search"),
+        ("/api/v1/pro/phishfeed", "search"),
+        ("/screenshots/", "screenshot"),
+        ("/dom/", "dom"),
+        ("/responses/", "responses"),
+    ];
+    groups
+        .iter()
+        .find(|(p, _)| path.starts_with(p))
+        .map(|(_, g)| *g)
+        .unwrap_or("default")
 }
 
 #[derive(Debug, Clone)]
@@ -64,47 +84,6 @@ impl Default for EmulatorConfig {
             webhook_timeout: 5.0,
             header_read_timeout: 120.0,
         }
-    }
-}
-
-/// The kinds of keys the emulator issues, and what each may do.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyInfo {
-    pub kind: &'static str,
-    pub user: String,
-    pub email: String,
-    pub team: Option<String>,
-    pub premium: bool,
-    /// The `readwrite` scope; a read-only key lacks it.
-    pub readwrite: bool,
-}
-
-/// Who is calling.
-#[derive(Debug, Clone)]
-pub enum Caller {
-    Anonymous,
-    Key(KeyInfo),
-}
-
-impl Caller {
-    pub fn key(&self) -> Option<&KeyInfo> {
-        match self {
-            Caller::Key(k) => Some(k),
-            Caller::Anonymous => None,
-        }
-    }
-    pub fn premium(&self) -> bool {
-        self.key().is_some_and(|k| k.premium)
-    }
-    /// The rate-limit subject: the user, or the (loopback) address.
-    pub fn subject(&self) -> String {
-        match self {
-            Caller::Key(k) => format!("user:{}", k.user),
-            Caller::Anonymous => "ip:127.0.0.1".into(),
-        }
-    }
-    pub fn anonymous(&self) -> bool {
-        matches!(self, Caller::Anonymous)
     }
 }
 
@@ -368,12 +347,11 @@ impl AppState {
         wall_ms() + self.clock_offset_ms.load(Ordering::SeqCst)
     }
 
-    pub fn advance(&self, secs: f64) {
+    /// Move the emulator clock forward; `clock::advance` also brings the
+    /// time-driven state up to it.
+    pub fn move_clock(&self, secs: f64) {
         self.clock_offset_ms
             .fetch_add((secs * 1000.0).round() as i64, Ordering::SeqCst);
-        let now = self.now_ms();
-        super::premium::tick(self, now);
-        super::events::tick(self, now);
     }
 
     pub fn key_info(&self, key: &str) -> Option<&KeyInfo> {

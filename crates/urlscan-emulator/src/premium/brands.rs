@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 // The same tables the content generator draws phishing pages from, so the
 // brand list and the verdicts of scans agree.
+use super::super::answer::{ok_json, or_return, Need};
 use super::super::content::words;
-use super::super::routes::{ok_json, or_return, Need};
 use super::super::state::{lookup, AppState};
 use super::{enter, h64, hex_sha256, iso};
 

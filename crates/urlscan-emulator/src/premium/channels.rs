@@ -10,7 +10,7 @@ use axum::response::Response;
 use axum::routing::MethodRouter;
 use serde_json::{Map, Value};
 
-use super::super::routes::{validation, Need};
+use super::super::answer::{validation, Need};
 use super::super::state::AppState;
 use super::resource::{self, Resource};
 use super::{

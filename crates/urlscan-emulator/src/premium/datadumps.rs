@@ -16,8 +16,8 @@ use axum::routing::{get, MethodRouter};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
+use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::content;
-use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::AppState;
 use super::{enter, iso, now};
 

@@ -10,8 +10,8 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 
+use super::super::answer::{err, or_return, Need};
 use super::super::content;
-use super::super::routes::{err, or_return, Need};
 use super::super::state::AppState;
 use super::enter;
 

@@ -25,9 +25,9 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
+use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::datasources::{self, Doc};
 use super::super::query::Query;
-use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Caller};
 use super::{enter, h64, iso};
 

@@ -46,10 +46,10 @@ use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 
+use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::content::{self, ScanSpec};
-use super::super::datasources::Doc;
+use super::super::document::Doc;
 use super::super::events::IncidentChange;
-use super::super::routes::{err, ok_json, or_return, validation, Need};
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::{
     check, check_refs, enter, h64, iso, key_of, new_id, same_team, wrapped, Access, FieldType,

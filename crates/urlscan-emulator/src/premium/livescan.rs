@@ -13,10 +13,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::content::{self, ScanSpec};
-use super::super::routes::{
+use super::super::answer::{
     check_limit, err, ok_json, or_return, pending, validation, with_limit_headers, Need,
 };
+use super::super::content::{self, ScanSpec};
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::{check, enter, iso, key_of, same_team, FieldType, PremiumState, RequestField};
 

@@ -17,8 +17,8 @@ use axum::routing::MethodRouter;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
-use super::datasources::Doc;
-use super::routes::{caller, err, validation, Need};
+use super::answer::{caller, err, validation, Need};
+use super::document::Doc;
 use super::state::{AppState, Caller, KeyInfo};
 
 mod brands;

@@ -11,7 +11,7 @@ use axum::response::Response;
 use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{ok_json, or_return, Need};
+use super::super::answer::{ok_json, or_return, Need};
 use super::super::state::{AppState, KeyInfo};
 use super::{check, enter, find, key_of, wrapped, Access, Item, PremiumState, RequestField};
 

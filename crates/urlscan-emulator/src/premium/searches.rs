@@ -7,8 +7,9 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
+use super::super::answer::{or_return, Need};
 use super::super::query::Query;
-use super::super::routes::{or_return, page_response, parse_query, search_args, Need};
+use super::super::routes::{page_response, parse_query, search_args};
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::resource::{self, Resource};
 use super::{enter, find, hostnames, key_of, Access, FieldType, Item, PremiumState, RequestField};

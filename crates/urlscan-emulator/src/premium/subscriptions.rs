@@ -7,7 +7,7 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::routes::{ok_json, or_return, validation, Need};
+use super::super::answer::{ok_json, or_return, validation, Need};
 use super::super::state::{AppState, KeyInfo};
 use super::resource::{self, Resource};
 use super::{
