@@ -501,9 +501,6 @@ class Model:
 
     # The JSON object this model wraps: a dict, or a LazyDoc still in bytes.
     _json: dict[str, Any] | LazyDoc
-    # The same slot under its former name, which the native lazy constructor
-    # (bindings/lazy.rs) still sets; set below, once the slot exists.
-    _r: ClassVar[Any]
     _cache: dict[str, Any]
     # The JSON path of this object in the answer ("" for the whole answer).
     _path: str
@@ -563,7 +560,7 @@ class Model:
         return self._json.get(key, _MISSING)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_json", "_r", "_cache", "_raw", "_path"):
+        if name.startswith("__") or name in ("_json", "_cache", "_raw", "_path"):
             raise AttributeError(name)
         cache = self._cache
         if name in cache:
@@ -656,9 +653,6 @@ class Model:
     def fields(cls) -> tuple[str, ...]:
         """The documented fields of this model (others are reachable too)."""
         return tuple(cls._fields)
-
-
-Model._r = Model.__dict__["_json"]
 
 
 def _field(wire: str, conv: Callable[[Any], Any] | None = None) -> _Field:

@@ -131,7 +131,7 @@ fn new_model<'py>(
             .unbind())
     })?;
     let obj = new.bind(py).call1((cls,))?;
-    set_slot(&obj, pyo3::intern!(py, "_r"), doc.as_any())?;
+    set_slot(&obj, pyo3::intern!(py, "_json"), doc.as_any())?;
     set_slot(&obj, pyo3::intern!(py, "_cache"), PyDict::new(py).as_any())?;
     set_slot(&obj, pyo3::intern!(py, "_path"), path.as_any())?;
     Ok(obj)

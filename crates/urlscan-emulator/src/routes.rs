@@ -63,7 +63,27 @@ pub fn router(st: Arc<AppState>) -> Router {
             super::fault_middleware::middleware,
         ))
         .layer(middleware::from_fn_with_state(st.clone(), latency))
+        .layer(middleware::from_fn(whole_request))
         .with_state(st)
+}
+
+/// The largest request body read ahead of the handlers (the handlers' own
+/// extractors keep their smaller limits).
+const REQUEST_BODY_MAX: usize = 64 << 20;
+
+/// Every request body is read to its end before the handlers run, so one
+/// that a handler has no use for (`PUT .../close` with `{}`) does not leave
+/// the connection unusable for the client's next request.
+async fn whole_request(req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    match axum::body::to_bytes(body, REQUEST_BODY_MAX).await {
+        Ok(bytes) => next.run(Request::from_parts(parts, bytes.into())).await,
+        Err(_) => err(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large",
+            Some("The request body is too large or was cut off"),
+        ),
+    }
 }
 
 /// Added latency, per endpoint group, like a remote service.
