@@ -275,7 +275,7 @@ pub struct AppState {
     pub keys: Vec<(String, KeyInfo)>,
     clock_offset_ms: AtomicI64,
     pub store: Mutex<Store>,
-    pub premium: Mutex<super::premium::PremiumState>,
+    pub premium: Mutex<super::premium::records::PremiumState>,
     /// Notifications (see `events`; lock order: premium, store, events).
     pub events: Mutex<super::events::Events>,
     pub limiter: Mutex<RateLimiter>,
@@ -310,7 +310,7 @@ impl AppState {
             keys,
             clock_offset_ms: AtomicI64::new(0),
             store: Mutex::new(Store::default()),
-            premium: Mutex::new(super::premium::PremiumState::default()),
+            premium: Mutex::new(super::premium::records::PremiumState::default()),
             events: Mutex::new(super::events::Events::default()),
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
