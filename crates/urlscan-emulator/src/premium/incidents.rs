@@ -49,7 +49,7 @@ use std::collections::VecDeque;
 use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::content::{self, ScanSpec};
 use super::super::document::Doc;
-use super::super::events::IncidentChange;
+use super::super::events::records::IncidentChange;
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
 use super::records::{Condition, Incident, NewScan, Observation};
 use super::{
