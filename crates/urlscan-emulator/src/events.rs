@@ -18,8 +18,8 @@
 //! * e-mails land in the outbox; webhook attempts that are due start as
 //!   tasks and are recorded when they end; failed ones are retried on the
 //!   emulator clock.
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Weak};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use chrono::Datelike;
@@ -30,54 +30,9 @@ use super::premium::{self, Item, PremiumState};
 use super::query::Query;
 use super::state::{lookup, AppState, Caller, Entry, KeyInfo, Store};
 
-/// A watched attribute of an incident changed between two observations;
-/// queued by the incident clock, turned into notifications by this module.
-#[derive(Debug, Clone)]
-pub struct IncidentChange {
-    pub owner: String,
-    pub team: Option<String>,
-    pub incident_id: String,
-    pub observable: String,
-    /// The incident's channel ids.
-    pub channels: Vec<String>,
-    /// `[{"attribute", "before", "after"}]`
-    pub changes: Vec<Value>,
-    /// The search hit of the scan that saw the change.
-    pub hit: Value,
-    pub at_ms: i64,
-}
-
-/// A notification that was created, kept for the notifications data source.
-#[derive(Debug, Clone)]
-pub struct Stored {
-    pub owner: String,
-    pub team: Option<String>,
-    pub created_ms: i64,
-    /// The payload (see the README).
-    pub payload: Value,
-}
-
-/// The event state of the emulator (guarded by `AppState::events`).
-#[derive(Debug, Default)]
-pub struct Events {
-    /// Changes seen by incidents, not yet turned into notifications.
-    pub incident_changes: Vec<IncidentChange>,
-    /// Every notification created, oldest first.
-    pub notifications: Vec<Stored>,
-    /// Delivered e-mails, oldest first: `{"to", "subject", "notification", "at"}`.
-    pub outbox: Vec<Value>,
-    /// Every webhook attempt, oldest first:
-    /// `{"url", "status", "error", "attempt", "notification", "at"}`.
-    pub deliveries: Vec<Value>,
-    engine: Engine,
-}
-
-impl Events {
-    /// Incidents opened by subscriptions: (subscription id, incident id), oldest first.
-    pub fn opened_incidents(&self) -> &[(String, String)] {
-        &self.engine.opened
-    }
-}
+pub(crate) mod records;
+use records::{Engine, Queue, Queued, Target, Webhook};
+pub use records::{Events, IncidentChange, Stored};
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 86_400_000;
@@ -88,67 +43,23 @@ const MAX_ATTEMPTS: u32 = 5;
 const FIRST_BACKOFF_MS: i64 = 10_000;
 const TICK_EVERY: Duration = Duration::from_millis(200);
 
-#[derive(Debug, Default)]
-struct Engine {
-    /// Submitted scans not finished yet: (finish ms, uuid).
-    unfinished: Vec<(i64, String)>,
-    /// Hostnames in each owner's searchable scans, for hostnames searches;
-    /// filled the first time the owner has such a subscription.
-    hosts_seen: HashMap<String, HashSet<String>>,
-    /// Matched items waiting for their batch.
-    queues: Vec<Queue>,
-    /// Webhook notifications not yet delivered or given up.
-    webhooks: Vec<Webhook>,
-    /// Incidents opened by subscriptions: (subscription id, incident id).
-    opened: Vec<(String, String)>,
-    /// Present while the emulator runs (webhook attempts need it).
-    runner: Option<Runner>,
-}
-
+/// What webhook attempts need while the emulator runs; held by the running
+/// emulator (and its background tick), outside the state it points to.
 #[derive(Debug)]
-struct Runner {
+pub struct Runner {
     rt: tokio::runtime::Handle,
     app: Weak<AppState>,
     /// Set to true when the emulator stops: running attempts end.
     stop: watch::Sender<bool>,
     /// Built on first use; follows no redirects.
-    client: Option<reqwest::Client>,
+    client: Mutex<Option<reqwest::Client>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Target {
-    Channel(String),
-    /// The subscription's own `emailAddresses`.
-    Email,
-}
-
-#[derive(Debug)]
-struct Queue {
-    subscription: String,
-    target: Target,
-    datasource: &'static str,
-    items: Vec<Queued>,
-}
-
-#[derive(Debug, Clone)]
-struct Queued {
-    /// When the item matched (the scan's finish time).
-    at_ms: i64,
-    /// The hit's sort key: (epoch ms, id).
-    sort: (i64, String),
-    hit: Value,
-    searches: Vec<String>,
-}
-
-#[derive(Debug)]
-struct Webhook {
-    id: String,
-    channel: String,
-    payload: Value,
-    /// Attempts started so far.
-    attempts: u32,
-    /// When the next attempt is due; `None` while one runs.
-    due_ms: Option<i64>,
+impl Runner {
+    /// Not stopped yet: new attempts may start.
+    fn running(&self) -> bool {
+        !*self.stop.borrow()
+    }
 }
 
 /// A webhook attempt to start.
@@ -182,18 +93,19 @@ struct Open {
 // ---------------------------------------------------------------- running
 
 /// Start the background tick (every 200 ms of wall time) on the current
-/// runtime and allow webhook attempts; the task ends when the state is
-/// gone or on `stop`.
-pub(crate) fn start(st: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
+/// runtime and allow webhook attempts through the returned runner; the task
+/// ends when the state is gone or is aborted.
+pub(crate) fn start(st: &Arc<AppState>) -> (Arc<Runner>, tokio::task::JoinHandle<()>) {
     let (stop, _) = watch::channel(false);
-    st.events.lock().unwrap().engine.runner = Some(Runner {
+    let runner = Arc::new(Runner {
         rt: tokio::runtime::Handle::current(),
         app: Arc::downgrade(st),
         stop,
-        client: None,
+        client: Mutex::new(None),
     });
     let app = Arc::downgrade(st);
-    tokio::spawn(async move {
+    let ticking = Arc::clone(&runner);
+    let task = tokio::spawn(async move {
         let mut every = tokio::time::interval(TICK_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -201,22 +113,21 @@ pub(crate) fn start(st: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
             let Some(st) = app.upgrade() else { break };
             let now = st.now_ms();
             premium::tick(&st, now);
-            tick(&st, now);
+            tick(&st, now, Some(&ticking));
         }
-    })
+    });
+    (runner, task)
 }
 
 /// No more webhook attempts; running ones end.
-pub(crate) fn stop(st: &AppState) {
-    if let Some(r) = st.events.lock().unwrap().engine.runner.take() {
-        r.stop.send_replace(true);
-    }
+pub(crate) fn stop(r: &Runner) {
+    r.stop.send_replace(true);
 }
 
 /// Bring notifications up to the emulator time `now`: match newly finished
 /// scans, open incidents, cut due batches, record e-mails and start due
-/// webhook attempts (which run as tasks, not here).
-pub fn tick(st: &AppState, now: i64) {
+/// webhook attempts (which run as tasks, not here) when a runner is given.
+pub fn tick(st: &AppState, now: i64, runner: Option<&Runner>) {
     let mut p = st.premium.lock().unwrap();
     let mut opens = Vec::new();
     let attempts = {
@@ -246,7 +157,7 @@ pub fn tick(st: &AppState, now: i64) {
         }
         incident_notifications(st, &p, ev, now);
         cut(st, &p, ev, now);
-        due_attempts(&p, ev, now)
+        due_attempts(&p, ev, now, runner.is_some_and(Runner::running))
     };
     let opening = !opens.is_empty();
     if opening {
@@ -271,7 +182,7 @@ pub fn tick(st: &AppState, now: i64) {
         // The new incidents' first scans go to the store now, not at the next tick.
         premium::flush(st);
     }
-    launch(st, attempts);
+    launch(st, runner, attempts);
 }
 
 // ---------------------------------------------------------------- matching
@@ -805,10 +716,11 @@ fn deliver(
 
 // ---------------------------------------------------------------- webhooks
 
-/// Webhook attempts due at `now`, marked as running. A channel disabled or
-/// deleted meanwhile ends its notifications' attempts.
-fn due_attempts(p: &PremiumState, ev: &mut Events, now: i64) -> Vec<Attempt> {
-    if ev.engine.runner.is_none() {
+/// Webhook attempts due at `now`, marked as running; none while the
+/// emulator does not run. A channel disabled or deleted meanwhile ends its
+/// notifications' attempts.
+fn due_attempts(p: &PremiumState, ev: &mut Events, now: i64, running: bool) -> Vec<Attempt> {
+    if !running {
         return vec![];
     }
     let mut out = Vec::new();
@@ -852,26 +764,27 @@ fn due_attempts(p: &PremiumState, ev: &mut Events, now: i64) -> Vec<Attempt> {
 }
 
 /// Start webhook attempts as tasks on the emulator's runtime.
-fn launch(st: &AppState, attempts: Vec<Attempt>) {
+fn launch(st: &AppState, runner: Option<&Runner>, attempts: Vec<Attempt>) {
     if attempts.is_empty() {
         return;
     }
     let timeout = Duration::from_secs_f64(st.cfg.webhook_timeout.clamp(0.001, 86_400.0));
-    let mut ev = st.events.lock().unwrap();
-    let Some(r) = ev.engine.runner.as_mut() else {
+    // A stopped runner starts nothing, like no runner at all.
+    let Some(r) = runner.filter(|r| r.running()) else {
         return;
     };
-    if r.client.is_none() {
+    let mut cached = r.client.lock().unwrap();
+    if cached.is_none() {
         let built = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .build();
         match built {
-            Ok(c) => r.client = Some(c),
+            Ok(c) => *cached = Some(c),
             Err(e) => log::error!("webhook client: {e}"),
         }
     }
-    let Some(client) = r.client.clone() else {
+    let Some(client) = cached.clone() else {
         return;
     };
     let (rt, app) = (r.rt.clone(), r.app.clone());

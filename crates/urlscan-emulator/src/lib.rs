@@ -40,6 +40,8 @@ pub struct Emulator {
     shutdown: Option<oneshot::Sender<()>>,
     /// The background clock tick of notifications.
     ticker: Option<tokio::task::JoinHandle<()>>,
+    /// Starts webhook attempts until `stop`.
+    runner: Option<Arc<events::Runner>>,
 }
 
 impl Emulator {
@@ -58,13 +60,14 @@ impl Emulator {
         let (tx, rx) = oneshot::channel::<()>();
         let header_timeout = Duration::from_secs_f64(state.cfg.header_read_timeout.max(0.001));
         tokio::spawn(serve(listener, app, rx, header_timeout));
-        let ticker = events::start(&state);
+        let (runner, ticker) = events::start(&state);
         log::info!("emulator listening on http://{addr}");
         Ok(Emulator {
             addr,
             state,
             shutdown: Some(tx),
             ticker: Some(ticker),
+            runner: Some(runner),
         })
     }
 
@@ -87,7 +90,7 @@ impl Emulator {
 
     /// Move the emulator clock forward.
     pub fn advance(&self, secs: f64) {
-        clock::advance(&self.state, secs);
+        clock::advance(&self.state, secs, self.runner.as_deref());
     }
 
     /// Queue a fault (see `faults`); an error names the option that is wrong.
@@ -111,7 +114,9 @@ impl Emulator {
         }
         if let Some(t) = self.ticker.take() {
             t.abort();
-            events::stop(&self.state);
+        }
+        if let Some(r) = self.runner.take() {
+            events::stop(&r);
         }
     }
 }

@@ -275,9 +275,9 @@ pub struct AppState {
     pub keys: Vec<(String, KeyInfo)>,
     clock_offset_ms: AtomicI64,
     pub store: Mutex<Store>,
-    pub premium: Mutex<super::premium::PremiumState>,
+    pub premium: Mutex<super::premium::records::PremiumState>,
     /// Notifications (see `events`; lock order: premium, store, events).
-    pub events: Mutex<super::events::Events>,
+    pub events: Mutex<super::events::records::Events>,
     pub limiter: Mutex<RateLimiter>,
     pub submissions: AtomicU64,
     /// 429 answers of the rate limiter (injected ones count as faults).
@@ -310,8 +310,8 @@ impl AppState {
             keys,
             clock_offset_ms: AtomicI64::new(0),
             store: Mutex::new(Store::default()),
-            premium: Mutex::new(super::premium::PremiumState::default()),
-            events: Mutex::new(super::events::Events::default()),
+            premium: Mutex::new(super::premium::records::PremiumState::default()),
+            events: Mutex::new(super::events::records::Events::default()),
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
             throttled: AtomicU64::new(0),

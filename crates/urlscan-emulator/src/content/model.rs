@@ -6,11 +6,10 @@ use rand::Rng;
 use serde_json::Value;
 
 use super::helpers::{chacha_of, h64, pick, pick_w, rhex, rng_of, round_to, DAY_MS};
-use super::requests::Req;
 use super::sites::{provider, Host, Site, SiteKind};
 use super::urls::{apex_of, Target};
 use super::verdicts::classify;
-use super::words::{self, Brand, Provider};
+use super::words::{self, Brand, Kind, Provider, ThirdParty};
 use super::ScanSpec;
 
 pub(super) struct Redirect {
@@ -18,6 +17,36 @@ pub(super) struct Redirect {
     pub(super) to: String,
     pub(super) status: u16,
     pub(super) host: usize,
+}
+
+pub(super) struct Req {
+    pub(super) url: String,
+    pub(super) host: usize,
+    pub(super) kind: Kind,
+    pub(super) method: &'static str,
+    pub(super) status: u16,
+    pub(super) mime: &'static str,
+    pub(super) body: String,
+    pub(super) hash: String,
+    /// Encoded (on-the-wire) body bytes and response header bytes.
+    pub(super) enc_body: u64,
+    pub(super) hdr_len: u64,
+    pub(super) compressed: bool,
+    pub(super) init_type: &'static str,
+    pub(super) init_url: Option<String>,
+    pub(super) init_line: Option<i64>,
+    /// Index of the request whose script issued this one.
+    pub(super) injected_by: Option<usize>,
+    pub(super) tracker: bool,
+    pub(super) body_seed: String,
+    pub(super) label: String,
+    pub(super) tp: Option<&'static ThirdParty>,
+    pub(super) start: f64,
+    pub(super) ttfb: f64,
+    pub(super) end: f64,
+    pub(super) conn: Option<(f64, f64, f64, f64)>,
+    pub(super) id: String,
+    pub(super) priority: &'static str,
 }
 
 pub(super) struct Model<'a> {

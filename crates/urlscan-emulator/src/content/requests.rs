@@ -2,49 +2,20 @@
 //! each one starts and ends, its response headers and its JSON form in
 //! `data.requests`.
 
+use chrono::Datelike;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map, Value};
 
-use super::helpers::{capitalize, h64, http_date, pick, rhex, rng_of, round_to, DAY_MS};
-use super::model::{chrome_major, Model};
+use super::helpers::{capitalize, dt, h64, http_date, pick, rhex, rng_of, round_to, DAY_MS};
+use super::model::{chrome_major, Model, Req};
 use super::sites::{provider, third_party, Host, HostOpts, Style};
 use super::urls::Target;
-use super::words::{Kind, Provider, ThirdParty};
+use super::words::{self, Kind, Provider, ThirdParty};
 
 const MAX_REQUESTS: usize = 15;
 
 const MAX_OTHER_DOMAINS: usize = 5;
-
-pub(super) struct Req {
-    pub(super) url: String,
-    pub(super) host: usize,
-    pub(super) kind: Kind,
-    pub(super) method: &'static str,
-    pub(super) status: u16,
-    pub(super) mime: &'static str,
-    pub(super) body: String,
-    pub(super) hash: String,
-    /// Encoded (on-the-wire) body bytes and response header bytes.
-    pub(super) enc_body: u64,
-    pub(super) hdr_len: u64,
-    pub(super) compressed: bool,
-    pub(super) init_type: &'static str,
-    pub(super) init_url: Option<String>,
-    pub(super) init_line: Option<i64>,
-    /// Index of the request whose script issued this one.
-    pub(super) injected_by: Option<usize>,
-    pub(super) tracker: bool,
-    pub(super) body_seed: String,
-    pub(super) label: String,
-    pub(super) tp: Option<&'static ThirdParty>,
-    pub(super) start: f64,
-    pub(super) ttfb: f64,
-    pub(super) end: f64,
-    pub(super) conn: Option<(f64, f64, f64, f64)>,
-    pub(super) id: String,
-    pub(super) priority: &'static str,
-}
 
 impl Req {
     pub(super) fn new(url: String, host: usize, kind: Kind) -> Req {
@@ -761,5 +732,43 @@ impl Model<'_> {
             }
         }
         Value::Object(entry)
+    }
+
+    /// TLS details of a response; the SCT list is spelled out only for the
+    /// response that opened the connection, which keeps documents compact.
+    pub(super) fn security_details(&self, h: &Host, with_scts: bool) -> Value {
+        let t = &h.tls;
+        let year = dt(t.from_s * 1000).year();
+        let mut r = rng_of(&["sct", &h.name, &t.from_s.to_string()]);
+        let mut scts = Vec::new();
+        for _ in 0..if with_scts { 2 } else { 0 } {
+            let log = pick(&mut r, &words::CT_LOGS).replace("{y}", &year.to_string());
+            scts.push(json!({
+                "status": "Verified",
+                "origin": "Embedded in certificate",
+                "logDescription": log,
+                "logId": rhex(&mut r, 64).to_ascii_uppercase(),
+                "timestamp": t.from_s * 1000 + 3_600_000 + r.random_range(0..900_000i64),
+                "hashAlgorithm": "SHA-256",
+                "signatureAlgorithm": "ECDSA",
+                "signatureData": rhex(&mut r, 142).to_ascii_uppercase(),
+            }));
+        }
+        json!({
+            "protocol": t.version,
+            "keyExchange": t.kx,
+            "keyExchangeGroup": t.group,
+            "cipher": t.cipher,
+            "certificateId": 0,
+            "subjectName": t.subject,
+            "sanList": t.san,
+            "issuer": t.issuer,
+            "validFrom": t.from_s,
+            "validTo": t.to_s,
+            "signedCertificateTimestampList": scts,
+            "certificateTransparencyCompliance": "compliant",
+            "serverSignatureAlgorithm": if t.issuer.starts_with('E') || t.issuer.starts_with("WE") { 1027 } else { 2052 },
+            "encryptedClientHello": false,
+        })
     }
 }

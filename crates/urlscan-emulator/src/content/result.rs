@@ -613,6 +613,54 @@ impl Model<'_> {
     // -----------------------------------------------------------------------
     // Screenshot
     // -----------------------------------------------------------------------
+
+    pub(super) fn brand_json(&self) -> Vec<Value> {
+        self.brand
+            .map(|b| {
+                vec![json!({
+                    "key": b.key,
+                    "name": b.name,
+                    "country": b.country,
+                    "vertical": b.vertical,
+                })]
+            })
+            .unwrap_or_default()
+    }
+
+    pub(super) fn verdicts_json(&self) -> Value {
+        let mal = self.brand.is_some();
+        let brands = self.brand_json();
+        let (cats, tags): (Vec<&str>, Vec<String>) = match self.brand {
+            Some(b) => (
+                vec!["phishing"],
+                vec!["phishing".to_string(), b.key.to_string()],
+            ),
+            None => (vec![], vec![]),
+        };
+        let votes = self.community_votes;
+        json!({
+            "overall": {
+                "score": self.score, "categories": cats, "brands": brands, "tags": tags,
+                "malicious": mal, "hasVerdicts": mal,
+            },
+            "urlscan": {
+                "score": self.score, "categories": cats, "brands": brands, "tags": tags,
+                "malicious": mal, "hasVerdicts": mal,
+            },
+            "engines": {
+                "score": 0, "categories": [], "brands": [], "tags": [], "malicious": false,
+                "hasVerdicts": false, "enginesTotal": 0, "maliciousTotal": 0, "benignTotal": 0,
+                "maliciousVerdicts": [], "benignVerdicts": [], "verdicts": [],
+            },
+            "community": {
+                "score": if votes > 0 { 100 } else { 0 },
+                "categories": if votes > 0 { cats.clone() } else { vec![] },
+                "brands": if votes > 0 { brands.clone() } else { vec![] },
+                "tags": [], "malicious": votes > 0, "hasVerdicts": votes > 0,
+                "votesTotal": votes, "votesMalicious": votes, "votesBenign": 0,
+            },
+        })
+    }
 }
 
 #[derive(Default)]

@@ -1,14 +1,9 @@
 //! TLS: the certificate each host serves (issuer, names, validity that ages
-//! with time) and the security details a request shows.
+//! with time); a request's security details are rendered in `requests`.
 
-use chrono::Datelike;
 use rand::Rng;
-use serde_json::{json, Value};
 
-use super::helpers::{dt, pick, push_unique, rhex, rng_of, DAY_MS};
-use super::model::Model;
-use super::sites::Host;
-use super::words;
+use super::helpers::{pick, push_unique, rng_of, DAY_MS};
 
 pub(super) struct Tls {
     pub(super) issuer: String,
@@ -110,45 +105,5 @@ pub(super) fn make_tls(
         kx,
         group: "X25519",
         cipher,
-    }
-}
-
-impl Model<'_> {
-    /// TLS details of a response; the SCT list is spelled out only for the
-    /// response that opened the connection, which keeps documents compact.
-    pub(super) fn security_details(&self, h: &Host, with_scts: bool) -> Value {
-        let t = &h.tls;
-        let year = dt(t.from_s * 1000).year();
-        let mut r = rng_of(&["sct", &h.name, &t.from_s.to_string()]);
-        let mut scts = Vec::new();
-        for _ in 0..if with_scts { 2 } else { 0 } {
-            let log = pick(&mut r, &words::CT_LOGS).replace("{y}", &year.to_string());
-            scts.push(json!({
-                "status": "Verified",
-                "origin": "Embedded in certificate",
-                "logDescription": log,
-                "logId": rhex(&mut r, 64).to_ascii_uppercase(),
-                "timestamp": t.from_s * 1000 + 3_600_000 + r.random_range(0..900_000i64),
-                "hashAlgorithm": "SHA-256",
-                "signatureAlgorithm": "ECDSA",
-                "signatureData": rhex(&mut r, 142).to_ascii_uppercase(),
-            }));
-        }
-        json!({
-            "protocol": t.version,
-            "keyExchange": t.kx,
-            "keyExchangeGroup": t.group,
-            "cipher": t.cipher,
-            "certificateId": 0,
-            "subjectName": t.subject,
-            "sanList": t.san,
-            "issuer": t.issuer,
-            "validFrom": t.from_s,
-            "validTo": t.to_s,
-            "signedCertificateTimestampList": scts,
-            "certificateTransparencyCompliance": "compliant",
-            "serverSignatureAlgorithm": if t.issuer.starts_with('E') || t.issuer.starts_with("WE") { 1027 } else { 2052 },
-            "encryptedClientHello": false,
-        })
     }
 }

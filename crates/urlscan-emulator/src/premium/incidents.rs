@@ -49,8 +49,9 @@ use std::collections::VecDeque;
 use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::content::{self, ScanSpec};
 use super::super::document::Doc;
-use super::super::events::IncidentChange;
+use super::super::events::records::IncidentChange;
 use super::super::state::{lookup, AppState, Entry, KeyInfo};
+use super::records::{Condition, Incident, NewScan, Observation};
 use super::{
     check, check_refs, enter, h64, iso, key_of, new_id, same_team, wrapped, Access, FieldType,
     PremiumState, RequestField,
@@ -95,70 +96,6 @@ const MAX_STATES: usize = 10_000;
 /// states only; the older states have `scanId` null and their changes are
 /// not reported.
 const MAX_NEW_SCANS: usize = 250;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Condition {
-    Suspended,
-    Inactive,
-    Malicious,
-}
-
-/// What a scan of the observable sees: the same at every scan, but for the
-/// page IP and title of a `changing.` host (see `Incident::observation`).
-#[derive(Debug, Clone)]
-struct Observation {
-    url: String,
-    /// The host's first label is `changing`.
-    changing: bool,
-    condition: Option<Condition>,
-    page: Value,
-    brands: Vec<Value>,
-    score: i64,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Incident {
-    id: String,
-    owner: String,
-    team: Option<String>,
-    /// Request fields with defaults filled in (without expireAfter).
-    fields: Map<String, Value>,
-    expire_after_s: Option<i64>,
-    created_ms: i64,
-    scanned_ms: Option<i64>,
-    expire_ms: i64,
-    source_type: &'static str,
-    source_id: Option<String>,
-    closed: bool,
-    states: Vec<Value>,
-    state_size: u64,
-    next_scan_ms: i64,
-    interval_no: u64,
-    /// The condition seen and when it was first seen.
-    condition: Option<(Condition, i64)>,
-    labels: Vec<String>,
-    obs: Observation,
-    /// The watched attributes of the last interval's observation.
-    last_attrs: Option<Map<String, Value>>,
-    /// Scans made and not yet in the scan store, oldest first.
-    pending: VecDeque<NewScan>,
-    /// States dropped so far (cap, restart): `NewScan::state_no` minus this is
-    /// the index in `states`.
-    states_dropped: u64,
-}
-
-/// A scan an incident made, not yet in the scan store.
-#[derive(Debug, Clone)]
-struct NewScan {
-    spec: ScanSpec,
-    /// The number of its state among all states the incident ever had.
-    state_no: u64,
-    /// The page fields it observed (`ip`, `title`, `status`).
-    page: Map<String, Value>,
-    /// `[{"attribute", "before", "after"}]` since the previous interval (on
-    /// the first scan of an interval only).
-    changes: Vec<Value>,
-}
 
 /// A scan of an incident, with what storing it and reporting it needs.
 pub(super) struct Made {

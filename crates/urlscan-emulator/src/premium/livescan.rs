@@ -18,6 +18,7 @@ use super::super::answer::{
 };
 use super::super::content::{self, ScanSpec};
 use super::super::state::{AppState, Caller, KeyInfo};
+use super::records::LiveScan;
 use super::{check, enter, iso, key_of, same_team, FieldType, PremiumState, RequestField};
 
 type St = State<Arc<AppState>>;
@@ -34,16 +35,6 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
 
 /// Temporary results are purged this long after the scan.
 pub(super) const RETENTION_MS: i64 = 60 * 60 * 1000;
-
-#[derive(Debug, Clone)]
-pub(super) struct LiveScan {
-    scanner: &'static str,
-    spec: ScanSpec,
-    owner: String,
-    team: Option<String>,
-    finish_ms: i64,
-    disabled: Vec<String>,
-}
 
 impl LiveScan {
     pub(super) fn spec(&self) -> ScanSpec {

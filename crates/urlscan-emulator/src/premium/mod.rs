@@ -8,7 +8,6 @@
 //! Anyone else gets 404, as if the item did not exist.
 // Checks return the finished error answer; boxing every one buys nothing here.
 #![allow(clippy::result_large_err)]
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
@@ -28,6 +27,7 @@ mod files;
 mod hostnames;
 mod incidents;
 mod livescan;
+pub(crate) mod records;
 mod resource;
 #[cfg(test)]
 mod rules_agree;
@@ -40,31 +40,8 @@ pub(crate) use hostnames::{approx_apex, document as hostname_document, host_name
 pub(crate) use incidents::open_for_subscription;
 #[cfg(test)]
 pub(crate) use incidents::scan_spec as incident_scan_spec;
-
-/// State of the premium features (guarded by `AppState::premium`).
-#[derive(Debug, Default)]
-pub struct PremiumState {
-    livescans: HashMap<String, livescan::LiveScan>,
-    searches: Vec<Item>,
-    subscriptions: Vec<Item>,
-    channels: Vec<Item>,
-    incidents: Vec<incidents::Incident>,
-    /// Temporary data dump links: token -> (path, expiry ms).
-    dump_tokens: HashMap<String, (String, i64)>,
-}
-
-/// Read access for the notification engine.
-impl PremiumState {
-    pub(crate) fn searches(&self) -> &[Item] {
-        &self.searches
-    }
-    pub(crate) fn subscriptions(&self) -> &[Item] {
-        &self.subscriptions
-    }
-    pub(crate) fn channels(&self) -> &[Item] {
-        &self.channels
-    }
-}
+pub(crate) use records::Item;
+pub use records::PremiumState;
 
 /// Routes of the premium endpoints, merged into the emulator's router.
 pub fn router() -> Router<Arc<AppState>> {
@@ -145,17 +122,6 @@ fn enter(st: &AppState, headers: &HeaderMap, need: Need) -> Result<(Caller, i64)
 }
 
 // ---------------------------------------------------------------- items
-
-/// A user-created item: saved search, subscription or channel.
-#[derive(Debug, Clone)]
-pub(crate) struct Item {
-    pub(crate) id: String,
-    pub(crate) owner: String,
-    pub(crate) team: Option<String>,
-    pub(crate) created_ms: i64,
-    /// The validated request fields.
-    pub(crate) body: Map<String, Value>,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 enum Access {

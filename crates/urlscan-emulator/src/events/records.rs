@@ -1,0 +1,107 @@
+//! The data the notifications keep (guarded by `AppState::events`), apart
+//! from the engine that works on it and the tasks that deliver webhooks, so
+//! that the emulator state can hold it without depending on them.
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+/// A watched attribute of an incident changed between two observations;
+/// queued by the incident clock, turned into notifications by `events`.
+#[derive(Debug, Clone)]
+pub struct IncidentChange {
+    pub owner: String,
+    pub team: Option<String>,
+    pub incident_id: String,
+    pub observable: String,
+    /// The incident's channel ids.
+    pub channels: Vec<String>,
+    /// `[{"attribute", "before", "after"}]`
+    pub changes: Vec<Value>,
+    /// The search hit of the scan that saw the change.
+    pub hit: Value,
+    pub at_ms: i64,
+}
+
+/// A notification that was created, kept for the notifications data source.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub owner: String,
+    pub team: Option<String>,
+    pub created_ms: i64,
+    /// The payload (see the README).
+    pub payload: Value,
+}
+
+/// The event state of the emulator (guarded by `AppState::events`).
+#[derive(Debug, Default)]
+pub struct Events {
+    /// Changes seen by incidents, not yet turned into notifications.
+    pub incident_changes: Vec<IncidentChange>,
+    /// Every notification created, oldest first.
+    pub notifications: Vec<Stored>,
+    /// Delivered e-mails, oldest first: `{"to", "subject", "notification", "at"}`.
+    pub outbox: Vec<Value>,
+    /// Every webhook attempt, oldest first:
+    /// `{"url", "status", "error", "attempt", "notification", "at"}`.
+    pub deliveries: Vec<Value>,
+    pub(super) engine: Engine,
+}
+
+impl Events {
+    /// Incidents opened by subscriptions: (subscription id, incident id), oldest first.
+    pub fn opened_incidents(&self) -> &[(String, String)] {
+        &self.engine.opened
+    }
+}
+
+/// What the notification engine keeps between ticks.
+#[derive(Debug, Default)]
+pub(super) struct Engine {
+    /// Submitted scans not finished yet: (finish ms, uuid).
+    pub(super) unfinished: Vec<(i64, String)>,
+    /// Hostnames in each owner's searchable scans, for hostnames searches;
+    /// filled the first time the owner has such a subscription.
+    pub(super) hosts_seen: HashMap<String, HashSet<String>>,
+    /// Matched items waiting for their batch.
+    pub(super) queues: Vec<Queue>,
+    /// Webhook notifications not yet delivered or given up.
+    pub(super) webhooks: Vec<Webhook>,
+    /// Incidents opened by subscriptions: (subscription id, incident id).
+    pub(super) opened: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Target {
+    Channel(String),
+    /// The subscription's own `emailAddresses`.
+    Email,
+}
+
+#[derive(Debug)]
+pub(super) struct Queue {
+    pub(super) subscription: String,
+    pub(super) target: Target,
+    pub(super) datasource: &'static str,
+    pub(super) items: Vec<Queued>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Queued {
+    /// When the item matched (the scan's finish time).
+    pub(super) at_ms: i64,
+    /// The hit's sort key: (epoch ms, id).
+    pub(super) sort: (i64, String),
+    pub(super) hit: Value,
+    pub(super) searches: Vec<String>,
+}
+
+#[derive(Debug)]
+pub(super) struct Webhook {
+    pub(super) id: String,
+    pub(super) channel: String,
+    pub(super) payload: Value,
+    /// Attempts started so far.
+    pub(super) attempts: u32,
+    /// When the next attempt is due; `None` while one runs.
+    pub(super) due_ms: Option<i64>,
+}
