@@ -97,14 +97,7 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
     assert cycles(dependencies(tmp_path)) == [[("a",), ("b",)]]
 
 
-# The emulator still has cycles between its state and its handlers; the mark
-# is strict, so the test fails as soon as they are gone and the mark must go.
-EMULATOR_CYCLES = pytest.mark.xfail(strict=True, reason="the emulator's state and handlers still use each other")
-
-
-@pytest.mark.parametrize(
-    "crate", [pytest.param(c, marks=EMULATOR_CYCLES) if c == "urlscan-emulator" else c for c in sorted(CRATES)]
-)
+@pytest.mark.parametrize("crate", sorted(CRATES))
 def test_no_module_cycles(crate: str) -> None:
     found = cycles(dependencies(CRATES[crate] / "src"))
     assert not found, [", ".join("::".join(m) for m in c) for c in found]
