@@ -1,7 +1,7 @@
 //! Subscriptions to saved searches (premium).
 use reqwest::Method;
 
-use super::endpoints::{Endpoint, Returns};
+use super::endpoints::{Endpoint, Resource, Returns};
 use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 use urlscan_rules::SAVED_SEARCH_DATASOURCES;
 
@@ -42,46 +42,27 @@ pub const FIELDS: &[Field] = &[
     ),
 ];
 
+pub const SUBSCRIPTIONS: Resource = Resource {
+    collection: "/api/v1/user/subscriptions/",
+    item: "/api/v1/user/subscriptions/{0}/",
+    id: &[id("subscription_id")],
+    model: "Subscription",
+    wrapper: "subscription",
+    fields: FIELDS,
+};
+
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new(
+    SUBSCRIPTIONS.list(
         "subscriptions.list",
-        Method::GET,
-        "/api/v1/user/subscriptions/",
-    )
-    .returns(Returns::Model("Subscription"))
-    .doc("Your subscriptions")
-    .answer(&["subscriptions"])
-    .list(),
-    Endpoint::new(
-        "subscriptions.create",
-        Method::POST,
-        "/api/v1/user/subscriptions/",
-    )
-    .returns(Returns::Model("Subscription"))
-    .doc("Create a subscription")
-    .body("subscription", FIELDS, true)
-    .answer(&["subscription"]),
-    Endpoint::new(
+        &["subscriptions"],
+        "Your subscriptions",
+    ),
+    SUBSCRIPTIONS.create("subscriptions.create", "Create a subscription"),
+    SUBSCRIPTIONS.update(
         "subscriptions.update",
-        Method::PUT,
-        "/api/v1/user/subscriptions/{0}/",
-    )
-    .ids(&[id("subscription_id")])
-    .returns(Returns::Model("Subscription"))
-    .doc(
-        "Change a subscription's settings; fields left out keep \
-            their value",
-    )
-    .body("subscription", FIELDS, false)
-    .answer(&["subscription"]),
-    Endpoint::new(
-        "subscriptions.delete",
-        Method::DELETE,
-        "/api/v1/user/subscriptions/{0}/",
-    )
-    .ids(&[id("subscription_id")])
-    .returns(Returns::Nothing)
-    .doc("Delete a subscription"),
+        "Change a subscription's settings; fields left out keep their value",
+    ),
+    SUBSCRIPTIONS.delete("subscriptions.delete", "Delete a subscription"),
     Endpoint::new(
         "subscriptions.results",
         Method::GET,
