@@ -82,6 +82,14 @@ impl Endpoint {
             by_hand: false,
         }
     }
+    /// A GET answering a list, bare or under the first of `keys` present.
+    pub const fn listing(
+        name: &'static str,
+        path: &'static str,
+        keys: &'static [&'static str],
+    ) -> Endpoint {
+        Endpoint::new(name, Method::GET, path).answer(keys).list()
+    }
     pub const fn ids(mut self, ids: &'static [Field]) -> Endpoint {
         self.ids = ids;
         self
@@ -165,11 +173,9 @@ impl Resource {
         keys: &'static [&'static str],
         doc: &'static str,
     ) -> Endpoint {
-        Endpoint::new(name, Method::GET, self.collection)
+        Endpoint::listing(name, self.collection, keys)
             .returns(Returns::Model(self.model))
             .doc(doc)
-            .answer(keys)
-            .list()
     }
     /// A new one; its required fields must be given.
     pub const fn create(&'static self, name: &'static str, doc: &'static str) -> Endpoint {

@@ -111,25 +111,21 @@ pub const ENDPOINTS: &[Endpoint] = &[
         )
         .doc("Copy an incident with its history (states); returns the new one")
         .answer(&["incidents", "incident"]),
-    Endpoint::new(
+    Endpoint::listing(
         "incidents.watchable_attributes",
-        Method::GET,
         "/api/v1/user/watchableAttributes",
+        &["attributes"],
     )
     .returns(Returns::Json("str"))
-    .doc("The attributes ``watched_attributes`` may name")
-    .answer(&["attributes"])
-    .list(),
-    Endpoint::new(
+    .doc("The attributes ``watched_attributes`` may name"),
+    Endpoint::listing(
         "incidents.states",
-        Method::GET,
         "/api/v1/user/incidentstates/{0}/",
+        &["incidentstates"],
     )
     .ids(INCIDENTS.id)
     .returns(Returns::Model("IncidentState"))
-    .doc("The observations of an incident, one state each")
-    .answer(&["incidentstates"])
-    .list(),
+    .doc("The observations of an incident, one state each"),
 ];
 
 impl crate::client::Client {

@@ -1,5 +1,4 @@
 //! Saved searches (premium).
-use reqwest::Method;
 
 use super::endpoints::{Endpoint, Resource, Returns};
 use crate::fields::{f, id, req, Field, Kind};
@@ -38,10 +37,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "Change a saved search; fields left out keep their value",
     ),
     SEARCHES.delete("saved_searches.delete", "Delete a saved search"),
-    Endpoint::new(
+    Endpoint::listing(
         "saved_searches.results",
-        Method::GET,
         "/api/v1/user/searches/{0}/results/",
+        &["results"],
     )
     .ids(SEARCHES.id)
     .returns(Returns::Model("SearchHit"))
@@ -51,8 +50,6 @@ pub const ENDPOINTS: &[Endpoint] = &[
             cursor\n``search_after`` (the last hit's ``sort`` values \
             joined by a comma).",
     )
-    .answer(&["results"])
-    .list()
     .params(RESULTS_PARAMS),
 ];
 

@@ -1,5 +1,4 @@
 //! Subscriptions to saved searches (premium).
-use reqwest::Method;
 
 use super::endpoints::{Endpoint, Resource, Returns};
 use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
@@ -63,10 +62,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "Change a subscription's settings; fields left out keep their value",
     ),
     SUBSCRIPTIONS.delete("subscriptions.delete", "Delete a subscription"),
-    Endpoint::new(
+    Endpoint::listing(
         "subscriptions.results",
-        Method::GET,
         "/api/v1/user/subscriptions/{0}/results/{1}/",
+        &["results"],
     )
     .ids(&[
         id("subscription_id"),
@@ -80,7 +79,5 @@ pub const ENDPOINTS: &[Endpoint] = &[
     .doc(
         "The items a subscription matched in a data source, \
             \"scans\" or \"hostnames\"",
-    )
-    .answer(&["results"])
-    .list(),
+    ),
 ];
