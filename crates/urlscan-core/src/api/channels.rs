@@ -1,7 +1,9 @@
 //! Notification channels.
 
 use super::endpoints::{Endpoint, Resource};
-use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use crate::fields::{
+    f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS_FIELD, WEEK_DAYS_FIELD,
+};
 use urlscan_rules::{self as rules, CHANNEL_TYPES};
 
 pub const FIELDS: &[Field] = &[
@@ -14,12 +16,8 @@ pub const FIELDS: &[Field] = &[
     f("is_active", "isActive", Kind::Bool),
     f("is_default", "isDefault", Kind::Bool),
     f("ignore_time", "ignoreTime", Kind::Bool),
-    f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
-    f(
-        "permissions",
-        "permissions",
-        Kind::EnumList(TEAM_PERMISSIONS),
-    ),
+    WEEK_DAYS_FIELD,
+    TEAM_PERMISSIONS_FIELD,
     f("description", "description", Kind::Str),
 ];
 

@@ -1,7 +1,9 @@
 //! Subscriptions to saved searches (premium).
 
 use super::endpoints::{Endpoint, Resource, Returns};
-use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use crate::fields::{
+    f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS_FIELD, WEEK_DAYS_FIELD,
+};
 use urlscan_rules::SAVED_SEARCH_DATASOURCES;
 
 use urlscan_rules::INCIDENT_VISIBILITIES;
@@ -15,12 +17,8 @@ pub const FIELDS: &[Field] = &[
     req("is_active", "isActive", Kind::Bool),
     req("ignore_time", "ignoreTime", Kind::Bool),
     f("description", "description", Kind::Str),
-    f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
-    f(
-        "permissions",
-        "permissions",
-        Kind::EnumList(TEAM_PERMISSIONS),
-    ),
+    WEEK_DAYS_FIELD,
+    TEAM_PERMISSIONS_FIELD,
     f("channel_ids", "channelIds", Kind::StrList),
     f("incident_channel_ids", "incidentChannelIds", Kind::StrList),
     f("incident_profile_id", "incidentProfileId", Kind::Str),
