@@ -94,6 +94,15 @@ pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Fiel
 
 pub use urlscan_rules::{FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 
+/// Fields channels and subscriptions share: when they notify, and who in the
+/// team may see or change them.
+pub const WEEK_DAYS_FIELD: Field = f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS));
+pub const TEAM_PERMISSIONS_FIELD: Field = f(
+    "permissions",
+    "permissions",
+    Kind::EnumList(TEAM_PERMISSIONS),
+);
+
 /// The known name a misspelt one most likely meant, if any is close.
 pub fn closest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {
     names

@@ -1,8 +1,9 @@
 //! Notification channels.
-use reqwest::Method;
 
-use super::endpoints::{Endpoint, Returns};
-use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::endpoints::{Endpoint, Resource};
+use crate::fields::{
+    f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS_FIELD, WEEK_DAYS_FIELD,
+};
 use urlscan_rules::{self as rules, CHANNEL_TYPES};
 
 pub const FIELDS: &[Field] = &[
@@ -15,43 +16,33 @@ pub const FIELDS: &[Field] = &[
     f("is_active", "isActive", Kind::Bool),
     f("is_default", "isDefault", Kind::Bool),
     f("ignore_time", "ignoreTime", Kind::Bool),
-    f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
-    f(
-        "permissions",
-        "permissions",
-        Kind::EnumList(TEAM_PERMISSIONS),
-    ),
+    WEEK_DAYS_FIELD,
+    TEAM_PERMISSIONS_FIELD,
     f("description", "description", Kind::Str),
 ];
 
+pub const CHANNELS: Resource = Resource {
+    collection: "/api/v1/user/channels/",
+    item: "/api/v1/user/channels/{0}",
+    id: &[id("channel_id")],
+    model: "Channel",
+    wrapper: "channel",
+    fields: FIELDS,
+};
+
 // The answer schema is unwrapped, sample payloads are wrapped: both are read.
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new("channels.list", Method::GET, "/api/v1/user/channels/")
-        .returns(Returns::Model("Channel"))
-        .doc("Your notification channels")
-        .answer(&["channels"])
-        .list(),
-    Endpoint::new("channels.create", Method::POST, "/api/v1/user/channels/")
-        .returns(Returns::Model("Channel"))
-        .doc(
+    CHANNELS.list("channels.list", &["channels"], "Your notification channels"),
+    CHANNELS
+        .create(
+            "channels.create",
             "Create a notification channel\n\nA webhook needs \
             ``webhook_url``, an e-mail channel ``email_addresses``.",
         )
-        .body("channel", FIELDS, true)
-        .check(rules::channel_targets)
-        .answer(&["channel"]),
-    Endpoint::new("channels.get", Method::GET, "/api/v1/user/channels/{0}")
-        .ids(&[id("channel_id")])
-        .returns(Returns::Model("Channel"))
-        .doc("One notification channel")
-        .answer(&["channel"]),
-    Endpoint::new("channels.update", Method::PUT, "/api/v1/user/channels/{0}")
-        .ids(&[id("channel_id")])
-        .returns(Returns::Model("Channel"))
-        .doc(
-            "Change a notification channel; fields left out keep their \
-            value",
-        )
-        .body("channel", FIELDS, false)
-        .answer(&["channel"]),
+        .check(rules::channel_targets),
+    CHANNELS.get("channels.get", "One notification channel"),
+    CHANNELS.update(
+        "channels.update",
+        "Change a notification channel; fields left out keep their value",
+    ),
 ];

@@ -1,5 +1,4 @@
 //! Data dumps: listings per time window, file type and day, and temporary links (premium).
-use reqwest::Method;
 use serde_json::{Map, Value};
 
 use super::endpoints::{Endpoint, Returns};
@@ -10,10 +9,10 @@ use crate::transport::Req;
 
 pub use urlscan_rules::{DATADUMP_FILE_TYPES as FILE_TYPES, DATADUMP_TIME_WINDOWS as TIME_WINDOWS};
 
-pub const ENDPOINTS: &[Endpoint] = &[Endpoint::new(
+pub const ENDPOINTS: &[Endpoint] = &[Endpoint::listing(
     "datadumps.list",
-    Method::GET,
     "/api/v1/datadump/list/{0}/{1}/{2}",
+    &["files"],
 )
 .ids(&[
     req("time_window", "time_window", Kind::Enum(TIME_WINDOWS)),
@@ -21,9 +20,7 @@ pub const ENDPOINTS: &[Endpoint] = &[Endpoint::new(
     req("date", "date", Kind::Str),
 ])
 .returns(Returns::Model("DataDumpFile"))
-.by_hand()
-.answer(&["files"])
-.list()];
+.by_hand()];
 
 fn one_of(what: &str, v: &str, allowed: &[&str]) -> Result<()> {
     if allowed.contains(&v) {

@@ -82,6 +82,14 @@ impl Endpoint {
             by_hand: false,
         }
     }
+    /// A GET answering a list, bare or under the first of `keys` present.
+    pub const fn listing(
+        name: &'static str,
+        path: &'static str,
+        keys: &'static [&'static str],
+    ) -> Endpoint {
+        Endpoint::new(name, Method::GET, path).answer(keys).list()
+    }
     pub const fn ids(mut self, ids: &'static [Field]) -> Endpoint {
         self.ids = ids;
         self
@@ -127,6 +135,74 @@ impl Endpoint {
     pub const fn list(mut self) -> Endpoint {
         self.list = true;
         self
+    }
+}
+
+/// A resource whose usual rows follow one pattern: listed and created at
+/// `collection`, read, changed and deleted at `item`; the body is built from
+/// `fields` under `wrapper`, and one resource comes back under the same key.
+/// Its other rows are written out beside these.
+pub struct Resource {
+    pub collection: &'static str,
+    /// One resource's path, `{0}` standing for its id.
+    pub item: &'static str,
+    /// The item path's id, as the Python methods name it.
+    pub id: &'static [Field],
+    /// The class of `urlscan_rs.models` its answers are read as.
+    pub model: &'static str,
+    pub wrapper: &'static str,
+    pub fields: &'static [Field],
+}
+
+impl Resource {
+    /// A row about one resource (by its id) that answers with it.
+    pub const fn on_item(
+        &'static self,
+        name: &'static str,
+        method: Method,
+        path: &'static str,
+    ) -> Endpoint {
+        Endpoint::new(name, method, path)
+            .ids(self.id)
+            .returns(Returns::Model(self.model))
+    }
+    /// All of them, under the first of `keys` present.
+    pub const fn list(
+        &'static self,
+        name: &'static str,
+        keys: &'static [&'static str],
+        doc: &'static str,
+    ) -> Endpoint {
+        Endpoint::listing(name, self.collection, keys)
+            .returns(Returns::Model(self.model))
+            .doc(doc)
+    }
+    /// A new one; its required fields must be given.
+    pub const fn create(&'static self, name: &'static str, doc: &'static str) -> Endpoint {
+        Endpoint::new(name, Method::POST, self.collection)
+            .returns(Returns::Model(self.model))
+            .doc(doc)
+            .body(self.wrapper, self.fields, true)
+            .answer(std::slice::from_ref(&self.wrapper))
+    }
+    pub const fn get(&'static self, name: &'static str, doc: &'static str) -> Endpoint {
+        self.on_item(name, Method::GET, self.item)
+            .doc(doc)
+            .answer(std::slice::from_ref(&self.wrapper))
+    }
+    /// A change of the fields given; the others keep their value.
+    pub const fn update(&'static self, name: &'static str, doc: &'static str) -> Endpoint {
+        self.on_item(name, Method::PUT, self.item)
+            .doc(doc)
+            .body(self.wrapper, self.fields, false)
+            .answer(std::slice::from_ref(&self.wrapper))
+    }
+    /// The answer is dropped.
+    pub const fn delete(&'static self, name: &'static str, doc: &'static str) -> Endpoint {
+        Endpoint::new(name, Method::DELETE, self.item)
+            .ids(self.id)
+            .returns(Returns::Nothing)
+            .doc(doc)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Incidents: observables tracked and scanned repeatedly (premium).
 use reqwest::Method;
 
-use super::endpoints::{Endpoint, Returns};
+use super::endpoints::{Endpoint, Resource, Returns};
 use crate::fields::{f, id, null_ok, req, Field, Kind};
 use urlscan_rules::{
     INCIDENT_DELAY_MAX, INCIDENT_EXPIRE_MAX, INCIDENT_EXPIRE_MIN, INCIDENT_INTERVAL_MAX,
@@ -59,91 +59,73 @@ pub const FIELDS: &[Field] = &[
     null_ok("extra_path", "extraPath", Kind::ExtraPath),
 ];
 
+pub const INCIDENTS: Resource = Resource {
+    collection: "/api/v1/user/incidents",
+    item: "/api/v1/user/incidents/{0}",
+    id: &[id("incident_id")],
+    model: "Incident",
+    wrapper: "incident",
+    fields: FIELDS,
+};
+
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new("incidents.create", Method::POST, "/api/v1/user/incidents")
-        .positional(&["observable"])
-        .returns(Returns::Model("Incident"))
-        .doc(
-            "Create an incident for an observable\n\nNeeds the readwrite \
-            scope.",
+    INCIDENTS
+        .create(
+            "incidents.create",
+            "Create an incident for an observable\n\nNeeds the readwrite scope.",
         )
-        .body("incident", FIELDS, true)
-        .answer(&["incident"]),
-    Endpoint::new("incidents.get", Method::GET, "/api/v1/user/incidents/{0}")
-        .ids(&[id("incident_id")])
-        .returns(Returns::Model("Incident"))
-        .doc("One incident")
-        .answer(&["incident"]),
-    Endpoint::new(
+        .positional(&["observable"]),
+    INCIDENTS.get("incidents.get", "One incident"),
+    INCIDENTS.update(
         "incidents.update",
-        Method::PUT,
-        "/api/v1/user/incidents/{0}",
-    )
-    .ids(&[id("incident_id")])
-    .returns(Returns::Model("Incident"))
-    .doc(
-        "Change an incident's runtime options; options left out keep \
-            their value",
-    )
-    .body("incident", FIELDS, false)
-    .answer(&["incident"]),
-    Endpoint::new(
-        "incidents.close",
-        Method::PUT,
-        "/api/v1/user/incidents/{0}/close",
-    )
-    .ids(&[id("incident_id")])
-    .returns(Returns::Model("Incident"))
-    .by_hand(),
-    Endpoint::new(
-        "incidents.restart",
-        Method::PUT,
-        "/api/v1/user/incidents/{0}/restart",
-    )
-    .ids(&[id("incident_id")])
-    .returns(Returns::Model("Incident"))
-    .by_hand(),
+        "Change an incident's runtime options; options left out keep their value",
+    ),
+    INCIDENTS
+        .on_item(
+            "incidents.close",
+            Method::PUT,
+            "/api/v1/user/incidents/{0}/close",
+        )
+        .by_hand(),
+    INCIDENTS
+        .on_item(
+            "incidents.restart",
+            Method::PUT,
+            "/api/v1/user/incidents/{0}/restart",
+        )
+        .by_hand(),
     // The service answers copy and fork under the plural key.
-    Endpoint::new(
-        "incidents.copy",
-        Method::POST,
-        "/api/v1/user/incidents/{0}/copy",
-    )
-    .ids(&[id("incident_id")])
-    .returns(Returns::Model("Incident"))
-    .doc("Copy an incident without its history; returns the new one")
-    .answer(&["incidents", "incident"]),
-    Endpoint::new(
-        "incidents.fork",
-        Method::POST,
-        "/api/v1/user/incidents/{0}/fork",
-    )
-    .ids(&[id("incident_id")])
-    .returns(Returns::Model("Incident"))
-    .doc(
-        "Copy an incident with its history (states); returns the new \
-            one",
-    )
-    .answer(&["incidents", "incident"]),
-    Endpoint::new(
+    INCIDENTS
+        .on_item(
+            "incidents.copy",
+            Method::POST,
+            "/api/v1/user/incidents/{0}/copy",
+        )
+        .doc("Copy an incident without its history; returns the new one")
+        .answer(&["incidents", "incident"]),
+    INCIDENTS
+        .on_item(
+            "incidents.fork",
+            Method::POST,
+            "/api/v1/user/incidents/{0}/fork",
+        )
+        .doc("Copy an incident with its history (states); returns the new one")
+        .answer(&["incidents", "incident"]),
+    Endpoint::listing(
         "incidents.watchable_attributes",
-        Method::GET,
         "/api/v1/user/watchableAttributes",
+        &["attributes"],
     )
     .returns(Returns::Json("str"))
-    .doc("The attributes ``watched_attributes`` may name")
-    .answer(&["attributes"])
-    .list(),
-    Endpoint::new(
+    .doc("The attributes ``watched_attributes`` may name"),
+    Endpoint::listing(
         "incidents.states",
-        Method::GET,
         "/api/v1/user/incidentstates/{0}/",
+        &["incidentstates"],
     )
-    .ids(&[id("incident_id")])
+    .ids(INCIDENTS.id)
     .returns(Returns::Model("IncidentState"))
-    .doc("The observations of an incident, one state each")
-    .answer(&["incidentstates"])
-    .list(),
+    .doc("The observations of an incident, one state each"),
 ];
 
 impl crate::client::Client {

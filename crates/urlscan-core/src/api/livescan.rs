@@ -46,15 +46,13 @@ pub const STORE_FIELDS: &[Field] = &[f(
 )];
 
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new(
+    Endpoint::listing(
         "livescan.scanners",
-        Method::GET,
         "/api/v1/livescan/scanners/",
+        &["scanners"],
     )
     .returns(Returns::Model("LiveScanner"))
-    .doc("The live scanning nodes, with their country, city and status")
-    .answer(&["scanners"])
-    .list(),
+    .doc("The live scanning nodes, with their country, city and status"),
     Endpoint::new("livescan.task", Method::POST, "/api/v1/livescan/{0}/task/")
         .ids(&[id("scanner_id")])
         .positional(&["url"])

@@ -1,7 +1,6 @@
 //! Saved searches (premium).
-use reqwest::Method;
 
-use super::endpoints::{Endpoint, Returns};
+use super::endpoints::{Endpoint, Resource, Returns};
 use crate::fields::{f, id, req, Field, Kind};
 
 pub use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP};
@@ -21,45 +20,29 @@ pub const FIELDS: &[Field] = &[
     f("user_tags", "userTags", Kind::UserTags),
 ];
 
+pub const SEARCHES: Resource = Resource {
+    collection: "/api/v1/user/searches/",
+    item: "/api/v1/user/searches/{0}/",
+    id: &[id("search_id")],
+    model: "SavedSearch",
+    wrapper: "search",
+    fields: FIELDS,
+};
+
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new("saved_searches.list", Method::GET, "/api/v1/user/searches/")
-        .returns(Returns::Model("SavedSearch"))
-        .doc("Your saved searches")
-        .answer(&["searches"])
-        .list(),
-    Endpoint::new(
-        "saved_searches.create",
-        Method::POST,
-        "/api/v1/user/searches/",
-    )
-    .returns(Returns::Model("SavedSearch"))
-    .doc("Create a saved search")
-    .body("search", FIELDS, true)
-    .answer(&["search"]),
-    Endpoint::new(
+    SEARCHES.list("saved_searches.list", &["searches"], "Your saved searches"),
+    SEARCHES.create("saved_searches.create", "Create a saved search"),
+    SEARCHES.update(
         "saved_searches.update",
-        Method::PUT,
-        "/api/v1/user/searches/{0}/",
-    )
-    .ids(&[id("search_id")])
-    .returns(Returns::Model("SavedSearch"))
-    .doc("Change a saved search; fields left out keep their value")
-    .body("search", FIELDS, false)
-    .answer(&["search"]),
-    Endpoint::new(
-        "saved_searches.delete",
-        Method::DELETE,
-        "/api/v1/user/searches/{0}/",
-    )
-    .ids(&[id("search_id")])
-    .returns(Returns::Nothing)
-    .doc("Delete a saved search"),
-    Endpoint::new(
+        "Change a saved search; fields left out keep their value",
+    ),
+    SEARCHES.delete("saved_searches.delete", "Delete a saved search"),
+    Endpoint::listing(
         "saved_searches.results",
-        Method::GET,
         "/api/v1/user/searches/{0}/results/",
+        &["results"],
     )
-    .ids(&[id("search_id")])
+    .ids(SEARCHES.id)
     .returns(Returns::Model("SearchHit"))
     .doc(
         "The saved query's hits, newest first\n\n``size`` of them \
@@ -67,8 +50,6 @@ pub const ENDPOINTS: &[Endpoint] = &[
             cursor\n``search_after`` (the last hit's ``sort`` values \
             joined by a comma).",
     )
-    .answer(&["results"])
-    .list()
     .params(RESULTS_PARAMS),
 ];
 

@@ -1,8 +1,9 @@
 //! Subscriptions to saved searches (premium).
-use reqwest::Method;
 
-use super::endpoints::{Endpoint, Returns};
-use crate::fields::{f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::endpoints::{Endpoint, Resource, Returns};
+use crate::fields::{
+    f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS_FIELD, WEEK_DAYS_FIELD,
+};
 use urlscan_rules::SAVED_SEARCH_DATASOURCES;
 
 use urlscan_rules::INCIDENT_VISIBILITIES;
@@ -16,12 +17,8 @@ pub const FIELDS: &[Field] = &[
     req("is_active", "isActive", Kind::Bool),
     req("ignore_time", "ignoreTime", Kind::Bool),
     f("description", "description", Kind::Str),
-    f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
-    f(
-        "permissions",
-        "permissions",
-        Kind::EnumList(TEAM_PERMISSIONS),
-    ),
+    WEEK_DAYS_FIELD,
+    TEAM_PERMISSIONS_FIELD,
     f("channel_ids", "channelIds", Kind::StrList),
     f("incident_channel_ids", "incidentChannelIds", Kind::StrList),
     f("incident_profile_id", "incidentProfileId", Kind::Str),
@@ -42,50 +39,31 @@ pub const FIELDS: &[Field] = &[
     ),
 ];
 
+pub const SUBSCRIPTIONS: Resource = Resource {
+    collection: "/api/v1/user/subscriptions/",
+    item: "/api/v1/user/subscriptions/{0}/",
+    id: &[id("subscription_id")],
+    model: "Subscription",
+    wrapper: "subscription",
+    fields: FIELDS,
+};
+
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new(
+    SUBSCRIPTIONS.list(
         "subscriptions.list",
-        Method::GET,
-        "/api/v1/user/subscriptions/",
-    )
-    .returns(Returns::Model("Subscription"))
-    .doc("Your subscriptions")
-    .answer(&["subscriptions"])
-    .list(),
-    Endpoint::new(
-        "subscriptions.create",
-        Method::POST,
-        "/api/v1/user/subscriptions/",
-    )
-    .returns(Returns::Model("Subscription"))
-    .doc("Create a subscription")
-    .body("subscription", FIELDS, true)
-    .answer(&["subscription"]),
-    Endpoint::new(
+        &["subscriptions"],
+        "Your subscriptions",
+    ),
+    SUBSCRIPTIONS.create("subscriptions.create", "Create a subscription"),
+    SUBSCRIPTIONS.update(
         "subscriptions.update",
-        Method::PUT,
-        "/api/v1/user/subscriptions/{0}/",
-    )
-    .ids(&[id("subscription_id")])
-    .returns(Returns::Model("Subscription"))
-    .doc(
-        "Change a subscription's settings; fields left out keep \
-            their value",
-    )
-    .body("subscription", FIELDS, false)
-    .answer(&["subscription"]),
-    Endpoint::new(
-        "subscriptions.delete",
-        Method::DELETE,
-        "/api/v1/user/subscriptions/{0}/",
-    )
-    .ids(&[id("subscription_id")])
-    .returns(Returns::Nothing)
-    .doc("Delete a subscription"),
-    Endpoint::new(
+        "Change a subscription's settings; fields left out keep their value",
+    ),
+    SUBSCRIPTIONS.delete("subscriptions.delete", "Delete a subscription"),
+    Endpoint::listing(
         "subscriptions.results",
-        Method::GET,
         "/api/v1/user/subscriptions/{0}/results/{1}/",
+        &["results"],
     )
     .ids(&[
         id("subscription_id"),
@@ -99,7 +77,5 @@ pub const ENDPOINTS: &[Endpoint] = &[
     .doc(
         "The items a subscription matched in a data source, \
             \"scans\" or \"hostnames\"",
-    )
-    .answer(&["results"])
-    .list(),
+    ),
 ];
