@@ -42,51 +42,31 @@ async fn access_rules() {
         assert_eq!(t.get(path, "").await.status, 401, "anonymous {path}");
     }
     // Channels are not premium in the specification: any key, but not none.
-    assert_eq!(t.get("/api/v1/user/channels/", "free").await.status, 200);
-    assert_eq!(t.get("/api/v1/user/channels/", "").await.status, 401);
+    t.expect_get("/api/v1/user/channels/", "free", 200).await;
+    t.expect_get("/api/v1/user/channels/", "", 401).await;
     // the read-only key reads but does not write
-    assert_eq!(
-        t.get("/api/v1/user/searches/", "readonly").await.status,
-        200
-    );
-    assert_eq!(t.get("/api/v1/user/searches", "readonly").await.status, 200);
+    t.expect_get("/api/v1/user/searches/", "readonly", 200)
+        .await;
+    t.expect_get("/api/v1/user/searches", "readonly", 200).await;
     let search = json!({"search": {"datasource": "scans", "name": "n", "query": "x"}});
     let r = t.post("/api/v1/user/searches/", "readonly", search).await;
     assert_eq!(r.status, 403);
     assert!(r.message().contains("readwrite"));
     let inc =
         json!({"incident": {"observable": "example.com", "visibility": "private", "channels": []}});
-    assert_eq!(
-        t.post("/api/v1/user/incidents", "readonly", inc.clone())
-            .await
-            .status,
-        403
-    );
-    assert_eq!(
-        t.post("/api/v1/user/incidents", "free", inc).await.status,
-        403
-    );
+    t.expect_post("/api/v1/user/incidents", "readonly", inc.clone(), 403)
+        .await;
+    t.expect_post("/api/v1/user/incidents", "free", inc, 403)
+        .await;
     let task = json!({"task": {"url": "https://example.com/"}});
-    assert_eq!(
-        t.post("/api/v1/livescan/de01/task/", "readonly", task)
-            .await
-            .status,
-        403
-    );
+    t.expect_post("/api/v1/livescan/de01/task/", "readonly", task, 403)
+        .await;
     // hostname history needs the readwrite scope
-    assert_eq!(
-        t.get("/api/v1/hostname/example.com", "readonly")
-            .await
-            .status,
-        403
-    );
+    t.expect_get("/api/v1/hostname/example.com", "readonly", 403)
+        .await;
     let ch = json!({"channel": {"type": "email", "name": "c"}});
-    assert_eq!(
-        t.post("/api/v1/user/channels/", "readonly", ch)
-            .await
-            .status,
-        403
-    );
+    t.expect_post("/api/v1/user/channels/", "readonly", ch, 403)
+        .await;
 }
 
 // ---------------------------------------------------------------- saved searches
@@ -173,31 +153,17 @@ async fn saved_searches() {
         .await
         .json();
     assert_eq!(small["results"].as_array().unwrap().len(), 2);
-    assert_eq!(
-        t.get(&format!("{p}{id}/results/"), "other").await.status,
-        404
-    );
+    t.expect_get(&format!("{p}{id}/results/"), "other", 404)
+        .await;
 
     // team:read does not allow changes; the outsider does not see it at all
     let upd = json!({"search": {"name": "Renamed"}});
-    assert_eq!(
-        t.put(&format!("{p}{id}/"), "team", upd.clone())
-            .await
-            .status,
-        403
-    );
-    assert_eq!(
-        t.put(&format!("{p}{id}/"), "other", upd.clone())
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.put(&format!("{p}{id}/"), "readonly", upd.clone())
-            .await
-            .status,
-        403
-    );
+    t.expect_put(&format!("{p}{id}/"), "team", upd.clone(), 403)
+        .await;
+    t.expect_put(&format!("{p}{id}/"), "other", upd.clone(), 404)
+        .await;
+    t.expect_put(&format!("{p}{id}/"), "readonly", upd.clone(), 403)
+        .await;
     let r = t
         .put(
             &format!("{p}{id}/"),
@@ -226,12 +192,13 @@ async fn saved_searches() {
         )
         .await;
     assert_validation(&r, "tlp");
-    assert_eq!(
-        t.put(&format!("{p}0123456789abcdef01234567/"), "premium", upd)
-            .await
-            .status,
-        404
-    );
+    t.expect_put(
+        &format!("{p}0123456789abcdef01234567/"),
+        "premium",
+        upd,
+        404,
+    )
+    .await;
 
     // hostnames datasource
     let r = t
@@ -264,14 +231,12 @@ async fn saved_searches() {
     assert!(r.message().contains("Failed to parse query"));
 
     // delete
-    assert_eq!(t.delete(&format!("{p}{bid}/"), "team").await.status, 404);
+    t.expect_delete(&format!("{p}{bid}/"), "team", 404).await;
     let r = t.delete(&format!("{p}{bid}/"), "premium").await;
     assert_eq!((r.status, r.json()), (200, json!({})));
-    assert_eq!(t.delete(&format!("{p}{bid}/"), "premium").await.status, 404);
-    assert_eq!(
-        t.get(&format!("{p}{bid}/results/"), "premium").await.status,
-        404
-    );
+    t.expect_delete(&format!("{p}{bid}/"), "premium", 404).await;
+    t.expect_get(&format!("{p}{bid}/results/"), "premium", 404)
+        .await;
 }
 
 // ---------------------------------------------------------------- subscriptions
@@ -332,12 +297,8 @@ async fn subscriptions() {
         .as_array()
         .unwrap()
         .is_empty());
-    assert_eq!(
-        t.get(&format!("{p}{id}/results/scans/"), "team")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&format!("{p}{id}/results/scans/"), "team", 404)
+        .await;
 
     let res = t.get(&format!("{p}{id}/results/scans/"), "premium").await;
     assert_eq!(res.status, 200);
@@ -373,17 +334,14 @@ async fn subscriptions() {
             .len(),
         1
     );
-    assert_eq!(
-        t.put(
-            &format!("{p}{id}/"),
-            "team",
-            json!({"subscription": {"name": "x"}})
-        )
-        .await
-        .status,
-        403
-    );
-    assert_eq!(t.delete(&format!("{p}{id}/"), "other").await.status, 404);
+    t.expect_put(
+        &format!("{p}{id}/"),
+        "team",
+        json!({"subscription": {"name": "x"}}),
+        403,
+    )
+    .await;
+    t.expect_delete(&format!("{p}{id}/"), "other", 404).await;
     assert_eq!(
         t.delete(&format!("{p}{id}/"), "premium").await.json(),
         json!({})
@@ -454,8 +412,8 @@ async fn channels() {
         let g = t.get(&path, "premium").await;
         assert_eq!(g.json()["channel"]["name"], "Hook");
     }
-    assert_eq!(t.get(&format!("{p}{id}"), "team").await.status, 404);
-    assert_eq!(t.get(&format!("{p}{id}"), "other").await.status, 404);
+    t.expect_get(&format!("{p}{id}"), "team", 404).await;
+    t.expect_get(&format!("{p}{id}"), "other", 404).await;
     let r = t
         .put(
             &format!("{p}{id}"),
@@ -464,17 +422,14 @@ async fn channels() {
         )
         .await;
     assert_eq!(r.json()["channel"]["name"], "Hook 2");
-    assert_eq!(t.get(&format!("{p}{id}"), "team").await.status, 200);
-    assert_eq!(
-        t.put(
-            &format!("{p}{id}"),
-            "team",
-            json!({"channel": {"name": "x"}})
-        )
-        .await
-        .status,
-        403
-    );
+    t.expect_get(&format!("{p}{id}"), "team", 200).await;
+    t.expect_put(
+        &format!("{p}{id}"),
+        "team",
+        json!({"channel": {"name": "x"}}),
+        403,
+    )
+    .await;
     let l = t.get(p, "team").await.json();
     assert_eq!(l["channels"].as_array().unwrap().len(), 1);
     assert!(t.get(p, "other").await.json()["channels"]
@@ -679,18 +634,10 @@ async fn incident_transitions_and_states() {
 
     // close, close again, restart, restart again
     let base = format!("/api/v1/user/incidents/{id}");
-    assert_eq!(
-        t.put(&format!("{base}/close"), "team", json!({}))
-            .await
-            .status,
-        403
-    );
-    assert_eq!(
-        t.put(&format!("{base}/close"), "other", json!({}))
-            .await
-            .status,
-        404
-    );
+    t.expect_put(&format!("{base}/close"), "team", json!({}), 403)
+        .await;
+    t.expect_put(&format!("{base}/close"), "other", json!({}), 404)
+        .await;
     let r = t.put(&format!("{base}/close"), "premium", json!({})).await;
     assert_eq!(r.json(), json!({"message": "Incident closed"}));
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
@@ -736,33 +683,30 @@ async fn incident_transitions_and_states() {
         .await,
         "cannot be changed",
     );
-    assert_eq!(
-        t.put(&base, "team", json!({"incident": {"scanInterval": 600}}))
-            .await
-            .status,
-        403
-    );
+    t.expect_put(
+        &base,
+        "team",
+        json!({"incident": {"scanInterval": 600}}),
+        403,
+    )
+    .await;
 
     // team reads, outsiders do not
-    assert_eq!(t.get(&base, "team").await.status, 200);
-    assert_eq!(t.get(&base, "readonly").await.status, 200);
-    assert_eq!(t.get(&base, "other").await.status, 404);
-    assert_eq!(
-        t.get(&format!("/api/v1/user/incidentstates/{id}"), "other")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&base, "team", 200).await;
+    t.expect_get(&base, "readonly", 200).await;
+    t.expect_get(&base, "other", 404).await;
+    t.expect_get(&format!("/api/v1/user/incidentstates/{id}"), "other", 404)
+        .await;
 
     // expiry closes it
     t.advance(86_401.0);
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
-    assert_eq!(
-        t.get("/api/v1/user/incidents/ffffffffffffffffffffffff", "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(
+        "/api/v1/user/incidents/ffffffffffffffffffffffff",
+        "premium",
+        404,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -978,26 +922,20 @@ async fn incident_copy_and_fork() {
         )
         .await;
     assert_eq!(r.json()["incidents"]["owner"], "teammate");
-    assert_eq!(
-        t.post(
-            &format!("/api/v1/user/incidents/{id}/fork"),
-            "other",
-            json!({})
-        )
-        .await
-        .status,
-        404
-    );
-    assert_eq!(
-        t.post(
-            &format!("/api/v1/user/incidents/{id}/fork"),
-            "readonly",
-            json!({})
-        )
-        .await
-        .status,
-        403
-    );
+    t.expect_post(
+        &format!("/api/v1/user/incidents/{id}/fork"),
+        "other",
+        json!({}),
+        404,
+    )
+    .await;
+    t.expect_post(
+        &format!("/api/v1/user/incidents/{id}/fork"),
+        "readonly",
+        json!({}),
+        403,
+    )
+    .await;
     // the original stays closed
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
 }
@@ -1019,16 +957,13 @@ async fn livescan_lifecycle() {
 
     let task = |url: &str| json!({"task": {"url": url, "visibility": "unlisted"}, "scanner": {"pageTimeout": 10000, "captureDelay": 3000, "extraHeaders": {}, "enableFeatures": ["bannerBypass"], "disableFeatures": []}});
     // validation
-    assert_eq!(
-        t.post(
-            "/api/v1/livescan/zz99/task/",
-            "premium",
-            task("https://example.com/")
-        )
-        .await
-        .status,
-        404
-    );
+    t.expect_post(
+        "/api/v1/livescan/zz99/task/",
+        "premium",
+        task("https://example.com/"),
+        404,
+    )
+    .await;
     assert_validation(
         &t.post(
             "/api/v1/livescan/de01/task/",
@@ -1076,14 +1011,14 @@ async fn livescan_lifecycle() {
     assert_eq!(r.status, 200);
     let result = r.json();
     assert_eq!(result["task"]["uuid"], uuid.as_str());
-    assert_eq!(t.get(&res, "team").await.status, 200);
-    assert_eq!(t.get(&res, "other").await.status, 404);
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/us01/result/{uuid}"), "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&res, "team", 200).await;
+    t.expect_get(&res, "other", 404).await;
+    t.expect_get(
+        &format!("/api/v1/livescan/us01/result/{uuid}"),
+        "premium",
+        404,
+    )
+    .await;
     let png = t
         .get(
             &format!("/api/v1/livescan/de01/screenshot/{uuid}"),
@@ -1108,16 +1043,13 @@ async fn livescan_lifecycle() {
     assert_eq!(dl.body, body.body);
 
     // store: becomes a permanent, searchable snapshot of the caller
-    assert_eq!(
-        t.put(
-            &format!("/api/v1/livescan/de01/{uuid}/"),
-            "other",
-            json!({"task": {"visibility": "public"}})
-        )
-        .await
-        .status,
-        404
-    );
+    t.expect_put(
+        &format!("/api/v1/livescan/de01/{uuid}/"),
+        "other",
+        json!({"task": {"visibility": "public"}}),
+        404,
+    )
+    .await;
     let r = t
         .put(
             &format!("/api/v1/livescan/de01/{uuid}/"),
@@ -1129,18 +1061,10 @@ async fn livescan_lifecycle() {
         r.json(),
         json!({"uuid": uuid, "message": "Scan stored", "visibility": "private"})
     );
-    assert_eq!(
-        t.get(&format!("/api/v1/result/{uuid}/"), "premium")
-            .await
-            .status,
-        200
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/result/{uuid}/"), "other")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&format!("/api/v1/result/{uuid}/"), "premium", 200)
+        .await;
+    t.expect_get(&format!("/api/v1/result/{uuid}/"), "other", 404)
+        .await;
     let found = t
         .get("/api/v1/search/?q=task.visibility:private", "premium")
         .await
@@ -1152,75 +1076,56 @@ async fn livescan_lifecycle() {
         .any(|h| h["_id"] == uuid.as_str()));
 
     // stored, it left the temporary state: the scanner no longer has it
-    assert_eq!(t.get(&res, "premium").await.status, 404);
-    assert_eq!(
-        t.delete(&format!("/api/v1/livescan/de01/{uuid}/"), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.put(
-            &format!("/api/v1/livescan/de01/{uuid}/"),
-            "premium",
-            json!({"task": {"visibility": "public"}})
-        )
-        .await
-        .status,
-        404
-    );
+    t.expect_get(&res, "premium", 404).await;
+    t.expect_delete(&format!("/api/v1/livescan/de01/{uuid}/"), "premium", 404)
+        .await;
+    t.expect_put(
+        &format!("/api/v1/livescan/de01/{uuid}/"),
+        "premium",
+        json!({"task": {"visibility": "public"}}),
+        404,
+    )
+    .await;
     // the stored snapshot stays
-    assert_eq!(
-        t.get(&format!("/api/v1/result/{uuid}/"), "premium")
-            .await
-            .status,
-        200
-    );
+    t.expect_get(&format!("/api/v1/result/{uuid}/"), "premium", 200)
+        .await;
 
     // scan: blocking, finished at once; disabled features are absent
     let mut body = task("https://www.example.org/");
     body["scanner"]["disableFeatures"] = json!(["screenshot"]);
     let r = t.post("/api/v1/livescan/jp01/scan/", "premium", body).await;
     let u2 = r.json()["uuid"].as_str().unwrap().to_string();
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
-            .await
-            .status,
-        200
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/screenshot/{u2}"), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/bogus/{u2}"), "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(
+        &format!("/api/v1/livescan/jp01/result/{u2}"),
+        "premium",
+        200,
+    )
+    .await;
+    t.expect_get(
+        &format!("/api/v1/livescan/jp01/screenshot/{u2}"),
+        "premium",
+        404,
+    )
+    .await;
+    t.expect_get(&format!("/api/v1/livescan/jp01/bogus/{u2}"), "premium", 404)
+        .await;
     // purged automatically 60 minutes after the scan
     t.advance(3_590.0);
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
-            .await
-            .status,
-        200
-    );
+    t.expect_get(
+        &format!("/api/v1/livescan/jp01/result/{u2}"),
+        "premium",
+        200,
+    )
+    .await;
     t.advance(10.0);
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.delete(&format!("/api/v1/livescan/jp01/{u2}/"), "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(
+        &format!("/api/v1/livescan/jp01/result/{u2}"),
+        "premium",
+        404,
+    )
+    .await;
+    t.expect_delete(&format!("/api/v1/livescan/jp01/{u2}/"), "premium", 404)
+        .await;
 }
 
 // ---------------------------------------------------------------- hostnames
@@ -1424,19 +1329,11 @@ async fn file_download_zip() {
     let (_, data2) = open(&r.body, b"s3cret").unwrap();
     assert_eq!(data2, data);
 
-    assert_eq!(
-        t.get(&format!("/downloads/{}", "0".repeat(64)), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(t.get("/downloads/abc", "premium").await.status, 400);
-    assert_eq!(
-        t.get(&format!("/downloads/{}", "g".repeat(64)), "premium")
-            .await
-            .status,
-        400
-    );
+    t.expect_get(&format!("/downloads/{}", "0".repeat(64)), "premium", 404)
+        .await;
+    t.expect_get("/downloads/abc", "premium", 400).await;
+    t.expect_get(&format!("/downloads/{}", "g".repeat(64)), "premium", 400)
+        .await;
 }
 
 // ---------------------------------------------------------------- data dumps
@@ -1591,33 +1488,22 @@ async fn datadumps() {
     assert_eq!(entry["size"].as_u64().unwrap() as usize, f.body.len());
 
     let wrong = format!("{}/datadump-files/{path}?token=nope", t.emu.url());
-    assert_eq!(t.get(&wrong, "").await.status, 403);
+    t.expect_get(&wrong, "", 403).await;
     let other_path = loc.replace(
         &format!("{busy_day}-{busy_hour}.gz"),
         &format!("{busy_day}-{busy_hour}x.gz"),
     );
-    assert_eq!(t.get(&other_path, "").await.status, 403);
-    assert_eq!(
-        t.get(
-            &format!("/api/v1/datadump/link/days/api/{tomorrow}.gz"),
-            "premium"
-        )
-        .await
-        .status,
-        404
-    );
-    assert_eq!(
-        t.get("/api/v1/datadump/link/nothing/here", "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/datadump/link/{path}"), "free")
-            .await
-            .status,
-        403
-    );
+    t.expect_get(&other_path, "", 403).await;
+    t.expect_get(
+        &format!("/api/v1/datadump/link/days/api/{tomorrow}.gz"),
+        "premium",
+        404,
+    )
+    .await;
+    t.expect_get("/api/v1/datadump/link/nothing/here", "premium", 404)
+        .await;
+    t.expect_get(&format!("/api/v1/datadump/link/{path}"), "free", 403)
+        .await;
 
     // screenshots come as a tar of PNGs
     let old_day = {
@@ -1645,5 +1531,5 @@ async fn datadumps() {
     assert!(String::from_utf8_lossy(&tar[..100]).contains(".png"));
     // links expire after an hour
     t.advance(3_601.0);
-    assert_eq!(t.get(&loc, "").await.status, 403);
+    t.expect_get(&loc, "", 403).await;
 }
