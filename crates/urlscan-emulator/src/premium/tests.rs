@@ -358,47 +358,29 @@ async fn subscriptions() {
 async fn channels() {
     let t = emulator(10).await;
     let p = "/api/v1/user/channels/";
-    assert_validation(
-        &t.post(p, "premium", json!({"channel": {"name": "x"}}))
-            .await,
-        "\"channel.type\" is required",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "sms", "name": "x"}}),
-        )
-        .await,
-        "\"channel.type\" must be one of [webhook, email]",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "email", "name": "x", "utcTime": "25:00"}}),
-        )
-        .await,
-        "HH:MM",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "webhook", "name": "x", "webhookURL": "ftp://x"}}),
-        )
-        .await,
-        "webhookURL",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "email", "name": "x", "emailAddresses": ["@x"]}}),
-        )
-        .await,
-        "valid email",
-    );
+    // an invalid channel, and what the message names
+    for (channel, needle) in [
+        (json!({"name": "x"}), "\"channel.type\" is required"),
+        (
+            json!({"type": "sms", "name": "x"}),
+            "\"channel.type\" must be one of [webhook, email]",
+        ),
+        (
+            json!({"type": "email", "name": "x", "utcTime": "25:00"}),
+            "HH:MM",
+        ),
+        (
+            json!({"type": "webhook", "name": "x", "webhookURL": "ftp://x"}),
+            "webhookURL",
+        ),
+        (
+            json!({"type": "email", "name": "x", "emailAddresses": ["@x"]}),
+            "valid email",
+        ),
+    ] {
+        let r = t.post(p, "premium", json!({ "channel": channel })).await;
+        assert_validation(&r, needle);
+    }
     let r = t
         .post(p, "premium", json!({"channel": {"type": "webhook", "name": "Hook", "webhookURL": "https://hooks.example.com/x", "utcTime": "09:30", "frequency": "live"}}))
         .await;
@@ -487,58 +469,26 @@ async fn incident_validation_and_shape() {
         b[k] = v;
         json!({ "incident": b })
     };
-    assert_validation(
-        &t.post(p, "premium", with("channels", json!(["nope"])))
-            .await,
-        "unknown channel",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("extraPath", json!("no-slash")))
-            .await,
-        "pattern",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("extraPath", json!("/a b"))).await,
-        "pattern",
-    );
     let long = format!("/{}", "a".repeat(2000));
-    assert_validation(
-        &t.post(p, "premium", with("extraPath", json!(long))).await,
-        "2000",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            with("watchedAttributes", json!(["dns", "html"])),
-        )
-        .await,
-        "watchedAttributes[1]",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("scanIntervalMode", json!("sometimes")))
-            .await,
-        "scanIntervalMode",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("countries", json!(["deu"])))
-            .await,
-        "countries[0]",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("scanInterval", json!("1h")))
-            .await,
-        "must be an integer",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("color", json!("red"))).await,
-        "\"incident.color\" is not allowed",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("observable", json!("not a host")))
-            .await,
-        "observable",
-    );
+    // one wrong field at a time, and what the message names
+    for (k, v, needle) in [
+        ("channels", json!(["nope"]), "unknown channel"),
+        ("extraPath", json!("no-slash"), "pattern"),
+        ("extraPath", json!("/a b"), "pattern"),
+        ("extraPath", json!(long), "2000"),
+        (
+            "watchedAttributes",
+            json!(["dns", "html"]),
+            "watchedAttributes[1]",
+        ),
+        ("scanIntervalMode", json!("sometimes"), "scanIntervalMode"),
+        ("countries", json!(["deu"]), "countries[0]"),
+        ("scanInterval", json!("1h"), "must be an integer"),
+        ("color", json!("red"), "\"incident.color\" is not allowed"),
+        ("observable", json!("not a host"), "observable"),
+    ] {
+        assert_validation(&t.post(p, "premium", with(k, v)).await, needle);
+    }
     // another team's channel is unknown to the caller
     assert_validation(
         &t.post(p, "other", json!({ "incident": base.clone() }))
