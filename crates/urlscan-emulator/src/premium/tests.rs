@@ -116,6 +116,7 @@ async fn saved_searches() {
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     let s = r.json()["search"].clone();
     let id = s["_id"].as_str().unwrap().to_string();
+    let item = format!("{p}{id}/");
     assert_eq!(id.len(), 24);
     assert_eq!(s["userTags"], json!(["private.mine"]));
     assert_eq!(s["tlp"], "amber+strict");
@@ -158,15 +159,12 @@ async fn saved_searches() {
 
     // team:read does not allow changes; the outsider does not see it at all
     let upd = json!({"search": {"name": "Renamed"}});
-    t.expect_put(&format!("{p}{id}/"), "team", upd.clone(), 403)
-        .await;
-    t.expect_put(&format!("{p}{id}/"), "other", upd.clone(), 404)
-        .await;
-    t.expect_put(&format!("{p}{id}/"), "readonly", upd.clone(), 403)
-        .await;
+    t.expect_put(&item, "team", upd.clone(), 403).await;
+    t.expect_put(&item, "other", upd.clone(), 404).await;
+    t.expect_put(&item, "readonly", upd.clone(), 403).await;
     let r = t
         .put(
-            &format!("{p}{id}/"),
+            &item,
             "premium",
             json!({"search": {"name": "Renamed", "permissions": ["team:write"]}}),
         )
@@ -185,11 +183,7 @@ async fn saved_searches() {
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["search"]["description"], "by team");
     let r = t
-        .put(
-            &format!("{p}{id}/"),
-            "premium",
-            json!({"search": {"tlp": "purple"}}),
-        )
+        .put(&item, "premium", json!({"search": {"tlp": "purple"}}))
         .await;
     assert_validation(&r, "tlp");
     t.expect_put(
@@ -288,6 +282,7 @@ async fn subscriptions() {
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     let sub = r.json()["subscription"].clone();
     let id = sub["_id"].as_str().unwrap().to_string();
+    let item = format!("{p}{id}/");
     assert_eq!(sub["frequency"], "daily");
     assert_eq!(sub["searchIds"], json!([sid]));
     let l = t.get(p, "premium").await.json();
@@ -321,7 +316,7 @@ async fn subscriptions() {
 
     let r = t
         .put(
-            &format!("{p}{id}/"),
+            &item,
             "premium",
             json!({"subscription": {"frequency": "hourly", "permissions": ["team:read"]}}),
         )
@@ -334,18 +329,10 @@ async fn subscriptions() {
             .len(),
         1
     );
-    t.expect_put(
-        &format!("{p}{id}/"),
-        "team",
-        json!({"subscription": {"name": "x"}}),
-        403,
-    )
-    .await;
-    t.expect_delete(&format!("{p}{id}/"), "other", 404).await;
-    assert_eq!(
-        t.delete(&format!("{p}{id}/"), "premium").await.json(),
-        json!({})
-    );
+    t.expect_put(&item, "team", json!({"subscription": {"name": "x"}}), 403)
+        .await;
+    t.expect_delete(&item, "other", 404).await;
+    assert_eq!(t.delete(&item, "premium").await.json(), json!({}));
     assert!(t.get(p, "premium").await.json()["subscriptions"]
         .as_array()
         .unwrap()
@@ -387,6 +374,7 @@ async fn channels() {
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     let ch = r.json()["channel"].clone();
     let id = ch["_id"].as_str().unwrap().to_string();
+    let item = format!("{p}{id}");
     assert_eq!(ch["isDefault"], false);
     assert_eq!(ch["ignoreTime"], false);
     assert_eq!(ch["utcTime"], "09:30");
@@ -394,24 +382,19 @@ async fn channels() {
         let g = t.get(&path, "premium").await;
         assert_eq!(g.json()["channel"]["name"], "Hook");
     }
-    t.expect_get(&format!("{p}{id}"), "team", 404).await;
-    t.expect_get(&format!("{p}{id}"), "other", 404).await;
+    t.expect_get(&item, "team", 404).await;
+    t.expect_get(&item, "other", 404).await;
     let r = t
         .put(
-            &format!("{p}{id}"),
+            &item,
             "premium",
             json!({"channel": {"name": "Hook 2", "permissions": ["team:read"]}}),
         )
         .await;
     assert_eq!(r.json()["channel"]["name"], "Hook 2");
-    t.expect_get(&format!("{p}{id}"), "team", 200).await;
-    t.expect_put(
-        &format!("{p}{id}"),
-        "team",
-        json!({"channel": {"name": "x"}}),
-        403,
-    )
-    .await;
+    t.expect_get(&item, "team", 200).await;
+    t.expect_put(&item, "team", json!({"channel": {"name": "x"}}), 403)
+        .await;
     let l = t.get(p, "team").await.json();
     assert_eq!(l["channels"].as_array().unwrap().len(), 1);
     assert!(t.get(p, "other").await.json()["channels"]
@@ -952,6 +935,8 @@ async fn livescan_lifecycle() {
     assert_eq!(r.status, 200);
     assert_eq!(r.header("x-rate-limit-action"), "livescan");
     let uuid = r.json()["uuid"].as_str().unwrap().to_string();
+    let stored = format!("/api/v1/livescan/de01/{uuid}/");
+    let snapshot = format!("/api/v1/result/{uuid}/");
     let res = format!("/api/v1/livescan/de01/result/{uuid}");
     let r = t.get(&res, "premium").await;
     assert_eq!(r.status, 404);
@@ -994,7 +979,7 @@ async fn livescan_lifecycle() {
 
     // store: becomes a permanent, searchable snapshot of the caller
     t.expect_put(
-        &format!("/api/v1/livescan/de01/{uuid}/"),
+        &stored,
         "other",
         json!({"task": {"visibility": "public"}}),
         404,
@@ -1002,7 +987,7 @@ async fn livescan_lifecycle() {
     .await;
     let r = t
         .put(
-            &format!("/api/v1/livescan/de01/{uuid}/"),
+            &stored,
             "premium",
             json!({"task": {"visibility": "private"}}),
         )
@@ -1011,10 +996,8 @@ async fn livescan_lifecycle() {
         r.json(),
         json!({"uuid": uuid, "message": "Scan stored", "visibility": "private"})
     );
-    t.expect_get(&format!("/api/v1/result/{uuid}/"), "premium", 200)
-        .await;
-    t.expect_get(&format!("/api/v1/result/{uuid}/"), "other", 404)
-        .await;
+    t.expect_get(&snapshot, "premium", 200).await;
+    t.expect_get(&snapshot, "other", 404).await;
     let found = t
         .get("/api/v1/search/?q=task.visibility:private", "premium")
         .await
@@ -1027,30 +1010,24 @@ async fn livescan_lifecycle() {
 
     // stored, it left the temporary state: the scanner no longer has it
     t.expect_get(&res, "premium", 404).await;
-    t.expect_delete(&format!("/api/v1/livescan/de01/{uuid}/"), "premium", 404)
-        .await;
+    t.expect_delete(&stored, "premium", 404).await;
     t.expect_put(
-        &format!("/api/v1/livescan/de01/{uuid}/"),
+        &stored,
         "premium",
         json!({"task": {"visibility": "public"}}),
         404,
     )
     .await;
     // the stored snapshot stays
-    t.expect_get(&format!("/api/v1/result/{uuid}/"), "premium", 200)
-        .await;
+    t.expect_get(&snapshot, "premium", 200).await;
 
     // scan: blocking, finished at once; disabled features are absent
     let mut body = task("https://www.example.org/");
     body["scanner"]["disableFeatures"] = json!(["screenshot"]);
     let r = t.post("/api/v1/livescan/jp01/scan/", "premium", body).await;
     let u2 = r.json()["uuid"].as_str().unwrap().to_string();
-    t.expect_get(
-        &format!("/api/v1/livescan/jp01/result/{u2}"),
-        "premium",
-        200,
-    )
-    .await;
+    let result2 = format!("/api/v1/livescan/jp01/result/{u2}");
+    t.expect_get(&result2, "premium", 200).await;
     t.expect_get(
         &format!("/api/v1/livescan/jp01/screenshot/{u2}"),
         "premium",
@@ -1061,19 +1038,9 @@ async fn livescan_lifecycle() {
         .await;
     // purged automatically 60 minutes after the scan
     t.advance(3_590.0);
-    t.expect_get(
-        &format!("/api/v1/livescan/jp01/result/{u2}"),
-        "premium",
-        200,
-    )
-    .await;
+    t.expect_get(&result2, "premium", 200).await;
     t.advance(10.0);
-    t.expect_get(
-        &format!("/api/v1/livescan/jp01/result/{u2}"),
-        "premium",
-        404,
-    )
-    .await;
+    t.expect_get(&result2, "premium", 404).await;
     t.expect_delete(&format!("/api/v1/livescan/jp01/{u2}/"), "premium", 404)
         .await;
 }
