@@ -796,22 +796,12 @@ async fn incident_copy_and_fork() {
     }))
     .await;
     let id = orig["_id"].as_str().unwrap().to_string();
+    let inc = format!("/api/v1/user/incidents/{id}");
     t.advance(1_200.0);
     assert_eq!(incident_get(&t, &id).await["stateCount"], 3);
-    t.put(
-        &format!("/api/v1/user/incidents/{id}/close"),
-        "premium",
-        json!({}),
-    )
-    .await;
+    t.put(&format!("{inc}/close"), "premium", json!({})).await;
 
-    let r = t
-        .post(
-            &format!("/api/v1/user/incidents/{id}/copy"),
-            "premium",
-            json!({}),
-        )
-        .await;
+    let r = t.post(&format!("{inc}/copy"), "premium", json!({})).await;
     assert_eq!(r.status, 200);
     let copy = r.json()["incidents"].clone();
     assert!(r.json().get("incident").is_none());
@@ -823,11 +813,7 @@ async fn incident_copy_and_fork() {
     assert_eq!(copy["scanInterval"], 600);
 
     let fork = t
-        .post(
-            &format!("/api/v1/user/incidents/{id}/fork/"),
-            "premium",
-            json!({}),
-        )
+        .post(&format!("{inc}/fork/"), "premium", json!({}))
         .await
         .json()["incidents"]
         .clone();
@@ -847,28 +833,12 @@ async fn incident_copy_and_fork() {
         .all(|s| s["incident"] == fid));
 
     // the team can copy (and then owns the copy); outsiders cannot see the original
-    let r = t
-        .post(
-            &format!("/api/v1/user/incidents/{id}/copy"),
-            "team",
-            json!({}),
-        )
-        .await;
+    let r = t.post(&format!("{inc}/copy"), "team", json!({})).await;
     assert_eq!(r.json()["incidents"]["owner"], "teammate");
-    t.expect_post(
-        &format!("/api/v1/user/incidents/{id}/fork"),
-        "other",
-        json!({}),
-        404,
-    )
-    .await;
-    t.expect_post(
-        &format!("/api/v1/user/incidents/{id}/fork"),
-        "readonly",
-        json!({}),
-        403,
-    )
-    .await;
+    t.expect_post(&format!("{inc}/fork"), "other", json!({}), 404)
+        .await;
+    t.expect_post(&format!("{inc}/fork"), "readonly", json!({}), 403)
+        .await;
     // the original stays closed
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
 }
@@ -1255,6 +1225,14 @@ async fn file_download_zip() {
 
 // ---------------------------------------------------------------- data dumps
 
+/// The datadump listing under `/api/v1/datadump/list/`, as the premium user.
+async fn listing(t: &T, path: &str) -> Value {
+    let url = format!("{DATADUMP_LIST}{path}");
+    t.get(&url, "premium").await.json()
+}
+
+const DATADUMP_LIST: &str = "/api/v1/datadump/list/";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn datadumps() {
     let t = emulator(300).await;
@@ -1269,23 +1247,11 @@ async fn datadumps() {
     let today = day(now);
     let tomorrow = day(now + 86_400_000);
 
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/days/api/{yesterday}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("days/api/{yesterday}")).await;
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
     assert_eq!(v["files"][0]["path"], format!("days/api/{yesterday}.gz"));
     assert!(v["files"][0]["size"].as_u64().unwrap() > 0);
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/hours/search/{yesterday}/"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("hours/search/{yesterday}/")).await;
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 24);
     assert_eq!(
@@ -1293,64 +1259,29 @@ async fn datadumps() {
         format!("hours/search/{yesterday}/{yesterday}-00.gz")
     );
     assert!(files[0]["timestamp"].is_string());
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/minutes/dom/{yesterday}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("minutes/dom/{yesterday}")).await;
     assert_eq!(v["files"].as_array().unwrap().len(), 1440);
     let hour = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(now)
         .unwrap()
         .format("%H")
         .to_string();
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/hours/search/{today}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("hours/search/{today}")).await;
     assert_eq!(
         v["files"].as_array().unwrap().len(),
         hour.parse::<usize>().unwrap()
     );
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/days/search/{tomorrow}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("days/search/{tomorrow}")).await;
     assert_eq!(v, json!({"files": []}));
 
-    assert_validation(
-        &t.get(
-            &format!("/api/v1/datadump/list/weeks/api/{today}"),
-            "premium",
-        )
-        .await,
-        "timeWindow",
-    );
-    assert_validation(
-        &t.get(
-            &format!("/api/v1/datadump/list/days/pdf/{today}"),
-            "premium",
-        )
-        .await,
-        "fileType",
-    );
-    assert_validation(
-        &t.get("/api/v1/datadump/list/days/api/2025-01-01", "premium")
-            .await,
-        "date",
-    );
-    assert_validation(
-        &t.get("/api/v1/datadump/list/days/api/20250231", "premium")
-            .await,
-        "date",
-    );
+    for (path, needle) in [
+        (format!("weeks/api/{today}"), "timeWindow"),
+        (format!("days/pdf/{today}"), "fileType"),
+        ("days/api/2025-01-01".to_string(), "date"),
+        ("days/api/20250231".to_string(), "date"),
+    ] {
+        let r = t.get(&format!("{DATADUMP_LIST}{path}"), "premium").await;
+        assert_validation(&r, needle);
+    }
 
     // the busiest hour of the last week holds search hits
     let (busy_day, busy_hour) = {
@@ -1388,13 +1319,7 @@ async fn datadumps() {
     assert!(!lines.is_empty());
     assert!(lines.iter().all(|h| h["task"]["visibility"] == "public"));
     // the listed size is the file's size
-    let listed = t
-        .get(
-            &format!("/api/v1/datadump/list/hours/search/{busy_day}"),
-            "premium",
-        )
-        .await
-        .json();
+    let listed = listing(&t, &format!("hours/search/{busy_day}")).await;
     let entry = listed["files"]
         .as_array()
         .unwrap()
