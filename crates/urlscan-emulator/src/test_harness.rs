@@ -114,6 +114,15 @@ impl Harness {
         self.call(Method::DELETE, path, who, None).await
     }
 
+    /// The array under `key` in the JSON answer to `GET path` as `who`.
+    pub async fn get_list(&self, path: &str, who: &str, key: &str) -> Vec<Value> {
+        let v = self.get(path, who).await.json();
+        match v[key].as_array() {
+            Some(list) => list.clone(),
+            None => panic!("no {key} list from GET {path} as {who}: {v}"),
+        }
+    }
+
     /// Sends `m path` as `who` and asserts the answer's status is `want`.
     pub async fn expect(
         &self,

@@ -162,46 +162,27 @@ async fn saved_searches() {
     t.expect_put(&item, "team", upd.clone(), 403).await;
     t.expect_put(&item, "other", upd.clone(), 404).await;
     t.expect_put(&item, "readonly", upd.clone(), 403).await;
-    let r = t
-        .put(
-            &item,
-            "premium",
-            json!({"search": {"name": "Renamed", "permissions": ["team:write"]}}),
-        )
-        .await;
+    let renamed = json!({"search": {"name": "Renamed", "permissions": ["team:write"]}});
+    let r = t.put(&item, "premium", renamed).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["search"]["name"], "Renamed");
     assert_eq!(r.json()["search"]["_id"], id.as_str());
     // now the team may change it
-    let r = t
-        .put(
-            &format!("{p}{id}"),
-            "team",
-            json!({"search": {"description": "by team", "_id": id}}),
-        )
-        .await;
+    let described = json!({"search": {"description": "by team", "_id": id}});
+    let r = t.put(&format!("{p}{id}"), "team", described).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["search"]["description"], "by team");
     let r = t
         .put(&item, "premium", json!({"search": {"tlp": "purple"}}))
         .await;
     assert_validation(&r, "tlp");
-    t.expect_put(
-        &format!("{p}0123456789abcdef01234567/"),
-        "premium",
-        upd,
-        404,
-    )
-    .await;
+    let unknown = format!("{p}0123456789abcdef01234567/");
+    t.expect_put(&unknown, "premium", upd, 404).await;
 
     // hostnames datasource
-    let r = t
-        .post(
-            p,
-            "premium",
-            json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:com"}}),
-        )
-        .await;
+    let search =
+        json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:com"}});
+    let r = t.post(p, "premium", search).await;
     let hid = r.json()["search"]["_id"].as_str().unwrap().to_string();
     let v = t.get(&format!("{p}{hid}/results/"), "premium").await.json();
     let hits = v["results"].as_array().unwrap();
@@ -212,13 +193,9 @@ async fn saved_searches() {
     assert!(hits[0]["first_seen"].is_string() && hits[0]["sources"].is_array());
 
     // a stored query that does not parse answers 400 on results
-    let r = t
-        .post(
-            p,
-            "premium",
-            json!({"search": {"datasource": "scans", "name": "bad", "query": "page.domain:(("}}),
-        )
-        .await;
+    let search =
+        json!({"search": {"datasource": "scans", "name": "bad", "query": "page.domain:(("}});
+    let r = t.post(p, "premium", search).await;
     let bid = r.json()["search"]["_id"].as_str().unwrap().to_string();
     let r = t.get(&format!("{p}{bid}/results/"), "premium").await;
     assert_eq!(r.status, 400);
@@ -288,10 +265,7 @@ async fn subscriptions() {
     let l = t.get(p, "premium").await.json();
     assert_eq!(l["subscriptions"].as_array().unwrap().len(), 1);
     // not shared with the team
-    assert!(t.get(p, "team").await.json()["subscriptions"]
-        .as_array()
-        .unwrap()
-        .is_empty());
+    assert!(t.get_list(p, "team", "subscriptions").await.is_empty());
     t.expect_get(&format!("{p}{id}/results/scans/"), "team", 404)
         .await;
 
@@ -314,13 +288,8 @@ async fn subscriptions() {
         "datasource",
     );
 
-    let r = t
-        .put(
-            &item,
-            "premium",
-            json!({"subscription": {"frequency": "hourly", "permissions": ["team:read"]}}),
-        )
-        .await;
+    let hourly = json!({"subscription": {"frequency": "hourly", "permissions": ["team:read"]}});
+    let r = t.put(&item, "premium", hourly).await;
     assert_eq!(r.json()["subscription"]["frequency"], "hourly");
     assert_eq!(
         t.get(p, "team").await.json()["subscriptions"]
@@ -384,23 +353,15 @@ async fn channels() {
     }
     t.expect_get(&item, "team", 404).await;
     t.expect_get(&item, "other", 404).await;
-    let r = t
-        .put(
-            &item,
-            "premium",
-            json!({"channel": {"name": "Hook 2", "permissions": ["team:read"]}}),
-        )
-        .await;
+    let renamed = json!({"channel": {"name": "Hook 2", "permissions": ["team:read"]}});
+    let r = t.put(&item, "premium", renamed).await;
     assert_eq!(r.json()["channel"]["name"], "Hook 2");
     t.expect_get(&item, "team", 200).await;
     t.expect_put(&item, "team", json!({"channel": {"name": "x"}}), 403)
         .await;
     let l = t.get(p, "team").await.json();
     assert_eq!(l["channels"].as_array().unwrap().len(), 1);
-    assert!(t.get(p, "other").await.json()["channels"]
-        .as_array()
-        .unwrap()
-        .is_empty());
+    assert!(t.get_list(p, "other", "channels").await.is_empty());
 }
 
 // ---------------------------------------------------------------- incidents
@@ -684,14 +645,11 @@ async fn incident_rotation_per_interval() {
 async fn incident_automatic_closes() {
     let t = emulator(10).await;
     // suspended: closes stopDelaySuspended after the first scan saw it
-    let s = incident(
-        &t,
-        json!({
-            "observable": "suspended.example.com", "visibility": "private", "channels": [],
-            "scanInterval": 3600, "stopDelaySuspended": 7200, "scanIntervalAfterSuspended": 1800,
-        }),
-    )
-    .await;
+    let suspended = json!({
+        "observable": "suspended.example.com", "visibility": "private", "channels": [],
+        "scanInterval": 3600, "stopDelaySuspended": 7200, "scanIntervalAfterSuspended": 1800,
+    });
+    let s = incident(&t, suspended).await;
     let sid = s["_id"].as_str().unwrap().to_string();
     assert_eq!(s["labels"], json!(["suspended"]));
     // inactive
@@ -702,14 +660,11 @@ async fn incident_automatic_closes() {
     .await;
     let iid = i["_id"].as_str().unwrap().to_string();
     // malicious by name, and by the content generator's phishing verdict
-    let m = incident(
-        &t,
-        json!({
-            "observable": "malicious.example.org", "visibility": "private", "channels": [],
-            "scanInterval": 3600, "scanIntervalAfterMalicious": 600, "stopDelayMalicious": 3000,
-        }),
-    )
-    .await;
+    let malicious = json!({
+        "observable": "malicious.example.org", "visibility": "private", "channels": [],
+        "scanInterval": 3600, "scanIntervalAfterMalicious": 600, "stopDelayMalicious": 3000,
+    });
+    let m = incident(&t, malicious).await;
     let mid = m["_id"].as_str().unwrap().to_string();
     let ph = incident(&t, json!({
         "observable": "paypal-secure-login.xyz", "visibility": "private", "channels": [], "stopDelayMalicious": 60,
@@ -822,15 +777,9 @@ async fn incident_copy_and_fork() {
     assert_eq!(fork["state"], "active");
     assert_eq!(fork["stateCount"], 4);
     let fid = fork["_id"].as_str().unwrap();
-    let sts = t
-        .get(&format!("/api/v1/user/incidentstates/{fid}"), "premium")
-        .await
-        .json();
-    assert!(sts["incidentstates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|s| s["incident"] == fid));
+    let states = format!("/api/v1/user/incidentstates/{fid}");
+    let sts = t.get_list(&states, "premium", "incidentstates").await;
+    assert!(sts.iter().all(|s| s["incident"] == fid));
 
     // the team can copy (and then owns the copy); outsiders cannot see the original
     let r = t.post(&format!("{inc}/copy"), "team", json!({})).await;
@@ -918,12 +867,8 @@ async fn livescan_lifecycle() {
     assert_eq!(result["task"]["uuid"], uuid.as_str());
     t.expect_get(&res, "team", 200).await;
     t.expect_get(&res, "other", 404).await;
-    t.expect_get(
-        &format!("/api/v1/livescan/us01/result/{uuid}"),
-        "premium",
-        404,
-    )
-    .await;
+    let elsewhere = format!("/api/v1/livescan/us01/result/{uuid}");
+    t.expect_get(&elsewhere, "premium", 404).await;
     let png = t
         .get(
             &format!("/api/v1/livescan/de01/screenshot/{uuid}"),
@@ -968,26 +913,15 @@ async fn livescan_lifecycle() {
     );
     t.expect_get(&snapshot, "premium", 200).await;
     t.expect_get(&snapshot, "other", 404).await;
-    let found = t
-        .get("/api/v1/search/?q=task.visibility:private", "premium")
-        .await
-        .json();
-    assert!(found["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|h| h["_id"] == uuid.as_str()));
+    let private = "/api/v1/search/?q=task.visibility:private";
+    let found = t.get_list(private, "premium", "results").await;
+    assert!(found.iter().any(|h| h["_id"] == uuid.as_str()));
 
     // stored, it left the temporary state: the scanner no longer has it
     t.expect_get(&res, "premium", 404).await;
     t.expect_delete(&stored, "premium", 404).await;
-    t.expect_put(
-        &stored,
-        "premium",
-        json!({"task": {"visibility": "public"}}),
-        404,
-    )
-    .await;
+    let public = json!({"task": {"visibility": "public"}});
+    t.expect_put(&stored, "premium", public, 404).await;
     // the stored snapshot stays
     t.expect_get(&snapshot, "premium", 200).await;
 
@@ -998,12 +932,8 @@ async fn livescan_lifecycle() {
     let u2 = r.json()["uuid"].as_str().unwrap().to_string();
     let result2 = format!("/api/v1/livescan/jp01/result/{u2}");
     t.expect_get(&result2, "premium", 200).await;
-    t.expect_get(
-        &format!("/api/v1/livescan/jp01/screenshot/{u2}"),
-        "premium",
-        404,
-    )
-    .await;
+    let screenshot2 = format!("/api/v1/livescan/jp01/screenshot/{u2}");
+    t.expect_get(&screenshot2, "premium", 404).await;
     t.expect_get(&format!("/api/v1/livescan/jp01/bogus/{u2}"), "premium", 404)
         .await;
     // purged automatically 60 minutes after the scan
@@ -1336,12 +1266,8 @@ async fn datadumps() {
         &format!("{busy_day}-{busy_hour}x.gz"),
     );
     t.expect_get(&other_path, "", 403).await;
-    t.expect_get(
-        &format!("/api/v1/datadump/link/days/api/{tomorrow}.gz"),
-        "premium",
-        404,
-    )
-    .await;
+    let future = format!("/api/v1/datadump/link/days/api/{tomorrow}.gz");
+    t.expect_get(&future, "premium", 404).await;
     t.expect_get("/api/v1/datadump/link/nothing/here", "premium", 404)
         .await;
     t.expect_get(&format!("/api/v1/datadump/link/{path}"), "free", 403)
