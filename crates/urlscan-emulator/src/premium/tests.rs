@@ -385,6 +385,13 @@ async fn incident(t: &T, fields: Value) -> Value {
     r.json()["incident"].clone()
 }
 
+/// The incident's state and how many states it has had.
+async fn incident_state(t: &T, id: &str) -> (String, u64) {
+    let i = incident_get(t, id).await;
+    let state = i["state"].as_str().unwrap().to_string();
+    (state, i["stateCount"].as_u64().unwrap())
+}
+
 async fn incident_get(t: &T, id: &str) -> Value {
     let r = t
         .get(&format!("/api/v1/user/incidents/{id}"), "premium")
@@ -720,27 +727,20 @@ async fn incident_automatic_closes() {
     assert_eq!(incident_get(&t, &iid).await["state"], "closed");
     // malicious: rescanned every 600 s
     t.advance(2_395.0);
-    let mi = incident_get(&t, &mid).await;
-    assert_eq!(mi["state"], "active");
-    assert_eq!(mi["stateCount"], 5);
+    assert_eq!(incident_state(&t, &mid).await, ("active".to_string(), 5));
     assert_eq!(incident_get(&t, &manid).await["stateCount"], 1);
     t.advance(5.0);
     assert_eq!(incident_get(&t, &mid).await["state"], "closed");
     // suspended: rescanned every 1800 s, closed at 7200 s
     t.advance(4_195.0);
-    let si = incident_get(&t, &sid).await;
-    assert_eq!(si["state"], "active");
-    assert_eq!(si["stateCount"], 4);
+    assert_eq!(incident_state(&t, &sid).await, ("active".to_string(), 4));
     t.advance(5.0);
-    let si = incident_get(&t, &sid).await;
-    assert_eq!(si["state"], "closed");
+    assert_eq!(incident_get(&t, &sid).await["state"], "closed");
     assert_eq!(incident_get(&t, &bid).await["state"], "active");
     // a closed incident keeps its states
-    let sts = t
-        .get(&format!("/api/v1/user/incidentstates/{sid}"), "premium")
-        .await
-        .json();
-    assert_eq!(sts["incidentstates"].as_array().unwrap().len(), 4);
+    let states = format!("/api/v1/user/incidentstates/{sid}");
+    let sts = t.get_list(&states, "premium", "incidentstates").await;
+    assert_eq!(sts.len(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread")]
