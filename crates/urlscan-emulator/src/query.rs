@@ -1156,6 +1156,15 @@ mod tests {
         }
     }
 
+    /// The error for `q`, which must mention each of `needles`.
+    fn err_with(q: &str, needles: &[&str]) -> QueryError {
+        let e = err(q);
+        for needle in needles {
+            assert!(e.message.contains(needle), "{q}: {e}");
+        }
+        e
+    }
+
     fn dated(date: &str) -> Value {
         json!({ "date": date })
     }
@@ -1736,9 +1745,7 @@ mod tests {
             "_exists_:page.*",
             "a AND p*:x",
         ] {
-            let e = err(q);
-            assert!(e.message.contains("wildcard"), "{q}: {e}");
-            assert!(e.message.contains("1:"), "{q}: {e}");
+            err_with(q, &["wildcard", "1:"]);
         }
     }
 
@@ -1768,18 +1775,13 @@ mod tests {
             "_exists_:(a OR b)",
             "a:b:c",
         ] {
-            let e = err(q);
-            assert!(e.message.contains("-->"), "{q}: {e}");
+            let e = err_with(q, &["-->"]);
             assert!(!e.message.is_empty());
         }
-        let e = err("page.domain:(");
-        assert!(e.message.contains("1:14"), "{e}");
-        let e = err("\"unterminated");
-        assert!(e.message.contains("closing `\"`"), "{e}");
-        let e = err("a:[1 TO");
-        assert!(e.message.contains("expected"), "{e}");
-        let e = err("AND");
-        assert!(e.message.contains("1:1"), "{e}");
+        err_with("page.domain:(", &["1:14"]);
+        err_with("\"unterminated", &["closing `\"`"]);
+        err_with("a:[1 TO", &["expected"]);
+        err_with("AND", &["1:1"]);
     }
 
     #[test]
