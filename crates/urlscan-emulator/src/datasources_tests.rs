@@ -39,6 +39,17 @@ impl T {
         .ok()
     }
 
+    /// Every hit of data source `ds` as the premium user, in pages of `size`:
+    /// more than `more_than` of them, each with the fields `strings` as strings.
+    async fn every(&self, ds: &str, size: usize, more_than: usize, strings: &[&str]) -> Vec<Value> {
+        let all = self.walk(ds, "", "premium", size).await;
+        assert!(all.len() > more_than, "{}", all.len());
+        for hit in &all {
+            assert_strings(hit, strings);
+        }
+        all
+    }
+
     /// Every hit of a search, page by page with `search_after`; checks the
     /// order, the cursors and that no hit repeats.
     async fn walk(&self, ds: &str, q: &str, who: &str, size: usize) -> Vec<Value> {
@@ -105,6 +116,28 @@ impl T {
 }
 
 /// `hit` has a string under each of `fields`.
+/// The string fields of a hostnames hit.
+const HOSTNAME_STRINGS: &[&str] = &[
+    "hostname",
+    "domain",
+    "apexDomain",
+    "date",
+    "first_seen",
+    "last_seen",
+];
+
+/// The string fields of a certificates hit.
+const CERTIFICATE_STRINGS: &[&str] = &[
+    "domain",
+    "subjectName",
+    "issuer",
+    "validFrom",
+    "validTo",
+    "firstSeen",
+    "lastSeen",
+    "date",
+];
+
 fn assert_strings(hit: &Value, fields: &[&str]) {
     for f in fields {
         assert!(hit[f].is_string(), "{f} in {hit}");
@@ -125,24 +158,12 @@ fn strs(v: &Value) -> Vec<String> {
 async fn search_after_and_plan_checks() {
     let t = T::new(5).await;
     for ds in ["hostnames", "incidents", "notifications", "certificates"] {
-        let (s, _) = t
-            .json(
-                Method::GET,
-                &format!("/api/v1/search/?datasource={ds}"),
-                "free",
-                None,
-            )
-            .await;
+        let plain = format!("/api/v1/search/?datasource={ds}");
+        let (s, _) = t.json(Method::GET, &plain, "free", None).await;
         assert_eq!(s, 403, "{ds} is premium only");
         for bad in ["x", "1700000000000", "1700000000000,", "abc,def", "1,a,b"] {
-            let (s, v) = t
-                .json(
-                    Method::GET,
-                    &format!("/api/v1/search/?datasource={ds}&search_after={bad}"),
-                    "premium",
-                    None,
-                )
-                .await;
+            let after = format!("/api/v1/search/?datasource={ds}&search_after={bad}");
+            let (s, v) = t.json(Method::GET, &after, "premium", None).await;
             assert_eq!(s, 400, "{ds} {bad}: {v}");
         }
         let v = t
@@ -165,20 +186,8 @@ async fn search_after_and_plan_checks() {
 #[tokio::test(flavor = "multi_thread")]
 async fn hostnames_datasource() {
     let t = T::new(40).await;
-    let all = t.walk("hostnames", "", "premium", 7).await;
-    assert!(all.len() > 40, "{}", all.len());
+    let all = t.every("hostnames", 7, 40, HOSTNAME_STRINGS).await;
     for h in &all {
-        assert_strings(
-            h,
-            &[
-                "hostname",
-                "domain",
-                "apexDomain",
-                "date",
-                "first_seen",
-                "last_seen",
-            ],
-        );
         assert!(h["sources"].is_array());
         assert_eq!(h["date"], h["last_seen"]);
     }
@@ -457,22 +466,8 @@ async fn notifications_datasource() {
 #[tokio::test(flavor = "multi_thread")]
 async fn certificates_datasource() {
     let t = T::new(30).await;
-    let all = t.walk("certificates", "", "premium", 9).await;
-    assert!(all.len() > 10, "{}", all.len());
+    let all = t.every("certificates", 9, 10, CERTIFICATE_STRINGS).await;
     for c in &all {
-        assert_strings(
-            c,
-            &[
-                "domain",
-                "subjectName",
-                "issuer",
-                "validFrom",
-                "validTo",
-                "firstSeen",
-                "lastSeen",
-                "date",
-            ],
-        );
         assert_eq!(c["domain"], c["subjectName"]);
         assert_eq!(c["date"], c["lastSeen"]);
         assert!(c["firstSeen"].as_str() <= c["lastSeen"].as_str());
@@ -580,12 +575,9 @@ fn ms_of(iso: &Value) -> i64 {
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_scans_are_real() {
     let t = T::new(5).await;
-    let (id, _) = incident(
-        &t,
-        json!({"observable": "www.incident-scan.example.com", "visibility": "private", "channels": [],
-               "scanInterval": 600, "userAgents": ["UA-a", "UA-b"], "countries": ["de", "us"]}),
-    )
-    .await;
+    let fields = json!({"observable": "www.incident-scan.example.com", "visibility": "private", "channels": [],
+                        "scanInterval": 600, "userAgents": ["UA-a", "UA-b"], "countries": ["de", "us"]});
+    let (id, _) = incident(&t, fields).await;
     t.emu.advance(1_250.0);
     let list = states(&t, &id).await;
     assert_eq!(list.len(), 3);
@@ -654,12 +646,9 @@ async fn incident_scans_are_real() {
 #[tokio::test(flavor = "multi_thread")]
 async fn incident_scans_are_capped() {
     let t = T::new(5).await;
-    let (id, _) = incident(
-        &t,
-        json!({"observable": "busy.example.org", "visibility": "private", "channels": [],
-               "scanInterval": 60, "expireAfter": 31_536_000}),
-    )
-    .await;
+    let fields = json!({"observable": "busy.example.org", "visibility": "private", "channels": [],
+                        "scanInterval": 60, "expireAfter": 31_536_000});
+    let (id, _) = incident(&t, fields).await;
     t.emu.advance(86_400.0);
     let list = states(&t, &id).await;
     assert_eq!(list.len(), 1_441);
@@ -811,20 +800,9 @@ async fn changing_observable_reports_changes() {
 
     // a restarted incident observes afresh
     let base = format!("/api/v1/user/incidents/{id}");
-    t.call(
-        Method::PUT,
-        &format!("{base}/close"),
-        "premium",
-        Some(json!({})),
-    )
-    .await;
-    t.call(
-        Method::PUT,
-        &format!("{base}/restart"),
-        "premium",
-        Some(json!({})),
-    )
-    .await;
+    t.put(&format!("{base}/close"), "premium", json!({})).await;
+    t.put(&format!("{base}/restart"), "premium", json!({}))
+        .await;
     assert_eq!(changes_of(&t, &id).len(), 2);
     t.emu.advance(600.0);
     assert_eq!(changes_of(&t, &id).len(), 3);

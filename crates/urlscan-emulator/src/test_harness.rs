@@ -114,6 +114,46 @@ impl Harness {
         self.call(Method::DELETE, path, who, None).await
     }
 
+    /// The array under `key` in the JSON answer to `GET path` as `who`.
+    pub async fn get_list(&self, path: &str, who: &str, key: &str) -> Vec<Value> {
+        let v = self.get(path, who).await.json();
+        match v[key].as_array() {
+            Some(list) => list.clone(),
+            None => panic!("no {key} list from GET {path} as {who}: {v}"),
+        }
+    }
+
+    /// Sends `m path` as `who` and asserts the answer's status is `want`.
+    pub async fn expect(
+        &self,
+        m: Method,
+        path: &str,
+        who: &str,
+        body: Option<Value>,
+        want: u16,
+    ) -> Resp {
+        let r = self.call(m, path, who, body).await;
+        let text = String::from_utf8_lossy(&r.body);
+        assert_eq!(r.status, want, "{}: {text}", r.what);
+        r
+    }
+
+    pub async fn expect_get(&self, path: &str, who: &str, want: u16) -> Resp {
+        self.expect(Method::GET, path, who, None, want).await
+    }
+
+    pub async fn expect_post(&self, path: &str, who: &str, body: Value, want: u16) -> Resp {
+        self.expect(Method::POST, path, who, Some(body), want).await
+    }
+
+    pub async fn expect_put(&self, path: &str, who: &str, body: Value, want: u16) -> Resp {
+        self.expect(Method::PUT, path, who, Some(body), want).await
+    }
+
+    pub async fn expect_delete(&self, path: &str, who: &str, want: u16) -> Resp {
+        self.expect(Method::DELETE, path, who, None, want).await
+    }
+
     /// A saved search of the premium user; its id.
     pub async fn saved_search(&self, datasource: &str, name: &str, query: &str) -> String {
         let search = json!({"search": {"datasource": datasource, "name": name, "query": query}});

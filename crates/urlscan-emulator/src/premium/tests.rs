@@ -42,51 +42,31 @@ async fn access_rules() {
         assert_eq!(t.get(path, "").await.status, 401, "anonymous {path}");
     }
     // Channels are not premium in the specification: any key, but not none.
-    assert_eq!(t.get("/api/v1/user/channels/", "free").await.status, 200);
-    assert_eq!(t.get("/api/v1/user/channels/", "").await.status, 401);
+    t.expect_get("/api/v1/user/channels/", "free", 200).await;
+    t.expect_get("/api/v1/user/channels/", "", 401).await;
     // the read-only key reads but does not write
-    assert_eq!(
-        t.get("/api/v1/user/searches/", "readonly").await.status,
-        200
-    );
-    assert_eq!(t.get("/api/v1/user/searches", "readonly").await.status, 200);
+    t.expect_get("/api/v1/user/searches/", "readonly", 200)
+        .await;
+    t.expect_get("/api/v1/user/searches", "readonly", 200).await;
     let search = json!({"search": {"datasource": "scans", "name": "n", "query": "x"}});
     let r = t.post("/api/v1/user/searches/", "readonly", search).await;
     assert_eq!(r.status, 403);
     assert!(r.message().contains("readwrite"));
     let inc =
         json!({"incident": {"observable": "example.com", "visibility": "private", "channels": []}});
-    assert_eq!(
-        t.post("/api/v1/user/incidents", "readonly", inc.clone())
-            .await
-            .status,
-        403
-    );
-    assert_eq!(
-        t.post("/api/v1/user/incidents", "free", inc).await.status,
-        403
-    );
+    t.expect_post("/api/v1/user/incidents", "readonly", inc.clone(), 403)
+        .await;
+    t.expect_post("/api/v1/user/incidents", "free", inc, 403)
+        .await;
     let task = json!({"task": {"url": "https://example.com/"}});
-    assert_eq!(
-        t.post("/api/v1/livescan/de01/task/", "readonly", task)
-            .await
-            .status,
-        403
-    );
+    t.expect_post("/api/v1/livescan/de01/task/", "readonly", task, 403)
+        .await;
     // hostname history needs the readwrite scope
-    assert_eq!(
-        t.get("/api/v1/hostname/example.com", "readonly")
-            .await
-            .status,
-        403
-    );
+    t.expect_get("/api/v1/hostname/example.com", "readonly", 403)
+        .await;
     let ch = json!({"channel": {"type": "email", "name": "c"}});
-    assert_eq!(
-        t.post("/api/v1/user/channels/", "readonly", ch)
-            .await
-            .status,
-        403
-    );
+    t.expect_post("/api/v1/user/channels/", "readonly", ch, 403)
+        .await;
 }
 
 // ---------------------------------------------------------------- saved searches
@@ -136,6 +116,7 @@ async fn saved_searches() {
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     let s = r.json()["search"].clone();
     let id = s["_id"].as_str().unwrap().to_string();
+    let item = format!("{p}{id}/");
     assert_eq!(id.len(), 24);
     assert_eq!(s["userTags"], json!(["private.mine"]));
     assert_eq!(s["tlp"], "amber+strict");
@@ -173,74 +154,35 @@ async fn saved_searches() {
         .await
         .json();
     assert_eq!(small["results"].as_array().unwrap().len(), 2);
-    assert_eq!(
-        t.get(&format!("{p}{id}/results/"), "other").await.status,
-        404
-    );
+    t.expect_get(&format!("{p}{id}/results/"), "other", 404)
+        .await;
 
     // team:read does not allow changes; the outsider does not see it at all
     let upd = json!({"search": {"name": "Renamed"}});
-    assert_eq!(
-        t.put(&format!("{p}{id}/"), "team", upd.clone())
-            .await
-            .status,
-        403
-    );
-    assert_eq!(
-        t.put(&format!("{p}{id}/"), "other", upd.clone())
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.put(&format!("{p}{id}/"), "readonly", upd.clone())
-            .await
-            .status,
-        403
-    );
-    let r = t
-        .put(
-            &format!("{p}{id}/"),
-            "premium",
-            json!({"search": {"name": "Renamed", "permissions": ["team:write"]}}),
-        )
-        .await;
+    t.expect_put(&item, "team", upd.clone(), 403).await;
+    t.expect_put(&item, "other", upd.clone(), 404).await;
+    t.expect_put(&item, "readonly", upd.clone(), 403).await;
+    let renamed = json!({"search": {"name": "Renamed", "permissions": ["team:write"]}});
+    let r = t.put(&item, "premium", renamed).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["search"]["name"], "Renamed");
     assert_eq!(r.json()["search"]["_id"], id.as_str());
     // now the team may change it
-    let r = t
-        .put(
-            &format!("{p}{id}"),
-            "team",
-            json!({"search": {"description": "by team", "_id": id}}),
-        )
-        .await;
+    let described = json!({"search": {"description": "by team", "_id": id}});
+    let r = t.put(&format!("{p}{id}"), "team", described).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["search"]["description"], "by team");
     let r = t
-        .put(
-            &format!("{p}{id}/"),
-            "premium",
-            json!({"search": {"tlp": "purple"}}),
-        )
+        .put(&item, "premium", json!({"search": {"tlp": "purple"}}))
         .await;
     assert_validation(&r, "tlp");
-    assert_eq!(
-        t.put(&format!("{p}0123456789abcdef01234567/"), "premium", upd)
-            .await
-            .status,
-        404
-    );
+    let unknown = format!("{p}0123456789abcdef01234567/");
+    t.expect_put(&unknown, "premium", upd, 404).await;
 
     // hostnames datasource
-    let r = t
-        .post(
-            p,
-            "premium",
-            json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:com"}}),
-        )
-        .await;
+    let search =
+        json!({"search": {"datasource": "hostnames", "name": "h", "query": "hostname:com"}});
+    let r = t.post(p, "premium", search).await;
     let hid = r.json()["search"]["_id"].as_str().unwrap().to_string();
     let v = t.get(&format!("{p}{hid}/results/"), "premium").await.json();
     let hits = v["results"].as_array().unwrap();
@@ -251,27 +193,21 @@ async fn saved_searches() {
     assert!(hits[0]["first_seen"].is_string() && hits[0]["sources"].is_array());
 
     // a stored query that does not parse answers 400 on results
-    let r = t
-        .post(
-            p,
-            "premium",
-            json!({"search": {"datasource": "scans", "name": "bad", "query": "page.domain:(("}}),
-        )
-        .await;
+    let search =
+        json!({"search": {"datasource": "scans", "name": "bad", "query": "page.domain:(("}});
+    let r = t.post(p, "premium", search).await;
     let bid = r.json()["search"]["_id"].as_str().unwrap().to_string();
     let r = t.get(&format!("{p}{bid}/results/"), "premium").await;
     assert_eq!(r.status, 400);
     assert!(r.message().contains("Failed to parse query"));
 
     // delete
-    assert_eq!(t.delete(&format!("{p}{bid}/"), "team").await.status, 404);
+    t.expect_delete(&format!("{p}{bid}/"), "team", 404).await;
     let r = t.delete(&format!("{p}{bid}/"), "premium").await;
     assert_eq!((r.status, r.json()), (200, json!({})));
-    assert_eq!(t.delete(&format!("{p}{bid}/"), "premium").await.status, 404);
-    assert_eq!(
-        t.get(&format!("{p}{bid}/results/"), "premium").await.status,
-        404
-    );
+    t.expect_delete(&format!("{p}{bid}/"), "premium", 404).await;
+    t.expect_get(&format!("{p}{bid}/results/"), "premium", 404)
+        .await;
 }
 
 // ---------------------------------------------------------------- subscriptions
@@ -323,21 +259,15 @@ async fn subscriptions() {
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     let sub = r.json()["subscription"].clone();
     let id = sub["_id"].as_str().unwrap().to_string();
+    let item = format!("{p}{id}/");
     assert_eq!(sub["frequency"], "daily");
     assert_eq!(sub["searchIds"], json!([sid]));
     let l = t.get(p, "premium").await.json();
     assert_eq!(l["subscriptions"].as_array().unwrap().len(), 1);
     // not shared with the team
-    assert!(t.get(p, "team").await.json()["subscriptions"]
-        .as_array()
-        .unwrap()
-        .is_empty());
-    assert_eq!(
-        t.get(&format!("{p}{id}/results/scans/"), "team")
-            .await
-            .status,
-        404
-    );
+    assert!(t.get_list(p, "team", "subscriptions").await.is_empty());
+    t.expect_get(&format!("{p}{id}/results/scans/"), "team", 404)
+        .await;
 
     let res = t.get(&format!("{p}{id}/results/scans/"), "premium").await;
     assert_eq!(res.status, 200);
@@ -358,13 +288,8 @@ async fn subscriptions() {
         "datasource",
     );
 
-    let r = t
-        .put(
-            &format!("{p}{id}/"),
-            "premium",
-            json!({"subscription": {"frequency": "hourly", "permissions": ["team:read"]}}),
-        )
-        .await;
+    let hourly = json!({"subscription": {"frequency": "hourly", "permissions": ["team:read"]}});
+    let r = t.put(&item, "premium", hourly).await;
     assert_eq!(r.json()["subscription"]["frequency"], "hourly");
     assert_eq!(
         t.get(p, "team").await.json()["subscriptions"]
@@ -373,21 +298,10 @@ async fn subscriptions() {
             .len(),
         1
     );
-    assert_eq!(
-        t.put(
-            &format!("{p}{id}/"),
-            "team",
-            json!({"subscription": {"name": "x"}})
-        )
-        .await
-        .status,
-        403
-    );
-    assert_eq!(t.delete(&format!("{p}{id}/"), "other").await.status, 404);
-    assert_eq!(
-        t.delete(&format!("{p}{id}/"), "premium").await.json(),
-        json!({})
-    );
+    t.expect_put(&item, "team", json!({"subscription": {"name": "x"}}), 403)
+        .await;
+    t.expect_delete(&item, "other", 404).await;
+    assert_eq!(t.delete(&item, "premium").await.json(), json!({}));
     assert!(t.get(p, "premium").await.json()["subscriptions"]
         .as_array()
         .unwrap()
@@ -400,53 +314,36 @@ async fn subscriptions() {
 async fn channels() {
     let t = emulator(10).await;
     let p = "/api/v1/user/channels/";
-    assert_validation(
-        &t.post(p, "premium", json!({"channel": {"name": "x"}}))
-            .await,
-        "\"channel.type\" is required",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "sms", "name": "x"}}),
-        )
-        .await,
-        "\"channel.type\" must be one of [webhook, email]",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "email", "name": "x", "utcTime": "25:00"}}),
-        )
-        .await,
-        "HH:MM",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "webhook", "name": "x", "webhookURL": "ftp://x"}}),
-        )
-        .await,
-        "webhookURL",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            json!({"channel": {"type": "email", "name": "x", "emailAddresses": ["@x"]}}),
-        )
-        .await,
-        "valid email",
-    );
+    // an invalid channel, and what the message names
+    for (channel, needle) in [
+        (json!({"name": "x"}), "\"channel.type\" is required"),
+        (
+            json!({"type": "sms", "name": "x"}),
+            "\"channel.type\" must be one of [webhook, email]",
+        ),
+        (
+            json!({"type": "email", "name": "x", "utcTime": "25:00"}),
+            "HH:MM",
+        ),
+        (
+            json!({"type": "webhook", "name": "x", "webhookURL": "ftp://x"}),
+            "webhookURL",
+        ),
+        (
+            json!({"type": "email", "name": "x", "emailAddresses": ["@x"]}),
+            "valid email",
+        ),
+    ] {
+        let r = t.post(p, "premium", json!({ "channel": channel })).await;
+        assert_validation(&r, needle);
+    }
     let r = t
         .post(p, "premium", json!({"channel": {"type": "webhook", "name": "Hook", "webhookURL": "https://hooks.example.com/x", "utcTime": "09:30", "frequency": "live"}}))
         .await;
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     let ch = r.json()["channel"].clone();
     let id = ch["_id"].as_str().unwrap().to_string();
+    let item = format!("{p}{id}");
     assert_eq!(ch["isDefault"], false);
     assert_eq!(ch["ignoreTime"], false);
     assert_eq!(ch["utcTime"], "09:30");
@@ -454,33 +351,17 @@ async fn channels() {
         let g = t.get(&path, "premium").await;
         assert_eq!(g.json()["channel"]["name"], "Hook");
     }
-    assert_eq!(t.get(&format!("{p}{id}"), "team").await.status, 404);
-    assert_eq!(t.get(&format!("{p}{id}"), "other").await.status, 404);
-    let r = t
-        .put(
-            &format!("{p}{id}"),
-            "premium",
-            json!({"channel": {"name": "Hook 2", "permissions": ["team:read"]}}),
-        )
-        .await;
+    t.expect_get(&item, "team", 404).await;
+    t.expect_get(&item, "other", 404).await;
+    let renamed = json!({"channel": {"name": "Hook 2", "permissions": ["team:read"]}});
+    let r = t.put(&item, "premium", renamed).await;
     assert_eq!(r.json()["channel"]["name"], "Hook 2");
-    assert_eq!(t.get(&format!("{p}{id}"), "team").await.status, 200);
-    assert_eq!(
-        t.put(
-            &format!("{p}{id}"),
-            "team",
-            json!({"channel": {"name": "x"}})
-        )
-        .await
-        .status,
-        403
-    );
+    t.expect_get(&item, "team", 200).await;
+    t.expect_put(&item, "team", json!({"channel": {"name": "x"}}), 403)
+        .await;
     let l = t.get(p, "team").await.json();
     assert_eq!(l["channels"].as_array().unwrap().len(), 1);
-    assert!(t.get(p, "other").await.json()["channels"]
-        .as_array()
-        .unwrap()
-        .is_empty());
+    assert!(t.get_list(p, "other", "channels").await.is_empty());
 }
 
 // ---------------------------------------------------------------- incidents
@@ -502,6 +383,13 @@ async fn incident(t: &T, fields: Value) -> Value {
         .await;
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     r.json()["incident"].clone()
+}
+
+/// The incident's state and how many states it has had.
+async fn incident_state(t: &T, id: &str) -> (String, u64) {
+    let i = incident_get(t, id).await;
+    let state = i["state"].as_str().unwrap().to_string();
+    (state, i["stateCount"].as_u64().unwrap())
 }
 
 async fn incident_get(t: &T, id: &str) -> Value {
@@ -532,58 +420,26 @@ async fn incident_validation_and_shape() {
         b[k] = v;
         json!({ "incident": b })
     };
-    assert_validation(
-        &t.post(p, "premium", with("channels", json!(["nope"])))
-            .await,
-        "unknown channel",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("extraPath", json!("no-slash")))
-            .await,
-        "pattern",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("extraPath", json!("/a b"))).await,
-        "pattern",
-    );
     let long = format!("/{}", "a".repeat(2000));
-    assert_validation(
-        &t.post(p, "premium", with("extraPath", json!(long))).await,
-        "2000",
-    );
-    assert_validation(
-        &t.post(
-            p,
-            "premium",
-            with("watchedAttributes", json!(["dns", "html"])),
-        )
-        .await,
-        "watchedAttributes[1]",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("scanIntervalMode", json!("sometimes")))
-            .await,
-        "scanIntervalMode",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("countries", json!(["deu"])))
-            .await,
-        "countries[0]",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("scanInterval", json!("1h")))
-            .await,
-        "must be an integer",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("color", json!("red"))).await,
-        "\"incident.color\" is not allowed",
-    );
-    assert_validation(
-        &t.post(p, "premium", with("observable", json!("not a host")))
-            .await,
-        "observable",
-    );
+    // one wrong field at a time, and what the message names
+    for (k, v, needle) in [
+        ("channels", json!(["nope"]), "unknown channel"),
+        ("extraPath", json!("no-slash"), "pattern"),
+        ("extraPath", json!("/a b"), "pattern"),
+        ("extraPath", json!(long), "2000"),
+        (
+            "watchedAttributes",
+            json!(["dns", "html"]),
+            "watchedAttributes[1]",
+        ),
+        ("scanIntervalMode", json!("sometimes"), "scanIntervalMode"),
+        ("countries", json!(["deu"]), "countries[0]"),
+        ("scanInterval", json!("1h"), "must be an integer"),
+        ("color", json!("red"), "\"incident.color\" is not allowed"),
+        ("observable", json!("not a host"), "observable"),
+    ] {
+        assert_validation(&t.post(p, "premium", with(k, v)).await, needle);
+    }
     // another team's channel is unknown to the caller
     assert_validation(
         &t.post(p, "other", json!({ "incident": base.clone() }))
@@ -679,18 +535,10 @@ async fn incident_transitions_and_states() {
 
     // close, close again, restart, restart again
     let base = format!("/api/v1/user/incidents/{id}");
-    assert_eq!(
-        t.put(&format!("{base}/close"), "team", json!({}))
-            .await
-            .status,
-        403
-    );
-    assert_eq!(
-        t.put(&format!("{base}/close"), "other", json!({}))
-            .await
-            .status,
-        404
-    );
+    t.expect_put(&format!("{base}/close"), "team", json!({}), 403)
+        .await;
+    t.expect_put(&format!("{base}/close"), "other", json!({}), 404)
+        .await;
     let r = t.put(&format!("{base}/close"), "premium", json!({})).await;
     assert_eq!(r.json(), json!({"message": "Incident closed"}));
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
@@ -736,33 +584,30 @@ async fn incident_transitions_and_states() {
         .await,
         "cannot be changed",
     );
-    assert_eq!(
-        t.put(&base, "team", json!({"incident": {"scanInterval": 600}}))
-            .await
-            .status,
-        403
-    );
+    t.expect_put(
+        &base,
+        "team",
+        json!({"incident": {"scanInterval": 600}}),
+        403,
+    )
+    .await;
 
     // team reads, outsiders do not
-    assert_eq!(t.get(&base, "team").await.status, 200);
-    assert_eq!(t.get(&base, "readonly").await.status, 200);
-    assert_eq!(t.get(&base, "other").await.status, 404);
-    assert_eq!(
-        t.get(&format!("/api/v1/user/incidentstates/{id}"), "other")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&base, "team", 200).await;
+    t.expect_get(&base, "readonly", 200).await;
+    t.expect_get(&base, "other", 404).await;
+    t.expect_get(&format!("/api/v1/user/incidentstates/{id}"), "other", 404)
+        .await;
 
     // expiry closes it
     t.advance(86_401.0);
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
-    assert_eq!(
-        t.get("/api/v1/user/incidents/ffffffffffffffffffffffff", "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(
+        "/api/v1/user/incidents/ffffffffffffffffffffffff",
+        "premium",
+        404,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -807,14 +652,11 @@ async fn incident_rotation_per_interval() {
 async fn incident_automatic_closes() {
     let t = emulator(10).await;
     // suspended: closes stopDelaySuspended after the first scan saw it
-    let s = incident(
-        &t,
-        json!({
-            "observable": "suspended.example.com", "visibility": "private", "channels": [],
-            "scanInterval": 3600, "stopDelaySuspended": 7200, "scanIntervalAfterSuspended": 1800,
-        }),
-    )
-    .await;
+    let suspended = json!({
+        "observable": "suspended.example.com", "visibility": "private", "channels": [],
+        "scanInterval": 3600, "stopDelaySuspended": 7200, "scanIntervalAfterSuspended": 1800,
+    });
+    let s = incident(&t, suspended).await;
     let sid = s["_id"].as_str().unwrap().to_string();
     assert_eq!(s["labels"], json!(["suspended"]));
     // inactive
@@ -825,14 +667,11 @@ async fn incident_automatic_closes() {
     .await;
     let iid = i["_id"].as_str().unwrap().to_string();
     // malicious by name, and by the content generator's phishing verdict
-    let m = incident(
-        &t,
-        json!({
-            "observable": "malicious.example.org", "visibility": "private", "channels": [],
-            "scanInterval": 3600, "scanIntervalAfterMalicious": 600, "stopDelayMalicious": 3000,
-        }),
-    )
-    .await;
+    let malicious = json!({
+        "observable": "malicious.example.org", "visibility": "private", "channels": [],
+        "scanInterval": 3600, "scanIntervalAfterMalicious": 600, "stopDelayMalicious": 3000,
+    });
+    let m = incident(&t, malicious).await;
     let mid = m["_id"].as_str().unwrap().to_string();
     let ph = incident(&t, json!({
         "observable": "paypal-secure-login.xyz", "visibility": "private", "channels": [], "stopDelayMalicious": 60,
@@ -888,27 +727,20 @@ async fn incident_automatic_closes() {
     assert_eq!(incident_get(&t, &iid).await["state"], "closed");
     // malicious: rescanned every 600 s
     t.advance(2_395.0);
-    let mi = incident_get(&t, &mid).await;
-    assert_eq!(mi["state"], "active");
-    assert_eq!(mi["stateCount"], 5);
+    assert_eq!(incident_state(&t, &mid).await, ("active".to_string(), 5));
     assert_eq!(incident_get(&t, &manid).await["stateCount"], 1);
     t.advance(5.0);
     assert_eq!(incident_get(&t, &mid).await["state"], "closed");
     // suspended: rescanned every 1800 s, closed at 7200 s
     t.advance(4_195.0);
-    let si = incident_get(&t, &sid).await;
-    assert_eq!(si["state"], "active");
-    assert_eq!(si["stateCount"], 4);
+    assert_eq!(incident_state(&t, &sid).await, ("active".to_string(), 4));
     t.advance(5.0);
-    let si = incident_get(&t, &sid).await;
-    assert_eq!(si["state"], "closed");
+    assert_eq!(incident_get(&t, &sid).await["state"], "closed");
     assert_eq!(incident_get(&t, &bid).await["state"], "active");
     // a closed incident keeps its states
-    let sts = t
-        .get(&format!("/api/v1/user/incidentstates/{sid}"), "premium")
-        .await
-        .json();
-    assert_eq!(sts["incidentstates"].as_array().unwrap().len(), 4);
+    let states = format!("/api/v1/user/incidentstates/{sid}");
+    let sts = t.get_list(&states, "premium", "incidentstates").await;
+    assert_eq!(sts.len(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -919,22 +751,12 @@ async fn incident_copy_and_fork() {
     }))
     .await;
     let id = orig["_id"].as_str().unwrap().to_string();
+    let inc = format!("/api/v1/user/incidents/{id}");
     t.advance(1_200.0);
     assert_eq!(incident_get(&t, &id).await["stateCount"], 3);
-    t.put(
-        &format!("/api/v1/user/incidents/{id}/close"),
-        "premium",
-        json!({}),
-    )
-    .await;
+    t.put(&format!("{inc}/close"), "premium", json!({})).await;
 
-    let r = t
-        .post(
-            &format!("/api/v1/user/incidents/{id}/copy"),
-            "premium",
-            json!({}),
-        )
-        .await;
+    let r = t.post(&format!("{inc}/copy"), "premium", json!({})).await;
     assert_eq!(r.status, 200);
     let copy = r.json()["incidents"].clone();
     assert!(r.json().get("incident").is_none());
@@ -946,11 +768,7 @@ async fn incident_copy_and_fork() {
     assert_eq!(copy["scanInterval"], 600);
 
     let fork = t
-        .post(
-            &format!("/api/v1/user/incidents/{id}/fork/"),
-            "premium",
-            json!({}),
-        )
+        .post(&format!("{inc}/fork/"), "premium", json!({}))
         .await
         .json()["incidents"]
         .clone();
@@ -959,45 +777,17 @@ async fn incident_copy_and_fork() {
     assert_eq!(fork["state"], "active");
     assert_eq!(fork["stateCount"], 4);
     let fid = fork["_id"].as_str().unwrap();
-    let sts = t
-        .get(&format!("/api/v1/user/incidentstates/{fid}"), "premium")
-        .await
-        .json();
-    assert!(sts["incidentstates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|s| s["incident"] == fid));
+    let states = format!("/api/v1/user/incidentstates/{fid}");
+    let sts = t.get_list(&states, "premium", "incidentstates").await;
+    assert!(sts.iter().all(|s| s["incident"] == fid));
 
     // the team can copy (and then owns the copy); outsiders cannot see the original
-    let r = t
-        .post(
-            &format!("/api/v1/user/incidents/{id}/copy"),
-            "team",
-            json!({}),
-        )
-        .await;
+    let r = t.post(&format!("{inc}/copy"), "team", json!({})).await;
     assert_eq!(r.json()["incidents"]["owner"], "teammate");
-    assert_eq!(
-        t.post(
-            &format!("/api/v1/user/incidents/{id}/fork"),
-            "other",
-            json!({})
-        )
-        .await
-        .status,
-        404
-    );
-    assert_eq!(
-        t.post(
-            &format!("/api/v1/user/incidents/{id}/fork"),
-            "readonly",
-            json!({})
-        )
-        .await
-        .status,
-        403
-    );
+    t.expect_post(&format!("{inc}/fork"), "other", json!({}), 404)
+        .await;
+    t.expect_post(&format!("{inc}/fork"), "readonly", json!({}), 403)
+        .await;
     // the original stays closed
     assert_eq!(incident_get(&t, &id).await["state"], "closed");
 }
@@ -1019,16 +809,13 @@ async fn livescan_lifecycle() {
 
     let task = |url: &str| json!({"task": {"url": url, "visibility": "unlisted"}, "scanner": {"pageTimeout": 10000, "captureDelay": 3000, "extraHeaders": {}, "enableFeatures": ["bannerBypass"], "disableFeatures": []}});
     // validation
-    assert_eq!(
-        t.post(
-            "/api/v1/livescan/zz99/task/",
-            "premium",
-            task("https://example.com/")
-        )
-        .await
-        .status,
-        404
-    );
+    t.expect_post(
+        "/api/v1/livescan/zz99/task/",
+        "premium",
+        task("https://example.com/"),
+        404,
+    )
+    .await;
     assert_validation(
         &t.post(
             "/api/v1/livescan/de01/task/",
@@ -1067,6 +854,8 @@ async fn livescan_lifecycle() {
     assert_eq!(r.status, 200);
     assert_eq!(r.header("x-rate-limit-action"), "livescan");
     let uuid = r.json()["uuid"].as_str().unwrap().to_string();
+    let stored = format!("/api/v1/livescan/de01/{uuid}/");
+    let snapshot = format!("/api/v1/result/{uuid}/");
     let res = format!("/api/v1/livescan/de01/result/{uuid}");
     let r = t.get(&res, "premium").await;
     assert_eq!(r.status, 404);
@@ -1076,14 +865,10 @@ async fn livescan_lifecycle() {
     assert_eq!(r.status, 200);
     let result = r.json();
     assert_eq!(result["task"]["uuid"], uuid.as_str());
-    assert_eq!(t.get(&res, "team").await.status, 200);
-    assert_eq!(t.get(&res, "other").await.status, 404);
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/us01/result/{uuid}"), "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&res, "team", 200).await;
+    t.expect_get(&res, "other", 404).await;
+    let elsewhere = format!("/api/v1/livescan/us01/result/{uuid}");
+    t.expect_get(&elsewhere, "premium", 404).await;
     let png = t
         .get(
             &format!("/api/v1/livescan/de01/screenshot/{uuid}"),
@@ -1108,19 +893,16 @@ async fn livescan_lifecycle() {
     assert_eq!(dl.body, body.body);
 
     // store: becomes a permanent, searchable snapshot of the caller
-    assert_eq!(
-        t.put(
-            &format!("/api/v1/livescan/de01/{uuid}/"),
-            "other",
-            json!({"task": {"visibility": "public"}})
-        )
-        .await
-        .status,
-        404
-    );
+    t.expect_put(
+        &stored,
+        "other",
+        json!({"task": {"visibility": "public"}}),
+        404,
+    )
+    .await;
     let r = t
         .put(
-            &format!("/api/v1/livescan/de01/{uuid}/"),
+            &stored,
             "premium",
             json!({"task": {"visibility": "private"}}),
         )
@@ -1129,98 +911,38 @@ async fn livescan_lifecycle() {
         r.json(),
         json!({"uuid": uuid, "message": "Scan stored", "visibility": "private"})
     );
-    assert_eq!(
-        t.get(&format!("/api/v1/result/{uuid}/"), "premium")
-            .await
-            .status,
-        200
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/result/{uuid}/"), "other")
-            .await
-            .status,
-        404
-    );
-    let found = t
-        .get("/api/v1/search/?q=task.visibility:private", "premium")
-        .await
-        .json();
-    assert!(found["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|h| h["_id"] == uuid.as_str()));
+    t.expect_get(&snapshot, "premium", 200).await;
+    t.expect_get(&snapshot, "other", 404).await;
+    let private = "/api/v1/search/?q=task.visibility:private";
+    let found = t.get_list(private, "premium", "results").await;
+    assert!(found.iter().any(|h| h["_id"] == uuid.as_str()));
 
     // stored, it left the temporary state: the scanner no longer has it
-    assert_eq!(t.get(&res, "premium").await.status, 404);
-    assert_eq!(
-        t.delete(&format!("/api/v1/livescan/de01/{uuid}/"), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.put(
-            &format!("/api/v1/livescan/de01/{uuid}/"),
-            "premium",
-            json!({"task": {"visibility": "public"}})
-        )
-        .await
-        .status,
-        404
-    );
+    t.expect_get(&res, "premium", 404).await;
+    t.expect_delete(&stored, "premium", 404).await;
+    let public = json!({"task": {"visibility": "public"}});
+    t.expect_put(&stored, "premium", public, 404).await;
     // the stored snapshot stays
-    assert_eq!(
-        t.get(&format!("/api/v1/result/{uuid}/"), "premium")
-            .await
-            .status,
-        200
-    );
+    t.expect_get(&snapshot, "premium", 200).await;
 
     // scan: blocking, finished at once; disabled features are absent
     let mut body = task("https://www.example.org/");
     body["scanner"]["disableFeatures"] = json!(["screenshot"]);
     let r = t.post("/api/v1/livescan/jp01/scan/", "premium", body).await;
     let u2 = r.json()["uuid"].as_str().unwrap().to_string();
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
-            .await
-            .status,
-        200
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/screenshot/{u2}"), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/bogus/{u2}"), "premium")
-            .await
-            .status,
-        404
-    );
+    let result2 = format!("/api/v1/livescan/jp01/result/{u2}");
+    t.expect_get(&result2, "premium", 200).await;
+    let screenshot2 = format!("/api/v1/livescan/jp01/screenshot/{u2}");
+    t.expect_get(&screenshot2, "premium", 404).await;
+    t.expect_get(&format!("/api/v1/livescan/jp01/bogus/{u2}"), "premium", 404)
+        .await;
     // purged automatically 60 minutes after the scan
     t.advance(3_590.0);
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
-            .await
-            .status,
-        200
-    );
+    t.expect_get(&result2, "premium", 200).await;
     t.advance(10.0);
-    assert_eq!(
-        t.get(&format!("/api/v1/livescan/jp01/result/{u2}"), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.delete(&format!("/api/v1/livescan/jp01/{u2}/"), "premium")
-            .await
-            .status,
-        404
-    );
+    t.expect_get(&result2, "premium", 404).await;
+    t.expect_delete(&format!("/api/v1/livescan/jp01/{u2}/"), "premium", 404)
+        .await;
 }
 
 // ---------------------------------------------------------------- hostnames
@@ -1424,22 +1146,22 @@ async fn file_download_zip() {
     let (_, data2) = open(&r.body, b"s3cret").unwrap();
     assert_eq!(data2, data);
 
-    assert_eq!(
-        t.get(&format!("/downloads/{}", "0".repeat(64)), "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(t.get("/downloads/abc", "premium").await.status, 400);
-    assert_eq!(
-        t.get(&format!("/downloads/{}", "g".repeat(64)), "premium")
-            .await
-            .status,
-        400
-    );
+    t.expect_get(&format!("/downloads/{}", "0".repeat(64)), "premium", 404)
+        .await;
+    t.expect_get("/downloads/abc", "premium", 400).await;
+    t.expect_get(&format!("/downloads/{}", "g".repeat(64)), "premium", 400)
+        .await;
 }
 
 // ---------------------------------------------------------------- data dumps
+
+/// The datadump listing under `/api/v1/datadump/list/`, as the premium user.
+async fn listing(t: &T, path: &str) -> Value {
+    let url = format!("{DATADUMP_LIST}{path}");
+    t.get(&url, "premium").await.json()
+}
+
+const DATADUMP_LIST: &str = "/api/v1/datadump/list/";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn datadumps() {
@@ -1455,23 +1177,11 @@ async fn datadumps() {
     let today = day(now);
     let tomorrow = day(now + 86_400_000);
 
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/days/api/{yesterday}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("days/api/{yesterday}")).await;
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
     assert_eq!(v["files"][0]["path"], format!("days/api/{yesterday}.gz"));
     assert!(v["files"][0]["size"].as_u64().unwrap() > 0);
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/hours/search/{yesterday}/"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("hours/search/{yesterday}/")).await;
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 24);
     assert_eq!(
@@ -1479,64 +1189,29 @@ async fn datadumps() {
         format!("hours/search/{yesterday}/{yesterday}-00.gz")
     );
     assert!(files[0]["timestamp"].is_string());
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/minutes/dom/{yesterday}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("minutes/dom/{yesterday}")).await;
     assert_eq!(v["files"].as_array().unwrap().len(), 1440);
     let hour = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(now)
         .unwrap()
         .format("%H")
         .to_string();
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/hours/search/{today}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("hours/search/{today}")).await;
     assert_eq!(
         v["files"].as_array().unwrap().len(),
         hour.parse::<usize>().unwrap()
     );
-    let v = t
-        .get(
-            &format!("/api/v1/datadump/list/days/search/{tomorrow}"),
-            "premium",
-        )
-        .await
-        .json();
+    let v = listing(&t, &format!("days/search/{tomorrow}")).await;
     assert_eq!(v, json!({"files": []}));
 
-    assert_validation(
-        &t.get(
-            &format!("/api/v1/datadump/list/weeks/api/{today}"),
-            "premium",
-        )
-        .await,
-        "timeWindow",
-    );
-    assert_validation(
-        &t.get(
-            &format!("/api/v1/datadump/list/days/pdf/{today}"),
-            "premium",
-        )
-        .await,
-        "fileType",
-    );
-    assert_validation(
-        &t.get("/api/v1/datadump/list/days/api/2025-01-01", "premium")
-            .await,
-        "date",
-    );
-    assert_validation(
-        &t.get("/api/v1/datadump/list/days/api/20250231", "premium")
-            .await,
-        "date",
-    );
+    for (path, needle) in [
+        (format!("weeks/api/{today}"), "timeWindow"),
+        (format!("days/pdf/{today}"), "fileType"),
+        ("days/api/2025-01-01".to_string(), "date"),
+        ("days/api/20250231".to_string(), "date"),
+    ] {
+        let r = t.get(&format!("{DATADUMP_LIST}{path}"), "premium").await;
+        assert_validation(&r, needle);
+    }
 
     // the busiest hour of the last week holds search hits
     let (busy_day, busy_hour) = {
@@ -1574,13 +1249,7 @@ async fn datadumps() {
     assert!(!lines.is_empty());
     assert!(lines.iter().all(|h| h["task"]["visibility"] == "public"));
     // the listed size is the file's size
-    let listed = t
-        .get(
-            &format!("/api/v1/datadump/list/hours/search/{busy_day}"),
-            "premium",
-        )
-        .await
-        .json();
+    let listed = listing(&t, &format!("hours/search/{busy_day}")).await;
     let entry = listed["files"]
         .as_array()
         .unwrap()
@@ -1591,33 +1260,18 @@ async fn datadumps() {
     assert_eq!(entry["size"].as_u64().unwrap() as usize, f.body.len());
 
     let wrong = format!("{}/datadump-files/{path}?token=nope", t.emu.url());
-    assert_eq!(t.get(&wrong, "").await.status, 403);
+    t.expect_get(&wrong, "", 403).await;
     let other_path = loc.replace(
         &format!("{busy_day}-{busy_hour}.gz"),
         &format!("{busy_day}-{busy_hour}x.gz"),
     );
-    assert_eq!(t.get(&other_path, "").await.status, 403);
-    assert_eq!(
-        t.get(
-            &format!("/api/v1/datadump/link/days/api/{tomorrow}.gz"),
-            "premium"
-        )
-        .await
-        .status,
-        404
-    );
-    assert_eq!(
-        t.get("/api/v1/datadump/link/nothing/here", "premium")
-            .await
-            .status,
-        404
-    );
-    assert_eq!(
-        t.get(&format!("/api/v1/datadump/link/{path}"), "free")
-            .await
-            .status,
-        403
-    );
+    t.expect_get(&other_path, "", 403).await;
+    let future = format!("/api/v1/datadump/link/days/api/{tomorrow}.gz");
+    t.expect_get(&future, "premium", 404).await;
+    t.expect_get("/api/v1/datadump/link/nothing/here", "premium", 404)
+        .await;
+    t.expect_get(&format!("/api/v1/datadump/link/{path}"), "free", 403)
+        .await;
 
     // screenshots come as a tar of PNGs
     let old_day = {
@@ -1645,5 +1299,5 @@ async fn datadumps() {
     assert!(String::from_utf8_lossy(&tar[..100]).contains(".png"));
     // links expire after an hour
     t.advance(3_601.0);
-    assert_eq!(t.get(&loc, "").await.status, 403);
+    t.expect_get(&loc, "", 403).await;
 }
