@@ -23,6 +23,7 @@ SERVER_ONLY = {"axum", "pest", "pest_derive", "png", "pyo3", "jiter"}
 Module = tuple[str, ...]
 # `crate::a::b`, `super::super::c` and `use crate::{a, b}`-style heads.
 PATH = re.compile(r"\b((?:crate|super)(?:::super)*)::((?:\w+::)*\w+)")
+CHILD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+);", re.M)
 TEST_MODULE = re.compile(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{.*", re.S)
 
 
@@ -38,7 +39,7 @@ def modules(src: Path) -> dict[Module, Path]:
 
 def dependencies(src: Path) -> dict[Module, set[Module]]:
     """Each module's edges to the other modules it names, by the longest
-    module prefix of each path. An inline `#[cfg(test)] mod` at the end of a
+    module prefix of each path, and to the children it declares and uses. An inline `#[cfg(test)] mod` at the end of a
     file is left out: tests may look anywhere."""
     mods = modules(src)
     edges: dict[Module, set[Module]] = {m: set() for m in mods}
@@ -51,6 +52,10 @@ def dependencies(src: Path) -> dict[Module, set[Module]]:
             target = next((tuple(full[:n]) for n in range(len(full), 0, -1) if tuple(full[:n]) in mods), None)
             if target is not None and target != module:
                 edges[module].add(target)
+        # A parent naming a child it declares (`mod hosts;` ... `hosts::f()`).
+        for child in CHILD.findall(text):
+            if module + (child,) in mods and re.search(rf"(?<![:\w]){child}::", text):
+                edges[module].add(module + (child,))
     return edges
 
 
@@ -95,6 +100,13 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
     (tmp_path / "b.rs").write_text("use super::a::A;\nuse crate::c;\n")
     (tmp_path / "c.rs").write_text("#[cfg(test)]\nmod tests {\n    use crate::a;\n}\n")
     assert cycles(dependencies(tmp_path)) == [[("a",), ("b",)]]
+    # Through a parent that uses its child: d/mod.rs -> d::e -> c -> d.
+    (tmp_path / "lib.rs").write_text("mod a;\nmod b;\nmod c;\nmod d;\n")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "mod.rs").write_text("mod e;\npub fn f() { e::g() }\npub struct T;\n")
+    (tmp_path / "d" / "e.rs").write_text("pub fn g() { crate::c::h() }\n")
+    (tmp_path / "c.rs").write_text("pub fn h() {}\nfn k(_: crate::d::T) {}\n")
+    assert sorted(cycles(dependencies(tmp_path))) == [[("a",), ("b",)], [("c",), ("d",), ("d", "e")]]
 
 
 @pytest.mark.parametrize("crate", sorted(CRATES))

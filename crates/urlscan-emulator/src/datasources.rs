@@ -20,8 +20,8 @@ use super::state::{AppState, Caller, Page, TOTAL_CAP};
 /// The documents of `datasource` visible to the caller at `now`.
 pub fn documents(st: &AppState, c: &Caller, datasource: &str, now: i64) -> Vec<Doc> {
     match datasource {
-        "hostnames" => super::premium::hostname_documents(st, c, now),
-        "incidents" => super::premium::incident_documents(st, c),
+        "hostnames" => super::premium::hostname_docs::documents(st, c, now),
+        "incidents" => super::premium::incident_model::incident_documents(st, c),
         "notifications" => notifications(st, c),
         "certificates" => certificates(st, c, now),
         _ => vec![],

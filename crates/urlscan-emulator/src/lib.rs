@@ -56,7 +56,7 @@ impl Emulator {
                 .await
                 .map_err(std::io::Error::other)?,
         );
-        let app = routes::router(Arc::clone(&state));
+        let app = routes::router(Arc::clone(&state), premium::router());
         let (tx, rx) = oneshot::channel::<()>();
         let header_timeout = Duration::from_secs_f64(state.cfg.header_read_timeout.max(0.001));
         tokio::spawn(serve(listener, app, rx, header_timeout));

@@ -23,7 +23,9 @@ use super::state::{group_of, AppState, Caller, Entry};
 
 type St = State<Arc<AppState>>;
 
-pub fn router(st: Arc<AppState>) -> Router {
+/// The emulator's router: these endpoints and `premium`'s (built by the
+/// caller: the premium endpoints use this module's search helpers).
+pub fn router(st: Arc<AppState>, premium: Router<Arc<AppState>>) -> Router {
     let mut r = Router::new();
     let routes: Vec<(&str, MethodRouter<Arc<AppState>>)> = vec![
         ("/api/v1/quotas", get(quotas)),
@@ -49,7 +51,7 @@ pub fn router(st: Arc<AppState>) -> Router {
     for (path, mr) in routes {
         r = r.route(path, mr.clone()).route(&format!("{path}/"), mr);
     }
-    r.merge(super::premium::router())
+    r.merge(premium)
         .fallback(|| async {
             err(
                 StatusCode::NOT_FOUND,
@@ -732,7 +734,7 @@ pub(crate) fn page_response(
 ) -> Response {
     let started = std::time::Instant::now();
     // Incidents scan on the clock: bring them (and their scans) up to now.
-    super::premium::tick(st, st.now_ms());
+    super::premium::timed::tick(st, st.now_ms());
     let page = if a.datasource == "scans" {
         st.search(
             c,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
-use crate::api::{ScanOptions, WaitOptions};
+use crate::api::scanning::{ScanOptions, WaitOptions};
 use crate::client::Client;
 use crate::error::Result;
 use crate::models::{Doc, ResultHead, Submission};

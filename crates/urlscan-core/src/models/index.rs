@@ -9,35 +9,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{Doc, SearchHitHead, SearchPageHead};
+use super::doc::Doc;
+pub use super::doc::{DocIndex, Entry, Key};
+use super::json::{decode, decode_error, lenient_value_u64, wrong};
+use super::scanning::{ResultHead, TaskHead};
+use super::search::{SearchHitHead, SearchPageHead};
 
 use crate::error::{Error, Result};
-
-/// A top-level key: its bytes in the body, or decoded when it had escapes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Key {
-    At(usize, usize),
-    Owned(String),
-}
-
-/// One top-level value: its key and the byte span of the value in the body.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    pub key: Key,
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Entry {
-    pub fn key<'a>(&'a self, body: &'a [u8]) -> &'a str {
-        match &self.key {
-            Key::At(a, b) => std::str::from_utf8(&body[*a..*b]).unwrap_or(""),
-            Key::Owned(s) => s,
-        }
-    }
-}
-
-pub type DocIndex = Vec<Entry>;
 
 fn text(body: &[u8]) -> Result<&str> {
     std::str::from_utf8(body).map_err(|e| Error::Decode(format!("invalid JSON document: {e}")))
@@ -58,7 +36,7 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
     let page = de
         .deserialize_map(PageVisitor)
         .and_then(|p| de.end().map(|()| p))
-        .map_err(|e| super::decode_error(e, "search page", "", &body))?;
+        .map_err(|e| decode_error(e, "search page", "", &body))?;
     let origin = t.as_ptr() as usize;
     let mut results = Vec::with_capacity(page.hits.len());
     let mut hits = Vec::with_capacity(page.hits.len());
@@ -68,7 +46,7 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
     }
     let count = |k: &str, v: Option<Value>| match v {
         None => Ok(None),
-        Some(v) => super::lenient_value_u64(&v).map_err(|m| Error::Decode(format!("{k}: {m}"))),
+        Some(v) => lenient_value_u64(&v).map_err(|m| Error::Decode(format!("{k}: {m}"))),
     };
     let head = SearchPageHead {
         results,
@@ -79,7 +57,7 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
             Some(other) => {
                 return Err(Error::Decode(format!(
                     "has_more: {}",
-                    super::wrong("a boolean", &other)
+                    wrong("a boolean", &other)
                 )))
             }
         },
@@ -95,22 +73,17 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
 
 /// A result document in one pass: the index of its parts, and the head
 /// (`task`) read from its own part only.
-pub fn result_doc(body: Bytes) -> Result<Doc<super::ResultHead>> {
+pub fn result_doc(body: Bytes) -> Result<Doc<ResultHead>> {
     let index = object_index(&body)?;
     let task = index
         .iter()
         .rev()
         .find(|e| e.key(&body) == "task")
-        .map(|e| {
-            super::decode::<Option<super::scanning::TaskHead>>(
-                &body[e.start..e.end],
-                "scan result task",
-            )
-        })
+        .map(|e| decode::<Option<TaskHead>>(&body[e.start..e.end], "scan result task"))
         .transpose()?
         .flatten();
     Ok(Doc {
-        head: super::ResultHead { task },
+        head: ResultHead { task },
         body,
         index: Some(index),
     })
@@ -159,7 +132,7 @@ impl Entries<'_> {
             }
         };
         let bad = |k: &str, what: &str, v: &Value| {
-            Error::Decode(format!("results[{i}].{k}: {}", super::wrong(what, v)))
+            Error::Decode(format!("results[{i}].{k}: {}", wrong(what, v)))
         };
         let id = match value("_id")? {
             Value::Null => None,
@@ -283,7 +256,7 @@ struct Hits<'a>(Vec<Entries<'a>>);
 
 /// "results: expected a list, found ..." (serde errors carry text only).
 fn wrong_at<E: serde::de::Error>(path: &str, what: &str, v: Value) -> E {
-    E::custom(format!("{path}: {}", super::wrong(what, &v)))
+    E::custom(format!("{path}: {}", wrong(what, &v)))
 }
 
 impl<'de> Deserialize<'de> for Hits<'de> {

@@ -1,7 +1,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{lenient_u64, list_or_empty};
+use super::doc::DocIndex;
+use super::json::{lenient_u64, list_or_empty};
 
 /// What pagination needs of a search page.
 #[derive(Debug, Clone, Deserialize)]
@@ -16,7 +17,7 @@ pub struct SearchPageHead {
     /// Where each hit's top-level values are in the body (set by
     /// `index::search_page`; empty when the head was decoded otherwise).
     #[serde(skip)]
-    pub hits: Vec<super::index::DocIndex>,
+    pub hits: Vec<DocIndex>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

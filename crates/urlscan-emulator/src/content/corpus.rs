@@ -5,10 +5,10 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::helpers::{capitalize, chacha_of, pick, pick_w, ralnum, rhex, DAY_MS};
+use super::spec::ScanSpec;
 use super::urls::Target;
 use super::verdicts::{classify, is_legit_apex};
 use super::words::{self, Brand, KnownSite};
-use super::ScanSpec;
 
 fn uuid_v4(r: &mut ChaCha8Rng) -> String {
     let mut b = [0u8; 16];

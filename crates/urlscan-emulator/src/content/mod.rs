@@ -26,6 +26,7 @@ mod requests;
 mod result;
 mod screenshot;
 mod sites;
+mod spec;
 #[cfg(test)]
 mod tests;
 mod tls;
@@ -38,28 +39,7 @@ use serde_json::{json, Value};
 pub use corpus::corpus;
 use helpers::h64;
 use model::Model;
-
-/// Everything that determines a scan's content.
-#[derive(Clone, Debug)]
-pub struct ScanSpec {
-    /// Lowercase UUID string.
-    pub uuid: String,
-    /// The submitted URL (http/https).
-    pub url: String,
-    /// Submission time, epoch milliseconds UTC.
-    pub time_ms: i64,
-    /// "public" | "unlisted" | "private".
-    pub visibility: String,
-    /// Two-letter lowercase scan country; `None` derives one deterministically.
-    pub country: Option<String>,
-    pub tags: Vec<String>,
-    /// "api" | "manual" (search field `task.method`).
-    pub method: String,
-    /// E.g. "api" or a short hex id of the submitter.
-    pub source: String,
-    pub user_agent: Option<String>,
-    pub referer: Option<String>,
-}
+pub use spec::ScanSpec;
 
 /// The full result document, as `GET /api/v1/result/{uuid}/` returns it.
 ///

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::helpers::{chacha_of, h64, pick, pick_w, rhex, rng_of, round_to, DAY_MS};
 use super::sites::{provider, Host, Site, SiteKind};
+use super::spec::ScanSpec;
 use super::urls::{apex_of, Target};
 use super::verdicts::classify;
 use super::words::{self, Brand, Kind, Provider, ThirdParty};
-use super::ScanSpec;
 
 pub(super) struct Redirect {
     pub(super) from: String,

@@ -15,7 +15,8 @@ use serde_json::{json, Value};
 use super::super::answer::{ok_json, or_return, Need};
 use super::super::content::words;
 use super::super::state::{lookup, AppState};
-use super::{enter, h64, hex_sha256, iso};
+use super::common::{h64, hex_sha256, iso};
+use super::timed::enter;
 
 type St = State<Arc<AppState>>;
 

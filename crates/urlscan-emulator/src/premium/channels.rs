@@ -12,10 +12,9 @@ use serde_json::{Map, Value};
 
 use super::super::answer::{validation, Need};
 use super::super::state::AppState;
+use super::common::{FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
-use super::{
-    FieldType, Item, PremiumState, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
-};
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
     resource::routes::<Channels>()

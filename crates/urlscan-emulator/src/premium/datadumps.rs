@@ -19,7 +19,8 @@ use serde_json::{json, Value};
 use super::super::answer::{err, ok_json, or_return, validation, Need};
 use super::super::content;
 use super::super::state::AppState;
-use super::{enter, iso, now};
+use super::common::iso;
+use super::timed::{enter, now};
 
 type St = State<Arc<AppState>>;
 
@@ -198,10 +199,10 @@ async fn list(
     let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
     let mut problems = Vec::new();
     if !WINDOWS.contains(&window.as_str()) {
-        problems.push(format!("\"timeWindow\" {}", super::one_of(WINDOWS)));
+        problems.push(format!("\"timeWindow\" {}", super::common::one_of(WINDOWS)));
     }
     if !TYPES.contains(&ftype.as_str()) {
-        problems.push(format!("\"fileType\" {}", super::one_of(TYPES)));
+        problems.push(format!("\"fileType\" {}", super::common::one_of(TYPES)));
     }
     let day = parse_date(&date);
     if day.is_none() {

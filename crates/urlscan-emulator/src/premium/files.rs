@@ -13,7 +13,7 @@ use axum::routing::{get, MethodRouter};
 use super::super::answer::{err, or_return, Need};
 use super::super::content;
 use super::super::state::AppState;
-use super::enter;
+use super::timed::enter;
 
 type St = State<Arc<AppState>>;
 

@@ -18,8 +18,9 @@ use super::super::answer::{
 };
 use super::super::content::{self, ScanSpec};
 use super::super::state::{AppState, Caller, KeyInfo};
+use super::common::{check, iso, key_of, same_team, FieldType, RequestField};
 use super::records::LiveScan;
-use super::{check, enter, iso, key_of, same_team, FieldType, PremiumState, RequestField};
+use super::timed::enter;
 
 type St = State<Arc<AppState>>;
 
@@ -32,9 +33,6 @@ pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
         ("/api/v1/livescan/{scanner}/{id}/{rid}", get(resource)),
     ]
 }
-
-/// Temporary results are purged this long after the scan.
-pub(super) const RETENTION_MS: i64 = 60 * 60 * 1000;
 
 impl LiveScan {
     pub(super) fn spec(&self) -> ScanSpec {
@@ -122,11 +120,6 @@ fn not_found_live() -> Response {
         "Scan not found",
         Some("This scan is unknown on this scanner or was purged."),
     )
-}
-
-pub(super) fn tick(p: &mut PremiumState, now: i64) {
-    p.livescans
-        .retain(|_, s| s.spec.time_ms + RETENTION_MS > now);
 }
 
 async fn scanners(State(st): St, headers: HeaderMap) -> Response {
@@ -282,9 +275,9 @@ async fn start<const BLOCKING: bool>(
                     .unwrap_or("public")
                     .to_string(),
                 country: Some(sc.country.to_string()),
-                tags: super::strings(&task, "tags"),
+                tags: super::common::strings(&task, "tags"),
                 method: "api".into(),
-                source: super::hex_sha256(k.user.as_bytes())[..8].to_string(),
+                source: super::common::hex_sha256(k.user.as_bytes())[..8].to_string(),
                 user_agent: None,
                 referer,
             };
@@ -301,7 +294,7 @@ async fn start<const BLOCKING: bool>(
                     owner: k.user.clone(),
                     team: k.team.clone(),
                     finish_ms,
-                    disabled: super::strings(&opts, "disableFeatures"),
+                    disabled: super::common::strings(&opts, "disableFeatures"),
                 },
             );
             ok_json(json!({ "uuid": uuid }))
@@ -409,7 +402,7 @@ async fn store(
     let task = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
-        or_return!(super::wrapped(&body, "task"))
+        or_return!(super::common::wrapped(&body, "task"))
     };
     let fields = or_return!(check(
         &task,

@@ -13,7 +13,9 @@ use serde_json::{json, Map, Value};
 
 use super::super::answer::{ok_json, or_return, Need};
 use super::super::state::{AppState, KeyInfo};
-use super::{check, enter, find, key_of, wrapped, Access, Item, PremiumState, RequestField};
+use super::common::{check, find, key_of, wrapped, Access, RequestField};
+use super::records::{Item, PremiumState};
+use super::timed::enter;
 
 type St = State<Arc<AppState>>;
 

@@ -5,7 +5,8 @@
 //! normalisation) and refuses those it refuses.
 use serde_json::{json, Map, Value};
 
-use super::{channels, check, incidents, livescan, searches, subscriptions, RequestField};
+use super::common::{check, RequestField};
+use super::{channels, incidents, livescan, searches, subscriptions};
 use urlscan_core::api;
 use urlscan_core::fields::{build, Field};
 use urlscan_rules as rules;

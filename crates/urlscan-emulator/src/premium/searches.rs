@@ -11,8 +11,11 @@ use super::super::answer::{or_return, Need};
 use super::super::query::Query;
 use super::super::routes::{page_response, parse_query, search_args};
 use super::super::state::{AppState, Caller, KeyInfo};
+use super::common::{find, key_of, Access, FieldType, RequestField};
+use super::hostnames;
+use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
-use super::{enter, find, hostnames, key_of, Access, FieldType, Item, PremiumState, RequestField};
+use super::timed::enter;
 
 type St = State<Arc<AppState>>;
 
@@ -26,7 +29,7 @@ pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
 use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP, USER_TAG_SCOPES as TAG_SCOPES};
 
 fn user_tags(label: &str, v: &Value) -> Option<String> {
-    super::check_array(label, v, &|l, t| match t.as_str() {
+    super::common::check_array(label, v, &|l, t| match t.as_str() {
         Some(s) if urlscan_rules::user_tag(s) => None,
         _ => Some(format!(
             "\"{l}\" must be a string prefixed with one of [{}]",
@@ -92,7 +95,7 @@ impl Resource for Searches {
     /// The caller's own and the team's shared ones; public ones of others
     /// are readable by id but not listed.
     fn listed(s: &Item, k: &KeyInfo) -> bool {
-        s.owner == k.user || (super::same_team(&s.team, k) && s.access(k) >= Access::Read)
+        s.owner == k.user || (super::common::same_team(&s.team, k) && s.access(k) >= Access::Read)
     }
 
     fn decorate(it: &Item, m: &mut Map<String, Value>) {

@@ -9,11 +9,14 @@ use serde_json::{json, Map, Value};
 
 use super::super::answer::{ok_json, or_return, validation, Need};
 use super::super::state::{AppState, KeyInfo};
-use super::resource::{self, Resource};
-use super::{
-    check_refs, enter, find, key_of, searches, Access, FieldType, Item, PremiumState, RequestField,
-    FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
+use super::common::{
+    check_refs, find, key_of, Access, FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS,
+    WEEK_DAYS,
 };
+use super::records::{Item, PremiumState};
+use super::resource::{self, Resource};
+use super::searches;
+use super::timed::enter;
 
 type St = State<Arc<AppState>>;
 
@@ -34,7 +37,7 @@ fn watch_keys(label: &str, v: &Value) -> Option<String> {
         Value::Array(a) => a.iter().all(ok),
         _ => ok(v),
     };
-    (!fine).then(|| format!("\"{label}\" {}", super::one_of(WATCH_KEYS)))
+    (!fine).then(|| format!("\"{label}\" {}", super::common::one_of(WATCH_KEYS)))
 }
 
 pub(super) const FIELDS: &[RequestField] = &[

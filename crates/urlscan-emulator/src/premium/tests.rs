@@ -886,7 +886,7 @@ async fn livescan_lifecycle() {
         .get(&format!("/api/v1/livescan/de01/response/{hash}"), "premium")
         .await;
     assert_eq!(body.status, 200);
-    assert_eq!(super::hex_sha256(&body.body), hash);
+    assert_eq!(super::common::hex_sha256(&body.body), hash);
     let dl = t
         .get(&format!("/api/v1/livescan/de01/download/{hash}"), "premium")
         .await;
@@ -1127,7 +1127,7 @@ async fn file_download_zip() {
     );
     let (name, data) = open(&r.body, b"urlscan!").unwrap();
     assert_eq!(name, hash);
-    assert_eq!(super::hex_sha256(&data), hash);
+    assert_eq!(super::common::hex_sha256(&data), hash);
     assert!(open(&r.body, b"wrong").is_err());
 
     let r = t
