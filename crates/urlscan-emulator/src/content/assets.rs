@@ -297,18 +297,19 @@ fn css_value<R: Rng>(r: &mut R, prop: &str, color: (u8, u8, u8)) -> String {
     }
 }
 
+/// The last path segment of an asset URL, without its query (`split` and
+/// `rsplit` always yield at least one piece, so there is no other case).
+fn file_name(url: &str) -> &str {
+    let path = url.split('?').next().unwrap_or(url);
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 fn gen_css(seed: &str, url: &str, color: (u8, u8, u8)) -> String {
     let mut r = rng_of(&["css", seed]);
     let minified =
         url.contains(".min.") || url.contains("/_next/") || url.contains("/assets/index-");
     let n = r.random_range(14..70);
-    let file = url
-        .split('?')
-        .next()
-        .unwrap_or(url)
-        .rsplit('/')
-        .next()
-        .unwrap_or("style.css");
+    let file = file_name(url);
     let mut out = format!("/*! {file} */\n");
     for _ in 0..n {
         let sel = if r.random_bool(0.3) {
@@ -354,13 +355,7 @@ const JS_IDENTS: &[&str] = &[
 
 fn gen_js(seed: &str, url: &str) -> String {
     let mut r = rng_of(&["js", seed]);
-    let file = url
-        .split('?')
-        .next()
-        .unwrap_or(url)
-        .rsplit('/')
-        .next()
-        .unwrap_or("app.js");
+    let file = file_name(url);
     let header = if url.contains("jquery") {
         "/*! jQuery v3.7.1 | (c) OpenJS Foundation and other contributors | jquery.org/license */"
             .to_string()
