@@ -10,7 +10,9 @@ public names exist only in the stubs, or are inherited in the modules:
 * The ``Async*`` namespaces of ``AsyncClient`` exist only in the stubs: they get
   the docstrings of the namespaces of ``Client``.
 * The fields of the models are read lazily from the wire JSON: each gets a
-  docstring naming its wire field (from the class's ``_fields`` table).
+  docstring naming its wire field (from its declaration, ``_field("wire")``).
+  A model shows the fields it inherits from a private base (which has no
+  page of its own) as its own.
 
 Then every docstring is made Markdown: Sphinx roles (``:class:`X```) become
 cross-references (or code when the target is not documented), and doctest
@@ -26,8 +28,7 @@ from typing import Any
 import griffe
 
 _ROLE = re.compile(r":(?:class|func|meth|attr|exc|mod|data|obj):`(~?)([\w.]+)`")
-_FIELD = re.compile(r"'(\w+)': _field\('([^']*)'")
-_SPREAD = re.compile(r"\*\*(\w+)(\._fields)?")
+_FIELD = re.compile(r"_field\('([^']*)'")
 # The parser mkdocstrings gave the package's docstrings (read from the package's own).
 _PARSER: dict[str, Any] = {}
 # Modules where a bare name in a role is looked for, after the docstring's own scopes.
@@ -157,11 +158,10 @@ class UrlscanDocs(griffe.Extension):
     def _model_fields(self, pkg: griffe.Module) -> None:
         mod = pkg["models"]
         for cls in mod.classes.values():
-            if "_fields" not in cls.members:
-                continue
-            for name, wire in _wire_fields(mod, cls).items():
-                attr = cls.members.get(name)
-                if attr is None or attr.is_alias or not attr.is_attribute or attr.docstring:
+            _inherit_private_fields(mod, cls)
+            for attr in cls.members.values():
+                wire = _wire(attr)
+                if wire is None or attr.docstring:
                     continue
                 first, _, alt = wire.partition("|")
                 text = f"The wire field ``{first}``" + (f" (or ``{alt}``)." if alt else ".")
@@ -170,7 +170,20 @@ class UrlscanDocs(griffe.Extension):
 
 def _hide_private_bases(cls: griffe.Class) -> None:
     """``Bases: _BaseClient`` says nothing to a reader: show public bases only."""
-    cls.bases = [base for base in cls.bases if not str(base).rsplit(".", 1)[-1].startswith("_")]
+    cls.bases = _public_bases(cls)
+
+
+def _public_bases(cls: griffe.Class) -> list[griffe.Expr | str]:
+    """The class's public bases, a private base of its module standing for its own (``Model`` for ``_VerdictFields``)."""
+    out: list[griffe.Expr | str] = []
+    for base in cls.bases:
+        if not str(base).rsplit(".", 1)[-1].startswith("_"):
+            out.append(base)
+            continue
+        private = cls.module.members.get(str(base))
+        if isinstance(private, griffe.Class):
+            out.extend(_public_bases(private))
+    return out
 
 
 def _fold_attributes(cls: griffe.Class) -> None:
@@ -201,27 +214,40 @@ def _snake(name: str) -> str:
     return {"LiveScan": "livescan", "DataDumps": "datadumps"}.get(name) or re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _wire_fields(mod: griffe.Module, cls: griffe.Object | griffe.Alias) -> dict[str, str]:
-    """The ``_fields`` table of a model class, statically: attribute -> wire path."""
-    return _parse_fields(mod, _value(cls.members["_fields"]))
+def _wire(attr: griffe.Object | griffe.Alias) -> str | None:
+    """The wire path a model field is declared with (``x: T = _field("wire", ...)``), or None."""
+    if not isinstance(attr, griffe.Attribute):
+        return None
+    m = _FIELD.match(str(attr.value))
+    return m.group(1) if m else None
 
 
-def _value(attr: griffe.Object | griffe.Alias) -> str:
-    """The source of an attribute's value."""
-    return str(attr.value) if isinstance(attr, griffe.Attribute) else ""
+def _inherit_private_fields(mod: griffe.Module, cls: griffe.Class) -> None:
+    """Give a model the fields of its private bases, first and in their order (its own replace them in place)."""
+    fields: dict[str, griffe.Object | griffe.Alias] = {}
+    for base in cls.bases:
+        name = str(base)
+        if name.startswith("_") and name in mod.members:
+            for field_name, attr in mod[name].members.items():
+                if isinstance(attr, griffe.Attribute) and _wire(attr) is not None:
+                    fields[field_name] = _copy_attribute(attr)
+    if not fields:
+        return
+    members = dict(cls.members)
+    fields.update((name, members.pop(name)) for name in list(fields) if name in members)
+    cls.members.clear()
+    for name, member in {**fields, **members}.items():
+        cls.set_member(name, member)
 
 
-def _parse_fields(mod: griffe.Module, text: str) -> dict[str, str]:
-    if re.fullmatch(r"\w+", text):  # a module-level table, e.g. _VERDICT_FIELDS
-        return _parse_fields(mod, _value(mod[text]))
-    out: dict[str, str] = {}
-    for m in _SPREAD.finditer(text):  # {**Incident._fields, ...} or {**_VERDICT_FIELDS, ...}
-        if m.group(2):
-            out.update(_wire_fields(mod, mod[m.group(1)]))
-        else:
-            out.update(_parse_fields(mod, m.group(1)))
-    out.update(_FIELD.findall(text))
-    return out
+def _copy_attribute(attr: griffe.Attribute) -> griffe.Attribute:
+    return griffe.Attribute(
+        attr.name,
+        value=attr.value,
+        annotation=attr.annotation,
+        lineno=attr.lineno,
+        endlineno=attr.endlineno,
+    )
 
 
 def _walk(obj: griffe.Object) -> Iterator[griffe.Object]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import json
 import pickle
 from pathlib import Path
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import urlscan_rs
-from urlscan_rs import Client
-from urlscan_rs.models import ScanResult, SearchHit, Stats
+from urlscan_rs import Client, models
+from urlscan_rs.models import EngineVerdicts, Notification, NotificationHit, SavedSearch, ScanResult, SearchHit, Stats
 from urlscan_rs.testing import Emulator
 
 from .conftest import finished_scan
@@ -40,6 +41,21 @@ def test_result_model(fresh: Emulator) -> None:
         r.uuid = "x"  # type: ignore[misc]
     with pytest.raises(AttributeError):
         _ = r.no_such_field
+
+
+def test_fields_are_the_declarations_in_order() -> None:
+    # A base's fields come first; one declared again keeps its place.
+    assert EngineVerdicts.fields()[:3] == ("score", "malicious", "has_verdicts")
+    assert EngineVerdicts({"malicious": ["engine"]}).malicious == ["engine"]
+    assert NotificationHit.fields() == (*Notification.fields(), "sort", "date")
+    assert Notification.fields()[-2:] == ("results", "total")  # a property, marked as a field where it stands
+    # No declaration stays on a class: a field is read by its view, its property or __getattr__.
+    classes = [c for c in vars(models).values() if isinstance(c, type) and issubclass(c, models.Model)]
+    assert len(classes) > 30
+    for cls in classes:
+        for name in cls.fields():
+            assert not isinstance(inspect.getattr_static(cls, name, None), tuple), f"{cls.__name__}.{name}"
+    assert SavedSearch({"usertags": ["t"]}).user_tags == ["t"]  # its own __getattr__ reads it
 
 
 def test_lenient_reading() -> None:

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 from ._native import LazyDoc
 from .errors import DecodeError
@@ -160,7 +160,12 @@ def _models(cls: type[Model]) -> Callable[[Any], list[Any]]:
     return conv
 
 
-_Field = tuple[str, Callable[[Any], Any] | None]
+class _Field(NamedTuple):
+    """A field's declaration: where it is on the wire and what converts it."""
+
+    wire: str
+    conv: Callable[[Any], Any] | None
+
 
 # ---------------------------------------------------------------- reading rules
 #
@@ -493,8 +498,9 @@ class Model:
     """Base class: a frozen, lazily decoded view of one JSON object."""
 
     __slots__ = ("_json", "_cache", "_path")
-    # attribute -> (wire path, converter); a path may be dotted ("task.uuid")
-    # and name an alternative tried when the first is absent ("id|_id").
+    # attribute -> (wire path, converter): the fields the class and its bases
+    # declare (see `_field`), in order; a path may be dotted ("task.uuid") and
+    # name an alternative tried when the first is absent ("id|_id").
     _fields: ClassVar[dict[str, _Field]] = {}
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
@@ -509,14 +515,29 @@ class Model:
         super().__init_subclass__(**kwargs)
         if "__repr__" in cls.__dict__:
             cls.__repr__ = _safe_repr(cls.__dict__["__repr__"])  # type: ignore[method-assign]
-        if any("__getattr__" in k.__dict__ for k in cls.__mro__[:-2]):
-            return  # the class reads some fields its own way
-        # Only annotated fields (the typed surface); others go through __getattr__.
+        # The bases' fields, then this class's in the order written (one
+        # declared again keeps its place).
+        fields: dict[str, _Field] = {}
+        for base in reversed(cls.__bases__):
+            fields.update(getattr(base, "_fields", {}))
+        own: dict[str, _Field] = {}
+        for name, value in cls.__dict__.items():
+            declared = _declared(value)
+            if declared is not None:
+                own[name] = declared
+        cls._fields = fields | own
+        # Each declaration gives way to a view of the field, but for the
+        # fields __getattr__ reads: all of a class that reads some its own
+        # way (its own __getattr__), and unannotated ones (no typed surface).
+        reads_own_way = any("__getattr__" in k.__dict__ for k in cls.__mro__[:-2])
         annotated = cls.__dict__.get("__annotations__", {})
-        for name, (wire, _conv) in cls.__dict__.get("_fields", {}).items():
-            if name not in annotated:
+        for name, (wire, _conv) in own.items():
+            if not isinstance(cls.__dict__[name], _Field):
+                continue  # a property: its own code reads it
+            delattr(cls, name)
+            if reads_own_way or name not in annotated:
                 continue
-            # Names the class (or a base) defines itself, e.g. a property, win.
+            # Names a base defines itself, e.g. a property, win.
             defined = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
             if defined is None or isinstance(defined, _FieldView):
                 setattr(cls, name, _FieldView(cls, name, wire))
@@ -655,8 +676,40 @@ class Model:
         return tuple(cls._fields)
 
 
-def _field(wire: str, conv: Callable[[Any], Any] | None = None) -> _Field:
-    return (wire, conv)
+def _field(wire: str, conv: Callable[[Any], Any] | None = None) -> Any:
+    """Declare a model field: ``score: int | None = _field("score", _int)``.
+
+    The annotation is the attribute's type and what the JSON must hold (see
+    the reading rules); ``wire`` is the JSON key, or a dotted path
+    ("task.uuid"), or two tried in turn ("id|_id"). Typed ``Any`` so that
+    the annotation alone types the attribute. `Model.__init_subclass__`
+    collects the declarations into ``_fields`` and puts a `_FieldView` in
+    their place (none where the class reads them with ``__getattr__``).
+    """
+    return _Field(wire, conv)
+
+
+_FieldMethod = TypeVar("_FieldMethod", bound=Callable[..., Any])
+_FIELD_METHODS: set[Callable[..., Any]] = set()
+
+
+def _field_method(fget: _FieldMethod) -> _FieldMethod:
+    """Declare a property (``@property`` above) as a field that its own code reads.
+
+    Listed by ``fields()`` in its place among the declared fields, its wire
+    name its own; it declares no JSON type.
+    """
+    _FIELD_METHODS.add(fget)
+    return fget
+
+
+def _declared(value: Any) -> _Field | None:
+    """The field a class attribute declares, or None."""
+    if isinstance(value, _Field):
+        return value
+    if type(value) is property and value.fget in _FIELD_METHODS:
+        return _Field(value.fget.__name__, None)
+    return None
 
 
 # ---------------------------------------------------------------- scanning
@@ -670,24 +723,14 @@ class Submission(Model):
     """
 
     __slots__ = ()
-    uuid: str
-    visibility: str | None
-    url: str | None
-    country: str | None
-    message: str | None
-    result: str | None
-    api: str | None
-    options: dict[str, Any] | None
-    _fields = {
-        "uuid": _field("uuid"),
-        "visibility": _field("visibility"),
-        "url": _field("url"),
-        "country": _field("country"),
-        "message": _field("message"),
-        "result": _field("result"),
-        "api": _field("api"),
-        "options": _field("options"),
-    }
+    uuid: str = _field("uuid")
+    visibility: str | None = _field("visibility")
+    url: str | None = _field("url")
+    country: str | None = _field("country")
+    message: str | None = _field("message")
+    result: str | None = _field("result")
+    api: str | None = _field("api")
+    options: dict[str, Any] | None = _field("options")
     _repr_fields = ("uuid", "url", "visibility", "country")
 
 
@@ -695,20 +738,18 @@ class VisibilityChange(Model):
     """The answer to ``set_visibility`` and ``reset_visibility``: the scan and its visibility now."""
 
     __slots__ = ()
-    uuid: str | None
-    message: str | None
-    visibility: str | None
-    _fields = {"uuid": _field("uuid"), "message": _field("message"), "visibility": _field("visibility")}
+    uuid: str | None = _field("uuid")
+    message: str | None = _field("message")
+    visibility: str | None = _field("visibility")
 
 
 class UserAgentGroup(Model):
     """A group of user agents a scan may use (``user_agents()``); ``user_agents`` is ``useragents``."""
 
     __slots__ = ()
-    group: str | None
-    useragents: list[str]
-    user_agents: list[str]
-    _fields = {"group": _field("group"), "useragents": _field("useragents", _list), "user_agents": _field("useragents", _list)}
+    group: str | None = _field("group")
+    useragents: list[str] = _field("useragents", _list)
+    user_agents: list[str] = _field("useragents", _list)
     _repr_fields = ("group", "useragents")
 
 
@@ -716,16 +757,10 @@ class VerdictBrand(Model):
     """A brand a verdict names (the page impersonates it)."""
 
     __slots__ = ()
-    key: str | None
-    name: str | None
-    country: list[str]
-    vertical: list[str]
-    _fields = {
-        "key": _field("key"),
-        "name": _field("name"),
-        "country": _field("country", _list),
-        "vertical": _field("vertical", _list),
-    }
+    key: str | None = _field("key")
+    name: str | None = _field("name")
+    country: list[str] = _field("country", _list)
+    vertical: list[str] = _field("vertical", _list)
 
 
 def _brands(v: Any) -> list[Any]:
@@ -733,77 +768,47 @@ def _brands(v: Any) -> list[Any]:
     return [VerdictBrand(b) if isinstance(b, dict) else b for b in _list(v)]
 
 
-_VERDICT_FIELDS: dict[str, _Field] = {
-    "score": _field("score", _int),
-    "malicious": _field("malicious"),
-    "has_verdicts": _field("hasVerdicts", _flag),
-    "categories": _field("categories", _list),
-    "brands": _field("brands", _brands),
-    "tags": _field("tags", _list),
-}
+class _VerdictFields(Model):
+    """The fields every verdict has."""
+
+    __slots__ = ()
+    score: int | None = _field("score", _int)
+    malicious: bool | None = _field("malicious")
+    has_verdicts: bool | None = _field("hasVerdicts", _flag)
+    categories: list[str] = _field("categories", _list)
+    brands: list[VerdictBrand | str] = _field("brands", _brands)
+    tags: list[str] = _field("tags", _list)
 
 
-class Verdict(Model):
+class Verdict(_VerdictFields):
     """A verdict (overall or urlscan): score from -100 (legitimate) to 100 (malicious)."""
 
     __slots__ = ()
-    score: int | None
-    malicious: bool | None
-    has_verdicts: bool | None
-    categories: list[str]
-    brands: list[VerdictBrand | str]
-    tags: list[str]
-    _fields = _VERDICT_FIELDS
     _repr_fields = ("score", "malicious", "categories")
 
 
-class EngineVerdicts(Model):
+class EngineVerdicts(_VerdictFields):
     """The verdicts of third-party engines (``verdicts.engines``): counts and each engine's verdict."""
 
     __slots__ = ()
-    score: int | None
-    malicious: bool | list[str] | None  # older results list the engines that flagged the page
-    has_verdicts: bool | None
-    categories: list[str]
-    brands: list[VerdictBrand | str]
-    tags: list[str]
-    engines_total: int | None
-    malicious_total: int | None
-    benign_total: int | None
-    malicious_verdicts: list[Any]
-    benign_verdicts: list[Any]
-    verdicts: list[dict[str, Any]]
-    _fields = {
-        **_VERDICT_FIELDS,
-        "engines_total": _field("enginesTotal", _int),
-        "malicious_total": _field("maliciousTotal", _int),
-        "benign_total": _field("benignTotal", _int),
-        "malicious_verdicts": _field("maliciousVerdicts", _list),
-        "benign_verdicts": _field("benignVerdicts", _list),
-        "verdicts": _field("verdicts", _list),
-    }
+    # Older results list the engines that flagged the page (wider than a verdict's).
+    malicious: bool | list[str] | None = _field("malicious")  # type: ignore[assignment]
+    engines_total: int | None = _field("enginesTotal", _int)
+    malicious_total: int | None = _field("maliciousTotal", _int)
+    benign_total: int | None = _field("benignTotal", _int)
+    malicious_verdicts: list[Any] = _field("maliciousVerdicts", _list)
+    benign_verdicts: list[Any] = _field("benignVerdicts", _list)
+    verdicts: list[dict[str, Any]] = _field("verdicts", _list)
     _repr_fields = ("score", "malicious", "engines_total")
 
 
-class CommunityVerdict(Model):
+class CommunityVerdict(_VerdictFields):
     """The verdict of the community's votes (``verdicts.community``)."""
 
     __slots__ = ()
-    score: int | None
-    malicious: bool | None
-    has_verdicts: bool | None
-    categories: list[str]
-    brands: list[VerdictBrand | str]
-    tags: list[str]
-    votes_total: int | None
-    votes_malicious: int | None
-    votes_benign: int | None
-    _fields = {
-        **_VERDICT_FIELDS,
-        "votes_total": _field("votesTotal", _int),
-        "votes_malicious": _field("votesMalicious", _int),
-        "votes_benign": _field("votesBenign", _int),
-    }
+    votes_total: int | None = _field("votesTotal", _int)
+    votes_malicious: int | None = _field("votesMalicious", _int)
+    votes_benign: int | None = _field("votesBenign", _int)
     _repr_fields = ("score", "malicious", "votes_total")
 
 
@@ -811,16 +816,10 @@ class Verdicts(Model):
     """The verdicts of a result: ``overall``, ``urlscan``, ``engines`` and ``community``."""
 
     __slots__ = ()
-    overall: Verdict
-    urlscan: Verdict
-    engines: EngineVerdicts
-    community: CommunityVerdict
-    _fields = {
-        "overall": _field("overall", _model(Verdict)),
-        "urlscan": _field("urlscan", _model(Verdict)),
-        "engines": _field("engines", _model(EngineVerdicts)),
-        "community": _field("community", _model(CommunityVerdict)),
-    }
+    overall: Verdict = _field("overall", _model(Verdict))
+    urlscan: Verdict = _field("urlscan", _model(Verdict))
+    engines: EngineVerdicts = _field("engines", _model(EngineVerdicts))
+    community: CommunityVerdict = _field("community", _model(CommunityVerdict))
 
     def __repr__(self) -> str:
         o = self.overall
@@ -831,36 +830,20 @@ class Task(Model):
     """What was asked for (``result.task``, ``hit.task``): URL, time, visibility, options and links."""
 
     __slots__ = ()
-    uuid: str | None
-    time: datetime | None
-    url: str | None
-    domain: str | None
-    apex_domain: str | None
-    visibility: str | None
-    method: str | None
-    source: str | None
-    tags: list[str]
-    report_url: str | None
-    screenshot_url: str | None
-    dom_url: str | None
-    user_agent: str | None
-    options: dict[str, Any] | None
-    _fields = {
-        "uuid": _field("uuid"),
-        "time": _field("time", _datetime),
-        "url": _field("url"),
-        "domain": _field("domain"),
-        "apex_domain": _field("apexDomain"),
-        "visibility": _field("visibility"),
-        "method": _field("method"),
-        "source": _field("source"),
-        "tags": _field("tags", _list),
-        "report_url": _field("reportURL"),
-        "screenshot_url": _field("screenshotURL"),
-        "dom_url": _field("domURL"),
-        "user_agent": _field("userAgent"),
-        "options": _field("options"),
-    }
+    uuid: str | None = _field("uuid")
+    time: datetime | None = _field("time", _datetime)
+    url: str | None = _field("url")
+    domain: str | None = _field("domain")
+    apex_domain: str | None = _field("apexDomain")
+    visibility: str | None = _field("visibility")
+    method: str | None = _field("method")
+    source: str | None = _field("source")
+    tags: list[str] = _field("tags", _list)
+    report_url: str | None = _field("reportURL")
+    screenshot_url: str | None = _field("screenshotURL")
+    dom_url: str | None = _field("domURL")
+    user_agent: str | None = _field("userAgent")
+    options: dict[str, Any] | None = _field("options")
     _repr_fields = ("uuid", "url", "time", "visibility")
 
 
@@ -868,46 +851,25 @@ class Page(Model):
     """The page reached after redirects (``result.page``, ``hit.page``): URL, domain, IP, server, TLS."""
 
     __slots__ = ()
-    url: str | None
-    domain: str | None
-    apex_domain: str | None
-    ip: str | None
-    asn: str | None
-    asnname: str | None
-    country: str | None
-    city: str | None
-    server: str | None
-    title: str | None
-    status: str | None
-    mime_type: str | None
-    redirected: str | None
-    ptr: str | None
-    tls_issuer: str | None
-    tls_valid_days: int | None
-    tls_age_days: int | None
-    tls_valid_from: datetime | None
-    umbrella_rank: int | None
-    _fields = {
-        "url": _field("url"),
-        "domain": _field("domain"),
-        "apex_domain": _field("apexDomain"),
-        "ip": _field("ip"),
-        "asn": _field("asn"),
-        "asnname": _field("asnname"),
-        "country": _field("country"),
-        "city": _field("city"),
-        "server": _field("server"),
-        "title": _field("title"),
-        "status": _field("status"),
-        "mime_type": _field("mimeType"),
-        "redirected": _field("redirected"),
-        "ptr": _field("ptr"),
-        "tls_issuer": _field("tlsIssuer"),
-        "tls_valid_days": _field("tlsValidDays", _int),
-        "tls_age_days": _field("tlsAgeDays", _int),
-        "tls_valid_from": _field("tlsValidFrom", _datetime),
-        "umbrella_rank": _field("umbrellaRank", _int),
-    }
+    url: str | None = _field("url")
+    domain: str | None = _field("domain")
+    apex_domain: str | None = _field("apexDomain")
+    ip: str | None = _field("ip")
+    asn: str | None = _field("asn")
+    asnname: str | None = _field("asnname")
+    country: str | None = _field("country")
+    city: str | None = _field("city")
+    server: str | None = _field("server")
+    title: str | None = _field("title")
+    status: str | None = _field("status")
+    mime_type: str | None = _field("mimeType")
+    redirected: str | None = _field("redirected")
+    ptr: str | None = _field("ptr")
+    tls_issuer: str | None = _field("tlsIssuer")
+    tls_valid_days: int | None = _field("tlsValidDays", _int)
+    tls_age_days: int | None = _field("tlsAgeDays", _int)
+    tls_valid_from: datetime | None = _field("tlsValidFrom", _datetime)
+    umbrella_rank: int | None = _field("umbrellaRank", _int)
     _repr_fields = ("url", "domain", "ip", "country")
 
 
@@ -915,36 +877,20 @@ class Stats(Model):
     """Statistics of a result (the result API's ``stats``)."""
 
     __slots__ = ()
-    malicious: int | None
-    secure_percentage: float | None
-    secure_requests: int | None
-    ipv6_percentage: float | None
-    ad_blocked: int | None
-    total_links: int | None
-    uniq_countries: int | None
-    domain_stats: list[Any]
-    ip_stats: list[Any]
-    protocol_stats: list[Any]
-    reg_domain_stats: list[Any]
-    resource_stats: list[Any]
-    server_stats: list[Any]
-    tls_stats: list[Any]
-    _fields = {
-        "malicious": _field("malicious", _int),
-        "secure_percentage": _field("securePercentage", _float),
-        "secure_requests": _field("secureRequests", _int),
-        "ipv6_percentage": _field("IPv6Percentage", _float),
-        "ad_blocked": _field("adBlocked", _int),
-        "total_links": _field("totalLinks", _int),
-        "uniq_countries": _field("uniqCountries", _int),
-        "domain_stats": _field("domainStats", _list),
-        "ip_stats": _field("ipStats", _list),
-        "protocol_stats": _field("protocolStats", _list),
-        "reg_domain_stats": _field("regDomainStats", _list),
-        "resource_stats": _field("resourceStats", _list),
-        "server_stats": _field("serverStats", _list),
-        "tls_stats": _field("tlsStats", _list),
-    }
+    malicious: int | None = _field("malicious", _int)
+    secure_percentage: float | None = _field("securePercentage", _float)
+    secure_requests: int | None = _field("secureRequests", _int)
+    ipv6_percentage: float | None = _field("IPv6Percentage", _float)
+    ad_blocked: int | None = _field("adBlocked", _int)
+    total_links: int | None = _field("totalLinks", _int)
+    uniq_countries: int | None = _field("uniqCountries", _int)
+    domain_stats: list[Any] = _field("domainStats", _list)
+    ip_stats: list[Any] = _field("ipStats", _list)
+    protocol_stats: list[Any] = _field("protocolStats", _list)
+    reg_domain_stats: list[Any] = _field("regDomainStats", _list)
+    resource_stats: list[Any] = _field("resourceStats", _list)
+    server_stats: list[Any] = _field("serverStats", _list)
+    tls_stats: list[Any] = _field("tlsStats", _list)
     _repr_fields = ("malicious", "secure_percentage", "uniq_countries", "total_links")
 
 
@@ -952,46 +898,27 @@ class HitStats(Model):
     """Statistics of a search hit."""
 
     __slots__ = ()
-    requests: int | None
-    uniq_ips: int | None
-    uniq_countries: int | None
-    data_length: int | None
-    encoded_data_length: int | None
-    console_msgs: int | None
-    _fields = {
-        "requests": _field("requests", _int),
-        "uniq_ips": _field("uniqIPs", _int),
-        "uniq_countries": _field("uniqCountries", _int),
-        "data_length": _field("dataLength", _int),
-        "encoded_data_length": _field("encodedDataLength", _int),
-        "console_msgs": _field("consoleMsgs", _int),
-    }
+    requests: int | None = _field("requests", _int)
+    uniq_ips: int | None = _field("uniqIPs", _int)
+    uniq_countries: int | None = _field("uniqCountries", _int)
+    data_length: int | None = _field("dataLength", _int)
+    encoded_data_length: int | None = _field("encodedDataLength", _int)
+    console_msgs: int | None = _field("consoleMsgs", _int)
 
 
 class Lists(Model):
     """The lists of a result (``result.lists``): IPs, countries, ASNs, domains, URLs, certificates, hashes."""
 
     __slots__ = ()
-    ips: list[str]
-    countries: list[str]
-    asns: list[str]
-    domains: list[str]
-    servers: list[str]
-    urls: list[str]
-    link_domains: list[str]
-    certificates: list[dict[str, Any]]
-    hashes: list[str]
-    _fields = {
-        "ips": _field("ips", _list),
-        "countries": _field("countries", _list),
-        "asns": _field("asns", _list),
-        "domains": _field("domains", _list),
-        "servers": _field("servers", _list),
-        "urls": _field("urls", _list),
-        "link_domains": _field("linkDomains", _list),
-        "certificates": _field("certificates", _list),
-        "hashes": _field("hashes", _list),
-    }
+    ips: list[str] = _field("ips", _list)
+    countries: list[str] = _field("countries", _list)
+    asns: list[str] = _field("asns", _list)
+    domains: list[str] = _field("domains", _list)
+    servers: list[str] = _field("servers", _list)
+    urls: list[str] = _field("urls", _list)
+    link_domains: list[str] = _field("linkDomains", _list)
+    certificates: list[dict[str, Any]] = _field("certificates", _list)
+    hashes: list[str] = _field("hashes", _list)
 
     def __repr__(self) -> str:
         return f"Lists(domains={len(self.domains)}, ips={len(self.ips)}, urls={len(self.urls)}, hashes={len(self.hashes)})"
@@ -1001,8 +928,7 @@ class Submitter(Model):
     """Who submitted the scan (``result.submitter``): their country."""
 
     __slots__ = ()
-    country: str | None
-    _fields = {"country": _field("country")}
+    country: str | None = _field("country")
 
 
 class _ScanRecord:
@@ -1026,32 +952,18 @@ class ScanResult(_ScanRecord, Model):
     """A finished scan's result document (GET /api/v1/result/{uuid}/)."""
 
     __slots__ = ()
-    uuid: str
-    url: str | None
-    time: datetime | None
-    task: Task
-    page: Page
-    verdicts: Verdicts
-    stats: Stats
-    lists: Lists
-    submitter: Submitter
-    meta: dict[str, Any] | None
-    data: dict[str, Any] | None
-    scanner: dict[str, Any] | None
-    _fields = {
-        "uuid": _field("task.uuid"),
-        "url": _field("task.url"),
-        "time": _field("task.time", _datetime),
-        "task": _field("task", _model(Task)),
-        "page": _field("page", _model(Page)),
-        "verdicts": _field("verdicts", _model(Verdicts)),
-        "stats": _field("stats", _model(Stats)),
-        "lists": _field("lists", _model(Lists)),
-        "submitter": _field("submitter", _model(Submitter)),
-        "meta": _field("meta"),
-        "data": _field("data"),
-        "scanner": _field("scanner"),
-    }
+    uuid: str = _field("task.uuid")
+    url: str | None = _field("task.url")
+    time: datetime | None = _field("task.time", _datetime)
+    task: Task = _field("task", _model(Task))
+    page: Page = _field("page", _model(Page))
+    verdicts: Verdicts = _field("verdicts", _model(Verdicts))
+    stats: Stats = _field("stats", _model(Stats))
+    lists: Lists = _field("lists", _model(Lists))
+    submitter: Submitter = _field("submitter", _model(Submitter))
+    meta: dict[str, Any] | None = _field("meta")
+    data: dict[str, Any] | None = _field("data")
+    scanner: dict[str, Any] | None = _field("scanner")
     _repr_fields = ("uuid", "url", "time")
 
     @property
@@ -1075,30 +987,17 @@ class SearchHit(_ScanRecord, Model):
     """
 
     __slots__ = ()
-    id: str
-    score: float | None
-    sort: list[Any]
-    task: Task
-    page: Page
-    stats: HitStats
-    verdicts: Verdict
-    brand: list[VerdictBrand | str]
-    result: str | None
-    screenshot: str | None
-    indexed_at: datetime | None
-    _fields = {
-        "id": _field("_id"),
-        "score": _field("_score"),
-        "sort": _field("sort", _list),
-        "task": _field("task", _model(Task)),
-        "page": _field("page", _model(Page)),
-        "stats": _field("stats", _model(HitStats)),
-        "verdicts": _field("verdicts", _model(Verdict)),
-        "brand": _field("brand", _brands),
-        "result": _field("result"),
-        "screenshot": _field("screenshot"),
-        "indexed_at": _field("indexedAt", _datetime),
-    }
+    id: str = _field("_id")
+    score: float | None = _field("_score")
+    sort: list[Any] = _field("sort", _list)
+    task: Task = _field("task", _model(Task))
+    page: Page = _field("page", _model(Page))
+    stats: HitStats = _field("stats", _model(HitStats))
+    verdicts: Verdict = _field("verdicts", _model(Verdict))
+    brand: list[VerdictBrand | str] = _field("brand", _brands)
+    result: str | None = _field("result")
+    screenshot: str | None = _field("screenshot")
+    indexed_at: datetime | None = _field("indexedAt", _datetime)
 
     @property
     def uuid(self) -> str | None:
@@ -1118,10 +1017,9 @@ class Quotas(Model):
     """Quotas: ``limits[action][window]`` with limit, used, remaining and percent."""
 
     __slots__ = ()
-    scope: str | None
-    source: str | None
-    limits: dict[str, Any] | None
-    _fields = {"scope": _field("scope"), "source": _field("source"), "limits": _field("limits")}
+    scope: str | None = _field("scope")
+    source: str | None = _field("source")
+    limits: dict[str, Any] | None = _field("limits")
     _repr_fields = ("scope",)
 
     def remaining(self, action: str, window: str = "day") -> int | None:
@@ -1135,32 +1033,22 @@ class Team(Model):
     """The team of a user (``user().team``)."""
 
     __slots__ = ()
-    id: str | None
-    name: str | None
-    slug: str | None
-    _fields = {"id": _field("_id"), "name": _field("name"), "slug": _field("slug")}
+    id: str | None = _field("_id")
+    name: str | None = _field("name")
+    slug: str | None = _field("slug")
 
 
 class User(Model):
     """The user (or team) an API key belongs to (``user()``): products, features and limits."""
 
     __slots__ = ()
-    username: str | None
-    email: str | None
-    created_at: datetime | None
-    team: Team
-    limits: dict[str, Any] | None
-    products: list[str]
-    features: list[str]
-    _fields = {
-        "username": _field("username"),
-        "email": _field("email"),
-        "created_at": _field("createdAt", _datetime),
-        "team": _field("team", _model(Team)),
-        "limits": _field("limits"),
-        "products": _field("products", _list),
-        "features": _field("features", _list),
-    }
+    username: str | None = _field("username")
+    email: str | None = _field("email")
+    created_at: datetime | None = _field("createdAt", _datetime)
+    team: Team = _field("team", _model(Team))
+    limits: dict[str, Any] | None = _field("limits")
+    products: list[str] = _field("products", _list)
+    features: list[str] = _field("features", _list)
     _repr_fields = ("username", "email", "products")
 
 
@@ -1218,30 +1106,17 @@ class SavedSearch(Model):
     """A saved search (``client.saved_searches``)."""
 
     __slots__ = ()
-    id: str
-    datasource: str | None
-    name: str | None
-    query: str | None
-    description: str | None
-    long_description: str | None
-    created_at: datetime | None
-    owner_description: str | None
-    permissions: list[str]
-    tlp: str | None
-    user_tags: list[str]
-    _fields = {
-        "id": _field("_id"),
-        "datasource": _field("datasource"),
-        "name": _field("name"),
-        "query": _field("query"),
-        "description": _field("description"),
-        "long_description": _field("longDescription"),
-        "created_at": _field("createdAt", _datetime),
-        "owner_description": _field("ownerDescription"),
-        "permissions": _field("permissions", _list),
-        "tlp": _field("tlp"),
-        "user_tags": _field("userTags", _list),
-    }
+    id: str = _field("_id")
+    datasource: str | None = _field("datasource")
+    name: str | None = _field("name")
+    query: str | None = _field("query")
+    description: str | None = _field("description")
+    long_description: str | None = _field("longDescription")
+    created_at: datetime | None = _field("createdAt", _datetime)
+    owner_description: str | None = _field("ownerDescription")
+    permissions: list[str] = _field("permissions", _list)
+    tlp: str | None = _field("tlp")
+    user_tags: list[str] = _field("userTags", _list)
     _repr_fields = ("id", "name", "datasource", "query")
 
     def __getattr__(self, name: str) -> Any:
@@ -1255,40 +1130,22 @@ class Subscription(Model):
     """A subscription to saved searches."""
 
     __slots__ = ()
-    id: str
-    search_ids: list[str]
-    frequency: str | None
-    email_addresses: list[str]
-    name: str | None
-    description: str | None
-    is_active: bool | None
-    ignore_time: bool | None
-    week_days: list[str]
-    permissions: list[str]
-    channel_ids: list[str]
-    incident_channel_ids: list[str]
-    incident_profile_id: str | None
-    incident_visibility: str | None
-    incident_creation_mode: str | None
-    incident_watch_keys: Any
-    _fields = {
-        "id": _field("_id"),
-        "search_ids": _field("searchIds", _list),
-        "frequency": _field("frequency"),
-        "email_addresses": _field("emailAddresses", _list),
-        "name": _field("name"),
-        "description": _field("description"),
-        "is_active": _field("isActive"),
-        "ignore_time": _field("ignoreTime"),
-        "week_days": _field("weekDays", _list),
-        "permissions": _field("permissions", _list),
-        "channel_ids": _field("channelIds", _list),
-        "incident_channel_ids": _field("incidentChannelIds", _list),
-        "incident_profile_id": _field("incidentProfileId"),
-        "incident_visibility": _field("incidentVisibility"),
-        "incident_creation_mode": _field("incidentCreationMode"),
-        "incident_watch_keys": _field("incidentWatchKeys"),
-    }
+    id: str = _field("_id")
+    search_ids: list[str] = _field("searchIds", _list)
+    frequency: str | None = _field("frequency")
+    email_addresses: list[str] = _field("emailAddresses", _list)
+    name: str | None = _field("name")
+    description: str | None = _field("description")
+    is_active: bool | None = _field("isActive")
+    ignore_time: bool | None = _field("ignoreTime")
+    week_days: list[str] = _field("weekDays", _list)
+    permissions: list[str] = _field("permissions", _list)
+    channel_ids: list[str] = _field("channelIds", _list)
+    incident_channel_ids: list[str] = _field("incidentChannelIds", _list)
+    incident_profile_id: str | None = _field("incidentProfileId")
+    incident_visibility: str | None = _field("incidentVisibility")
+    incident_creation_mode: str | None = _field("incidentCreationMode")
+    incident_watch_keys: Any = _field("incidentWatchKeys")
     _repr_fields = ("id", "name", "frequency", "is_active")
 
 
@@ -1296,34 +1153,19 @@ class Channel(Model):
     """A notification channel (webhook or e-mail)."""
 
     __slots__ = ()
-    id: str
-    type: str | None
-    name: str | None
-    webhook_url: str | None
-    frequency: str | None
-    email_addresses: list[str]
-    utc_time: str | None
-    is_active: bool | None
-    is_default: bool | None
-    ignore_time: bool | None
-    week_days: list[str]
-    permissions: list[str]
-    description: str | None
-    _fields = {
-        "id": _field("_id"),
-        "type": _field("type"),
-        "name": _field("name"),
-        "webhook_url": _field("webhookURL"),
-        "frequency": _field("frequency"),
-        "email_addresses": _field("emailAddresses", _list),
-        "utc_time": _field("utcTime"),
-        "is_active": _field("isActive"),
-        "is_default": _field("isDefault"),
-        "ignore_time": _field("ignoreTime"),
-        "week_days": _field("weekDays", _list),
-        "permissions": _field("permissions", _list),
-        "description": _field("description"),
-    }
+    id: str = _field("_id")
+    type: str | None = _field("type")
+    name: str | None = _field("name")
+    webhook_url: str | None = _field("webhookURL")
+    frequency: str | None = _field("frequency")
+    email_addresses: list[str] = _field("emailAddresses", _list)
+    utc_time: str | None = _field("utcTime")
+    is_active: bool | None = _field("isActive")
+    is_default: bool | None = _field("isDefault")
+    ignore_time: bool | None = _field("ignoreTime")
+    week_days: list[str] = _field("weekDays", _list)
+    permissions: list[str] = _field("permissions", _list)
+    description: str | None = _field("description")
     _repr_fields = ("id", "type", "name", "is_active")
 
 
@@ -1331,66 +1173,35 @@ class Incident(Model):
     """An incident: an observable tracked and scanned repeatedly."""
 
     __slots__ = ()
-    id: str
-    observable: str | None
-    visibility: str | None
-    channels: list[str]
-    extra_path: str | None
-    scan_interval: int | None
-    scan_interval_mode: str | None
-    watched_attributes: list[str]
-    user_agents: list[str]
-    user_agents_per_interval: int | None
-    countries: list[str]
-    countries_per_interval: int | None
-    stop_delay_suspended: int | None
-    stop_delay_inactive: int | None
-    stop_delay_malicious: int | None
-    scan_interval_after_suspended: int | None
-    scan_interval_after_malicious: int | None
-    incident_profile: str | None
-    created_at: datetime | None
-    scanned_at: datetime | None
-    expire_at: datetime | None
-    source_type: str | None
-    source_id: str | None
-    state: str | None
-    state_size: int | None
-    state_count: int | None
-    owner: str | None
-    type: str | None
-    labels: list[str]
-    _fields = {
-        "id": _field("_id"),
-        "observable": _field("observable"),
-        "visibility": _field("visibility"),
-        "channels": _field("channels", _list),
-        "extra_path": _field("extraPath"),
-        "scan_interval": _field("scanInterval", _int),
-        "scan_interval_mode": _field("scanIntervalMode"),
-        "watched_attributes": _field("watchedAttributes", _list),
-        "user_agents": _field("userAgents", _list),
-        "user_agents_per_interval": _field("userAgentsPerInterval", _int),
-        "countries": _field("countries", _list),
-        "countries_per_interval": _field("countriesPerInterval", _int),
-        "stop_delay_suspended": _field("stopDelaySuspended", _int),
-        "stop_delay_inactive": _field("stopDelayInactive", _int),
-        "stop_delay_malicious": _field("stopDelayMalicious", _int),
-        "scan_interval_after_suspended": _field("scanIntervalAfterSuspended", _int),
-        "scan_interval_after_malicious": _field("scanIntervalAfterMalicious", _int),
-        "incident_profile": _field("incidentProfile"),
-        "created_at": _field("createdAt", _datetime),
-        "scanned_at": _field("scannedAt", _datetime),
-        "expire_at": _field("expireAt", _datetime),
-        "source_type": _field("sourceType"),
-        "source_id": _field("sourceId"),
-        "state": _field("state"),
-        "state_size": _field("stateSize", _int),
-        "state_count": _field("stateCount", _int),
-        "owner": _field("owner"),
-        "type": _field("type"),
-        "labels": _field("labels", _list),
-    }
+    id: str = _field("_id")
+    observable: str | None = _field("observable")
+    visibility: str | None = _field("visibility")
+    channels: list[str] = _field("channels", _list)
+    extra_path: str | None = _field("extraPath")
+    scan_interval: int | None = _field("scanInterval", _int)
+    scan_interval_mode: str | None = _field("scanIntervalMode")
+    watched_attributes: list[str] = _field("watchedAttributes", _list)
+    user_agents: list[str] = _field("userAgents", _list)
+    user_agents_per_interval: int | None = _field("userAgentsPerInterval", _int)
+    countries: list[str] = _field("countries", _list)
+    countries_per_interval: int | None = _field("countriesPerInterval", _int)
+    stop_delay_suspended: int | None = _field("stopDelaySuspended", _int)
+    stop_delay_inactive: int | None = _field("stopDelayInactive", _int)
+    stop_delay_malicious: int | None = _field("stopDelayMalicious", _int)
+    scan_interval_after_suspended: int | None = _field("scanIntervalAfterSuspended", _int)
+    scan_interval_after_malicious: int | None = _field("scanIntervalAfterMalicious", _int)
+    incident_profile: str | None = _field("incidentProfile")
+    created_at: datetime | None = _field("createdAt", _datetime)
+    scanned_at: datetime | None = _field("scannedAt", _datetime)
+    expire_at: datetime | None = _field("expireAt", _datetime)
+    source_type: str | None = _field("sourceType")
+    source_id: str | None = _field("sourceId")
+    state: str | None = _field("state")
+    state_size: int | None = _field("stateSize", _int)
+    state_count: int | None = _field("stateCount", _int)
+    owner: str | None = _field("owner")
+    type: str | None = _field("type")
+    labels: list[str] = _field("labels", _list)
     _repr_fields = ("id", "observable", "state", "state_count")
 
 
@@ -1398,18 +1209,11 @@ class IncidentState(Model):
     """One observation of an incident's observable."""
 
     __slots__ = ()
-    id: str
-    incident: str | None
-    state: dict[str, Any] | None
-    time_start: datetime | None
-    time_end: datetime | None
-    _fields = {
-        "id": _field("_id"),
-        "incident": _field("incident"),
-        "state": _field("state"),
-        "time_start": _field("timeStart", _datetime),
-        "time_end": _field("timeEnd", _datetime),
-    }
+    id: str = _field("_id")
+    incident: str | None = _field("incident")
+    state: dict[str, Any] | None = _field("state")
+    time_start: datetime | None = _field("timeStart", _datetime)
+    time_end: datetime | None = _field("timeEnd", _datetime)
     _repr_fields = ("id", "incident", "time_start")
 
 
@@ -1417,22 +1221,13 @@ class HostnameRecord(Model):
     """One hostname-history observation."""
 
     __slots__ = ()
-    seen_on: date | None
-    source: str | None
-    sub_id: str | None
-    first_seen: datetime | None
-    last_seen: datetime | None
-    data_type: str | None
-    data: dict[str, Any] | None
-    _fields = {
-        "seen_on": _field("seen_on", _date),
-        "source": _field("source"),
-        "sub_id": _field("sub_id"),
-        "first_seen": _field("first_seen", _datetime),
-        "last_seen": _field("last_seen", _datetime),
-        "data_type": _field("data_type"),
-        "data": _field("data"),
-    }
+    seen_on: date | None = _field("seen_on", _date)
+    source: str | None = _field("source")
+    sub_id: str | None = _field("sub_id")
+    first_seen: datetime | None = _field("first_seen", _datetime)
+    last_seen: datetime | None = _field("last_seen", _datetime)
+    data_type: str | None = _field("data_type")
+    data: dict[str, Any] | None = _field("data")
     _repr_fields = ("seen_on", "source", "sub_id")
 
 
@@ -1440,22 +1235,13 @@ class Brand(Model):
     """A brand tracked for phishing detection."""
 
     __slots__ = ()
-    id: str | None
-    key: str | None
-    name: str | None
-    vertical: list[str]
-    country: list[str]
-    terms: dict[str, Any] | None
-    created_at: datetime | None
-    _fields = {
-        "id": _field("_id"),
-        "key": _field("key"),
-        "name": _field("name"),
-        "vertical": _field("vertical", _list),
-        "country": _field("country", _list),
-        "terms": _field("terms"),
-        "created_at": _field("createdAt", _datetime),
-    }
+    id: str | None = _field("_id")
+    key: str | None = _field("key")
+    name: str | None = _field("name")
+    vertical: list[str] = _field("vertical", _list)
+    country: list[str] = _field("country", _list)
+    terms: dict[str, Any] | None = _field("terms")
+    created_at: datetime | None = _field("createdAt", _datetime)
     _repr_fields = ("key", "name", "vertical")
 
 
@@ -1463,14 +1249,9 @@ class BrandSummary(Model):
     """A brand with detected phishing pages: total and latest hits."""
 
     __slots__ = ()
-    brand: Brand
-    total: int | None
-    hits: list[SearchHit]
-    _fields = {
-        "brand": _field("brand", _model(Brand)),
-        "total": _field("total", _int),
-        "hits": _field("hits", _models(SearchHit)),
-    }
+    brand: Brand = _field("brand", _model(Brand))
+    total: int | None = _field("total", _int)
+    hits: list[SearchHit] = _field("hits", _models(SearchHit))
 
     def __repr__(self) -> str:
         return f"BrandSummary(brand={self.brand.key!r}, total={self.total})"
@@ -1480,18 +1261,11 @@ class LiveScanner(Model):
     """A live scanning node."""
 
     __slots__ = ()
-    id: str | None
-    name: str | None
-    country: str | None
-    city: str | None
-    online: bool | None
-    _fields = {
-        "id": _field("_id"),
-        "name": _field("name"),
-        "country": _field("country"),
-        "city": _field("city"),
-        "online": _field("online"),
-    }
+    id: str | None = _field("_id")
+    name: str | None = _field("name")
+    country: str | None = _field("country")
+    city: str | None = _field("city")
+    online: bool | None = _field("online")
     _repr_fields = ("id", "country", "city", "online")
 
     def __getattr__(self, name: str) -> Any:
@@ -1504,10 +1278,9 @@ class DataDumpFile(Model):
     """A data-dump file listed for a time window, file type and day."""
 
     __slots__ = ()
-    path: str
-    size: int | None
-    timestamp: datetime | None
-    _fields = {"path": _field("path"), "size": _field("size", _int), "timestamp": _field("timestamp", _datetime)}
+    path: str = _field("path")
+    size: int | None = _field("size", _int)
+    timestamp: datetime | None = _field("timestamp", _datetime)
 
 
 # ---------------------------------------------------------------- data sources and events
@@ -1530,26 +1303,15 @@ class HostnameHit(Model):
     """A hit of ``search(datasource="hostnames")``: a hostname and when it was seen."""
 
     __slots__ = ()
-    id: str
-    sort: list[Any]
-    hostname: str | None
-    domain: str | None
-    apex_domain: str | None
-    date: datetime | None
-    first_seen: datetime | None
-    last_seen: datetime | None
-    sources: list[str] | None
-    _fields = {
-        "id": _field("_id"),
-        "sort": _field("sort", _list),
-        "hostname": _field("hostname"),
-        "domain": _field("domain"),
-        "apex_domain": _field("apexDomain|apex_domain"),
-        "date": _field("date", _datetime),
-        "first_seen": _field("first_seen|firstSeen", _datetime),
-        "last_seen": _field("last_seen|lastSeen", _datetime),
-        "sources": _field("sources", _opt_list),
-    }
+    id: str = _field("_id")
+    sort: list[Any] = _field("sort", _list)
+    hostname: str | None = _field("hostname")
+    domain: str | None = _field("domain")
+    apex_domain: str | None = _field("apexDomain|apex_domain")
+    date: datetime | None = _field("date", _datetime)
+    first_seen: datetime | None = _field("first_seen|firstSeen", _datetime)
+    last_seen: datetime | None = _field("last_seen|lastSeen", _datetime)
+    sources: list[str] | None = _field("sources", _opt_list)
     _repr_fields = ("hostname", "domain", "first_seen", "last_seen")
 
     def to_record(self) -> dict[str, Any]:
@@ -1562,9 +1324,8 @@ class IncidentHit(Incident):
     :class:`Incident` field) with its ``sort`` values and ``date`` (its creation)."""
 
     __slots__ = ()
-    sort: list[Any]
-    date: datetime | None
-    _fields = {**Incident._fields, "sort": _field("sort", _list), "date": _field("date", _datetime)}
+    sort: list[Any] = _field("sort", _list)
+    date: datetime | None = _field("date", _datetime)
     _repr_fields = ("id", "observable", "state", "source_type")
 
     def to_record(self) -> dict[str, Any]:
@@ -1579,30 +1340,17 @@ class CertificateHit(Model):
     """A hit of ``search(datasource="certificates")``: a TLS certificate seen by scans."""
 
     __slots__ = ()
-    id: str
-    sort: list[Any]
-    date: datetime | None
-    domain: str | None
-    subject_name: str | None
-    issuer: str | None
-    valid_from: datetime | None
-    valid_to: datetime | None
-    hostnames: list[str] | None
-    first_seen: datetime | None
-    last_seen: datetime | None
-    _fields = {
-        "id": _field("_id"),
-        "sort": _field("sort", _list),
-        "date": _field("date", _datetime),
-        "domain": _field("domain"),
-        "subject_name": _field("subjectName"),
-        "issuer": _field("issuer"),
-        "valid_from": _field("validFrom", _datetime),
-        "valid_to": _field("validTo", _datetime),
-        "hostnames": _field("hostnames", _opt_list),
-        "first_seen": _field("firstSeen|first_seen", _datetime),
-        "last_seen": _field("lastSeen|last_seen", _datetime),
-    }
+    id: str = _field("_id")
+    sort: list[Any] = _field("sort", _list)
+    date: datetime | None = _field("date", _datetime)
+    domain: str | None = _field("domain")
+    subject_name: str | None = _field("subjectName")
+    issuer: str | None = _field("issuer")
+    valid_from: datetime | None = _field("validFrom", _datetime)
+    valid_to: datetime | None = _field("validTo", _datetime)
+    hostnames: list[str] | None = _field("hostnames", _opt_list)
+    first_seen: datetime | None = _field("firstSeen|first_seen", _datetime)
+    last_seen: datetime | None = _field("lastSeen|last_seen", _datetime)
     _repr_fields = ("domain", "issuer", "valid_to")
 
     def to_record(self) -> dict[str, Any]:
@@ -1637,38 +1385,21 @@ class Notification(Model):
     """
 
     __slots__ = ()
-    id: str
-    type: str | None
-    created_at: datetime | None
-    frequency: str | None
-    subscription_id: str | None
-    subscription_name: str | None
-    search_ids: list[str] | None
-    incident_id: str | None
-    observable: str | None
-    changes: list[dict[str, Any]] | None
-    channel_id: str | None
-    datasource: str | None
-    total: int | None
-    _fields = {
-        "id": _field("id|_id"),
-        "type": _field("type"),
-        "created_at": _field("createdAt", _datetime),
-        "frequency": _field("frequency"),
-        "subscription_id": _field("subscriptionId"),
-        "subscription_name": _field("subscriptionName"),
-        "search_ids": _field("searchIds", _opt_list),
-        "incident_id": _field("incidentId"),
-        "observable": _field("observable"),
-        "changes": _field("changes", _opt_list),
-        "channel_id": _field("channelId"),
-        "datasource": _field("datasource"),
-        "results": _field("results"),
-        "total": _field("total", _int),
-    }
-    _repr_fields = ("id", "type", "created_at", "total")
+    id: str = _field("id|_id")
+    type: str | None = _field("type")
+    created_at: datetime | None = _field("createdAt", _datetime)
+    frequency: str | None = _field("frequency")
+    subscription_id: str | None = _field("subscriptionId")
+    subscription_name: str | None = _field("subscriptionName")
+    search_ids: list[str] | None = _field("searchIds", _opt_list)
+    incident_id: str | None = _field("incidentId")
+    observable: str | None = _field("observable")
+    changes: list[dict[str, Any]] | None = _field("changes", _opt_list)
+    channel_id: str | None = _field("channelId")
+    datasource: str | None = _field("datasource")
 
     @property
+    @_field_method
     def results(self) -> list[SearchHit | HostnameHit] | None:
         """The matched items: :class:`HostnameHit` for datasource hostnames,
         :class:`SearchHit` otherwise (None when absent)."""
@@ -1676,6 +1407,9 @@ class Notification(Model):
         if "results" not in cache:
             cache["results"] = _notified_hits(self, self._json.get("datasource"), self._json.get("results"))
         return cache["results"]  # type: ignore[no-any-return]
+
+    total: int | None = _field("total", _int)
+    _repr_fields = ("id", "type", "created_at", "total")
 
     def to_record(self) -> dict[str, Any]:
         """A flat dict: the main fields and the number of results."""
@@ -1688,6 +1422,5 @@ class NotificationHit(Notification):
     with its ``sort`` values and ``date`` (its creation)."""
 
     __slots__ = ()
-    sort: list[Any]
-    date: datetime | None
-    _fields = {**Notification._fields, "sort": _field("sort", _list), "date": _field("date", _datetime)}
+    sort: list[Any] = _field("sort", _list)
+    date: datetime | None = _field("date", _datetime)
