@@ -144,6 +144,30 @@ fn wrap<'py>(
     Ok(obj)
 }
 
+impl NativeClient {
+    /// A downloaded file as bytes: `unpacked` from its ZIP, or the ZIP itself.
+    fn file(
+        &self,
+        py: Python<'_>,
+        sha256: String,
+        password: Option<String>,
+        unpacked: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.run(
+            py,
+            move |c| async move {
+                let password = password.as_deref();
+                if unpacked {
+                    c.download(&sha256, password).await
+                } else {
+                    c.download_zip(&sha256, password).await
+                }
+            },
+            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
+        )
+    }
+}
+
 #[pymethods]
 impl NativeClient {
     /// A table endpoint (see core::api::endpoints): `ids` fill the path,
@@ -223,6 +247,7 @@ impl NativeClient {
         )
     }
 
+    /// The file, unpacked and checked against its SHA-256.
     #[pyo3(signature = (sha256, *, password=None))]
     fn download(
         &self,
@@ -230,13 +255,10 @@ impl NativeClient {
         sha256: String,
         password: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.download(&sha256, password.as_deref()).await },
-            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
-        )
+        self.file(py, sha256, password, true)
     }
 
+    /// The password-protected ZIP, as served.
     #[pyo3(signature = (sha256, *, password=None))]
     fn download_zip(
         &self,
@@ -244,11 +266,7 @@ impl NativeClient {
         sha256: String,
         password: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.download_zip(&sha256, password.as_deref()).await },
-            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
-        )
+        self.file(py, sha256, password, false)
     }
 
     /// Any endpoint by its path: the decoded JSON (bytes when the answer is

@@ -194,6 +194,11 @@ fn bad(what: &str, field: &Field, msg: String) -> Error {
     Error::Validation(format!("{what}: {} {msg}", field.name))
 }
 
+/// The value is not of the type the field takes (`shape`).
+fn not_a(what: &str, field: &Field, shape: &str, v: &Value) -> Error {
+    bad(what, field, format!("must be {shape}, got {}", sv(v)))
+}
+
 /// A value for a message: short, whatever was given.
 fn sv(v: &Value) -> String {
     match v {
@@ -203,13 +208,9 @@ fn sv(v: &Value) -> String {
 }
 
 fn strings<'a>(what: &str, field: &Field, v: &'a Value) -> Result<Vec<&'a str>> {
-    let arr = v.as_array().ok_or_else(|| {
-        bad(
-            what,
-            field,
-            format!("must be a list of strings, got {}", sv(v)),
-        )
-    })?;
+    let arr = v
+        .as_array()
+        .ok_or_else(|| not_a(what, field, "a list of strings", v))?;
     arr.iter()
         .map(|x| {
             x.as_str().ok_or_else(|| {
@@ -251,8 +252,7 @@ pub fn is_extra_path(s: &str) -> bool {
 
 /// A JSON string of any length.
 fn any_str<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
-    v.as_str()
-        .ok_or_else(|| bad(what, field, format!("must be a string, got {}", sv(v))))
+    v.as_str().ok_or_else(|| not_a(what, field, "a string", v))
 }
 
 /// A string that `rule` accepts; otherwise the rule's reason, with the value shown.
@@ -321,11 +321,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         }
         Kind::Bool => match v {
             Value::Bool(_) => Ok(v.clone()),
-            _ => Err(bad(
-                what,
-                field,
-                format!("must be true or false, got {}", sv(v)),
-            )),
+            _ => Err(not_a(what, field, "true or false", v)),
         },
         Kind::Int(min, max) => match v.as_i64() {
             Some(n) if (min..=max).contains(&n) && !v.is_boolean() => Ok(v.clone()),
@@ -334,11 +330,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
                 field,
                 format!("must be between {min} and {max}, got {n}"),
             )),
-            None => Err(bad(
-                what,
-                field,
-                format!("must be an integer, got {}", sv(v)),
-            )),
+            None => Err(not_a(what, field, "an integer", v)),
         },
         Kind::StrList => {
             for s in strings(what, field, v)? {
@@ -369,13 +361,9 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         }
         Kind::Emails => each(what, field, v, rules::email, "must hold e-mail addresses"),
         Kind::HhMm => {
-            let s = v.as_str().ok_or_else(|| {
-                bad(
-                    what,
-                    field,
-                    format!("must be a string \"HH:MM\", got {}", sv(v)),
-                )
-            })?;
+            let s = v
+                .as_str()
+                .ok_or_else(|| not_a(what, field, "a string \"HH:MM\"", v))?;
             if rules::hh_mm(s) {
                 Ok(v.clone())
             } else {
@@ -433,7 +421,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         Kind::Headers => {
             let m = v
                 .as_object()
-                .ok_or_else(|| bad(what, field, format!("must be a mapping, got {}", sv(v))))?;
+                .ok_or_else(|| not_a(what, field, "a mapping", v))?;
             for (k, x) in m {
                 if !rules::header_name(k) {
                     return Err(bad(
@@ -469,7 +457,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)
                 .map_err(|e| Error::Validation(format!("{what}: {e}"))),
-            _ => Err(bad(what, field, format!("must be a string, got {}", sv(v)))),
+            _ => Err(not_a(what, field, "a string", v)),
         },
     }
 }

@@ -27,6 +27,16 @@ fn trimmed(s: &str, ok: impl FnOnce(&str) -> bool, why: impl FnOnce() -> String)
     }
 }
 
+/// `s` trimmed, when `ok` accepts it; otherwise "`what` must be `shape`, got `s`".
+fn must_be<'a>(
+    what: &str,
+    s: &'a str,
+    ok: impl FnOnce(&str) -> bool,
+    shape: std::fmt::Arguments<'_>,
+) -> Result<&'a str> {
+    trimmed(s, ok, || format!("{what} must be {shape}, got {}", q(s)))
+}
+
 /// A hit's sort values as search_after: "<13-digit ms>,<id>", with an id
 /// `id_ok` accepts (the message shows `example_id` as the id).
 fn sort_values<'a>(
@@ -39,22 +49,24 @@ fn sort_values<'a>(
             ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit()) && id_ok(id)
         })
     };
-    trimmed(s, ok, || {
-        format!(
-            "search_after must be the last hit's sort values joined by a comma, like \"1611489992146,{example_id}\", got {}",
-            q(s)
-        )
-    })
+    must_be(
+        "search_after",
+        s,
+        ok,
+        format_args!(
+            "the last hit's sort values joined by a comma, like \"1611489992146,{example_id}\""
+        ),
+    )
 }
 
 /// A scan id: a UUID in its canonical 8-4-4-4-12 hex form (returned lowercase).
 pub fn uuid(what: &str, s: &str) -> Result<String> {
-    trimmed(s, rules::uuid, || {
-        format!(
-            "{what} must be a UUID like 0196d976-07f6-7aae-8a57-aa019145f31c, got {}",
-            q(s)
-        )
-    })
+    must_be(
+        what,
+        s,
+        rules::uuid,
+        format_args!("a UUID like 0196d976-07f6-7aae-8a57-aa019145f31c"),
+    )
     .map(str::to_ascii_lowercase)
 }
 
@@ -195,12 +207,12 @@ pub fn search_after_any(s: &str) -> Result<String> {
 /// An object id (incident, saved search, subscription, channel, scanner):
 /// letters, digits, `-` and `_`, so no id can change the request path.
 pub fn object_id(what: &str, s: &str) -> Result<String> {
-    trimmed(s, rules::object_id, || {
-        format!(
-            "{what} must be an id of letters, digits, - and _ (at most {ID_MAX_LEN}), got {}",
-            q(s)
-        )
-    })
+    must_be(
+        what,
+        s,
+        rules::object_id,
+        format_args!("an id of letters, digits, - and _ (at most {ID_MAX_LEN})"),
+    )
     .map(str::to_string)
 }
 

@@ -151,29 +151,9 @@ impl Entries<'_> {
 
 impl<'de> Deserialize<'de> for Entries<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Entries<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: MapAccess<'de>>(
-                self,
-                m: M,
-            ) -> std::result::Result<Entries<'de>, M::Error> {
-                entries(m)
-            }
-        }
-        d.deserialize_map(V)
+        // Only an object reaches the visitor: serde refuses the rest by `expecting`.
+        d.deserialize_map(EntriesVisitor(None))
     }
-}
-
-fn entries<'de, M: MapAccess<'de>>(mut m: M) -> std::result::Result<Entries<'de>, M::Error> {
-    let mut out = Vec::with_capacity(12);
-    while let Some(k) = m.next_key::<KeyStr<'de>>()? {
-        out.push((k.0, m.next_value::<&'de RawValue>()?));
-    }
-    Ok(Entries(out))
 }
 
 /// A key, borrowed when it has no escapes.
@@ -310,37 +290,44 @@ impl<'de> serde::de::DeserializeSeed<'de> for Hit {
         self,
         d: D,
     ) -> std::result::Result<Entries<'de>, D::Error> {
-        struct V(usize);
-        impl V {
-            fn wrong<E: serde::de::Error>(&self, v: Value) -> E {
-                wrong_at(&format!("results[{}]", self.0), "an object", v)
-            }
-        }
-        impl<'de> Visitor<'de> for V {
-            type Value = Entries<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: MapAccess<'de>>(
-                self,
-                m: M,
-            ) -> std::result::Result<Entries<'de>, M::Error> {
-                entries(m)
-            }
-            fn visit_seq<S: SeqAccess<'de>>(
-                self,
-                s: S,
-            ) -> std::result::Result<Entries<'de>, S::Error> {
-                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(s))?;
-                Err(self.wrong(v))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Entries<'de>, E> {
-                Err(self.wrong(Value::Null))
-            }
-            refuse_scalars!(Entries<'de>);
-        }
-        d.deserialize_any(V(self.0))
+        d.deserialize_any(EntriesVisitor(Some(self.0)))
     }
+}
+
+/// The entries of an object: of hit `i` of a page (`Some(i)`), whose other
+/// values are refused naming its path, or of a whole document (`None`).
+struct EntriesVisitor(Option<usize>);
+
+impl EntriesVisitor {
+    fn wrong<E: serde::de::Error>(&self, v: Value) -> E {
+        let path = match self.0 {
+            Some(i) => format!("results[{i}]"),
+            None => "document".to_string(),
+        };
+        wrong_at(&path, "an object", v)
+    }
+}
+
+impl<'de> Visitor<'de> for EntriesVisitor {
+    type Value = Entries<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> std::result::Result<Entries<'de>, M::Error> {
+        let mut out = Vec::with_capacity(12);
+        while let Some(k) = m.next_key::<KeyStr<'de>>()? {
+            out.push((k.0, m.next_value::<&'de RawValue>()?));
+        }
+        Ok(Entries(out))
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, s: S) -> std::result::Result<Entries<'de>, S::Error> {
+        let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(s))?;
+        Err(self.wrong(v))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Entries<'de>, E> {
+        Err(self.wrong(Value::Null))
+    }
+    refuse_scalars!(Entries<'de>);
 }
 
 #[cfg(test)]
