@@ -395,9 +395,16 @@ def test_exit_130_interrupted(slow: Emulator) -> None:
         # a shell may start us with SIGINT ignored; let the child see it
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(1.0)
+    # Interrupt once the CLI says the scan is submitted (a fixed sleep lost the race on a busy machine).
+    assert proc.stderr is not None
+    err = ""
+    while "urlscan-rs: submitted " not in err:
+        line = proc.stderr.readline()
+        assert line, f"the CLI ended before submitting: {err}"
+        err += line
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    out, rest = proc.communicate(timeout=20)
+    err += rest
     assert proc.returncode == 130 and "interrupted" in err and out == ""
     # the scan submitted is named, so that its result can be fetched later
     uuid = err.split("urlscan-rs: submitted ")[1].split()[0]

@@ -876,10 +876,11 @@ def cmd_scan(args: argparse.Namespace, out: Output) -> int:
         if not args.wait:
             _print_submission(out, sub)
             return EXIT_OK
-        # Named before the wait starts, so that the scan can be found again if the wait is cut short.
-        _note(f"submitted {sub.uuid} {sub.url or url}; waiting for the result (up to {args.wait_timeout:g}s)")
-        bar = out.progress(f"scan {sub.uuid[:8]}: waiting")
         try:
+            # Named before the wait starts, and Ctrl-C from here on names it again, so that the scan
+            # can be found if the wait is cut short.
+            _note(f"submitted {sub.uuid} {sub.url or url}; waiting for the result (up to {args.wait_timeout:g}s)")
+            bar = out.progress(f"scan {sub.uuid[:8]}: waiting")
             with bar.ticking():
                 result = c.wait_for_result(sub.uuid, **_wait_options(args))
         except KeyboardInterrupt:
