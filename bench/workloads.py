@@ -78,11 +78,20 @@ def _few_official(d: dict[str, Any]) -> int:
     return len(d["page"].get("domain") or "") + int(bool(d["verdicts"]["overall"].get("malicious"))) + (1 if t else 0)
 
 
-def _fetch_each(cfg: dict[str, Any], fetch: Callable[[str], Any], few: Callable[[Any], int]) -> Callable[[], dict[str, Any]]:
-    """One result after the other, reading a few fields of each."""
+def _fetch_each(
+    cfg: dict[str, Any], fetch: Callable[[str], Any], few: Callable[[Any], int], threads: int | None = None
+) -> Callable[[], dict[str, Any]]:
+    """Every result, reading a few fields of each: one after the other, or on a pool of ``threads``."""
+
+    def read(uuid: str) -> int:
+        return few(fetch(uuid))
 
     def run() -> dict[str, Any]:
-        s = sum(few(fetch(u)) for u in cfg["uuids"])
+        if threads is None:
+            s = sum(map(read, cfg["uuids"]))
+        else:
+            with ThreadPoolExecutor(threads) as pool:
+                s = sum(pool.map(read, cfg["uuids"]))
         return {"count": len(cfg["uuids"]), "fields": s}
 
     return run
@@ -109,14 +118,7 @@ def results_official_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def results_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    client = _official_client(cfg)
-
-    def run() -> dict[str, Any]:
-        with ThreadPoolExecutor(cfg.get("threads", 16)) as pool:
-            s = sum(pool.map(lambda u: _few_official(client.get_result(u)), cfg["uuids"]))
-        return {"count": len(cfg["uuids"]), "fields": s}
-
-    return run
+    return _fetch_each(cfg, _official_client(cfg).get_result, _few_official, threads=cfg.get("threads", 16))
 
 
 # --- bulk scan and wait ---------------------------------------------------------------------------

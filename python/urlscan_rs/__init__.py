@@ -8,24 +8,8 @@ from typing import Any as _Any
 from . import _native, errors, models
 from ._client import AsyncClient, Client, SearchIterator
 from ._native import __version__
-from .errors import (
-    APIError,
-    AuthenticationError,
-    BadRequestError,
-    DecodeError,
-    GoneError,
-    NotFoundError,
-    PermissionDeniedError,
-    RateLimitError,
-    RequestTimeout,
-    ScanPendingError,
-    ScanRefusedError,
-    ScanTimeoutError,
-    ServerError,
-    TransportError,
-    UrlscanError,
-    ValidationError,
-)
+from .errors import *  # noqa: F403  (the exception classes, as errors.__all__ names them)
+from .errors import __all__ as __all__  # that list by its own name: how type checkers read the star
 from .events import parse_notification
 from .models import (
     CertificateHit,
@@ -71,22 +55,7 @@ __all__ = [
     "SearchIterator",
     "errors",
     "models",
-    "UrlscanError",
-    "ValidationError",
-    "TransportError",
-    "RequestTimeout",
-    "APIError",
-    "BadRequestError",
-    "ScanRefusedError",
-    "AuthenticationError",
-    "PermissionDeniedError",
-    "NotFoundError",
-    "ScanPendingError",
-    "GoneError",
-    "RateLimitError",
-    "ServerError",
-    "ScanTimeoutError",
-    "DecodeError",
+    *__all__,
     "parse_notification",
     "Notification",
     "HostnameHit",

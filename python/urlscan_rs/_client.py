@@ -9,19 +9,30 @@ for each class are in ``_client.pyi``.
 from __future__ import annotations
 
 import importlib
-from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import _native
 from ._arguments import explained
-from ._namespaces import Brands, Channels, DataDumps, Files, Hostnames, Incidents, LiveScan, SavedSearches, Subscriptions
+from ._namespaces import (
+    NAMESPACES,
+    Brands,
+    Channels,
+    DataDumps,
+    Files,
+    Hostnames,
+    Incidents,
+    LiveScan,
+    SavedSearches,
+    Subscriptions,
+    _PagedIterator,
+)
 from .errors import TransportError
 
 __all__ = ["Client", "AsyncClient", "SearchIterator"]
 
 
-class SearchIterator:
+class SearchIterator(_PagedIterator):
     """Lazily walks search pages (``search_after`` from the last hit's ``sort``).
 
     Iterate with ``for`` (``Client``) or ``async for`` (``AsyncClient``).
@@ -35,11 +46,10 @@ class SearchIterator:
     ``count()`` returns an awaitable), ``Hit`` being the model of the hits.
     """
 
-    __slots__ = ("_cursor", "_buf", "_limit", "_yielded", "_last", "_kind")
+    __slots__ = ("_limit", "_yielded", "_last", "_kind")
 
     def __init__(self, cursor: Any, limit: int | None, kind: str = "search") -> None:
-        self._cursor = cursor
-        self._buf: deque[Any] = deque()
+        super().__init__(cursor)
         self._limit = limit
         self._yielded = 0
         self._last: Any = None
@@ -92,47 +102,22 @@ class SearchIterator:
         self._yielded += 1
         return hit
 
-    # -- sync iteration
-
-    def __iter__(self) -> SearchIterator:
-        if self._cursor.is_async:
-            raise TypeError("this iterator belongs to an AsyncClient: use 'async for'")
-        return self
+    # -- iteration (the walk over pages is _PagedIterator's)
 
     def __next__(self) -> Any:
         if self._buf and self._limit is None:
+            # The common case, without a call per hit.
             hit = self._last = self._buf.popleft()
             self._yielded += 1
             return hit
         if self._exhausted():
             raise StopIteration
-        while not self._buf:
-            if self._cursor.done:
-                raise StopIteration
-            page = self._cursor.next_page()
-            if page is None:
-                raise StopIteration
-            self._buf.extend(page)
-        return self._take()
-
-    # -- async iteration
-
-    def __aiter__(self) -> SearchIterator:
-        if not self._cursor.is_async:
-            raise TypeError("this iterator belongs to a Client: use 'for'")
-        return self
+        return super().__next__()
 
     async def __anext__(self) -> Any:
         if self._exhausted():
             raise StopAsyncIteration
-        while not self._buf:
-            if self._cursor.done:
-                raise StopAsyncIteration
-            page = await self._cursor.next_page()
-            if page is None:
-                raise StopAsyncIteration
-            self._buf.extend(page)
-        return self._take()
+        return await super().__anext__()
 
     def to_records(self) -> list[dict[str, Any]]:
         """Read the remaining hits into flat dicts (a sync iterator; honours ``limit``)."""
@@ -560,7 +545,7 @@ class _BaseClient:
 
 # A misspelt keyword or a wrong-typed value names the public method and the fix.
 explained(_BaseClient)
-for _namespace in (LiveScan, SavedSearches, Subscriptions, Channels, Incidents, Hostnames, Brands, Files, DataDumps):
+for _namespace in NAMESPACES:
     explained(_namespace)
 del _namespace
 

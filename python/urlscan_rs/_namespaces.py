@@ -19,19 +19,6 @@ from typing import Any
 
 from . import _native
 
-__all__ = [
-    "LiveScan",
-    "SavedSearches",
-    "Subscriptions",
-    "Channels",
-    "Incidents",
-    "Hostnames",
-    "Brands",
-    "Files",
-    "DataDumps",
-    "HostnameIterator",
-]
-
 
 @cache
 def _endpoints() -> dict[str, dict[str, Any]]:
@@ -288,12 +275,9 @@ class Incidents(_Namespace):
         return self._call("incident_action", "restart", incident_id)
 
 
-class HostnameIterator:
-    """Lazily walks hostname history, following ``pageState`` (``for`` or ``async for``).
-
-    Yields :class:`~urlscan_rs.models.HostnameRecord`; ``page_state`` resumes
-    a walk later (``client.hostnames.history(name, page_state=...)``).
-    """
+class _PagedIterator:
+    """A lazy walk over a native cursor's pages, read as the walk needs them:
+    ``for`` with a Client's cursor, ``async for`` with an AsyncClient's."""
 
     __slots__ = ("_cursor", "_buf")
 
@@ -301,40 +285,64 @@ class HostnameIterator:
         self._cursor = cursor
         self._buf: deque[Any] = deque()
 
-    @property
-    def page_state(self) -> str | None:
-        """The state to resume from after the last batch read."""
-        return self._cursor.page_state  # type: ignore[no-any-return]
+    def _fill(self) -> bool:
+        """Read pages until one is buffered; False once the cursor has no more."""
+        while not self._buf:
+            if self._cursor.done:
+                return False
+            page = self._cursor.next_page()
+            if page is None:
+                return False
+            self._buf.extend(page)
+        return True
 
-    def __iter__(self) -> HostnameIterator:
+    async def _afill(self) -> bool:
+        while not self._buf:
+            if self._cursor.done:
+                return False
+            page = await self._cursor.next_page()
+            if page is None:
+                return False
+            self._buf.extend(page)
+        return True
+
+    def _take(self) -> Any:
+        return self._buf.popleft()
+
+    def __iter__(self) -> _PagedIterator:
         if self._cursor.is_async:
             raise TypeError("this iterator belongs to an AsyncClient: use 'async for'")
         return self
 
     def __next__(self) -> Any:
-        while not self._buf:
-            if self._cursor.done:
-                raise StopIteration
-            page = self._cursor.next_page()
-            if page is None:
-                raise StopIteration
-            self._buf.extend(page)
-        return self._buf.popleft()
+        if not self._fill():
+            raise StopIteration
+        return self._take()
 
-    def __aiter__(self) -> HostnameIterator:
+    def __aiter__(self) -> _PagedIterator:
         if not self._cursor.is_async:
             raise TypeError("this iterator belongs to a Client: use 'for'")
         return self
 
     async def __anext__(self) -> Any:
-        while not self._buf:
-            if self._cursor.done:
-                raise StopAsyncIteration
-            page = await self._cursor.next_page()
-            if page is None:
-                raise StopAsyncIteration
-            self._buf.extend(page)
-        return self._buf.popleft()
+        if not await self._afill():
+            raise StopAsyncIteration
+        return self._take()
+
+
+class HostnameIterator(_PagedIterator):
+    """Lazily walks hostname history, following ``pageState`` (``for`` or ``async for``).
+
+    Yields :class:`~urlscan_rs.models.HostnameRecord`; ``page_state`` resumes
+    a walk later (``client.hostnames.history(name, page_state=...)``).
+    """
+
+    __slots__ = ()
+
+    @property
+    def page_state(self) -> str | None:
+        """The state to resume from after the last batch read."""
+        return self._cursor.page_state  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"HostnameIterator(fetched={self._cursor.fetched}, page_state={self.page_state!r})"
@@ -415,3 +423,8 @@ class DataDumps(_Namespace):
         not followed, so the API key is never sent to the download host.
         """
         return self._call("datadump_link", path)
+
+
+# Every namespace class, in the order Client lists them (the order they are defined in).
+NAMESPACES: tuple[type[_Namespace], ...] = tuple(_Namespace.__subclasses__())
+__all__ = [*(ns.__name__ for ns in NAMESPACES), "HostnameIterator"]

@@ -9,16 +9,23 @@ use pyo3::types::{PyDict, PyList, PyType};
 use urlscan_core::{ApiErrorKind, Error};
 
 static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-static ERROR_CLASS_OBJECTS: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
+static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
-fn models(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
-    Ok(MODELS
-        .get_or_try_init(py, || py.import("urlscan_rs.models").map(Bound::unbind))?
+/// A module of the package, imported once.
+fn cached_module<'py>(
+    py: Python<'py>,
+    cell: &'py PyOnceLock<Py<PyModule>>,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyModule>> {
+    Ok(cell
+        .get_or_try_init(py, || py.import(name).map(Bound::unbind))?
         .bind(py))
 }
 
 pub fn model_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
-    Ok(models(py)?.getattr(name)?.cast_into::<PyType>()?)
+    Ok(cached_module(py, &MODELS, "urlscan_rs.models")?
+        .getattr(name)?
+        .cast_into::<PyType>()?)
 }
 
 /// Parse JSON bytes into Python objects.
@@ -93,61 +100,36 @@ pub fn model_list<'py>(
     Ok(out.into_any())
 }
 
-/// The exception class of each core error, by its name in `urlscan_rs.errors`
-/// (where every class is defined, once).
-const ERROR_CLASSES: [&str; 16] = [
-    "UrlscanError",
-    "ValidationError",
-    "TransportError",
-    "RequestTimeout",
-    "ScanTimeoutError",
-    "DecodeError",
-    "APIError",
-    "BadRequestError",
-    "ScanRefusedError",
-    "AuthenticationError",
-    "PermissionDeniedError",
-    "NotFoundError",
-    "ScanPendingError",
-    "GoneError",
-    "RateLimitError",
-    "ServerError",
-];
-
-fn error_class_index(e: &Error) -> usize {
+/// The name in `urlscan_rs.errors` (where every class is defined, once) of
+/// the exception class of each core error.
+fn error_class_name(e: &Error) -> &'static str {
     match e {
-        Error::Internal(_) => 0,
-        Error::Validation(_) => 1,
-        Error::Transport(_) | Error::Closed => 2,
-        Error::Timeout(_) => 3,
-        Error::ScanTimeout { .. } => 4,
-        Error::Decode(_) => 5,
+        Error::Internal(_) => "UrlscanError",
+        Error::Validation(_) => "ValidationError",
+        Error::Transport(_) | Error::Closed => "TransportError",
+        Error::Timeout(_) => "RequestTimeout",
+        Error::ScanTimeout { .. } => "ScanTimeoutError",
+        Error::Decode(_) => "DecodeError",
         Error::Api(a) => match a.kind {
-            ApiErrorKind::Other => 6,
-            ApiErrorKind::BadRequest => 7,
-            ApiErrorKind::ScanRefused => 8,
-            ApiErrorKind::Authentication => 9,
-            ApiErrorKind::PermissionDenied => 10,
-            ApiErrorKind::NotFound => 11,
-            ApiErrorKind::ScanPending => 12,
-            ApiErrorKind::Gone => 13,
-            ApiErrorKind::RateLimited => 14,
-            ApiErrorKind::Server => 15,
+            ApiErrorKind::Other => "APIError",
+            ApiErrorKind::BadRequest => "BadRequestError",
+            ApiErrorKind::ScanRefused => "ScanRefusedError",
+            ApiErrorKind::Authentication => "AuthenticationError",
+            ApiErrorKind::PermissionDenied => "PermissionDeniedError",
+            ApiErrorKind::NotFound => "NotFoundError",
+            ApiErrorKind::ScanPending => "ScanPendingError",
+            ApiErrorKind::Gone => "GoneError",
+            ApiErrorKind::RateLimited => "RateLimitError",
+            ApiErrorKind::Server => "ServerError",
         },
     }
 }
 
-/// The classes themselves, read once; a name `urlscan_rs.errors` lacks is an
-/// error here, never a quiet fallback to a more general class.
-fn error_class<'py>(py: Python<'py>, e: &Error) -> PyResult<&'py Bound<'py, PyType>> {
-    let classes = ERROR_CLASS_OBJECTS.get_or_try_init(py, || -> PyResult<Vec<Py<PyType>>> {
-        let module = py.import("urlscan_rs.errors")?;
-        ERROR_CLASSES
-            .iter()
-            .map(|name| Ok(module.getattr(*name)?.cast_into::<PyType>()?.unbind()))
-            .collect()
-    })?;
-    Ok(classes[error_class_index(e)].bind(py))
+/// The class itself; a name `urlscan_rs.errors` lacks is an error here, never
+/// a quiet fallback to a more general class.
+fn error_class<'py>(py: Python<'py>, e: &Error) -> PyResult<Bound<'py, PyType>> {
+    let module = cached_module(py, &ERRORS, "urlscan_rs.errors")?;
+    Ok(module.getattr(error_class_name(e))?.cast_into::<PyType>()?)
 }
 
 /// The exception instance for a core error (not raised).
