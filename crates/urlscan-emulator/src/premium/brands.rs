@@ -14,7 +14,8 @@ use super::super::answer::ok_json;
 use super::super::content::words;
 use super::super::state::{lookup, AppState};
 use super::common::{h64, hex_sha256, iso};
-use super::timed::{need, Entry};
+use super::need;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![

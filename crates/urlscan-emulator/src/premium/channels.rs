@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 use super::super::answer::validation;
 use super::super::state::AppState;
 use super::common::{FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
-use super::timed::need;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
     resource::routes::<Channels>()

@@ -20,7 +20,8 @@ use super::super::answer::{err, ok_json, validation};
 use super::super::content;
 use super::super::state::AppState;
 use super::common::iso;
-use super::timed::{need, now, Entry};
+use super::need;
+use super::timed::{now, Entry};
 
 type St = State<Arc<AppState>>;
 

@@ -13,7 +13,8 @@ use axum::routing::{get, MethodRouter};
 use super::super::answer::err;
 use super::super::content;
 use super::super::state::AppState;
-use super::timed::{need, Entry};
+use super::need;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![("/downloads/{sha}", get(download))]

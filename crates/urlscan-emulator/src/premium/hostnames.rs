@@ -31,7 +31,8 @@ use super::super::query::Query;
 use super::super::state::{lookup, AppState, Caller};
 use super::common::{h64, iso};
 use super::hostname_docs::{approx_apex, documents, str_at};
-use super::timed::{need, Entry};
+use super::need;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![("/api/v1/hostname/{hostname}", get(history))]

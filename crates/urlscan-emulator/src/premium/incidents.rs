@@ -49,8 +49,9 @@ use super::super::answer::{err, ok_json, or_return, validation};
 use super::super::state::{AppState, KeyInfo};
 use super::common::{check, check_refs, wrapped, Access, FieldType, RequestField};
 use super::incident_model::{observe, target_url, DEFAULT_EXPIRE_S};
+use super::need;
 use super::records::{Incident, PremiumState};
-use super::timed::{need, Entry};
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![

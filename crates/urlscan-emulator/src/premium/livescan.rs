@@ -19,8 +19,9 @@ use super::super::answer::{
 use super::super::content::{self, ScanSpec};
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::common::{check, iso, key_of, same_team, FieldType, RequestField};
+use super::need;
 use super::records::LiveScan;
-use super::timed::{need, Entry};
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![

@@ -13,8 +13,9 @@ use serde_json::{json, Map, Value};
 use super::super::answer::{ok_json, or_return};
 use super::super::state::{AppState, KeyInfo};
 use super::common::{check, find, wrapped, Access, RequestField};
+use super::need::Needs;
 use super::records::{Item, PremiumState};
-use super::timed::{Entry, Needs};
+use super::timed::Entry;
 
 /// What one kind of user-created item looks like on the wire.
 pub(super) trait Resource: 'static {

@@ -12,9 +12,10 @@ use super::super::routes::{page_response, parse_query, search_args};
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::common::{find, Access, FieldType, RequestField};
 use super::hostnames;
+use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
-use super::timed::{need, Entry};
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
     resource::routes_with::<Searches>("/results", get(results))

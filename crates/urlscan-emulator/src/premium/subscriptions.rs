@@ -11,10 +11,11 @@ use super::super::state::{AppState, KeyInfo};
 use super::common::{
     check_refs, find, Access, FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
+use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
 use super::searches;
-use super::timed::{need, Entry};
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
     resource::routes_with::<Subscriptions>("/results/{datasource}", get(results))

@@ -10,10 +10,11 @@ use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 
-use super::super::answer::{caller, Need};
+use super::super::answer::caller;
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::common::key_of;
 use super::incident_model as incidents;
+use super::need::Needs;
 
 /// Temporary live-scan results are purged this long after the scan.
 pub(super) const LIVESCAN_RETENTION_MS: i64 = 60 * 60 * 1000;
@@ -45,26 +46,6 @@ pub(super) fn now(st: &AppState) -> i64 {
     let now = st.now_ms();
     tick(st, now);
     now
-}
-
-/// What a premium handler needs of its caller, as a type, so that the entry
-/// check can be an extractor (`Entry<need::PremiumWrite>`).
-pub(super) trait Needs: 'static {
-    const NEED: Need;
-}
-
-pub(super) mod need {
-    use super::{Need, Needs};
-
-    macro_rules! needs {
-        ($($name:ident),*) => {$(
-            pub(in super::super) struct $name;
-            impl Needs for $name {
-                const NEED: Need = Need::$name;
-            }
-        )*};
-    }
-    needs!(Key, Write, Premium, PremiumWrite);
 }
 
 /// The entry of a premium handler: the state, a caller that may do what `N`
