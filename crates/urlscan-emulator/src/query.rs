@@ -1031,71 +1031,68 @@ fn take_digits(s: &mut &str, n: usize) -> Option<u32> {
 /// `2020-01-01T10:30`), with an optional `Z` or numeric offset. Returns the
 /// UTC start and the precision given.
 fn parse_date(input: &str) -> Option<(NaiveDateTime, Unit)> {
+    // Each field after the year: its separator and the precision it gives.
+    // A field is read only when the one before it is there.
+    const FIELDS: [(&[char], Unit); 5] = [
+        (&['-'], Unit::Month),
+        (&['-'], Unit::Day),
+        (&['T', 't', ' '], Unit::Hour),
+        (&[':'], Unit::Minute),
+        (&[':'], Unit::Second),
+    ];
     let mut s = input;
     let year = take_digits(&mut s, 4)?;
-    let (mut month, mut day) = (1, 1);
-    let (mut hour, mut minute, mut second, mut milli) = (0, 0, 0, 0);
+    // month, day, hour, minute, second
+    let mut parts = [1, 1, 0, 0, 0];
+    let mut milli = 0;
     let mut unit = Unit::Year;
-    if let Some(rest) = s.strip_prefix('-') {
+    for (value, (separators, precision)) in parts.iter_mut().zip(FIELDS) {
+        let Some(rest) = s.strip_prefix(separators) else {
+            break;
+        };
         s = rest;
-        month = take_digits(&mut s, 2)?;
-        unit = Unit::Month;
-        if let Some(rest) = s.strip_prefix('-') {
-            s = rest;
-            day = take_digits(&mut s, 2)?;
-            unit = Unit::Day;
+        *value = take_digits(&mut s, 2)?;
+        unit = precision;
+    }
+    if unit == Unit::Second {
+        if let Some(rest) = s.strip_prefix(['.', ',']) {
+            let len = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if len == 0 || len > 9 {
+                return None;
+            }
+            // Keep millisecond precision; finer digits are dropped.
+            let frac = &rest[..len.min(3)];
+            milli = frac.parse::<u32>().ok()? * 10u32.pow(3 - frac.len() as u32);
+            s = &rest[len..];
+            unit = Unit::Milli;
         }
     }
     let mut offset_min: i64 = 0;
-    if unit == Unit::Day {
-        if let Some(rest) = s.strip_prefix(['T', 't', ' ']) {
+    // Only a time of day takes a zone.
+    if matches!(unit, Unit::Hour | Unit::Minute | Unit::Second | Unit::Milli) {
+        if let Some(rest) = s.strip_prefix(['Z', 'z']) {
             s = rest;
-            hour = take_digits(&mut s, 2)?;
-            unit = Unit::Hour;
-            if let Some(rest) = s.strip_prefix(':') {
+        } else if let Some(sign) = s.chars().next().filter(|c| *c == '+' || *c == '-') {
+            s = &s[1..];
+            let oh = i64::from(take_digits(&mut s, 2)?);
+            let om = if let Some(rest) = s.strip_prefix(':') {
                 s = rest;
-                minute = take_digits(&mut s, 2)?;
-                unit = Unit::Minute;
-                if let Some(rest) = s.strip_prefix(':') {
-                    s = rest;
-                    second = take_digits(&mut s, 2)?;
-                    unit = Unit::Second;
-                    if let Some(rest) = s.strip_prefix(['.', ',']) {
-                        let len = rest.bytes().take_while(u8::is_ascii_digit).count();
-                        if len == 0 || len > 9 {
-                            return None;
-                        }
-                        // Keep millisecond precision; finer digits are dropped.
-                        let frac = &rest[..len.min(3)];
-                        milli = frac.parse::<u32>().ok()? * 10u32.pow(3 - frac.len() as u32);
-                        s = &rest[len..];
-                        unit = Unit::Milli;
-                    }
-                }
+                i64::from(take_digits(&mut s, 2)?)
+            } else if s.is_empty() {
+                0
+            } else {
+                i64::from(take_digits(&mut s, 2)?)
+            };
+            if oh > 23 || om > 59 {
+                return None;
             }
-            if let Some(rest) = s.strip_prefix(['Z', 'z']) {
-                s = rest;
-            } else if let Some(sign) = s.chars().next().filter(|c| *c == '+' || *c == '-') {
-                s = &s[1..];
-                let oh = i64::from(take_digits(&mut s, 2)?);
-                let om = if let Some(rest) = s.strip_prefix(':') {
-                    s = rest;
-                    i64::from(take_digits(&mut s, 2)?)
-                } else if s.is_empty() {
-                    0
-                } else {
-                    i64::from(take_digits(&mut s, 2)?)
-                };
-                if oh > 23 || om > 59 {
-                    return None;
-                }
-                offset_min = (oh * 60 + om) * if sign == '-' { -1 } else { 1 };
-            }
+            offset_min = (oh * 60 + om) * if sign == '-' { -1 } else { 1 };
         }
     }
     if !s.is_empty() {
         return None;
     }
+    let [month, day, hour, minute, second] = parts;
     let local = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?
         .and_hms_milli_opt(hour, minute, second, milli)?;
     let utc = local.checked_sub_signed(chrono::TimeDelta::try_minutes(offset_min)?)?;

@@ -62,12 +62,39 @@ fn items(s: &'static str) -> Vec<&'static str> {
     s.split(", ").filter(|x| !x.is_empty()).collect()
 }
 
-macro_rules! word_list {
-    ($(#[$doc:meta])* $name:ident, $file:literal) => {
+macro_rules! word_lists {
+    ($($(#[$doc:meta])* $name:ident: $file:literal;)*) => {$(
         $(#[$doc])*
         pub static $name: Table<&'static str> =
             LazyLock::new(|| list(include_str!(concat!("words/", $file))));
-    };
+    )*};
+}
+
+// The word lists, each from its data file.
+word_lists! {
+    /// Words that, glued to a brand name, make a typical phishing host or path.
+    PHISH_WORDS: "phish_words.txt";
+    /// Multi-label public suffixes, so that apex domains come out right.
+    MULTI_SUFFIXES: "multi_suffixes.txt";
+    ADJECTIVES: "adjectives.txt";
+    NOUNS: "nouns.txt";
+    BUSINESS_SUFFIXES: "business_suffixes.txt";
+    SURNAMES: "surnames.txt";
+    /// TLDs favoured by throwaway phishing registrations.
+    BAD_TLDS: "bad_tlds.txt";
+    SUBDOMAINS: "subdomains.txt";
+    PATH_WORDS: "path_words.txt";
+    SLUG_WORDS: "slug_words.txt";
+    /// Words for page body text.
+    TEXT_WORDS: "text_words.txt";
+    TAGLINES: "taglines.txt";
+    FONTS: "fonts.txt";
+    WP_THEMES: "wp_themes.txt";
+    WP_PLUGINS: "wp_plugins.txt";
+    /// User agents submitters sometimes pick instead of the default.
+    CUSTOM_USER_AGENTS: "custom_user_agents.txt";
+    /// Certificate Transparency logs named in SCT lists (`{y}` is the year).
+    CT_LOGS: "ct_logs.txt";
 }
 
 /// A geolocation as the GeoIP processor reports it.
@@ -444,12 +471,6 @@ pub static BRANDS: Table<Brand> = LazyLock::new(|| {
         .collect()
 });
 
-word_list!(
-    /// Words that, glued to a brand name, make a typical phishing host or path.
-    PHISH_WORDS,
-    "phish_words.txt"
-);
-
 /// Shared hosting / platform suffixes: (suffix, provider, server).
 pub static HOSTING_SUFFIXES: Table<(&'static str, &'static str, &'static str)> =
     LazyLock::new(|| {
@@ -462,16 +483,6 @@ pub static HOSTING_SUFFIXES: Table<(&'static str, &'static str, &'static str)> =
         .collect()
     });
 
-word_list!(
-    /// Multi-label public suffixes, so that apex domains come out right.
-    MULTI_SUFFIXES,
-    "multi_suffixes.txt"
-);
-word_list!(ADJECTIVES, "adjectives.txt");
-word_list!(NOUNS, "nouns.txt");
-word_list!(BUSINESS_SUFFIXES, "business_suffixes.txt");
-word_list!(SURNAMES, "surnames.txt");
-
 /// Benign TLDs with weights, and the language a site on them uses.
 pub static TLDS: Table<(&'static str, u32, &'static str)> = LazyLock::new(|| {
     const FILE: &str = "tlds.tsv";
@@ -480,21 +491,6 @@ pub static TLDS: Table<(&'static str, u32, &'static str)> = LazyLock::new(|| {
         .map(|[tld, weight, lang]| (tld, num(FILE, weight), lang))
         .collect()
 });
-
-word_list!(
-    /// TLDs favoured by throwaway phishing registrations.
-    BAD_TLDS,
-    "bad_tlds.txt"
-);
-word_list!(SUBDOMAINS, "subdomains.txt");
-word_list!(PATH_WORDS, "path_words.txt");
-word_list!(SLUG_WORDS, "slug_words.txt");
-word_list!(
-    /// Words for page body text.
-    TEXT_WORDS,
-    "text_words.txt"
-);
-word_list!(TAGLINES, "taglines.txt");
 
 /// Navigation labels per page language: home, about, services, blog, contact.
 pub static NAV_LABELS: Table<(&'static str, [&'static str; 5])> = LazyLock::new(|| {
@@ -505,10 +501,6 @@ pub static NAV_LABELS: Table<(&'static str, [&'static str; 5])> = LazyLock::new(
         })
         .collect()
 });
-
-word_list!(FONTS, "fonts.txt");
-word_list!(WP_THEMES, "wp_themes.txt");
-word_list!(WP_PLUGINS, "wp_plugins.txt");
 
 /// Scanner countries with weights (lowercase, as the API takes them).
 pub static SCAN_COUNTRIES: Table<(&'static str, u32)> = LazyLock::new(|| {
@@ -529,17 +521,6 @@ pub static ACCEPT_LANGUAGES: Table<(&'static str, &'static str)> = LazyLock::new
     .map(|[country, value]| (country, value))
     .collect()
 });
-
-word_list!(
-    /// User agents submitters sometimes pick instead of the default.
-    CUSTOM_USER_AGENTS,
-    "custom_user_agents.txt"
-);
-word_list!(
-    /// Certificate Transparency logs named in SCT lists (`{y}` is the year).
-    CT_LOGS,
-    "ct_logs.txt"
-);
 
 /// A Wappalyzer-style technology record: app, its categories as
 /// `(category, priority, group)`, website.

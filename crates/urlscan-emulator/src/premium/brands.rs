@@ -4,21 +4,18 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
 // The same tables the content generator draws phishing pages from, so the
 // brand list and the verdicts of scans agree.
-use super::super::answer::{ok_json, or_return, Need};
+use super::super::answer::ok_json;
 use super::super::content::words;
 use super::super::state::{lookup, AppState};
 use super::common::{h64, hex_sha256, iso};
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::need;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
@@ -73,8 +70,7 @@ fn brand_doc(b: &words::Brand) -> Value {
     })
 }
 
-async fn available(State(st): St, headers: HeaderMap) -> Response {
-    or_return!(enter(&st, &headers, Need::Premium));
+async fn available(_: Entry<need::Premium>) -> Response {
     let kits: Vec<Value> = words::BRANDS
         .iter()
         .map(|b| {
@@ -90,14 +86,13 @@ async fn available(State(st): St, headers: HeaderMap) -> Response {
 
 /// Per brand with at least one detected page: the total and the latest hit,
 /// brands with the most recent detection first.
-async fn brands(State(st): St, headers: HeaderMap) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::Premium));
+async fn brands(req: Entry<need::Premium>) -> Response {
     // brand key -> (total, latest scan time, latest hit)
     let mut found: HashMap<String, (u64, i64, Value)> = HashMap::new();
     {
-        let store = st.store.lock().unwrap();
+        let store = req.st.store.lock().unwrap();
         for e in store.by_time.values() {
-            if !e.finished(now) || !e.searchable_by(&c) {
+            if !e.finished(req.now) || !e.searchable_by(&req.caller) {
                 continue;
             }
             if lookup(&e.doc, "verdicts.malicious") != Some(&Value::Bool(true)) {
@@ -116,7 +111,7 @@ async fn brands(State(st): St, headers: HeaderMap) -> Response {
                         "task": {"time": iso(e.spec.time_ms), "uuid": uuid},
                         "brand": brand,
                         "_id": uuid,
-                        "result": format!("{}/api/v1/result/{uuid}/", st.base_url),
+                        "result": format!("{}/api/v1/result/{uuid}/", req.st.base_url),
                     });
                     (0, e.spec.time_ms, hit)
                 });

@@ -10,9 +10,10 @@ use axum::response::Response;
 use axum::routing::MethodRouter;
 use serde_json::{Map, Value};
 
-use super::super::answer::{validation, Need};
+use super::super::answer::validation;
 use super::super::state::AppState;
 use super::common::{FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
 
@@ -59,8 +60,8 @@ impl Resource for Channels {
     const ONE: &'static str = "channel";
     const MANY: &'static str = "channels";
     const WHAT: &'static str = "channel";
-    const READ: Need = Need::Key;
-    const WRITE: Need = Need::Write;
+    type Read = need::Key;
+    type Write = need::Write;
     const FIELDS: &'static [RequestField] = FIELDS;
     const DEFAULTS: &'static [(&'static str, bool)] = &[
         ("isActive", true),

@@ -10,17 +10,18 @@ use std::io::Write;
 use std::sync::Arc;
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
-use super::super::answer::{err, ok_json, or_return, validation, Need};
+use super::super::answer::{err, ok_json, validation};
 use super::super::content;
 use super::super::state::AppState;
 use super::common::iso;
-use super::timed::{enter, now};
+use super::need;
+use super::timed::{now, Entry};
 
 type St = State<Arc<AppState>>;
 
@@ -192,11 +193,9 @@ fn build(st: &AppState, ftype: &str, f: &DumpFile) -> Vec<u8> {
 }
 
 async fn list(
-    State(st): St,
-    headers: HeaderMap,
     Path((window, ftype, date)): Path<(String, String, String)>,
+    req: Entry<need::Premium>,
 ) -> Response {
-    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
     let mut problems = Vec::new();
     if !WINDOWS.contains(&window.as_str()) {
         problems.push(format!("\"timeWindow\" {}", super::common::one_of(WINDOWS)));
@@ -211,13 +210,13 @@ async fn list(
     let Some(day) = day.filter(|_| problems.is_empty()) else {
         return validation(&problems.join(". "));
     };
-    let listed = files(&window, &ftype, day, now);
+    let listed = files(&window, &ftype, day, req.now);
     let (Some(first), Some(last)) = (listed.first(), listed.last()) else {
         return ok_json(json!({ "files": [] }));
     };
-    let scans = scans_between(&st, first.start, last.end);
+    let scans = scans_between(&req.st, first.start, last.end);
     // Most minute and hour windows are empty; their file is the same.
-    let empty = render(&st, &ftype, first, &[]).len();
+    let empty = render(&req.st, &ftype, first, &[]).len();
     let out: Vec<Value> = listed
         .iter()
         .map(|f| {
@@ -225,7 +224,7 @@ async fn list(
                 .iter()
                 .any(|(s, _, _)| s.time_ms >= f.start && s.time_ms < f.end);
             let size = if any {
-                render(&st, &ftype, f, &scans).len()
+                render(&req.st, &ftype, f, &scans).len()
             } else {
                 empty
             };
@@ -236,9 +235,8 @@ async fn list(
 }
 
 /// 302 to a temporary address on the emulator that needs no API key.
-async fn link(State(st): St, headers: HeaderMap, Path(path): Path<String>) -> Response {
-    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
-    let Some(f) = file_of(&path, now) else {
+async fn link(Path(path): Path<String>, req: Entry<need::Premium>) -> Response {
+    let Some(f) = file_of(&path, req.now) else {
         return err(
             StatusCode::NOT_FOUND,
             "File not found",
@@ -246,12 +244,16 @@ async fn link(State(st): St, headers: HeaderMap, Path(path): Path<String>) -> Re
         );
     };
     let token = hex::encode(rand::random::<[u8; 16]>());
-    st.premium
+    req.st
+        .premium
         .lock()
         .unwrap()
         .dump_tokens
-        .insert(token.clone(), (f.path.clone(), now + LINK_TTL_MS));
-    let location = format!("{}/datadump-files/{}?token={token}", st.base_url, f.path);
+        .insert(token.clone(), (f.path.clone(), req.now + LINK_TTL_MS));
+    let location = format!(
+        "{}/datadump-files/{}?token={token}",
+        req.st.base_url, f.path
+    );
     (StatusCode::FOUND, [(header::LOCATION, location)]).into_response()
 }
 

@@ -5,17 +5,16 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::extract::{Path, RawQuery};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 
-use super::super::answer::{err, or_return, Need};
+use super::super::answer::err;
 use super::super::content;
 use super::super::state::AppState;
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::need;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![("/downloads/{sha}", get(download))]
@@ -61,12 +60,10 @@ pub(super) fn encrypted_zip(
 }
 
 async fn download(
-    State(st): St,
-    headers: HeaderMap,
     Path(sha): Path<String>,
     RawQuery(raw): RawQuery,
+    req: Entry<need::Premium>,
 ) -> Response {
-    or_return!(enter(&st, &headers, Need::Premium));
     let sha = sha.trim().to_ascii_lowercase();
     if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         return err(
@@ -79,7 +76,7 @@ async fn download(
     let get = |k: &str| params.get(k).filter(|v| !v.is_empty());
     let password = get("password").unwrap_or_else(|| DEFAULT_PASSWORD.into());
     let filename = get("filename").unwrap_or_else(|| format!("{sha}.zip"));
-    let Some(data) = body_of(&st, &sha) else {
+    let Some(data) = body_of(&req.st, &sha) else {
         return err(
             StatusCode::NOT_FOUND,
             "File not found",

@@ -19,21 +19,20 @@ use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, RawQuery};
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
-use super::super::answer::{err, ok_json, or_return, validation, Need};
+use super::super::answer::{err, ok_json, validation};
 use super::super::datasources;
 use super::super::query::Query;
 use super::super::state::{lookup, AppState, Caller};
 use super::common::{h64, iso};
 use super::hostname_docs::{approx_apex, documents, str_at};
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::need;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![("/api/v1/hostname/{hostname}", get(history))]
@@ -286,12 +285,10 @@ fn valid_hostname(h: &str) -> bool {
 }
 
 async fn history(
-    State(st): St,
-    headers: HeaderMap,
     Path(hostname): Path<String>,
     RawQuery(raw): RawQuery,
+    req: Entry<need::PremiumWrite>,
 ) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let host = hostname.trim().trim_end_matches('.').to_ascii_lowercase();
     if !valid_hostname(&host) {
         return validation("\"hostname\" must be a valid hostname");
@@ -320,7 +317,7 @@ async fn history(
             }
         },
     };
-    let all = records(&st, &c, &host, now);
+    let all = records(&req.st, &req.caller, &host, req.now);
     let start = match &after {
         None => 0,
         Some((a, b, cc)) => {

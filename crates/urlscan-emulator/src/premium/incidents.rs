@@ -36,23 +36,22 @@
 //!
 //! Access: the owner may do everything; the owner's team may read (details,
 //! states, copy, fork); anyone else gets 404.
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::Path;
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::answer::{err, ok_json, or_return, validation, Need};
+use super::super::answer::{err, ok_json, or_return, validation};
 use super::super::state::{AppState, KeyInfo};
-use super::common::{check, check_refs, key_of, wrapped, Access, FieldType, RequestField};
+use super::common::{check, check_refs, wrapped, Access, FieldType, RequestField};
 use super::incident_model::{observe, target_url, DEFAULT_EXPIRE_S};
+use super::need;
 use super::records::{Incident, PremiumState};
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
@@ -210,39 +209,37 @@ fn find<'a>(
     }
 }
 
-async fn create(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
-    let fields = or_return!(parse(&p, k, &body, true));
-    let inc = Incident::start(k, now, fields, "api", None, vec![]);
-    let out = inc.json();
-    p.incidents.push(inc);
+/// Answer `v` after releasing the premium state and putting the scans the
+/// incidents made into the scan store (`flush` takes the lock itself).
+fn flushed(st: &AppState, p: MutexGuard<'_, PremiumState>, v: Value) -> Response {
     drop(p);
-    super::timed::flush(&st);
-    ok_json(json!({ "incident": out }))
+    super::timed::flush(st);
+    ok_json(v)
 }
 
-async fn read(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
-    let mut p = st.premium.lock().unwrap();
-    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
+async fn create(req: Entry<need::PremiumWrite, Bytes>) -> Response {
+    let k = req.key();
+    let mut p = req.st.premium.lock().unwrap();
+    let fields = or_return!(parse(&p, k, &req.body, true));
+    let inc = Incident::start(k, req.now, fields, "api", None, vec![]);
+    let out = json!({ "incident": inc.json() });
+    p.incidents.push(inc);
+    flushed(&req.st, p, out)
+}
+
+async fn read(Path(id): Path<String>, req: Entry<need::Premium>) -> Response {
+    let mut p = req.st.premium.lock().unwrap();
+    let inc = or_return!(find(&mut p, &id, req.key(), Access::Read));
     ok_json(json!({ "incident": inc.json() }))
 }
 
 /// Change runtime options. `expireAfter` sets `expireAt` to now plus that;
 /// a new interval applies from the last scan on. The observable is fixed.
-async fn update(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
+async fn update(Path(id): Path<String>, req: Entry<need::PremiumWrite, Bytes>) -> Response {
+    let k = req.key();
+    let mut p = req.st.premium.lock().unwrap();
     or_return!(find(&mut p, &id, k, Access::Write));
-    let mut fields = or_return!(parse(&p, k, &body, false));
+    let mut fields = or_return!(parse(&p, k, &req.body, false));
     let inc = or_return!(find(&mut p, &id, k, Access::Write));
     if let Some(o) = fields.get("observable") {
         if *o != inc.fields["observable"] {
@@ -253,7 +250,7 @@ async fn update(
     }
     if let Some(s) = fields.remove("expireAfter").and_then(|v| v.as_i64()) {
         inc.expire_after_s = Some(s);
-        inc.expire_ms = now + s * 1000;
+        inc.expire_ms = req.now + s * 1000;
     }
     let new_path =
         fields.contains_key("extraPath") && fields.get("extraPath") != inc.fields.get("extraPath");
@@ -263,20 +260,17 @@ async fn update(
         inc.obs = observe(&o, inc.fields["extraPath"].as_str());
     }
     if !inc.closed {
-        let last = inc.scanned_ms.unwrap_or(now);
-        inc.next_scan_ms = (last + inc.interval_ms()).max(now);
-        inc.advance(now);
+        let last = inc.scanned_ms.unwrap_or(req.now);
+        inc.next_scan_ms = (last + inc.interval_ms()).max(req.now);
+        inc.advance(req.now);
     }
-    let out = inc.json();
-    drop(p);
-    super::timed::flush(&st);
-    ok_json(json!({ "incident": out }))
+    let out = json!({ "incident": inc.json() });
+    flushed(&req.st, p, out)
 }
 
-async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
-    let mut p = st.premium.lock().unwrap();
-    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
+async fn close(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Response {
+    let mut p = req.st.premium.lock().unwrap();
+    let inc = or_return!(find(&mut p, &id, req.key(), Access::Write));
     if inc.closed {
         return err(
             StatusCode::BAD_REQUEST,
@@ -288,10 +282,9 @@ async fn close(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Res
     ok_json(json!({"message": "Incident closed"}))
 }
 
-async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
-    let mut p = st.premium.lock().unwrap();
-    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Write));
+async fn restart(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Response {
+    let mut p = req.st.premium.lock().unwrap();
+    let inc = or_return!(find(&mut p, &id, req.key(), Access::Write));
     if !inc.closed {
         return err(
             StatusCode::BAD_REQUEST,
@@ -300,7 +293,7 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
         );
     }
     inc.closed = false;
-    inc.expire_ms = now + inc.expire_after_s.unwrap_or(DEFAULT_EXPIRE_S) * 1000;
+    inc.expire_ms = req.now + inc.expire_after_s.unwrap_or(DEFAULT_EXPIRE_S) * 1000;
     inc.states_dropped += inc.states.len() as u64;
     inc.states.clear();
     inc.last_attrs = None;
@@ -308,20 +301,17 @@ async fn restart(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> R
     inc.condition = None;
     inc.interval_no = 0;
     inc.labels.clear();
-    inc.next_scan_ms = now;
-    inc.advance(now);
-    drop(p);
-    super::timed::flush(&st);
-    ok_json(json!({"message": "Incident restarted"}))
+    inc.next_scan_ms = req.now;
+    inc.advance(req.now);
+    flushed(&req.st, p, json!({"message": "Incident restarted"}))
 }
 
 /// Copy (`with_history` false) or fork: a new incident of the caller with
 /// the original's options, answered under the key `incidents` like the
 /// service does.
-fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -> Response {
-    let (c, now) = or_return!(enter(st, headers, Need::PremiumWrite));
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
+fn duplicate(req: Entry<need::PremiumWrite>, id: &str, with_history: bool) -> Response {
+    let k = req.key();
+    let mut p = req.st.premium.lock().unwrap();
     let orig = or_return!(find(&mut p, id, k, Access::Read)).clone();
     let mut fields = orig.fields.clone();
     if let Some(s) = orig.expire_after_s {
@@ -333,32 +323,28 @@ fn duplicate(st: &AppState, headers: &HeaderMap, id: &str, with_history: bool) -
         vec![]
     };
     let source = if with_history { "fork" } else { "copy" };
-    let inc = Incident::start(k, now, fields, source, Some(orig.id.clone()), history);
-    let out = inc.json();
+    let inc = Incident::start(k, req.now, fields, source, Some(orig.id.clone()), history);
+    let out = json!({ "incidents": inc.json() });
     p.incidents.push(inc);
-    drop(p);
-    super::timed::flush(st);
-    ok_json(json!({ "incidents": out }))
+    flushed(&req.st, p, out)
 }
 
-async fn copy(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    duplicate(&st, &headers, &id, false)
+async fn copy(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Response {
+    duplicate(req, &id, false)
 }
 
-async fn fork(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    duplicate(&st, &headers, &id, true)
+async fn fork(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Response {
+    duplicate(req, &id, true)
 }
 
-async fn attributes(State(st): St, headers: HeaderMap) -> Response {
-    or_return!(enter(&st, &headers, Need::Premium));
+async fn attributes(_: Entry<need::Premium>) -> Response {
     ok_json(json!({ "attributes": ATTRIBUTES }))
 }
 
 /// The incident's states, oldest first.
-async fn states(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
-    let mut p = st.premium.lock().unwrap();
-    let inc = or_return!(find(&mut p, &id, key_of(&c), Access::Read));
+async fn states(Path(id): Path<String>, req: Entry<need::Premium>) -> Response {
+    let mut p = req.st.premium.lock().unwrap();
+    let inc = or_return!(find(&mut p, &id, req.key(), Access::Read));
     ok_json(json!({ "incidentstates": inc.states }))
 }
 

@@ -7,22 +7,21 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::Path;
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::answer::{
-    check_limit, err, ok_json, or_return, pending, validation, with_limit_headers, Need,
+    check_limit, err, ok_json, or_return, pending, validation, with_limit_headers,
 };
 use super::super::content::{self, ScanSpec};
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::common::{check, iso, key_of, same_team, FieldType, RequestField};
+use super::need;
 use super::records::LiveScan;
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
@@ -122,8 +121,7 @@ fn not_found_live() -> Response {
     )
 }
 
-async fn scanners(State(st): St, headers: HeaderMap) -> Response {
-    let (_, now) = or_return!(enter(&st, &headers, Need::Premium));
+async fn scanners(req: Entry<need::Premium>) -> Response {
     let list: Vec<Value> = SCANNERS
         .iter()
         .enumerate()
@@ -137,7 +135,7 @@ async fn scanners(State(st): St, headers: HeaderMap) -> Response {
                 "city": s.city,
                 "region": s.region,
                 "online": true,
-                "state": {"state": "online", "lastChecked": iso(now - 15_000)},
+                "state": {"state": "online", "lastChecked": iso(req.now - 15_000)},
                 "tags": ["datacenter"],
                 "connectionType": "datacenter",
                 "connectionProvider": s.provider,
@@ -245,20 +243,17 @@ fn parse_task(body: &[u8]) -> Result<Task, Response> {
 /// Start a scan: `/task` answers at once and the scan finishes later on the
 /// emulator clock; `/scan` (`BLOCKING`) finishes it before answering.
 async fn start<const BLOCKING: bool>(
-    State(st): St,
-    headers: HeaderMap,
     Path(scanner): Path<String>,
-    body: Bytes,
+    req: Entry<need::PremiumWrite, Bytes>,
 ) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::PremiumWrite));
     let Some(sc) = scanner_of(&scanner) else {
         return unknown_scanner(&scanner);
     };
-    or_return!(check_limit(&st, &c, "livescan"));
-    let resp = match parse_task(&body) {
+    or_return!(check_limit(&req.st, &req.caller, "livescan"));
+    let resp = match parse_task(&req.body) {
         Err(r) => r,
         Ok((task, opts, url)) => {
-            let k = key_of(&c);
+            let k = req.key();
             let uuid = uuid::Uuid::new_v4().to_string();
             let referer = opts
                 .get("extraHeaders")
@@ -268,7 +263,7 @@ async fn start<const BLOCKING: bool>(
             let spec = ScanSpec {
                 uuid: uuid.clone(),
                 url,
-                time_ms: now,
+                time_ms: req.now,
                 visibility: task
                     .get("visibility")
                     .and_then(Value::as_str)
@@ -282,11 +277,11 @@ async fn start<const BLOCKING: bool>(
                 referer,
             };
             let finish_ms = if BLOCKING {
-                now
+                req.now
             } else {
-                now + (st.cfg.scan_duration * 1000.0).round() as i64
+                req.now + (req.st.cfg.scan_duration * 1000.0).round() as i64
             };
-            st.premium.lock().unwrap().livescans.insert(
+            req.st.premium.lock().unwrap().livescans.insert(
                 uuid.clone(),
                 LiveScan {
                     scanner: sc.id,
@@ -300,7 +295,7 @@ async fn start<const BLOCKING: bool>(
             ok_json(json!({ "uuid": uuid }))
         }
     };
-    with_limit_headers(&st, &c, "livescan", resp)
+    with_limit_headers(&req.st, &req.caller, "livescan", resp)
 }
 
 /// The caller's live scan `id` on `scanner`, or the 404 answer.
@@ -320,22 +315,20 @@ fn live(st: &AppState, c: &Caller, scanner: &str, id: &str) -> Result<LiveScan, 
 /// one of the caller's scans on this scanner. A disabled feature's resource
 /// is absent (404).
 async fn resource(
-    State(st): St,
-    headers: HeaderMap,
     Path((scanner, rtype, rid)): Path<(String, String, String)>,
+    req: Entry<need::Premium>,
 ) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, Need::Premium));
     match rtype.as_str() {
         "result" | "screenshot" | "dom" => {
-            let s = or_return!(live(&st, &c, &scanner, &rid));
-            if now < s.finish_ms {
+            let s = or_return!(live(&req.st, &req.caller, &scanner, &rid));
+            if req.now < s.finish_ms {
                 return pending();
             }
             if s.disabled.contains(&rtype) {
                 return not_found_live();
             }
             match rtype.as_str() {
-                "result" => ok_json(content::result_json(&s.spec, &st.base_url)),
+                "result" => ok_json(content::result_json(&s.spec, &req.st.base_url)),
                 "screenshot" => (
                     [(header::CONTENT_TYPE, "image/png")],
                     content::screenshot_png(&s.spec),
@@ -353,12 +346,12 @@ async fn resource(
                 return unknown_scanner(&scanner);
             }
             let sha = rid.to_ascii_lowercase();
-            let k = key_of(&c);
+            let k = req.key();
             let scans: Vec<LiveScan> = {
-                let p = st.premium.lock().unwrap();
+                let p = req.st.premium.lock().unwrap();
                 p.livescans
                     .values()
-                    .filter(|s| s.scanner == scanner && s.visible_to(k) && now >= s.finish_ms)
+                    .filter(|s| s.scanner == scanner && s.visible_to(k) && req.now >= s.finish_ms)
                     .filter(|s| !s.disabled.iter().any(|d| d == "responses"))
                     .cloned()
                     .collect()
@@ -392,17 +385,14 @@ async fn resource(
 /// Store the temporary scan as a permanent snapshot with the same uuid,
 /// owned by the caller. Storing again changes the snapshot's visibility.
 async fn store(
-    State(st): St,
-    headers: HeaderMap,
     Path((scanner, id)): Path<(String, String)>,
-    body: Bytes,
+    req: Entry<need::PremiumWrite, Bytes>,
 ) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
-    let s = or_return!(live(&st, &c, &scanner, &id));
-    let task = if body.iter().all(u8::is_ascii_whitespace) {
+    let s = or_return!(live(&req.st, &req.caller, &scanner, &id));
+    let task = if req.body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
-        or_return!(super::common::wrapped(&body, "task"))
+        or_return!(super::common::wrapped(&req.body, "task"))
     };
     let fields = or_return!(check(
         &task,
@@ -419,33 +409,33 @@ async fn store(
         .and_then(Value::as_str)
         .unwrap_or(&s.spec.visibility)
         .to_string();
-    let k = key_of(&c);
+    let k = req.key();
     let mut spec = s.spec.clone();
     spec.visibility = vis.clone();
     let uuid = spec.uuid.clone();
-    let existing = st.store.lock().unwrap().get(&uuid).is_some();
+    let existing = req.st.store.lock().unwrap().get(&uuid).is_some();
     if existing {
-        let mut store = st.store.lock().unwrap();
+        let mut store = req.st.store.lock().unwrap();
         if let Some(e) = store.get_mut(&uuid) {
             e.visibility = vis.clone();
-            st.refresh_hit(e);
+            req.st.refresh_hit(e);
         }
     } else {
-        let entry = st.entry(spec, Some(k.user.clone()), k.team.clone(), s.finish_ms);
-        st.store.lock().unwrap().insert(entry);
+        let (owner, team) = (Some(k.user.clone()), k.team.clone());
+        let entry = req.st.entry(spec, owner, team, s.finish_ms);
+        req.st.store.lock().unwrap().insert(entry);
     }
     // Stored, it leaves the temporary state: the scanner no longer holds it.
-    st.premium.lock().unwrap().livescans.remove(&uuid);
+    req.st.premium.lock().unwrap().livescans.remove(&uuid);
     ok_json(json!({"uuid": uuid, "message": "Scan stored", "visibility": vis}))
 }
 
 async fn purge(
-    State(st): St,
-    headers: HeaderMap,
     Path((scanner, id)): Path<(String, String)>,
+    req: Entry<need::PremiumWrite>,
 ) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::PremiumWrite));
-    let s = or_return!(live(&st, &c, &scanner, &id));
-    st.premium.lock().unwrap().livescans.remove(&s.spec.uuid);
+    let s = or_return!(live(&req.st, &req.caller, &scanner, &id));
+    let mut p = req.st.premium.lock().unwrap();
+    p.livescans.remove(&s.spec.uuid);
     ok_json(json!({"status": "purged"}))
 }

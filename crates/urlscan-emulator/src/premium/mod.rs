@@ -25,6 +25,7 @@ mod hostnames;
 pub(crate) mod incident_model;
 mod incidents;
 mod livescan;
+mod need;
 pub(crate) mod records;
 mod resource;
 #[cfg(test)]

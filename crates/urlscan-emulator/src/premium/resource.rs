@@ -5,19 +5,17 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
+use axum::extract::Path;
 use axum::response::Response;
 use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::answer::{ok_json, or_return, Need};
+use super::super::answer::{ok_json, or_return};
 use super::super::state::{AppState, KeyInfo};
-use super::common::{check, find, key_of, wrapped, Access, RequestField};
+use super::common::{check, find, wrapped, Access, RequestField};
+use super::need::Needs;
 use super::records::{Item, PremiumState};
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::timed::Entry;
 
 /// What one kind of user-created item looks like on the wire.
 pub(super) trait Resource: 'static {
@@ -35,9 +33,9 @@ pub(super) trait Resource: 'static {
     /// The item's name in "not found" and "not allowed" answers.
     const WHAT: &'static str;
     /// What listing and reading need of the caller.
-    const READ: Need;
+    type Read: Needs;
     /// What creating, changing and removing need of the caller.
-    const WRITE: Need;
+    type Write: Needs;
     const FIELDS: &'static [RequestField];
     /// Read-only fields a client may send back unchanged; they are dropped.
     const READ_ONLY: &'static [&'static str] = &["_id", "createdAt"];
@@ -91,6 +89,16 @@ pub(super) fn routes<R: Resource>() -> Vec<(String, MethodRouter<Arc<AppState>>)
     ]
 }
 
+/// The kind's routes, and `extra` on `{PATH}/{id}{tail}`.
+pub(super) fn routes_with<R: Resource>(
+    tail: &str,
+    extra: MethodRouter<Arc<AppState>>,
+) -> Vec<(String, MethodRouter<Arc<AppState>>)> {
+    let mut routes = routes::<R>();
+    routes.push((format!("{}/{{id}}{tail}", R::PATH), extra));
+    routes
+}
+
 /// The item as answered: stored fields, unset lists as `[]`, then what the
 /// kind adds.
 fn view<R: Resource>(it: &Item) -> Value {
@@ -121,10 +129,9 @@ fn parse<R: Resource>(
     Ok(fields)
 }
 
-async fn list<R: Resource>(State(st): St, headers: HeaderMap) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, R::READ));
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
+async fn list<R: Resource>(req: Entry<R::Read>) -> Response {
+    let k = req.key();
+    let mut p = req.st.premium.lock().unwrap();
     let items: Vec<Value> = R::items(&mut p)
         .iter()
         .filter(|it| R::listed(it, k))
@@ -133,46 +140,38 @@ async fn list<R: Resource>(State(st): St, headers: HeaderMap) -> Response {
     ok_json(json!({ R::MANY: items }))
 }
 
-async fn create<R: Resource>(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
-    let (c, now) = or_return!(enter(&st, &headers, R::WRITE));
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
-    let mut fields = or_return!(parse::<R>(&p, k, &body, true));
+async fn create<R: Resource>(req: Entry<R::Write, Bytes>) -> Response {
+    let k = req.key();
+    let mut p = req.st.premium.lock().unwrap();
+    let mut fields = or_return!(parse::<R>(&p, k, &req.body, true));
     or_return!(R::check_stored(&fields));
     for (name, v) in R::DEFAULTS {
         fields.entry(*name).or_insert(json!(v));
     }
-    let it = Item::new(k, now, fields);
+    let it = Item::new(k, req.now, fields);
     let out = one::<R>(&it);
     R::items(&mut p).push(it);
     out
 }
 
-async fn read<R: Resource>(State(st): St, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, R::READ));
-    let mut p = st.premium.lock().unwrap();
+async fn read<R: Resource>(Path(id): Path<String>, req: Entry<R::Read>) -> Response {
+    let mut p = req.st.premium.lock().unwrap();
     one::<R>(or_return!(find(
         R::items(&mut p),
         &id,
-        key_of(&c),
+        req.key(),
         Access::Read,
         R::WHAT
     )))
 }
 
 /// Merge the request's fields into the item.
-async fn update<R: Resource>(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, R::WRITE));
-    let k = key_of(&c);
-    let mut p = st.premium.lock().unwrap();
+async fn update<R: Resource>(Path(id): Path<String>, req: Entry<R::Write, Bytes>) -> Response {
+    let k = req.key();
+    let mut p = req.st.premium.lock().unwrap();
     // Missing or not writable answers before a bad body does.
     or_return!(find(R::items(&mut p), &id, k, Access::Write, R::WHAT));
-    let fields = or_return!(parse::<R>(&p, k, &body, false));
+    let fields = or_return!(parse::<R>(&p, k, &req.body, false));
     let it = or_return!(find(R::items(&mut p), &id, k, Access::Write, R::WHAT));
     let mut merged = it.body.clone();
     merged.extend(fields);
@@ -181,15 +180,10 @@ async fn update<R: Resource>(
     one::<R>(it)
 }
 
-async fn remove<R: Resource>(
-    State(st): St,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, R::WRITE));
-    let mut p = st.premium.lock().unwrap();
+async fn remove<R: Resource>(Path(id): Path<String>, req: Entry<R::Write>) -> Response {
+    let mut p = req.st.premium.lock().unwrap();
     let items = R::items(&mut p);
-    or_return!(find(items, &id, key_of(&c), Access::Write, R::WHAT));
+    or_return!(find(items, &id, req.key(), Access::Write, R::WHAT));
     items.retain(|it| it.id != id);
     ok_json(json!({}))
 }

@@ -1,29 +1,24 @@
 //! Saved searches: `/api/v1/user/searches/`.
 use std::sync::Arc;
 
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, RawQuery};
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::answer::{or_return, Need};
+use super::super::answer::or_return;
 use super::super::query::Query;
 use super::super::routes::{page_response, parse_query, search_args};
 use super::super::state::{AppState, Caller, KeyInfo};
-use super::common::{find, key_of, Access, FieldType, RequestField};
+use super::common::{find, Access, FieldType, RequestField};
 use super::hostnames;
+use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
-    let mut routes = resource::routes::<Searches>();
-    let path = "/api/v1/user/searches/{id}/results";
-    routes.push((path.into(), get(results)));
-    routes
+    resource::routes_with::<Searches>("/results", get(results))
 }
 
 use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP, USER_TAG_SCOPES as TAG_SCOPES};
@@ -75,8 +70,8 @@ impl Resource for Searches {
     const ONE: &'static str = "search";
     const MANY: &'static str = "searches";
     const WHAT: &'static str = "saved search";
-    const READ: Need = Need::Premium;
-    const WRITE: Need = Need::PremiumWrite;
+    type Read = need::Premium;
+    type Write = need::PremiumWrite;
     const FIELDS: &'static [RequestField] = FIELDS;
     const READ_ONLY: &'static [&'static str] = &["_id", "createdAt", "ownerDescription"];
     const LISTS: &'static [&'static str] = &["userTags", "permissions"];
@@ -122,22 +117,20 @@ fn saved_query(c: &Caller, saved: &Item) -> Result<(Query, &'static str), Respon
 /// Run the saved query over its data source (scans or hostnames), like the
 /// search endpoint; takes its `size` and `search_after` parameters.
 async fn results(
-    State(st): St,
-    headers: HeaderMap,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
+    req: Entry<need::Premium>,
 ) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     let saved = {
-        let mut p = st.premium.lock().unwrap();
+        let mut p = req.st.premium.lock().unwrap();
         let what = Searches::WHAT;
-        or_return!(find(&mut p.searches, &id, key_of(&c), Access::Read, what)).clone()
+        or_return!(find(&mut p.searches, &id, req.key(), Access::Read, what)).clone()
     };
-    let (query, ds) = or_return!(saved_query(&c, &saved));
+    let (query, ds) = or_return!(saved_query(&req.caller, &saved));
     // The saved search's data source, whatever the request names.
     let raw = Some(format!("{}&datasource={ds}", raw.unwrap_or_default()));
-    let args = or_return!(search_args(&c, raw));
-    page_response(&st, &c, &args, &query, &|_| true)
+    let args = or_return!(search_args(&req.caller, raw));
+    page_response(&req.st, &req.caller, &args, &query, &|_| true)
 }
 
 /// Hits of a saved search for a subscription, newest first (`None` when the

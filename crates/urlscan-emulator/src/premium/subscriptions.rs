@@ -1,30 +1,24 @@
 //! Subscriptions to saved searches: `/api/v1/user/subscriptions/`.
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
+use axum::extract::Path;
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
-use super::super::answer::{ok_json, or_return, validation, Need};
+use super::super::answer::{ok_json, or_return, validation};
 use super::super::state::{AppState, KeyInfo};
 use super::common::{
-    check_refs, find, key_of, Access, FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS,
-    WEEK_DAYS,
+    check_refs, find, Access, FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
 };
+use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
 use super::searches;
-use super::timed::enter;
-
-type St = State<Arc<AppState>>;
+use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
-    let mut routes = resource::routes::<Subscriptions>();
-    let path = "/api/v1/user/subscriptions/{id}/results/{datasource}";
-    routes.push((path.into(), get(results)));
-    routes
+    resource::routes_with::<Subscriptions>("/results/{datasource}", get(results))
 }
 
 use urlscan_rules::WATCH_KEYS;
@@ -71,8 +65,8 @@ impl Resource for Subscriptions {
     const ONE: &'static str = "subscription";
     const MANY: &'static str = "subscriptions";
     const WHAT: &'static str = "subscription";
-    const READ: Need = Need::Premium;
-    const WRITE: Need = Need::PremiumWrite;
+    type Read = need::Premium;
+    type Write = need::PremiumWrite;
     const FIELDS: &'static [RequestField] = FIELDS;
 
     fn items(p: &mut PremiumState) -> &mut Vec<Item> {
@@ -96,17 +90,15 @@ impl Resource for Subscriptions {
 /// newest first (at most 100). Deleted searches and stored queries that do
 /// not parse contribute nothing.
 async fn results(
-    State(st): St,
-    headers: HeaderMap,
     Path((id, datasource)): Path<(String, String)>,
+    req: Entry<need::Premium>,
 ) -> Response {
-    let (c, _) = or_return!(enter(&st, &headers, Need::Premium));
     if !["scans", "hostnames"].contains(&datasource.as_str()) {
         return validation("\"datasource\" must be one of [scans, hostnames]");
     }
-    let k = key_of(&c);
+    let k = req.key();
     let saved: Vec<Item> = {
-        let mut p = st.premium.lock().unwrap();
+        let mut p = req.st.premium.lock().unwrap();
         let what = Subscriptions::WHAT;
         let sub = or_return!(find(&mut p.subscriptions, &id, k, Access::Read, what)).clone();
         let ids: Vec<&str> = sub
@@ -126,7 +118,7 @@ async fn results(
     let mut seen = std::collections::HashSet::new();
     let mut hits: Vec<Value> = saved
         .iter()
-        .filter_map(|s| searches::hits(&st, &c, s, MAX))
+        .filter_map(|s| searches::hits(&req.st, &req.caller, s, MAX))
         .flatten()
         .filter(|h| seen.insert(h.get("_id").map(Value::to_string).unwrap_or_default()))
         .collect();
