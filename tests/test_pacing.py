@@ -3,7 +3,10 @@
 The emulator's windows can be a second long ("1s"), so that a job of a few
 hundred requests shows in seconds whether the client stays inside its quota.
 Pacing runs on real time by nature; the assertions hold however slow the
-machine is, except the quota-use floor, which leaves a spare window.
+machine is, except the quota-use floor. That floor leaves spare windows for a
+busy machine (the tests run in parallel), yet fails a client that loses a window
+per burst; how close pacing gets to the whole quota is measured by the
+benchmark (`bench/run.py --only quota`), not here.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from urlscan_rs.testing import Emulator
 
 from .conftest import finished_scan, requests_served
 
+# A paced job fills at least this share of the windows it spans.
+QUOTA_USE_FLOOR = 0.75
+
 
 def windows_spanned(start: float, end: float, length: float) -> int:
     return int(end // length) - int(start // length) + 1
@@ -33,7 +39,7 @@ def at_window_start(emu: Emulator, length: float = 1.0) -> float:
 
 
 def test_bulk_scan_paced_inside_a_short_window() -> None:
-    """240 scans at 12 per second: no 429 at all, every scan submitted once, >= 90% of the quota used."""
+    """240 scans at 12 per second: no 429 at all, every scan submitted once, the quota used (see QUOTA_USE_FLOOR)."""
     n, limit = 240, 12
     with Emulator(scans=5, rate_limits={"public": {"1s": limit}}) as emu:
         with emu.client() as c:
@@ -48,8 +54,8 @@ def test_bulk_scan_paced_inside_a_short_window() -> None:
             assert stats["requests"] == n
             spanned = windows_spanned(start, end, 1.0)
             used = n / (spanned * limit)
-            # 20 windows if every one is filled; the floor allows for two missed ones.
-            assert used >= 0.9, f"{n} scans over {spanned} windows of {limit}: {used:.0%}"
+            # 20 windows if every one is filled; 40 if a window were lost per burst.
+            assert used >= QUOTA_USE_FLOOR, f"{n} scans over {spanned} windows of {limit}: {used:.0%}"
             (public,) = [r for r in c.rate_limits if r["action"] == "public"]
             assert public["window"] == "1s" and public["limit"] == limit
 
@@ -73,7 +79,8 @@ def test_async_fan_out_paced() -> None:
         assert emu.stats()["throttled"] == 0
         assert requests_served(emu) - before == n
         spanned = windows_spanned(start, end, 1.0)
-        assert n / (spanned * limit) >= 0.9, f"{n} results over {spanned} windows of {limit}"
+        # 10 windows if every one is filled.
+        assert n / (spanned * limit) >= QUOTA_USE_FLOOR, f"{n} results over {spanned} windows of {limit}"
 
 
 def test_fail_fast_raises_instead_of_waiting_and_sends_nothing() -> None:
