@@ -383,11 +383,11 @@ def test_exit_6_transport_and_wait_timeout(slow: Emulator) -> None:
     assert out.returncode == 6 and "urlscan-rs result " in out.stderr and out.stdout == ""
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_exit_130_interrupted(slow: Emulator) -> None:
+def _start_cli(*args: str, until: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``python -m urlscan_rs ARGS`` in the background and read its stderr until it says
+    `until`; returns the process and what it wrote to stderr so far."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "urlscan_rs", "--base-url", slow.url, "--api-key", slow.api_key]
-        + ["scan", "https://www.example.com/", "--wait", *POLL],
+        [sys.executable, "-m", "urlscan_rs", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -395,13 +395,29 @@ def test_exit_130_interrupted(slow: Emulator) -> None:
         # a shell may start us with SIGINT ignored; let the child see it
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    # Interrupt once the CLI says the scan is submitted (a fixed sleep lost the race on a busy machine).
     assert proc.stderr is not None
     err = ""
-    while "urlscan-rs: submitted " not in err:
+    while until not in err:
         line = proc.stderr.readline()
-        assert line, f"the CLI ended before submitting: {err}"
+        assert line, f"the CLI ended before saying {until!r}: {err}"
         err += line
+    return proc, err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_exit_130_interrupted(slow: Emulator) -> None:
+    # Interrupt once the CLI says the scan is submitted (a fixed sleep lost the race on a busy machine).
+    proc, err = _start_cli(
+        "--base-url",
+        slow.url,
+        "--api-key",
+        slow.api_key,
+        "scan",
+        "https://www.example.com/",
+        "--wait",
+        *POLL,
+        until="urlscan-rs: submitted ",
+    )
     proc.send_signal(signal.SIGINT)
     out, rest = proc.communicate(timeout=20)
     err += rest
@@ -527,17 +543,7 @@ def test_search_datasource_json(sources: str) -> None:
 
 def _listen(*args: str) -> tuple[subprocess.Popen[str], str]:
     """Start ``listen --port 0 ARGS``; returns the process and the URL it printed."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "urlscan_rs", "listen", "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    assert "listening on http://127.0.0.1:" in line, line
+    proc, line = _start_cli("listen", "--port", "0", *args, until="listening on http://127.0.0.1:")
     return proc, line.split("listening on ")[1].split()[0]
 
 
