@@ -27,7 +27,8 @@ where
 }
 
 /// Block on a future with the GIL released, checking for Ctrl-C (and other
-/// signals) every 50 ms so a long wait can be interrupted.
+/// signals, and exceptions left set by Python code the wait ran) every 50 ms
+/// so a long wait can be interrupted.
 pub fn block_on<T, F>(py: Python<'_>, fut: F) -> PyResult<core::Result<T>>
 where
     F: Future<Output = core::Result<T>> + Send,
@@ -48,7 +49,15 @@ where
                 tokio::select! {
                     out = &mut fut => return Ok(out),
                     _ = tick.tick() => {
-                        Python::attach(|py| py.check_signals())?;
+                        Python::attach(|py| {
+                            // Python code run on this thread during the wait (a log record
+                            // handed to `logging`) may have run the Ctrl-C handler already;
+                            // its KeyboardInterrupt was left set there, not raised.
+                            if let Some(e) = PyErr::take(py) {
+                                return Err(e);
+                            }
+                            py.check_signals()
+                        })?;
                     }
                 }
             }
