@@ -94,14 +94,29 @@ pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Fiel
 
 pub use urlscan_rules::{FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 
-/// Fields channels and subscriptions share: when they notify, and who in the
-/// team may see or change them.
-pub const WEEK_DAYS_FIELD: Field = f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS));
-pub const TEAM_PERMISSIONS_FIELD: Field = f(
-    "permissions",
-    "permissions",
-    Kind::EnumList(TEAM_PERMISSIONS),
-);
+/// Fields channels and subscriptions share: how and when they notify, and who
+/// in the team may see or change them. A subscription requires some of them.
+pub mod notify {
+    use super::{f, rules, Field, Kind};
+    pub const FREQUENCY: Field = f("frequency", "frequency", Kind::Enum(rules::FREQUENCIES));
+    pub const EMAILS: Field = f("email_addresses", "emailAddresses", Kind::Emails);
+    pub const IS_ACTIVE: Field = f("is_active", "isActive", Kind::Bool);
+    pub const IGNORE_TIME: Field = f("ignore_time", "ignoreTime", Kind::Bool);
+    pub const WEEK_DAYS: Field = f("week_days", "weekDays", Kind::EnumList(rules::WEEK_DAYS));
+    pub const PERMISSIONS: Field = f(
+        "permissions",
+        "permissions",
+        Kind::EnumList(rules::TEAM_PERMISSIONS),
+    );
+    pub const DESCRIPTION: Field = f("description", "description", Kind::Str);
+}
+
+impl Field {
+    pub const fn required(mut self) -> Field {
+        self.required = true;
+        self
+    }
+}
 
 /// The known name a misspelt one most likely meant, if any is close.
 pub fn closest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {

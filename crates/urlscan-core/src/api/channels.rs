@@ -1,34 +1,28 @@
 //! Notification channels.
 
 use super::endpoints::{Endpoint, Resource};
-use crate::fields::{
-    f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS_FIELD, WEEK_DAYS_FIELD,
-};
+use crate::fields::notify::*;
+use crate::fields::{f, id, req, Field, Kind};
 use urlscan_rules::{self as rules, CHANNEL_TYPES};
 
+#[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
     req("type", "type", Kind::Enum(CHANNEL_TYPES)),
     req("name", "name", Kind::Text),
     f("webhook_url", "webhookURL", Kind::WebUrl),
-    f("frequency", "frequency", Kind::Enum(FREQUENCIES)),
-    f("email_addresses", "emailAddresses", Kind::Emails),
+    FREQUENCY,
+    EMAILS,
     f("utc_time", "utcTime", Kind::HhMm),
-    f("is_active", "isActive", Kind::Bool),
+    IS_ACTIVE,
     f("is_default", "isDefault", Kind::Bool),
-    f("ignore_time", "ignoreTime", Kind::Bool),
-    WEEK_DAYS_FIELD,
-    TEAM_PERMISSIONS_FIELD,
-    f("description", "description", Kind::Str),
+    IGNORE_TIME,
+    WEEK_DAYS,
+    PERMISSIONS,
+    DESCRIPTION,
 ];
 
-pub const CHANNELS: Resource = Resource {
-    collection: "/api/v1/user/channels/",
-    item: "/api/v1/user/channels/{0}",
-    id: &[id("channel_id")],
-    model: "Channel",
-    wrapper: "channel",
-    fields: FIELDS,
-};
+pub const CHANNELS: Resource = Resource::new("Channel", "channel", &[id("channel_id")], FIELDS)
+    .at("/api/v1/user/channels/", "/api/v1/user/channels/{0}");
 
 // The answer schema is unwrapped, sample payloads are wrapped: both are read.
 pub const ENDPOINTS: &[Endpoint] = &[

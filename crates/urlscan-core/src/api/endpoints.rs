@@ -155,6 +155,28 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// `model` read from the answers' `wrapper` key, and `fields` sent under
+    /// it; `id` names the item path's id. Its paths follow with [`Resource::at`].
+    pub const fn new(
+        model: &'static str,
+        wrapper: &'static str,
+        id: &'static [Field],
+        fields: &'static [Field],
+    ) -> Resource {
+        let (collection, item) = ("", "");
+        Resource {
+            collection,
+            item,
+            id,
+            model,
+            wrapper,
+            fields,
+        }
+    }
+    pub const fn at(mut self, collection: &'static str, item: &'static str) -> Resource {
+        (self.collection, self.item) = (collection, item);
+        self
+    }
     /// A row about one resource (by its id) that answers with it.
     pub const fn on_item(
         &'static self,

@@ -13,25 +13,14 @@ const SECONDS: Kind = Kind::Int(0, INCIDENT_DELAY_MAX);
 const INTERVAL: Kind = Kind::Int(INCIDENT_INTERVAL_MIN, INCIDENT_INTERVAL_MAX);
 const COUNT: Kind = Kind::Int(1, PER_INTERVAL_MAX);
 
+#[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
     req("observable", "observable", Kind::Observable),
-    req(
-        "visibility",
-        "visibility",
-        Kind::Enum(INCIDENT_VISIBILITIES),
-    ),
+    req("visibility", "visibility", Kind::Enum(INCIDENT_VISIBILITIES)),
     req("channels", "channels", Kind::StrList),
     f("scan_interval", "scanInterval", INTERVAL),
-    f(
-        "scan_interval_mode",
-        "scanIntervalMode",
-        Kind::Enum(SCAN_INTERVAL_MODES),
-    ),
-    f(
-        "watched_attributes",
-        "watchedAttributes",
-        Kind::EnumList(WATCHABLE),
-    ),
+    f("scan_interval_mode", "scanIntervalMode", Kind::Enum(SCAN_INTERVAL_MODES)),
+    f("watched_attributes", "watchedAttributes", Kind::EnumList(WATCHABLE)),
     f("user_agents", "userAgents", Kind::StrList),
     f("user_agents_per_interval", "userAgentsPerInterval", COUNT),
     f("countries", "countries", Kind::Countries),
@@ -39,34 +28,16 @@ pub const FIELDS: &[Field] = &[
     f("stop_delay_suspended", "stopDelaySuspended", SECONDS),
     f("stop_delay_inactive", "stopDelayInactive", SECONDS),
     f("stop_delay_malicious", "stopDelayMalicious", SECONDS),
-    f(
-        "scan_interval_after_suspended",
-        "scanIntervalAfterSuspended",
-        INTERVAL,
-    ),
-    f(
-        "scan_interval_after_malicious",
-        "scanIntervalAfterMalicious",
-        INTERVAL,
-    ),
+    f("scan_interval_after_suspended", "scanIntervalAfterSuspended", INTERVAL),
+    f("scan_interval_after_malicious", "scanIntervalAfterMalicious", INTERVAL),
     f("incident_profile", "incidentProfile", Kind::Str),
-    f(
-        "expire_after",
-        "expireAfter",
-        Kind::Int(INCIDENT_EXPIRE_MIN, INCIDENT_EXPIRE_MAX),
-    ),
+    f("expire_after", "expireAfter", Kind::Int(INCIDENT_EXPIRE_MIN, INCIDENT_EXPIRE_MAX)),
     // null clears it (the specification types it "string or null").
     null_ok("extra_path", "extraPath", Kind::ExtraPath),
 ];
 
-pub const INCIDENTS: Resource = Resource {
-    collection: "/api/v1/user/incidents",
-    item: "/api/v1/user/incidents/{0}",
-    id: &[id("incident_id")],
-    model: "Incident",
-    wrapper: "incident",
-    fields: FIELDS,
-};
+pub const INCIDENTS: Resource = Resource::new("Incident", "incident", &[id("incident_id")], FIELDS)
+    .at("/api/v1/user/incidents", "/api/v1/user/incidents/{0}");
 
 pub const ENDPOINTS: &[Endpoint] = &[
     INCIDENTS

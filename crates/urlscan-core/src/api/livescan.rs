@@ -16,26 +16,15 @@ pub use urlscan_rules::{
 const MS: Kind = Kind::Int(0, urlscan_rules::LIVESCAN_MS_MAX);
 
 /// The task body: `{"task": {...}, "scanner": {...}}`.
+#[rustfmt::skip]
 pub const TASK_FIELDS: &[Field] = &[
     req("url", "task.url", Kind::ScanUrl),
-    f(
-        "visibility",
-        "task.visibility",
-        Kind::Enum(validate::VISIBILITIES),
-    ),
+    f("visibility", "task.visibility", Kind::Enum(validate::VISIBILITIES)),
     f("page_timeout", "scanner.pageTimeout", MS),
     f("capture_delay", "scanner.captureDelay", MS),
     f("extra_headers", "scanner.extraHeaders", Kind::Headers),
-    f(
-        "enable_features",
-        "scanner.enableFeatures",
-        Kind::EnumList(ENABLE_FEATURES),
-    ),
-    f(
-        "disable_features",
-        "scanner.disableFeatures",
-        Kind::EnumList(DISABLE_FEATURES),
-    ),
+    f("enable_features", "scanner.enableFeatures", Kind::EnumList(ENABLE_FEATURES)),
+    f("disable_features", "scanner.disableFeatures", Kind::EnumList(DISABLE_FEATURES)),
 ];
 
 /// Sent under the `task` wrapper, even when empty.

@@ -5,12 +5,9 @@ use crate::fields::{f, id, req, Field, Kind};
 
 pub use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP};
 
+#[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
-    req(
-        "datasource",
-        "datasource",
-        Kind::Enum(urlscan_rules::SAVED_SEARCH_DATASOURCES),
-    ),
+    req("datasource", "datasource", Kind::Enum(urlscan_rules::SAVED_SEARCH_DATASOURCES)),
     req("name", "name", Kind::Text),
     req("query", "query", Kind::Query),
     f("description", "description", Kind::Str),
@@ -20,22 +17,14 @@ pub const FIELDS: &[Field] = &[
     f("user_tags", "userTags", Kind::UserTags),
 ];
 
-pub const SEARCHES: Resource = Resource {
-    collection: "/api/v1/user/searches/",
-    item: "/api/v1/user/searches/{0}/",
-    id: &[id("search_id")],
-    model: "SavedSearch",
-    wrapper: "search",
-    fields: FIELDS,
-};
+pub const SEARCHES: Resource = Resource::new("SavedSearch", "search", &[id("search_id")], FIELDS)
+    .at("/api/v1/user/searches/", "/api/v1/user/searches/{0}/");
 
+#[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
     SEARCHES.list("saved_searches.list", &["searches"], "Your saved searches"),
     SEARCHES.create("saved_searches.create", "Create a saved search"),
-    SEARCHES.update(
-        "saved_searches.update",
-        "Change a saved search; fields left out keep their value",
-    ),
+    SEARCHES.update("saved_searches.update", "Change a saved search; fields left out keep their value"),
     SEARCHES.delete("saved_searches.delete", "Delete a saved search"),
     Endpoint::listing(
         "saved_searches.results",

@@ -1,52 +1,35 @@
 //! Subscriptions to saved searches (premium).
 
 use super::endpoints::{Endpoint, Resource, Returns};
-use crate::fields::{
-    f, id, req, Field, Kind, FREQUENCIES, TEAM_PERMISSIONS_FIELD, WEEK_DAYS_FIELD,
-};
+use crate::fields::notify::*;
+use crate::fields::{f, id, req, Field, Kind};
 use urlscan_rules::SAVED_SEARCH_DATASOURCES;
 
 use urlscan_rules::INCIDENT_VISIBILITIES;
 pub use urlscan_rules::{INCIDENT_CREATION_MODES as CREATION_MODES, WATCH_KEYS};
 
+#[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
     req("search_ids", "searchIds", Kind::StrList),
-    req("frequency", "frequency", Kind::Enum(FREQUENCIES)),
-    req("email_addresses", "emailAddresses", Kind::Emails),
+    FREQUENCY.required(),
+    EMAILS.required(),
     req("name", "name", Kind::Text),
-    req("is_active", "isActive", Kind::Bool),
-    req("ignore_time", "ignoreTime", Kind::Bool),
-    f("description", "description", Kind::Str),
-    WEEK_DAYS_FIELD,
-    TEAM_PERMISSIONS_FIELD,
+    IS_ACTIVE.required(),
+    IGNORE_TIME.required(),
+    DESCRIPTION,
+    WEEK_DAYS,
+    PERMISSIONS,
     f("channel_ids", "channelIds", Kind::StrList),
     f("incident_channel_ids", "incidentChannelIds", Kind::StrList),
     f("incident_profile_id", "incidentProfileId", Kind::Str),
-    f(
-        "incident_visibility",
-        "incidentVisibility",
-        Kind::Enum(INCIDENT_VISIBILITIES),
-    ),
-    f(
-        "incident_creation_mode",
-        "incidentCreationMode",
-        Kind::Enum(CREATION_MODES),
-    ),
-    f(
-        "incident_watch_keys",
-        "incidentWatchKeys",
-        Kind::EnumOrList(WATCH_KEYS),
-    ),
+    f("incident_visibility", "incidentVisibility", Kind::Enum(INCIDENT_VISIBILITIES)),
+    f("incident_creation_mode", "incidentCreationMode", Kind::Enum(CREATION_MODES)),
+    f("incident_watch_keys", "incidentWatchKeys", Kind::EnumOrList(WATCH_KEYS)),
 ];
 
-pub const SUBSCRIPTIONS: Resource = Resource {
-    collection: "/api/v1/user/subscriptions/",
-    item: "/api/v1/user/subscriptions/{0}/",
-    id: &[id("subscription_id")],
-    model: "Subscription",
-    wrapper: "subscription",
-    fields: FIELDS,
-};
+#[rustfmt::skip]
+pub const SUBSCRIPTIONS: Resource = Resource::new("Subscription", "subscription", &[id("subscription_id")], FIELDS)
+    .at("/api/v1/user/subscriptions/", "/api/v1/user/subscriptions/{0}/");
 
 pub const ENDPOINTS: &[Endpoint] = &[
     SUBSCRIPTIONS.list(
