@@ -357,14 +357,14 @@ impl<'a> Model<'a> {
         }
         for q in &self.reqs {
             if let Some(tp) = q.tp {
-                for a in tp.apps {
+                for a in &tp.apps {
                     add_app(
                         a,
                         format!("scriptSrc /{}/i", tp.host.replace('.', "\\.")),
                         &mut apps,
                     );
                 }
-                for (p, t) in tp.globals {
+                for (p, t) in &tp.globals {
                     add_g(p, t, &mut g);
                 }
             }

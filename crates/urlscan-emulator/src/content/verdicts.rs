@@ -56,7 +56,7 @@ fn legit_apexes() -> &'static [String] {
         for k in words::KNOWN_SITES.iter() {
             push_unique(&mut v, k.apex);
         }
-        for t in words::THIRD_PARTIES {
+        for t in words::THIRD_PARTIES.iter() {
             push_unique(&mut v, &apex_of(t.host));
         }
         for r in words::REDIRECTORS.iter() {

@@ -9,9 +9,8 @@
 //! Word lists and flat tables are data files under `words/`, compiled in and
 //! parsed on first use: `.txt` holds one entry a line, `.tsv` one row a line
 //! with tab-separated columns; lines starting with `#` are comments (the
-//! column names). The third parties stay as Rust: their resources and
-//! globals are lists of pairs, which read and check better as struct
-//! literals than as columns.
+//! column names). A column may hold a list (`a, b`), or a list of pairs
+//! (`a 1, b 2`).
 
 use std::str::FromStr;
 use std::sync::LazyLock;
@@ -62,6 +61,26 @@ fn items(s: &'static str) -> Vec<&'static str> {
     s.split(", ").filter(|x| !x.is_empty()).collect()
 }
 
+/// A table from a data file: each row (its columns) made a `T` by `row`,
+/// which is handed the file's name for its messages.
+fn table<const N: usize, T>(
+    file: &'static str,
+    text: &'static str,
+    row: impl Fn(&'static str, [&'static str; N]) -> T,
+) -> Vec<T> {
+    rows(file, text)
+        .into_iter()
+        .map(|cols| row(file, cols))
+        .collect()
+}
+
+/// A [`Table`] from the data file `words/$file`, each row read by `$row`.
+macro_rules! table {
+    ($file:literal, $row:expr $(,)?) => {
+        LazyLock::new(|| table($file, include_str!(concat!("words/", $file)), $row))
+    };
+}
+
 macro_rules! word_lists {
     ($($(#[$doc:meta])* $name:ident: $file:literal;)*) => {$(
         $(#[$doc])*
@@ -110,25 +129,20 @@ pub struct Loc {
     pub timezone: &'static str,
 }
 
-pub static LOCATIONS: Table<Loc> = LazyLock::new(|| {
-    const FILE: &str = "locations.tsv";
-    rows(FILE, include_str!("words/locations.tsv"))
-        .into_iter()
-        .map(
-            |[key, country, country_name, region, city, lat, lon, metro, timezone]| Loc {
-                key,
-                country,
-                country_name,
-                region,
-                city,
-                lat: num(FILE, lat),
-                lon: num(FILE, lon),
-                metro: num(FILE, metro),
-                timezone,
-            },
-        )
-        .collect()
-});
+pub static LOCATIONS: Table<Loc> = table!(
+    "locations.tsv",
+    |file, [key, country, country_name, region, city, lat, lon, metro, timezone]| Loc {
+        key,
+        country,
+        country_name,
+        region,
+        city,
+        lat: num(file, lat),
+        lon: num(file, lon),
+        metro: num(file, metro),
+        timezone,
+    },
+);
 
 /// An autonomous system that hosts sites, with the address blocks, places,
 /// server software and certificate issuers typically seen on it.
@@ -199,6 +213,21 @@ pub enum Kind {
     Ping,
 }
 
+impl Kind {
+    fn parse(file: &str, s: &str) -> Kind {
+        match s {
+            "document" => Kind::Document,
+            "stylesheet" => Kind::Stylesheet,
+            "script" => Kind::Script,
+            "image" => Kind::Image,
+            "xhr" => Kind::Xhr,
+            "fetch" => Kind::Fetch,
+            "ping" => Kind::Ping,
+            _ => panic!("{file}: not a resource kind: {s:?}"),
+        }
+    }
+}
+
 /// A third-party service a page pulls resources from.
 pub struct ThirdParty {
     pub key: &'static str,
@@ -206,180 +235,43 @@ pub struct ThirdParty {
     pub provider: &'static str,
     pub server: &'static str,
     /// Paths; `{ga}`, `{id}` and `{hex}` are filled in per site.
-    pub resources: &'static [(&'static str, Kind)],
+    pub resources: Vec<(&'static str, Kind)>,
     pub tracker: bool,
-    pub apps: &'static [&'static str],
-    pub globals: &'static [(&'static str, &'static str)],
+    pub apps: Vec<&'static str>,
+    pub globals: Vec<(&'static str, &'static str)>,
 }
 
-macro_rules! tp {
-    ($key:expr, $host:expr, $prov:expr, $server:expr, [$($res:expr),* $(,)?], $tracker:expr, [$($app:expr),*], [$($g:expr),*]) => {
-        ThirdParty {
-            key: $key,
-            host: $host,
-            provider: $prov,
-            server: $server,
-            resources: &[$($res),*],
-            tracker: $tracker,
-            apps: &[$($app),*],
-            globals: &[$($g),*],
-        }
+/// Pairs inside a column: `first second, first second` (empty: none).
+fn pairs(file: &str, s: &'static str) -> Vec<(&'static str, &'static str)> {
+    let pair = |p: &'static str| {
+        p.split_once(' ')
+            .unwrap_or_else(|| panic!("{file}: not a pair: {p:?}"))
     };
+    items(s).into_iter().map(pair).collect()
 }
 
-pub const THIRD_PARTIES: &[ThirdParty] = &[
-    tp!("google-fonts", "fonts.googleapis.com", "google", "ESF",
-        [("/css2?family={font}:wght@400;500;700&display=swap", Kind::Stylesheet)],
-        false, ["Google Font API"], []),
-    tp!("gtm", "www.googletagmanager.com", "google", "Google Tag Manager",
-        [("/gtag/js?id={ga}", Kind::Script)],
-        true, ["Google Tag Manager"], [("dataLayer", "object"), ("gtag", "function"), ("google_tag_manager", "object")]),
-    tp!("ga", "www.google-analytics.com", "google", "Golfe2",
-        [("/g/collect?v=2&tid={ga}&gtm=45je5{hex}&_p={num}&cid={cid}&en=page_view", Kind::Ping)],
-        true, ["Google Analytics"], [("google_tag_data", "object")]),
-    tp!("google-ajax", "ajax.googleapis.com", "google", "sffe",
-        [("/ajax/libs/jquery/3.7.1/jquery.min.js", Kind::Script)],
-        false, ["jQuery"], [("jQuery", "function"), ("$", "function")]),
-    tp!("doubleclick", "googleads.g.doubleclick.net", "google", "cafe",
-        [("/pagead/id?slf_rd=1", Kind::Xhr)],
-        true, ["Google Ads"], []),
-    tp!("gstatic", "www.gstatic.com", "google", "sffe",
-        [("/og/_/js/k=og.qtm.en_US.{hex}.O/rt=j/m=qabr,q_d,qcwid,qapid/exm=qaaw,qadd,qaid,qein/d=1/ed=1", Kind::Script),
-         ("/images/branding/googlelogo/svg/googlelogo_clr_74x24px.svg", Kind::Image)],
-        false, [], []),
-    tp!("google-apis", "apis.google.com", "google", "ESF",
-        [("/_/scs/abc-static/_/js/k=gapi.gapi.en.{hex}.O/m=gapi_iframes,googleapis_client/rt=j/sv=1/d=1/ed=1", Kind::Script)],
-        false, [], [("gapi", "object")]),
-    tp!("ytimg", "i.ytimg.com", "google", "sffe",
-        [("/generate_204", Kind::Ping)],
-        false, [], [("ytcfg", "object")]),
-    tp!("cdnjs", "cdnjs.cloudflare.com", "cloudflare", "cloudflare",
-        [("/ajax/libs/font-awesome/6.5.1/css/all.min.css", Kind::Stylesheet),
-         ("/ajax/libs/jquery/3.7.1/jquery.min.js", Kind::Script)],
-        false, ["Font Awesome", "jQuery", "cdnjs"], [("jQuery", "function"), ("$", "function")]),
-    tp!("jsdelivr", "cdn.jsdelivr.net", "fastly", "Fastly",
-        [("/npm/bootstrap@5.3.3/dist/css/bootstrap.min.css", Kind::Stylesheet),
-         ("/npm/bootstrap@5.3.3/dist/js/bootstrap.bundle.min.js", Kind::Script)],
-        false, ["Bootstrap", "jsDelivr"], [("bootstrap", "object")]),
-    tp!("jquery-cdn", "code.jquery.com", "fastly", "nginx",
-        [("/jquery-3.7.1.min.js", Kind::Script)],
-        false, ["jQuery"], [("jQuery", "function"), ("$", "function")]),
-    tp!("unpkg", "unpkg.com", "cloudflare", "cloudflare",
-        [("/swiper@11/swiper-bundle.min.js", Kind::Script)],
-        false, ["Swiper"], [("Swiper", "function")]),
-    tp!("fb-pixel", "connect.facebook.net", "facebook", "proxygen-bolt",
-        [("/en_US/fbevents.js", Kind::Script)],
-        true, ["Facebook Pixel"], [("fbq", "function"), ("_fbq", "function")]),
-    tp!("cf-insights", "static.cloudflareinsights.com", "cloudflare", "cloudflare",
-        [("/beacon.min.js/vcd15cbe7772f49c399c6a5babf22c1241717689176015", Kind::Script)],
-        true, ["Cloudflare Browser Insights"], [("__cfBeacon", "object")]),
-    tp!("hotjar", "static.hotjar.com", "cloudfront", "AmazonS3",
-        [("/c/hotjar-{num}.js?sv=7", Kind::Script)],
-        true, ["Hotjar"], [("hj", "function"), ("_hjSettings", "object")]),
-    tp!("onetrust", "cdn.cookielaw.org", "cloudflare", "cloudflare",
-        [("/scripttemplates/otSDKStub.js", Kind::Script),
-         ("/consent/{uuid}/{uuid}.json", Kind::Xhr)],
-        false, ["OneTrust"], [("OneTrust", "object"), ("OptanonWrapper", "function")]),
-    tp!("stripe", "js.stripe.com", "cloudfront", "nginx",
-        [("/v3/", Kind::Script)],
-        false, ["Stripe"], [("Stripe", "function")]),
-    tp!("shopify", "cdn.shopify.com", "cloudflare", "cloudflare",
-        [("/s/files/1/0{num}/{num}/t/{num}/assets/theme.css?v={num}", Kind::Stylesheet),
-         ("/shopifycloud/storefront/assets/storefront/load_feature-{hex}.js", Kind::Script)],
-        false, ["Shopify"], [("Shopify", "object")]),
-    tp!("wp-emoji", "s.w.org", "automattic", "nginx",
-        [("/images/core/emoji/15.0.3/svg/1f642.svg", Kind::Image)],
-        false, [], [("_wpemojiSettings", "object")]),
-    tp!("wp-stats", "stats.wp.com", "automattic", "nginx",
-        [("/e-202{num}.js", Kind::Script)],
-        true, ["Jetpack"], [("_stq", "object")]),
-    tp!("twimg", "abs.twimg.com", "fastly", "ECS (fra/D4A1)",
-        [("/responsive-web/client-web/main.{hex}.js", Kind::Script)],
-        false, ["React"], [("webpackChunk_twitter_responsive_web", "object")]),
-    tp!("licdn", "static.licdn.com", "akamai", "AkamaiNetStorage",
-        [("/aero-v1/sc/h/{hex}", Kind::Stylesheet)],
-        false, [], []),
-    tp!("fbcdn", "static.xx.fbcdn.net", "facebook", "proxygen-bolt",
-        [("/rsrc.php/v3/yT/l/0,cross/{hex}.css", Kind::Stylesheet),
-         ("/rsrc.php/v3/yB/r/{hex}.js", Kind::Script)],
-        false, ["React"], [("requireLazy", "function")]),
-    tp!("cdninstagram", "static.cdninstagram.com", "facebook", "proxygen-bolt",
-        [("/rsrc.php/v3/yS/r/{hex}.js", Kind::Script)],
-        false, ["React"], []),
-    tp!("wikimedia-upload", "upload.wikimedia.org", "wikimedia", "ATS/9.2.9",
-        [("/wikipedia/commons/8/80/Wikipedia-logo-v2.svg", Kind::Image)],
-        false, [], []),
-    tp!("githubassets", "github.githubassets.com", "fastly", "Varnish",
-        [("/assets/light-{hex}.css", Kind::Stylesheet),
-         ("/assets/wp-runtime-{hex}.js", Kind::Script)],
-        false, ["GitHub Pages"], []),
-    tp!("github-collector", "collector.github.com", "github", "GitHub.com",
-        [("/github/collect", Kind::Ping)],
-        true, [], []),
-    tp!("amazon-media", "m.media-amazon.com", "cloudfront", "Server",
-        [("/images/I/{hex}.css?AUIClients/AmazonUI", Kind::Stylesheet),
-         ("/images/G/01/gno/sprites/nav-sprite-global-1x-reorg-privacy._CB{num}_.svg", Kind::Image)],
-        false, [], [("ue", "object")]),
-    tp!("amazon-fls", "fls-na.amazon.com", "aws-us", "Server",
-        [("/1/batch/1/OP/ATVPDKIKX0DER:{num}:{hex}$uedata=s:%2Frd%2Fuedata", Kind::Ping)],
-        true, [], []),
-    tp!("paypalobjects", "www.paypalobjects.com", "akamai", "nginx",
-        [("/paypal-ui/logos/svg/paypal-color.svg", Kind::Image),
-         ("/web/res/{hex3}/{hex}/css/contextualLoginElementalUIv4.css", Kind::Stylesheet)],
-        false, [], []),
-    tp!("msftauth", "aadcdn.msftauth.net", "akamai", "AkamaiNetStorage",
-        [("/shared/1.0/content/images/microsoft_logo_ee5c8d9fb6248c938fd0dc19370e90bd.svg", Kind::Image),
-         ("/shared/1.0/content/js/ConvergedLogin_PCore_{hex}.js", Kind::Script)],
-        false, [], [("ServerData", "object")]),
-    tp!("ms-wcp", "wcpstatic.microsoft.com", "akamai", "AkamaiNetStorage",
-        [("/mscc/lib/v2/wcp-consent.js", Kind::Script)],
-        false, [], [("WcpConsent", "object")]),
-    tp!("ms-analytics", "js.monitor.azure.com", "microsoft", "Microsoft-IIS/10.0",
-        [("/scripts/c/ms.analytics-web-4.min.js", Kind::Script)],
-        true, ["Microsoft Application Insights"], [("oneDS", "object")]),
-    tp!("apple-cdn", "appleid.cdn-apple.com", "akamai", "Apple",
-        [("/appleauth/static/jsj/N{num}/widget/auth/app.js", Kind::Script)],
-        false, [], [("AppleID", "object")]),
-    tp!("apple-metrics", "securemetrics.apple.com", "apple", "Apple",
-        [("/b/ss/applestoreww/1/JS-2.17.0/s{num}", Kind::Ping)],
-        true, ["Adobe Analytics"], [("s_account", "string")]),
-    tp!("nflxext", "assets.nflxext.com", "akamai", "nginx",
-        [("/ffe/siteui/acquisition/common/nficon2023.svg", Kind::Image),
-         ("/web/ffe/wp/css/netflix-sans-{hex}.css", Kind::Stylesheet)],
-        false, [], [("netflix", "object")]),
-    tp!("redditstatic", "www.redditstatic.com", "fastly", "snooserv",
-        [("/shreddit/{hex}/shreddit-core.js", Kind::Script)],
-        false, ["Lit"], []),
-    tp!("sstatic", "cdn.sstatic.net", "cloudflare", "cloudflare",
-        [("/Js/stub.en.js?v={hex}", Kind::Script),
-         ("/Shared/stacks.css?v={hex}", Kind::Stylesheet),
-         ("/Sites/stackoverflow/Img/logo.svg", Kind::Image)],
-        false, ["jQuery"], [("StackExchange", "object"), ("jQuery", "function")]),
-    tp!("bbci", "static.files.bbci.co.uk", "akamai", "Apache",
-        [("/core/bundle-service-worker.{hex}.js", Kind::Script)],
-        false, ["React"], [("bbcpage", "object")]),
-    tp!("nyt-static", "static01.nyt.com", "fastly", "nginx",
-        [("/vi-assets/static-assets/main-{hex}.js", Kind::Script)],
-        false, ["React"], [("__preloadedData", "object")]),
-    tp!("bing-r", "r.bing.com", "microsoft", "Microsoft-IIS/10.0",
-        [("/rp/{hex}.br.js", Kind::Script)],
-        false, [], [("_w", "object"), ("sj_evt", "object")]),
-    tp!("ipapi", "ipapi.co", "cloudflare", "cloudflare",
-        [("/json/", Kind::Xhr)],
-        false, [], []),
-    tp!("telegram", "api.telegram.org", "telegram", "nginx/1.18.0",
-        [("/bot{num}:AAH{hex}/sendMessage", Kind::Fetch)],
-        false, [], []),
-];
+pub static THIRD_PARTIES: Table<ThirdParty> = table!(
+    "third_parties.tsv",
+    |file, [key, host, provider, server, resources, tracker, apps, globals]| ThirdParty {
+        key,
+        host,
+        provider,
+        server,
+        resources: pairs(file, resources)
+            .into_iter()
+            .map(|(kind, path)| (path, Kind::parse(file, kind)))
+            .collect(),
+        tracker: num(file, tracker),
+        apps: items(apps),
+        globals: pairs(file, globals),
+    }
+);
 
 /// Generic third-party services ordinary sites pick from, with weights.
-pub static GENERIC_THIRD_PARTIES: Table<(&'static str, u32)> = LazyLock::new(|| {
-    const FILE: &str = "generic_third_parties.tsv";
-    rows(FILE, include_str!("words/generic_third_parties.tsv"))
-        .into_iter()
-        .map(|[key, weight]| (key, num(FILE, weight)))
-        .collect()
-});
+pub static GENERIC_THIRD_PARTIES: Table<(&'static str, u32)> = table!(
+    "generic_third_parties.tsv",
+    |file, [key, weight]| (key, num(file, weight))
+);
 
 /// A site every analyst recognises; scans of it look like the real thing.
 pub struct KnownSite {
@@ -397,38 +289,29 @@ pub struct KnownSite {
     pub apps: Vec<&'static str>,
 }
 
-pub static KNOWN_SITES: Table<KnownSite> = LazyLock::new(|| {
-    const FILE: &str = "known_sites.tsv";
-    rows(FILE, include_str!("words/known_sites.tsv"))
-        .into_iter()
-        .map(
-            |[apex, host, name, provider, server, title, rank, age_days, third, color, apps]| {
-                KnownSite {
-                    apex,
-                    host,
-                    name,
-                    provider,
-                    server,
-                    title,
-                    rank: num(FILE, rank),
-                    age_days: num(FILE, age_days),
-                    third: items(third),
-                    color: rgb(FILE, color),
-                    apps: items(apps),
-                }
-            },
-        )
-        .collect()
-});
+pub static KNOWN_SITES: Table<KnownSite> = table!(
+    "known_sites.tsv",
+    |file, [apex, host, name, provider, server, title, rank, age_days, third, color, apps]| {
+        KnownSite {
+            apex,
+            host,
+            name,
+            provider,
+            server,
+            title,
+            rank: num(file, rank),
+            age_days: num(file, age_days),
+            third: items(third),
+            color: rgb(file, color),
+            apps: items(apps),
+        }
+    },
+);
 
 /// Known redirectors: `(host, target apex)`; an empty target means a URL
 /// shortener whose destination is derived from the path.
-pub static REDIRECTORS: Table<(&'static str, &'static str)> = LazyLock::new(|| {
-    rows("redirectors.tsv", include_str!("words/redirectors.tsv"))
-        .into_iter()
-        .map(|[host, target]| (host, target))
-        .collect()
-});
+pub static REDIRECTORS: Table<(&'static str, &'static str)> =
+    table!("redirectors.tsv", |_, [host, target]| (host, target));
 
 /// A brand phishing pages impersonate.
 pub struct Brand {
@@ -447,80 +330,56 @@ pub struct Brand {
     pub home: &'static str,
 }
 
-pub static BRANDS: Table<Brand> = LazyLock::new(|| {
-    const FILE: &str = "brands.tsv";
-    rows(FILE, include_str!("words/brands.tsv"))
-        .into_iter()
-        .map(
-            |[key, name, country, vertical, keywords, legit, title, heading, color, assets, home]| {
-                Brand {
-                    key,
-                    name,
-                    country: items(country),
-                    vertical: items(vertical),
-                    keywords: items(keywords),
-                    legit: items(legit),
-                    title,
-                    heading,
-                    color: rgb(FILE, color),
-                    assets: (!assets.is_empty()).then_some(assets),
-                    home,
-                }
-            },
-        )
-        .collect()
-});
+pub static BRANDS: Table<Brand> = table!(
+    "brands.tsv",
+    |file, [key, name, country, vertical, keywords, legit, title, heading, color, assets, home]| {
+        Brand {
+            key,
+            name,
+            country: items(country),
+            vertical: items(vertical),
+            keywords: items(keywords),
+            legit: items(legit),
+            title,
+            heading,
+            color: rgb(file, color),
+            assets: (!assets.is_empty()).then_some(assets),
+            home,
+        }
+    },
+);
 
 /// Shared hosting / platform suffixes: (suffix, provider, server).
-pub static HOSTING_SUFFIXES: Table<(&'static str, &'static str, &'static str)> =
-    LazyLock::new(|| {
-        rows(
-            "hosting_suffixes.tsv",
-            include_str!("words/hosting_suffixes.tsv"),
-        )
-        .into_iter()
-        .map(|[suffix, provider, server]| (suffix, provider, server))
-        .collect()
-    });
+pub static HOSTING_SUFFIXES: Table<(&'static str, &'static str, &'static str)> = table!(
+    "hosting_suffixes.tsv",
+    |_, [suffix, provider, server]| (suffix, provider, server)
+);
 
 /// Benign TLDs with weights, and the language a site on them uses.
-pub static TLDS: Table<(&'static str, u32, &'static str)> = LazyLock::new(|| {
-    const FILE: &str = "tlds.tsv";
-    rows(FILE, include_str!("words/tlds.tsv"))
-        .into_iter()
-        .map(|[tld, weight, lang]| (tld, num(FILE, weight), lang))
-        .collect()
-});
+pub static TLDS: Table<(&'static str, u32, &'static str)> = table!(
+    "tlds.tsv",
+    |file, [tld, weight, lang]| (tld, num(file, weight), lang)
+);
 
 /// Navigation labels per page language: home, about, services, blog, contact.
-pub static NAV_LABELS: Table<(&'static str, [&'static str; 5])> = LazyLock::new(|| {
-    rows("nav_labels.tsv", include_str!("words/nav_labels.tsv"))
-        .into_iter()
-        .map(|[lang, home, about, services, blog, contact]| {
-            (lang, [home, about, services, blog, contact])
-        })
-        .collect()
-});
+pub static NAV_LABELS: Table<(&'static str, [&'static str; 5])> = table!(
+    "nav_labels.tsv",
+    |_, [lang, home, about, services, blog, contact]| {
+        (lang, [home, about, services, blog, contact])
+    }
+);
 
 /// Scanner countries with weights (lowercase, as the API takes them).
-pub static SCAN_COUNTRIES: Table<(&'static str, u32)> = LazyLock::new(|| {
-    const FILE: &str = "scan_countries.tsv";
-    rows(FILE, include_str!("words/scan_countries.tsv"))
-        .into_iter()
-        .map(|[country, weight]| (country, num(FILE, weight)))
-        .collect()
-});
+pub static SCAN_COUNTRIES: Table<(&'static str, u32)> = table!(
+    "scan_countries.tsv",
+    |file, [country, weight]| (country, num(file, weight))
+);
 
 /// Accept-Language values per scanner country.
-pub static ACCEPT_LANGUAGES: Table<(&'static str, &'static str)> = LazyLock::new(|| {
-    rows(
-        "accept_languages.tsv",
-        include_str!("words/accept_languages.tsv"),
-    )
-    .into_iter()
-    .map(|[country, value]| (country, value))
-    .collect()
-});
+pub static ACCEPT_LANGUAGES: Table<(&'static str, &'static str)> = table!(
+    "accept_languages.tsv",
+    |_, [country, value]| (country, value)
+);
 
 /// A Wappalyzer-style technology record: app, its categories as
 /// `(category, priority, group)`, website.

@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 
 use super::super::answer::validation;
 use super::super::state::AppState;
-use super::common::{FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
+use super::common::notify::*;
+use super::common::{FieldType, RequestField};
 use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
@@ -40,15 +41,15 @@ pub(super) const FIELDS: &[RequestField] = &[
     RequestField::required("type", FieldType::OneOf(urlscan_rules::CHANNEL_TYPES)),
     RequestField::required("name", FieldType::Text),
     RequestField::optional("webhookURL", FieldType::Custom(web_url)),
-    RequestField::optional("frequency", FieldType::OneOf(FREQUENCIES)),
-    RequestField::optional("emailAddresses", FieldType::Emails),
+    FREQUENCY,
+    EMAILS,
     RequestField::optional("utcTime", FieldType::Custom(utc_time)),
-    RequestField::optional("isActive", FieldType::Bool),
+    IS_ACTIVE,
     RequestField::optional("isDefault", FieldType::Bool),
-    RequestField::optional("ignoreTime", FieldType::Bool),
-    RequestField::optional("weekDays", FieldType::Each(WEEK_DAYS)),
-    RequestField::optional("permissions", FieldType::Each(TEAM_PERMISSIONS)),
-    RequestField::optional("description", FieldType::Str),
+    IGNORE_TIME,
+    WEEK_DAYS,
+    PERMISSIONS,
+    DESCRIPTION,
 ];
 
 struct Channels;
@@ -58,8 +59,6 @@ impl Resource for Channels {
     const READABLE: bool = true;
     const REMOVABLE: bool = false;
     const ONE: &'static str = "channel";
-    const MANY: &'static str = "channels";
-    const WHAT: &'static str = "channel";
     type Read = need::Key;
     type Write = need::Write;
     const FIELDS: &'static [RequestField] = FIELDS;

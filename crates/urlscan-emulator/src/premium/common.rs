@@ -183,6 +183,30 @@ impl RequestField {
             required: false,
         }
     }
+
+    /// The same field, required on create.
+    pub(super) const fn on_create(mut self) -> RequestField {
+        self.required = true;
+        self
+    }
+}
+
+/// Fields channels and subscriptions share: how and when they notify, and
+/// who in the team may see or change them. A subscription requires some.
+pub(super) mod notify {
+    use super::{FieldType, RequestField};
+    use urlscan_rules as rules;
+    const fn o(name: &'static str, ty: FieldType) -> RequestField {
+        RequestField::optional(name, ty)
+    }
+    pub(crate) const FREQUENCY: RequestField = o("frequency", FieldType::OneOf(rules::FREQUENCIES));
+    pub(crate) const EMAILS: RequestField = o("emailAddresses", FieldType::Emails);
+    pub(crate) const IS_ACTIVE: RequestField = o("isActive", FieldType::Bool);
+    pub(crate) const IGNORE_TIME: RequestField = o("ignoreTime", FieldType::Bool);
+    pub(crate) const WEEK_DAYS: RequestField = o("weekDays", FieldType::Each(rules::WEEK_DAYS));
+    pub(crate) const PERMISSIONS: RequestField =
+        o("permissions", FieldType::Each(rules::TEAM_PERMISSIONS));
+    pub(crate) const DESCRIPTION: RequestField = o("description", FieldType::Str);
 }
 
 pub(super) fn one_of(list: &[&str]) -> String {
@@ -383,4 +407,3 @@ pub(super) fn check_refs(
 }
 
 pub(crate) use urlscan_rules::WEEK_DAYS;
-pub(crate) use urlscan_rules::{FREQUENCIES, TEAM_PERMISSIONS};

@@ -28,10 +28,8 @@ pub(super) trait Resource: 'static {
     const REMOVABLE: bool = true;
     /// Key of one item in request and answer bodies (`{"channel": {...}}`).
     const ONE: &'static str;
-    /// Key of the list answer (`{"channels": [...]}`).
-    const MANY: &'static str;
     /// The item's name in "not found" and "not allowed" answers.
-    const WHAT: &'static str;
+    const WHAT: &'static str = Self::ONE;
     /// What listing and reading need of the caller.
     type Read: Needs;
     /// What creating, changing and removing need of the caller.
@@ -43,6 +41,12 @@ pub(super) trait Resource: 'static {
     const LISTS: &'static [&'static str] = &["permissions"];
     /// Boolean fields set on create when the request leaves them out.
     const DEFAULTS: &'static [(&'static str, bool)] = &[];
+
+    /// Key of the list answer, the collection's last path segment
+    /// (`{"channels": [...]}`).
+    fn many() -> &'static str {
+        Self::PATH.rsplit('/').next().unwrap_or(Self::PATH)
+    }
 
     /// The kind's items in the premium state.
     fn items(p: &mut PremiumState) -> &mut Vec<Item>;
@@ -137,7 +141,7 @@ async fn list<R: Resource>(req: Entry<R::Read>) -> Response {
         .filter(|it| R::listed(it, k))
         .map(view::<R>)
         .collect();
-    ok_json(json!({ R::MANY: items }))
+    ok_json(json!({ R::many(): items }))
 }
 
 async fn create<R: Resource>(req: Entry<R::Write, Bytes>) -> Response {

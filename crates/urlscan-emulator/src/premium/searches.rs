@@ -68,7 +68,6 @@ struct Searches;
 impl Resource for Searches {
     const PATH: &'static str = "/api/v1/user/searches";
     const ONE: &'static str = "search";
-    const MANY: &'static str = "searches";
     const WHAT: &'static str = "saved search";
     type Read = need::Premium;
     type Write = need::PremiumWrite;

@@ -8,9 +8,8 @@ use serde_json::{json, Map, Value};
 
 use super::super::answer::{ok_json, or_return, validation};
 use super::super::state::{AppState, KeyInfo};
-use super::common::{
-    check_refs, find, Access, FieldType, RequestField, FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS,
-};
+use super::common::notify::*;
+use super::common::{check_refs, find, Access, FieldType, RequestField};
 use super::need;
 use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
@@ -36,14 +35,14 @@ fn watch_keys(label: &str, v: &Value) -> Option<String> {
 
 pub(super) const FIELDS: &[RequestField] = &[
     RequestField::required("searchIds", FieldType::Strs),
-    RequestField::required("frequency", FieldType::OneOf(FREQUENCIES)),
-    RequestField::required("emailAddresses", FieldType::Emails),
+    FREQUENCY.on_create(),
+    EMAILS.on_create(),
     RequestField::required("name", FieldType::Text),
-    RequestField::optional("description", FieldType::Str),
-    RequestField::required("isActive", FieldType::Bool),
-    RequestField::required("ignoreTime", FieldType::Bool),
-    RequestField::optional("weekDays", FieldType::Each(WEEK_DAYS)),
-    RequestField::optional("permissions", FieldType::Each(TEAM_PERMISSIONS)),
+    DESCRIPTION,
+    IS_ACTIVE.on_create(),
+    IGNORE_TIME.on_create(),
+    WEEK_DAYS,
+    PERMISSIONS,
     RequestField::optional("channelIds", FieldType::Strs),
     RequestField::optional("incidentChannelIds", FieldType::Strs),
     RequestField::optional("incidentProfileId", FieldType::Str),
@@ -63,8 +62,6 @@ struct Subscriptions;
 impl Resource for Subscriptions {
     const PATH: &'static str = "/api/v1/user/subscriptions";
     const ONE: &'static str = "subscription";
-    const MANY: &'static str = "subscriptions";
-    const WHAT: &'static str = "subscription";
     type Read = need::Premium;
     type Write = need::PremiumWrite;
     const FIELDS: &'static [RequestField] = FIELDS;
