@@ -496,16 +496,16 @@ class _BaseClient:
             collapse: A field to collapse hits on (one hit per value).
             parallel: Shards of a large scan export walked at once (see above).
         """
-        cur = self._c.search_cursor(
-            "search",
-            q=q,
-            size=size,
-            limit=limit,
-            search_after=search_after,
-            datasource=datasource,
-            collapse=collapse,
-            parallel=parallel,
-        )
+        options = {
+            "q": q,
+            "size": size,
+            "limit": limit,
+            "search_after": search_after,
+            "datasource": datasource,
+            "collapse": collapse,
+            "parallel": parallel,
+        }
+        cur = self._c.search_cursor("search", options)
         return SearchIterator(cur, limit, "search")
 
     def similar(
@@ -517,7 +517,8 @@ class _BaseClient:
         ``q`` narrows them with a search query; ``size``, ``limit`` and
         ``search_after`` are as in :meth:`search`.
         """
-        cur = self._c.search_cursor("similar", uuid=uuid, q=q, size=size, limit=limit, search_after=search_after)
+        options = {"uuid": uuid, "q": q, "size": size, "limit": limit, "search_after": search_after}
+        cur = self._c.search_cursor("similar", options)
         return SearchIterator(cur, limit, "similar")
 
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
@@ -526,7 +527,7 @@ class _BaseClient:
 
         ``q`` narrows them with a search query; ``size`` and ``limit`` are as in :meth:`search`.
         """
-        cur = self._c.search_cursor("phishfeed", q=q, size=size, limit=limit)
+        cur = self._c.search_cursor("phishfeed", {"q": q, "size": size, "limit": limit})
         return SearchIterator(cur, limit, "phishfeed")
 
     # -- any endpoint

@@ -398,7 +398,7 @@ class Files(_Namespace):
 
     def download_zip(self, sha256: str, *, password: str | None = None) -> Any:
         """The password-protected ZIP as served (GET /downloads/{sha256}; password ``urlscan!`` unless given)."""
-        return self._call("download_zip", sha256, password=password)
+        return self._call("download", sha256, password=password, unpacked=False)
 
 
 class DataDumps(_Namespace):

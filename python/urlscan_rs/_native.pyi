@@ -46,6 +46,39 @@ class _WaitOptions(TypedDict, total=False):
     initial_wait: float
     interval: float
 
+class _SearchOptions(TypedDict, total=False):
+    q: str | None
+    size: int
+    limit: int | None
+    search_after: str | None
+    datasource: str | None
+    collapse: str | None
+    uuid: str
+    parallel: int | None
+
+class _EmulatorSettings(TypedDict):
+    scans: int
+    seed: int
+    scan_duration: float
+    latency: float
+    latency_groups: dict[str, float]
+    rate_limits: dict[str, dict[str, int | None]]
+    host: str
+    port: int
+    result_size: tuple[int, int] | None
+    webhook_timeout: float
+
+class _FaultOptions(TypedDict, total=False):
+    count: int | None
+    path: str | None
+    method: str | None
+    status: int | None
+    seconds: float | None
+    every: int | None
+    probability: float | None
+    location: str | None
+    seed: int | None
+
 def _shutdown() -> None: ...
 def _reset_log_cache() -> None: ...
 def _server_clock_moved() -> None: ...
@@ -85,8 +118,7 @@ class NativeClient:
     def datadump_link(self, path: str) -> Any: ...
     def datadump_list(self, time_window: str, file_type: str, date: str) -> Any: ...
     def dom(self, uuid: str) -> Any: ...
-    def download(self, sha256: str, *, password: str | None = None) -> Any: ...
-    def download_zip(self, sha256: str, *, password: str | None = None) -> Any: ...
+    def download(self, sha256: str, *, password: str | None = None, unpacked: bool = True) -> Any: ...
     @property
     def has_api_key(self) -> bool: ...
     def hostname_cursor(self, hostname: str, *, limit: int = 1000, page_state: str | None = None) -> HostnameCursor: ...
@@ -104,19 +136,7 @@ class NativeClient:
     def scan(self, url: str, options: _ScanOptions) -> Any: ...
     def scan_and_wait(self, url: str, options: _ScanOptions, wait: _WaitOptions) -> Any: ...
     def screenshot(self, uuid: str) -> Any: ...
-    def search_cursor(
-        self,
-        kind: str,
-        *,
-        q: str | None = None,
-        size: int = 100,
-        limit: int | None = None,
-        search_after: str | None = None,
-        datasource: str | None = None,
-        collapse: str | None = None,
-        uuid: str | None = None,
-        parallel: int | None = None,
-    ) -> Any: ...
+    def search_cursor(self, kind: str, options: _SearchOptions) -> Any: ...
     def set_visibility(self, uuid: str, visibility: str | None) -> Any: ...
     @property
     def timeout(self) -> float: ...
@@ -155,41 +175,14 @@ class HostnameCursor:
 
 @final
 class NativeEmulator:
-    def __new__(
-        cls,
-        *,
-        scans: int = 1000,
-        seed: int = 0,
-        scan_duration: float = 10.0,
-        latency: float = 0.0,
-        latency_groups: dict[str, float] | None = None,
-        rate_limits: dict[str, dict[str, int | None]] | None = None,
-        host: str = ...,
-        port: int = 0,
-        result_size: tuple[int, int] | None = None,
-        webhook_timeout: float = 5.0,
-    ) -> Self: ...
+    def __new__(cls, settings: _EmulatorSettings) -> Self: ...
     def advance(self, seconds: float) -> None: ...
     def outbox(self) -> list[dict[str, Any]]: ...
     def deliveries(self) -> list[dict[str, Any]]: ...
     def notifications(self) -> list[dict[str, Any]]: ...
     @property
     def api_key(self) -> str: ...
-    def faults(
-        self,
-        kind: str | None = None,
-        *,
-        count: int | None = ...,
-        path: str | None = None,
-        method: str | None = None,
-        status: int | None = None,
-        seconds: float | None = None,
-        every: int | None = None,
-        probability: float | None = None,
-        location: str | None = None,
-        seed: int | None = None,
-        clear: bool = False,
-    ) -> int: ...
+    def faults(self, kind: str | None = None, options: _FaultOptions | None = None, *, clear: bool = False) -> int: ...
     @property
     def keys(self) -> dict[str, str]: ...
     def now(self) -> float: ...

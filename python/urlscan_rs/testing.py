@@ -27,13 +27,16 @@ import threading
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from . import _native
 from ._client import AsyncClient, Client
 from .errors import DecodeError
 from .events import parse_notification
 from .models import Notification
+
+if TYPE_CHECKING:
+    from ._native import _EmulatorSettings, _FaultOptions
 
 __all__ = ["Emulator", "Email", "Delivery", "WebhookReceiver", "ReceivedRequest"]
 
@@ -104,18 +107,19 @@ class Emulator(_Serving):
             default = groups.pop("default", 0.0)
         else:
             groups, default = {}, float(latency)
-        self._native = _native.NativeEmulator(
-            scans=scans,
-            seed=seed,
-            scan_duration=scan_duration,
-            latency=default,
-            latency_groups=groups,
-            rate_limits={k: dict(v) for k, v in (rate_limits or {}).items()},
-            host=host,
-            port=port,
-            result_size=None if result_size is None else (int(result_size[0]), int(result_size[1])),
-            webhook_timeout=float(webhook_timeout),
-        )
+        settings: _EmulatorSettings = {
+            "scans": scans,
+            "seed": seed,
+            "scan_duration": scan_duration,
+            "latency": default,
+            "latency_groups": groups,
+            "rate_limits": {k: dict(v) for k, v in (rate_limits or {}).items()},
+            "host": host,
+            "port": port,
+            "result_size": None if result_size is None else (int(result_size[0]), int(result_size[1])),
+            "webhook_timeout": float(webhook_timeout),
+        }
+        self._native = _native.NativeEmulator(settings)
         self.scans = scans
         """Historical scans pre-loaded at start."""
         self.seed = seed
@@ -217,18 +221,18 @@ class Emulator(_Serving):
 
         Bad options raise ``urlscan_rs.ValidationError`` (a ``ValueError``).
         """
-        self._native.faults(
-            kind,
-            count=count,
-            path=path,
-            method=method,
-            status=status,
-            seconds=None if seconds is None else float(seconds),
-            every=every,
-            probability=None if probability is None else float(probability),
-            location=location,
-            seed=seed,
-        )
+        options: _FaultOptions = {
+            "count": count,
+            "path": path,
+            "method": method,
+            "status": status,
+            "seconds": None if seconds is None else float(seconds),
+            "every": every,
+            "probability": None if probability is None else float(probability),
+            "location": location,
+            "seed": seed,
+        }
+        self._native.faults(kind, options)
 
     def clear_faults(self) -> None:
         """Drop every queued fault (``stats()["faults"]`` keeps its count)."""

@@ -8,7 +8,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::convert::{error_value, model_class, model_list, to_pyerr};
 use super::lazy::model;
-use super::options::{ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS};
+use super::options::{
+    item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS, SEARCH_KEYWORDS,
+};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::{Progress, SearchKind, SearchParams};
@@ -378,22 +380,21 @@ impl NativeClient {
         )
     }
 
-    /// A lazy cursor over search, similar or phishfeed pages.
-    #[pyo3(signature = (kind, *, q=None, size=100, limit=None, search_after=None, datasource=None, collapse=None, uuid=None, parallel=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// A lazy cursor over search, similar or phishfeed pages; `options` holds
+    /// the search's keywords (`SEARCH_KEYWORDS`).
     fn search_cursor(
         &self,
         py: Python<'_>,
         kind: &str,
-        q: Option<String>,
-        size: i64,
-        limit: Option<i64>,
-        search_after: Option<String>,
-        datasource: Option<String>,
-        collapse: Option<String>,
-        uuid: Option<String>,
-        parallel: Option<i64>,
+        options: Bound<'_, PyAny>,
     ) -> PyResult<NativeCursor> {
+        let d = keywords(&options, &SEARCH_KEYWORDS)?;
+        let (uuid, size, limit, parallel) = (
+            item(&d, "uuid")?,
+            item(&d, "size")?.unwrap_or(100),
+            item::<i64>(&d, "limit")?,
+            item::<i64>(&d, "parallel")?,
+        );
         let kind = match (kind, uuid) {
             ("search", _) => SearchKind::Search,
             ("phishfeed", _) => SearchKind::Phishfeed,
@@ -411,12 +412,12 @@ impl NativeClient {
             .map(|l| l as u64);
         let params = SearchParams {
             kind,
-            q,
+            q: item(&d, "q")?,
             size,
             limit,
-            search_after,
-            datasource,
-            collapse,
+            search_after: item(&d, "search_after")?,
+            datasource: item(&d, "datasource")?,
+            collapse: item(&d, "collapse")?,
             parallel: match parallel {
                 None => core::api::search::AUTO_PARALLEL,
                 Some(n) => positive(py, "parallel", n)?,

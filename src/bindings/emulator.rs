@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{json, to_pyerr};
+use super::options::{item, keywords};
 use urlscan_core as core;
 use urlscan_emulator::{Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits};
 
@@ -41,21 +42,19 @@ impl NativeEmulator {
 #[pymethods]
 impl NativeEmulator {
     #[new]
-    #[pyo3(signature = (*, scans=1000, seed=0, scan_duration=10.0, latency=0.0, latency_groups=None, rate_limits=None, host="127.0.0.1".to_string(), port=0, result_size=None, webhook_timeout=5.0))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        scans: usize,
-        seed: u64,
-        scan_duration: f64,
-        latency: f64,
-        latency_groups: Option<HashMap<String, f64>>,
-        rate_limits: Option<HashMap<String, HashMap<String, Option<u64>>>>,
-        host: String,
-        port: u16,
-        result_size: Option<(usize, usize)>,
-        webhook_timeout: f64,
-    ) -> PyResult<NativeEmulator> {
+    fn new(py: Python<'_>, settings: EmulatorSettings) -> PyResult<NativeEmulator> {
+        let EmulatorSettings {
+            scans,
+            seed,
+            scan_duration,
+            latency,
+            latency_groups,
+            rate_limits,
+            host,
+            port,
+            result_size,
+            webhook_timeout,
+        } = settings;
         if let Some((lo, hi)) = result_size {
             if lo > hi || hi == 0 {
                 return Err(to_pyerr(
@@ -96,11 +95,11 @@ impl NativeEmulator {
             webhook_timeout,
             latency: Latency {
                 default: latency,
-                groups: latency_groups.unwrap_or_default(),
+                groups: latency_groups,
             },
             ..EmulatorConfig::default()
         };
-        for (action, windows) in rate_limits.unwrap_or_default() {
+        for (action, windows) in rate_limits {
             let mut l: Limits = cfg.rate_limits.get(&action).cloned().unwrap_or_default();
             for (w, v) in windows {
                 l.set(&w, v)
@@ -174,42 +173,24 @@ impl NativeEmulator {
 
     /// The fault plan: with `clear` drop every queued fault; with a `kind`
     /// queue one; either way return how many requests the plan will still affect.
-    #[pyo3(signature = (kind=None, *, count=Some(1), path=None, method=None, status=None, seconds=None, every=None, probability=None, location=None, seed=None, clear=false))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (kind=None, options=None, *, clear=false))]
     fn faults(
         &self,
         py: Python<'_>,
         kind: Option<&str>,
-        count: Option<i64>,
-        path: Option<String>,
-        method: Option<String>,
-        status: Option<u16>,
-        seconds: Option<f64>,
-        every: Option<i64>,
-        probability: Option<f64>,
-        location: Option<String>,
-        seed: Option<u64>,
+        options: Option<FaultArgs>,
         clear: bool,
     ) -> PyResult<u64> {
         let invalid = |m: String| to_pyerr(py, core::Error::Validation(m));
-        let positive = |name: &str, v: Option<i64>| match v {
-            Some(n) if n < 1 => Err(invalid(format!("{name} must be 1 or more, got {n}"))),
-            v => Ok(v.map(|n| n as u64)),
-        };
         let spec = match kind {
             None => None,
-            Some(k) => Some(FaultSpec {
-                count: positive("count", count)?,
-                path,
-                method,
-                status,
-                seconds,
-                every: positive("every", every)?,
-                probability,
-                location,
-                seed,
-                ..FaultSpec::new(FaultKind::parse(k).map_err(invalid)?)
-            }),
+            Some(k) => {
+                let spec = FaultSpec::new(FaultKind::parse(k).map_err(invalid)?);
+                Some(match options {
+                    Some(o) => o.onto(spec)?,
+                    None => spec,
+                })
+            }
         };
         self.with(|e| {
             if clear {
@@ -256,5 +237,76 @@ impl NativeEmulator {
     #[getter]
     fn running(&self) -> bool {
         self.inner.lock().unwrap().is_some()
+    }
+}
+
+/// The keywords of `Emulator(...)`, as a dict with every one given
+/// (`latency` split into its default and its groups).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct EmulatorSettings {
+    scans: usize,
+    seed: u64,
+    scan_duration: f64,
+    latency: f64,
+    latency_groups: HashMap<String, f64>,
+    rate_limits: HashMap<String, HashMap<String, Option<u64>>>,
+    host: String,
+    port: u16,
+    result_size: Option<(usize, usize)>,
+    webhook_timeout: f64,
+}
+
+const FAULT_KEYWORDS: [&str; 9] = [
+    "count",
+    "path",
+    "method",
+    "status",
+    "seconds",
+    "every",
+    "probability",
+    "location",
+    "seed",
+];
+
+/// The keywords of `Emulator.inject` besides the kind, as a dict; `count`
+/// there defaults to 1, and None means no limit.
+pub struct FaultArgs<'py>(Bound<'py, PyDict>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for FaultArgs<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        keywords(&obj, &FAULT_KEYWORDS).map(FaultArgs)
+    }
+}
+
+impl FaultArgs<'_> {
+    /// The fault `spec` with these options; a count or every below 1 is refused.
+    fn onto(self, spec: FaultSpec) -> PyResult<FaultSpec> {
+        let d = &self.0;
+        let positive = |name: &str| match item::<i64>(d, name)? {
+            Some(n) if n < 1 => Err(to_pyerr(
+                d.py(),
+                core::Error::Validation(format!("{name} must be 1 or more, got {n}")),
+            )),
+            v => Ok(v.map(|n| n as u64)),
+        };
+        Ok(FaultSpec {
+            // Given as None it is no limit; left out, the spec's one request.
+            count: match d.contains("count")? {
+                true => positive("count")?,
+                false => spec.count,
+            },
+            path: item(d, "path")?,
+            method: item(d, "method")?,
+            status: item(d, "status")?,
+            seconds: item(d, "seconds")?,
+            every: positive("every")?,
+            probability: item(d, "probability")?,
+            location: item(d, "location")?,
+            seed: item(d, "seed")?,
+            ..spec
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! The option bundles the native client takes from Python, each extracted
 //! once into one typed value: the client's settings (also what a pickled
-//! client is rebuilt from), a scan's options and a wait's timing. Python
-//! passes each as a dict of the public method's keywords.
+//! client is rebuilt from), a scan's options, a wait's timing and a search's
+//! parameters. Python passes each as a dict of the public method's keywords.
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
@@ -140,8 +140,24 @@ impl<'a, 'py> FromPyObject<'a, 'py> for WaitArgs {
     }
 }
 
+/// The keywords of a search (`Client.search`, `similar` with the scan's
+/// `uuid`, `phishfeed`).
+pub const SEARCH_KEYWORDS: [&str; 8] = [
+    "q",
+    "size",
+    "limit",
+    "search_after",
+    "datasource",
+    "collapse",
+    "uuid",
+    "parallel",
+];
+
 /// The dict of keywords, refused when it holds one the bundle does not have.
-fn keywords<'py>(obj: &Bound<'py, PyAny>, known: &[&str]) -> PyResult<Bound<'py, PyDict>> {
+pub(super) fn keywords<'py>(
+    obj: &Bound<'py, PyAny>,
+    known: &[&str],
+) -> PyResult<Bound<'py, PyDict>> {
     let d = obj.cast::<PyDict>()?;
     for key in d.keys() {
         let name: String = key.extract()?;
@@ -156,7 +172,7 @@ fn keywords<'py>(obj: &Bound<'py, PyAny>, known: &[&str]) -> PyResult<Bound<'py,
 
 /// One keyword's value (None when missing or None); a value of the wrong
 /// type names the keyword, as pyo3 names a wrong argument.
-fn item<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>>
+pub(super) fn item<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>>
 where
     T: FromPyObjectOwned<'py>,
 {

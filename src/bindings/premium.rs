@@ -144,30 +144,6 @@ fn wrap<'py>(
     Ok(obj)
 }
 
-impl NativeClient {
-    /// A downloaded file as bytes: `unpacked` from its ZIP, or the ZIP itself.
-    fn file(
-        &self,
-        py: Python<'_>,
-        sha256: String,
-        password: Option<String>,
-        unpacked: bool,
-    ) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move {
-                let password = password.as_deref();
-                if unpacked {
-                    c.download(&sha256, password).await
-                } else {
-                    c.download_zip(&sha256, password).await
-                }
-            },
-            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
-        )
-    }
-}
-
 #[pymethods]
 impl NativeClient {
     /// A table endpoint (see core::api::endpoints): `ids` fill the path,
@@ -247,26 +223,27 @@ impl NativeClient {
         )
     }
 
-    /// The file, unpacked and checked against its SHA-256.
-    #[pyo3(signature = (sha256, *, password=None))]
+    /// A downloaded file: unpacked and checked against its SHA-256, or the
+    /// password-protected ZIP as served.
+    #[pyo3(signature = (sha256, *, password=None, unpacked=true))]
     fn download(
         &self,
         py: Python<'_>,
         sha256: String,
         password: Option<String>,
+        unpacked: bool,
     ) -> PyResult<Py<PyAny>> {
-        self.file(py, sha256, password, true)
-    }
-
-    /// The password-protected ZIP, as served.
-    #[pyo3(signature = (sha256, *, password=None))]
-    fn download_zip(
-        &self,
-        py: Python<'_>,
-        sha256: String,
-        password: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        self.file(py, sha256, password, false)
+        self.run(
+            py,
+            move |c| async move {
+                let password = password.as_deref();
+                match unpacked {
+                    true => c.download(&sha256, password).await,
+                    false => c.download_zip(&sha256, password).await,
+                }
+            },
+            Box::new(|py, b: bytes::Bytes| Ok(PyBytes::new(py, &b).into_any())),
+        )
     }
 
     /// Any endpoint by its path: the decoded JSON (bytes when the answer is
