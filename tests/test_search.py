@@ -65,6 +65,17 @@ def test_wrong_iteration_kind(client: Client, aclient: AsyncClient) -> None:
         client.search("").__aiter__()
 
 
+def test_search_options_keep_their_types(client: Client, aclient: AsyncClient) -> None:
+    # size takes no None (it has a default); a wrong type names the keyword.
+    for c in (client, aclient):
+        with pytest.raises(TypeError, match="size must be int"):
+            c.search("", size=None)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="limit must be int"):
+            c.search("", limit="ten")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="uuid must be str"):
+            c.similar(5)  # type: ignore[arg-type]
+
+
 def test_total_capped_at_10000() -> None:
     with Emulator(scans=10_150, seed=3) as e, e.client() as c:
         it = c.search("", size=5000)

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use super::convert::{error_value, model_class, model_list, to_pyerr};
 use super::lazy::model;
 use super::options::{
-    item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS, SEARCH_KEYWORDS,
+    given, item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS, SEARCH_KEYWORDS,
 };
 use super::outcome::Conv;
 use super::run::run;
@@ -391,7 +391,7 @@ impl NativeClient {
         let d = keywords(&options, &SEARCH_KEYWORDS)?;
         let (uuid, size, limit, parallel) = (
             item(&d, "uuid")?,
-            item(&d, "size")?.unwrap_or(100),
+            given(&d, "size")?.unwrap_or(100),
             item::<i64>(&d, "limit")?,
             item::<i64>(&d, "parallel")?,
         );

@@ -177,14 +177,26 @@ where
     T: FromPyObjectOwned<'py>,
 {
     match d.get_item(key)? {
-        Some(v) if !v.is_none() => v.extract::<T>().map(Some).map_err(|e| {
-            let e: PyErr = e.into();
-            if e.is_instance_of::<PyTypeError>(d.py()) {
-                PyTypeError::new_err(format!("argument '{key}': {}", e.value(d.py())))
-            } else {
-                e
-            }
-        }),
-        _ => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        _ => given(d, key),
     }
+}
+
+/// One keyword's value when given (None when missing); a given None is a
+/// wrong type, as for a parameter that does not take None.
+pub(super) fn given<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>>
+where
+    T: FromPyObjectOwned<'py>,
+{
+    let Some(v) = d.get_item(key)? else {
+        return Ok(None);
+    };
+    v.extract::<T>().map(Some).map_err(|e| {
+        let e: PyErr = e.into();
+        if e.is_instance_of::<PyTypeError>(d.py()) {
+            PyTypeError::new_err(format!("argument '{key}': {}", e.value(d.py())))
+        } else {
+            e
+        }
+    })
 }
