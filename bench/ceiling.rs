@@ -44,12 +44,14 @@ fn client(url: &str, key: &str) -> Client {
         .expect("client")
 }
 
-/// The typed fields a playbook reads of a result.
+/// The ten typed fields a playbook reads of a result (as `bench/workloads.py`).
 #[derive(Deserialize)]
 #[allow(dead_code)]
-struct Few {
+struct Ten {
     page: Option<Page>,
     verdicts: Option<Verdicts>,
+    stats: Option<Stats>,
+    lists: Option<Lists>,
     task: Option<Task>,
 }
 #[derive(Deserialize)]
@@ -57,6 +59,7 @@ struct Few {
 struct Page {
     domain: Option<String>,
     ip: Option<String>,
+    country: Option<String>,
 }
 #[derive(Deserialize)]
 #[allow(dead_code)]
@@ -71,8 +74,21 @@ struct Overall {
 }
 #[derive(Deserialize)]
 #[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct Stats {
+    malicious: Option<i64>,
+    uniq_countries: Option<i64>,
+}
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Lists {
+    ips: Option<Vec<String>>,
+}
+#[derive(Deserialize)]
+#[allow(dead_code)]
 struct Task {
     time: Option<String>,
+    url: Option<String>,
 }
 
 async fn uuids(c: &Client, n: usize) -> Vec<String> {
@@ -101,11 +117,13 @@ async fn search(url: &str, key: &str, hits: u64) {
     let mut n = 0usize;
     let mut ids = 0usize;
     while let Some(page) = cur.next_page().await.expect("search page") {
-        // What an export does with each hit: decode it.
+        // What an export does with each hit: decode it, read id, page domain, scan time.
         let v: serde_json::Value = page.value().expect("page");
         for h in v["results"].as_array().into_iter().flatten() {
             n += 1;
-            ids += h["_id"].as_str().map_or(0, str::len);
+            ids += h["_id"].as_str().map_or(0, str::len)
+                + h["page"]["domain"].as_str().map_or(0, str::len)
+                + usize::from(h["task"]["time"].is_string());
         }
     }
     let wall = t0.elapsed().as_secs_f64();
@@ -127,8 +145,8 @@ async fn results(url: &str, key: &str, n: usize, concurrency: usize) {
             let c = c.clone();
             async move {
                 let doc = c.result(id).await.expect("result");
-                let few: Few = serde_json::from_slice(&doc.body).expect("typed fields");
-                few.verdicts
+                let ten: Ten = serde_json::from_slice(&doc.body).expect("typed fields");
+                ten.verdicts
                     .and_then(|v| v.overall)
                     .and_then(|o| o.malicious)
                     .unwrap_or(false)

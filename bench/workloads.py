@@ -44,7 +44,7 @@ def _official_client(cfg: dict[str, Any]) -> Any:
 
 
 def _export(client: Any, cfg: dict[str, Any], read: Callable[[Any], int]) -> Callable[[], dict[str, Any]]:
-    """Every hit of the search, reading its id and domain (`read` gives their length)."""
+    """Every hit of the search, reading what `read` reads of each (it gives a number to sum)."""
 
     def run() -> dict[str, Any]:
         n, chars = 0, 0
@@ -56,26 +56,71 @@ def _export(client: Any, cfg: dict[str, Any], read: Callable[[Any], int]) -> Cal
     return run
 
 
+# The export reads the hit's id, page domain and scan time; the walk reads nothing.
+
+
+def _three_rs(hit: Any) -> int:
+    t = hit.task.time  # an aware datetime
+    return len(hit.id) + len(hit.page.domain or "") + (t is not None)
+
+
+def _three_official(hit: dict[str, Any]) -> int:
+    t = hit["task"].get("time")  # the wire string
+    return len(hit["_id"]) + len(hit["page"].get("domain") or "") + (t is not None)
+
+
 def search_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    return _export(_rs_client(cfg), cfg, lambda hit: len(hit.id) + len(hit.page.domain or ""))
+    return _export(_rs_client(cfg), cfg, _three_rs)
 
 
 def search_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    return _export(_official_client(cfg), cfg, lambda hit: len(hit["_id"]) + len(hit["page"].get("domain") or ""))
+    return _export(_official_client(cfg), cfg, _three_official)
+
+
+def walk_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    return _export(_rs_client(cfg), cfg, lambda hit: 0)
+
+
+def walk_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    return _export(_official_client(cfg), cfg, lambda hit: 0)
 
 
 # --- result fetch ---------------------------------------------------------------------------------
 
-
-def _few_rs(r: Any) -> int:
-    """The few typed fields a playbook reads."""
-    t = r.task.time
-    return len(r.page.domain or "") + int(bool(r.verdicts.overall.malicious)) + (1 if t is not None else 0)
+# Ten fields a playbook reads of a result, across page, verdicts, stats, lists and task (each
+# side sums the same numbers from them).
 
 
-def _few_official(d: dict[str, Any]) -> int:
-    t = d["task"].get("time")
-    return len(d["page"].get("domain") or "") + int(bool(d["verdicts"]["overall"].get("malicious"))) + (1 if t else 0)
+def _ten_rs(r: Any) -> int:
+    page, overall, stats, task = r.page, r.verdicts.overall, r.stats, r.task
+    return (
+        len(page.domain or "")
+        + len(page.ip or "")
+        + len(page.country or "")
+        + int(bool(overall.malicious))
+        + (overall.score or 0)
+        + (stats.malicious or 0)
+        + (stats.uniq_countries or 0)
+        + len(r.lists.ips)
+        + (task.time is not None)
+        + len(task.url or "")
+    )
+
+
+def _ten_official(d: dict[str, Any]) -> int:
+    page, overall, stats, task = d["page"], d["verdicts"]["overall"], d["stats"], d["task"]
+    return (
+        len(page.get("domain") or "")
+        + len(page.get("ip") or "")
+        + len(page.get("country") or "")
+        + int(bool(overall.get("malicious")))
+        + (overall.get("score") or 0)
+        + (stats.get("malicious") or 0)
+        + (stats.get("uniqCountries") or 0)
+        + len(d["lists"].get("ips") or [])
+        + (task.get("time") is not None)
+        + len(task.get("url") or "")
+    )
 
 
 def _fetch_each(
@@ -98,7 +143,7 @@ def _fetch_each(
 
 
 def results_rs_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    return _fetch_each(cfg, _rs_client(cfg).result, _few_rs)
+    return _fetch_each(cfg, _rs_client(cfg).result, _ten_rs)
 
 
 def results_rs_batch(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
@@ -107,18 +152,18 @@ def results_rs_batch(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     def run() -> dict[str, Any]:
         out = client.results(cfg["uuids"], concurrency=cfg.get("concurrency", 8))
         errors = [r for r in out if isinstance(r, Exception)]
-        s = sum(_few_rs(r) for r in out if not isinstance(r, Exception))
+        s = sum(_ten_rs(r) for r in out if not isinstance(r, Exception))
         return {"count": len(out) - len(errors), "errors": len(errors), "fields": s}
 
     return run
 
 
 def results_official_loop(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    return _fetch_each(cfg, _official_client(cfg).get_result, _few_official)
+    return _fetch_each(cfg, _official_client(cfg).get_result, _ten_official)
 
 
 def results_official_threads(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    return _fetch_each(cfg, _official_client(cfg).get_result, _few_official, threads=cfg.get("threads", 16))
+    return _fetch_each(cfg, _official_client(cfg).get_result, _ten_official, threads=cfg.get("threads", 16))
 
 
 # --- bulk scan and wait ---------------------------------------------------------------------------
@@ -254,6 +299,8 @@ SIDES: dict[str, Callable[[dict[str, Any]], Callable[[], dict[str, Any]]]] = {
     for f in (
         search_rs,
         search_official,
+        walk_rs,
+        walk_official,
         results_rs_loop,
         results_rs_batch,
         results_official_loop,

@@ -1,5 +1,6 @@
 //! Property tests: arbitrary bytes and arbitrary JSON never make the response
-//! decoders or the emulator's query parser panic.
+//! decoders or the emulator's query parser panic, and the structural index of
+//! field reads agrees with the parser.
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -60,6 +61,17 @@ proptest! {
     #[test]
     fn decoders_survive_arbitrary_bytes(body in prop::collection::vec(any::<u8>(), 0..400)) {
         decode_all(&body);
+    }
+
+    #[test]
+    fn a_parsed_object_is_indexed_as_a_parse_would(doc in json(), pretty in any::<bool>()) {
+        // The structural scan of field reads agrees with the full parse.
+        let text = if pretty { serde_json::to_string_pretty(&doc).unwrap() } else { doc.to_string() };
+        let scanned = urlscan_core::models::index::parsed_object_index(text.as_bytes());
+        match urlscan_core::models::index::object_index(text.as_bytes()) {
+            Ok(parsed) => prop_assert_eq!(scanned, Some(parsed)),
+            Err(_) => prop_assert!(!doc.is_object() && scanned.is_none()),
+        }
     }
 
     #[test]

@@ -54,7 +54,7 @@ def _own(cls: type) -> Iterator[tuple[str, Any]]:
 
 def _is_field(cls: type, name: str, member: Any) -> bool:
     """A model field: documented by its wire name (the reference shows it), not by a docstring."""
-    return type(member).__name__ == "_FieldView" and name in getattr(cls, "_fields", {})
+    return type(member).__name__ in ("_FieldView", "FieldReader") and name in getattr(cls, "_fields", {})
 
 
 def _public_classes() -> dict[str, type]:

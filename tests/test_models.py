@@ -118,8 +118,12 @@ def test_lazy_models_read_only_the_parts_used() -> None:
     lazy, eager = ScanResult._lazy(LazyDoc(body)), ScanResult(doc)
     assert lazy.page.domain == eager.page.domain == "example.com"
     assert lazy.verdicts.overall.malicious is True
-    assert isinstance(lazy._json, LazyDoc) and sorted(lazy._json.decoded) == ["page", "verdicts"]
-    assert lazy.some_new_part == {"x": [1, 2]} and lazy.task.time == eager.task.time
+    # Declared fields are read from the bytes: no part became Python objects, and
+    # the parts read are lazy models over slices of the same bytes.
+    assert isinstance(lazy._json, LazyDoc) and lazy._json.decoded == []
+    assert isinstance(lazy.verdicts.overall._json, LazyDoc) and lazy.verdicts.overall._path == "verdicts.overall"
+    assert lazy.some_new_part == {"x": [1, 2]} and lazy._json.decoded == ["someNewPart"]
+    assert lazy.task.time == eager.task.time
     assert lazy.lists is not None and lazy.lists.urls == []  # a missing part reads as empty
     assert lazy == eager and hash(lazy) == hash(eager)
     assert lazy.raw == doc and lazy.to_dict() == doc and not isinstance(lazy._json, LazyDoc)
@@ -157,7 +161,12 @@ def test_search_hits_are_lazy(client: Client) -> None:
     hits = list(client.search("", limit=150))
     assert all(isinstance(h._json, LazyDoc) for h in hits)
     assert [h.id for h in hits] == [h.task.uuid for h in hits]
-    assert all(sorted(h._json.decoded) == ["_id", "task"] for h in hits)
+    assert all(h._json.decoded == [] for h in hits)  # read from the page's bytes
+    # Pickled over the bytes of the hit alone (not its page, not a dict), lazy again.
+    data = pickle.dumps(hits[1])
+    assert len(data) < 2 * len(json.dumps(hits[1].raw))
+    again = pickle.loads(data)
+    assert isinstance(again._json, LazyDoc) and again._path == "results[1]" and again == hits[1]
     assert hits[0] == urlscan_rs.SearchHit(json.loads(json.dumps(hits[0].raw)))
 
 

@@ -1,6 +1,6 @@
 # The native core (Rust). Public code uses Client, AsyncClient and Emulator instead.
 # Checked against the module by mypy.stubtest (tests/test_ecosystem.py).
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, TypedDict, final
 
 from typing_extensions import Self
@@ -11,6 +11,7 @@ __all__ = [
     "_server_clock_moved",
     "endpoint_table",
     "LazyDoc",
+    "FieldReader",
     "CancelOnDone",
     "NativeClient",
     "NativeCursor",
@@ -206,3 +207,16 @@ class LazyDoc:
     def keys(self) -> list[str]: ...
     def __contains__(self, key: str, /) -> bool: ...
     def full(self) -> dict[str, Any]: ...
+    def json(self) -> bytes: ...
+
+@final
+class FieldReader:
+    def __new__(
+        cls,
+        name: str,
+        wire: str,
+        slow: Callable[[Any], Any],
+        planner: Callable[[], tuple[str, type | None]],
+        view: property,
+    ) -> Self: ...
+    def __get__(self, obj: Any, owner: Any = None, /) -> Any: ...

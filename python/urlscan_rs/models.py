@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
+from . import _native
 from ._native import LazyDoc
 from .errors import DecodeError
 
@@ -439,25 +440,32 @@ class _FieldView(property):
 
     A class attribute, so reading a field neither raises nor catches an
     AttributeError (which ``__getattr__`` would: that costs more than the read).
-    A property, so type checkers see the annotated field; ``__get__`` is its
-    own, for speed. Assignment raises as on any frozen model. The value is
-    checked against the field's declaration on first read (see `_reader`).
+    A property, so type checkers see the annotated field; the class holds its
+    native `descriptor` (`_native.FieldReader`), which reads the common values
+    straight from the bytes of a lazy document, hands the rest to
+    `_read_slow` (it checks the value against the field's declaration, see
+    `_reader`) and gives this property when read on the class. Assignment
+    raises as on any frozen model.
     """
 
-    __slots__ = ("name", "wire", "head", "rest", "owner", "read", "alt")
+    # No __slots__: a property subclass keeps its own __doc__ in its __dict__.
 
     def __init__(self, owner: type[Model], name: str, wire: str) -> None:
-        super().__init__(fset=_frozen)
         wire, _, alt = wire.partition("|")
         head, _, rest = wire.partition(".")
         self.owner, self.name, self.wire, self.head = owner, name, wire, head
         self.rest = tuple(rest.split(".")) if rest else ()
         self.read: _Reader | None = None
         self.alt = alt or None
+        super().__init__(fget=self._read_slow, fset=_frozen, doc=f"The field {wire!r}{f' (else {alt!r})' if alt else ''}.")
 
-    def __get__(self, obj: Any, owner: Any = None) -> Any:
-        if obj is None:
+    def descriptor(self) -> Any:
+        """What the class holds: the native reader (this property for a dotted or alternative path)."""
+        if self.rest or self.alt:
             return self
+        return _native.FieldReader(self.name, self.wire, self._read_slow, functools.partial(_plan, self.owner, self.name), self)
+
+    def _read_slow(self, obj: Any) -> Any:
         cache = obj._cache
         name = self.name
         if name in cache:
@@ -474,6 +482,28 @@ class _FieldView(property):
         value = read(value, obj, wire)
         cache[name] = value
         return value
+
+
+def _plan(cls: type[Model], name: str) -> tuple[str, type[Model] | None]:
+    """What the native getter of a field reads itself: ``(kind, model class)``.
+
+    Only values that read the same with or without the field's converter and
+    rules; "other" leaves every value to the Python reader.
+    """
+    e, conv = _expect(cls, name), cls._fields[name].conv
+    types = e.types
+    if e.model is not None and not e.is_list and (conv is None or conv in _MODEL_OF):
+        return ("model", e.model)
+    if conv is None:
+        kind = {frozenset({str}): "str", _NUMBER: "number", frozenset({bool}): "bool"}.get(types or frozenset())
+        return (kind or "other", None)
+    if types == _NUMBER and conv in (_int, _float):
+        return ("int" if conv is _int else "float", None)
+    if types == frozenset({bool}) and conv is _flag:
+        return ("bool", None)
+    if types == _SCALARS["datetime"].types and conv is _datetime:
+        return ("datetime", None)
+    return ("other", None)
 
 
 _new = object.__new__
@@ -539,8 +569,8 @@ class Model:
                 continue
             # Names a base defines itself, e.g. a property, win.
             defined = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
-            if defined is None or isinstance(defined, _FieldView):
-                setattr(cls, name, _FieldView(cls, name, wire))
+            if defined is None or isinstance(defined, (_FieldView, _native.FieldReader)):
+                setattr(cls, name, _FieldView(cls, name, wire).descriptor())
 
     def __init__(self, raw: dict[str, Any] | None = None) -> None:
         if raw is None:
@@ -645,7 +675,10 @@ class Model:
         return hash((type(self).__name__, json.dumps(self._raw, sort_keys=True, default=str)))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self._raw,))
+        r = self._json
+        if type(r) is LazyDoc:
+            return (_unpickle, (type(self), r.json(), self._path))  # the bytes, not a dict
+        return (type(self), (r,))
 
     def __copy__(self) -> Model:
         return self
@@ -676,6 +709,11 @@ class Model:
         return tuple(cls._fields)
 
 
+def _unpickle(cls: type[Model], data: bytes, path: str) -> Any:
+    """A model pickled over its JSON bytes, lazy again."""
+    return cls._lazy(LazyDoc(data), path)
+
+
 def _field(wire: str, conv: Callable[[Any], Any] | None = None) -> Any:
     """Declare a model field: ``score: int | None = _field("score", _int)``.
 
@@ -683,8 +721,9 @@ def _field(wire: str, conv: Callable[[Any], Any] | None = None) -> Any:
     the reading rules); ``wire`` is the JSON key, or a dotted path
     ("task.uuid"), or two tried in turn ("id|_id"). Typed ``Any`` so that
     the annotation alone types the attribute. `Model.__init_subclass__`
-    collects the declarations into ``_fields`` and puts a `_FieldView` in
-    their place (none where the class reads them with ``__getattr__``).
+    collects the declarations into ``_fields`` and puts the reader of a
+    `_FieldView` in their place (none where the class reads them with
+    ``__getattr__``).
     """
     return _Field(wire, conv)
 

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use super::convert::{error_value, model_class, model_list, to_pyerr};
-use super::lazy::model;
+use super::convert::{error_value, model_class, to_pyerr};
+use super::lazy::{model, model_list};
 use super::options::{
     given, item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS, SEARCH_KEYWORDS,
 };
@@ -31,7 +31,7 @@ pub struct NativeClient {
 fn doc_model<'py, T>(py: Python<'py>, class: &str, d: Doc<T>) -> PyResult<Bound<'py, PyAny>> {
     match d.index {
         Some(index) => super::lazy::lazy_model(py, class, d.body, index),
-        None => model(py, class, &d.body),
+        None => model(py, class, d.body),
     }
 }
 
@@ -269,7 +269,7 @@ impl NativeClient {
             let out = PyList::empty(py);
             for o in outcomes {
                 let sub = match o.submission {
-                    Some(d) => model(py, "Submission", &d.body)?,
+                    Some(d) => model(py, "Submission", d.body)?,
                     None => py.None().into_bound(py),
                 };
                 let res = match o.result {
@@ -375,7 +375,7 @@ impl NativeClient {
             py,
             move |c| async move { c.user_agents().await },
             Box::new(|py, d: Doc<core::api::scanning::UserAgentsHead>| {
-                model_list(py, "UserAgentGroup", "userAgents", &d.body)
+                model_list(py, "UserAgentGroup", "userAgents", d.body)
             }),
         )
     }
@@ -522,7 +522,7 @@ fn hits<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match page {
         None => Ok(py.None().into_bound(py)),
-        Some(d) => super::lazy::lazy_hits(py, class, &d).map(Bound::into_any),
+        Some(d) => super::lazy::lazy_hits(py, class, d).map(Bound::into_any),
     }
 }
 

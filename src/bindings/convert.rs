@@ -1,10 +1,9 @@
 //! Converting core values to Python: JSON bodies become Python objects
-//! (jiter), lists of them become model instances of `urlscan_rs.models`, and
-//! core errors become the exception classes of `urlscan_rs.errors`. One
-//! document becomes a model in `lazy::model` (lazily when it is large).
+//! (jiter), and core errors become the exception classes of
+//! `urlscan_rs.errors`. Bodies become models in `lazy.rs`.
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::types::{PyDict, PyType};
 
 use urlscan_core::{ApiErrorKind, Error};
 
@@ -40,64 +39,6 @@ pub fn json<'py>(py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
             Error::Decode(format!("invalid JSON: {}", e.description(body))),
         )
     })
-}
-
-/// A list of models from `body[key]` (or the body itself when it is a
-/// list): `{}`, null or a missing key read as `[]`; element `i` is named
-/// `{key}[i]` in errors.
-pub fn model_list<'py>(
-    py: Python<'py>,
-    class: &str,
-    key: &str,
-    body: &[u8],
-) -> PyResult<Bound<'py, PyAny>> {
-    let decode = |msg: String| to_pyerr(py, Error::Decode(msg));
-    let kind = |v: &Bound<'py, PyAny>| -> String {
-        let text = v.repr().map(|r| r.to_string()).unwrap_or_default();
-        let short: String = text.chars().take(40).collect();
-        let name = match () {
-            _ if v.is_none() => "null",
-            _ if v.cast::<PyDict>().is_ok() => "an object",
-            _ if v.cast::<PyList>().is_ok() => "a list",
-            _ if v.is_instance_of::<pyo3::types::PyString>() => "a string",
-            _ if v.is_instance_of::<pyo3::types::PyBool>() => "a boolean",
-            _ => "a number",
-        };
-        format!("{name} ({short})")
-    };
-    let raw = json(py, body)?;
-    let items = if let Ok(d) = raw.cast::<PyDict>() {
-        match d.get_item(key)? {
-            Some(v) if v.cast::<PyList>().is_ok() => v,
-            Some(v) if v.is_none() || v.cast::<PyDict>().is_ok_and(|d| d.is_empty()) => {
-                PyList::empty(py).into_any()
-            }
-            Some(v) => {
-                return Err(decode(format!(
-                    "{key}: expected a list, found {}",
-                    kind(&v)
-                )))
-            }
-            None => PyList::empty(py).into_any(),
-        }
-    } else if raw.cast::<PyList>().is_ok() {
-        raw
-    } else {
-        return Err(decode(format!("expected an object, found {}", kind(&raw))));
-    };
-    let cls = model_class(py, class)?;
-    let at = pyo3::intern!(py, "_at");
-    let out = PyList::empty(py);
-    for (i, item) in items.cast::<PyList>()?.iter().enumerate() {
-        if item.cast::<PyDict>().is_err() {
-            return Err(decode(format!(
-                "{key}[{i}]: expected an object, found {}",
-                kind(&item)
-            )));
-        }
-        out.append(cls.call_method1(at, (item, format!("{key}[{i}]")))?)?;
-    }
-    Ok(out.into_any())
 }
 
 /// The name in `urlscan_rs.errors` (where every class is defined, once) of

@@ -1,16 +1,18 @@
 //! `LazyDoc`: a JSON object kept as bytes, with the span of each top-level
 //! value found in one pass; a part becomes Python objects when first read.
-//! Search exports and large results mostly read a few parts of each
-//! document, so most of the JSON never becomes Python objects.
+//! Every answer becomes models this one way (bytes, indexed once, wrapped):
+//! a search hit or a list element shares its answer's bytes, and a field
+//! read (reader.rs) opens a nested object as a model over a slice of them,
+//! so most of the JSON never becomes Python objects.
 use std::sync::Mutex;
 
 use bytes::Bytes;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 
 use super::convert::{json, model_class, to_pyerr};
-use urlscan_core::models::index::{self, DocIndex};
+use urlscan_core::api::endpoints::part;
+use urlscan_core::models::index::{self, DocIndex, Key};
 use urlscan_core::models::{Doc, SearchPageHead};
 use urlscan_core::Error;
 
@@ -22,32 +24,42 @@ pub struct LazyDoc {
 }
 
 impl LazyDoc {
-    fn new(data: Bytes, index: DocIndex) -> LazyDoc {
-        let parts = Mutex::new((0..index.len()).map(|_| None).collect());
+    pub(super) fn new(data: Bytes, index: DocIndex) -> LazyDoc {
+        // Filled on the first decoded part: most documents never decode one.
+        let parts = Mutex::new(Vec::new());
         LazyDoc { data, index, parts }
     }
 
     /// One document (a whole body that is a JSON object).
     pub fn from_body(py: Python<'_>, body: Bytes) -> PyResult<LazyDoc> {
-        let index = py
-            .detach(|| index::object_index(&body))
-            .map_err(|e| to_pyerr(py, e))?;
+        let index =
+            off_gil(py, body.len(), || index::object_index(&body)).map_err(|e| to_pyerr(py, e))?;
         Ok(LazyDoc::new(body, index))
     }
 
     fn part<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
-        if let Some(v) = &self.parts.lock().unwrap()[i] {
+        if let Some(Some(v)) = self.parts.lock().unwrap().get(i) {
             return Ok(v.bind(py).clone());
         }
         let e = &self.index[i];
         let v = json(py, &self.data[e.start..e.end])?;
-        self.parts.lock().unwrap()[i] = Some(v.clone().unbind());
+        let mut parts = self.parts.lock().unwrap();
+        if parts.is_empty() {
+            parts.resize_with(self.index.len(), || None);
+        }
+        parts[i] = Some(v.clone().unbind());
         Ok(v)
     }
 
     fn find(&self, key: &str) -> Option<usize> {
         // The last of duplicate keys wins, as with json.loads.
-        self.index.iter().rposition(|e| e.key(&self.data) == key)
+        self.index.iter().rposition(|e| e.key_is(&self.data, key))
+    }
+
+    /// The bytes and the span of the value of a top-level key.
+    pub(super) fn span(&self, key: &str) -> Option<(&Bytes, usize, usize)> {
+        let e = &self.index[self.find(key)?];
+        Some((&self.data, e.start, e.end))
     }
 }
 
@@ -62,6 +74,7 @@ impl LazyDoc {
     /// The top-level keys decoded so far.
     #[getter]
     fn decoded(&self) -> Vec<String> {
+        // `parts` is empty until a part is decoded (the zip lists none then).
         let parts = self.parts.lock().unwrap();
         self.index
             .iter()
@@ -99,6 +112,33 @@ impl LazyDoc {
         self.find(key).is_some()
     }
 
+    /// The object's JSON text, rebuilt from its members' bytes (no decoding;
+    /// a hit's document spans only its own members of the page).
+    fn json<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let len: usize = self.index.iter().map(|e| e.end - e.start + 8).sum();
+        let mut out = Vec::with_capacity(len + 2);
+        out.push(b'{');
+        for (i, e) in self.index.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match &e.key {
+                Key::At(a, b) => {
+                    out.push(b'"');
+                    out.extend_from_slice(&self.data[*a..*b]);
+                    out.push(b'"');
+                }
+                Key::Owned(k) => {
+                    out.extend_from_slice(serde_json::to_string(k).unwrap_or_default().as_bytes())
+                }
+            }
+            out.push(b':');
+            out.extend_from_slice(&self.data[e.start..e.end]);
+        }
+        out.push(b'}');
+        PyBytes::new(py, &out)
+    }
+
     /// The whole object as a dict (parts already read are reused).
     fn full<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
@@ -112,28 +152,48 @@ impl LazyDoc {
     }
 }
 
+/// `f()`, which reads `len` bytes, with the GIL released when that is long
+/// enough to be worth it: releasing and taking it back costs about as much
+/// as indexing a few KB, and can hand the GIL to another thread.
+pub(super) fn off_gil<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= 64 * 1024 {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
 /// A model instance over `doc`, made without running Python code
-/// (`object.__new__` and the slots set directly: `Model` is frozen); `path`
-/// is where the object is in the answer ("" for the whole answer), named by
-/// the model's errors.
-fn new_model<'py>(
+/// (allocated as `object.__new__` does, the slots set directly: `Model` is
+/// frozen); `path` is where the object is in the answer ("" for the whole
+/// answer), named by the model's errors.
+pub(super) fn new_model<'py>(
     cls: &Bound<'py, PyType>,
     doc: Bound<'py, LazyDoc>,
     path: &Bound<'py, PyString>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    static OBJECT_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = cls.py();
-    let new = OBJECT_NEW.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py
-            .import("builtins")?
-            .getattr("object")?
-            .getattr("__new__")?
-            .unbind())
-    })?;
-    let obj = new.bind(py).call1((cls,))?;
+    let no_args = PyTuple::empty(py);
+    // SAFETY: `cls` is a live type and `no_args` a live tuple; PyType_GenericNew
+    // only allocates (what `object.__new__` does for a class with slots),
+    // without the call and argument checks.
+    let obj = unsafe {
+        let p = pyo3::ffi::PyType_GenericNew(
+            cls.as_ptr().cast(),
+            no_args.as_ptr(),
+            std::ptr::null_mut(),
+        );
+        Bound::from_owned_ptr_or_err(py, p)?
+    };
     set_slot(&obj, pyo3::intern!(py, "_json"), doc.as_any())?;
     set_slot(&obj, pyo3::intern!(py, "_cache"), PyDict::new(py).as_any())?;
     set_slot(&obj, pyo3::intern!(py, "_path"), path.as_any())?;
+    // A model cannot be part of a reference cycle: it is frozen, and holds
+    // only its document, its path and the values read from it (never a model
+    // above it). Left to the cycle collector, the models of an export are
+    // most of what each collection walks.
+    // SAFETY: `obj` is a live object of a GC type (a class with slots).
+    unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) };
     Ok(obj)
 }
 
@@ -177,47 +237,104 @@ pub fn lazy_model<'py>(
 pub fn lazy_hits<'py>(
     py: Python<'py>,
     class: &str,
-    doc: &Doc<SearchPageHead>,
+    doc: Doc<SearchPageHead>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let reindexed;
+    let body = doc.body;
     let hits = if doc.head.hits.len() == doc.head.results.len() {
-        &doc.head.hits
+        doc.head.hits
     } else {
-        reindexed = py
-            .detach(|| index::search_page(doc.body.clone()))
-            .map_err(|e| to_pyerr(py, e))?;
-        &reindexed.head.hits
+        py.detach(|| index::search_page(body.clone()))
+            .map_err(|e| to_pyerr(py, e))?
+            .head
+            .hits
     };
     let cls = model_class(py, class)?;
     let out = PyList::empty(py);
-    for (i, idx) in hits.iter().enumerate() {
-        let d = Bound::new(py, LazyDoc::new(doc.body.clone(), idx.clone()))?;
+    for (i, idx) in hits.into_iter().enumerate() {
+        let d = Bound::new(py, LazyDoc::new(body.clone(), idx))?;
         let path = PyString::new(py, &format!("results[{i}]"));
         out.append(new_model(&cls, d, &path)?)?;
     }
     Ok(out)
 }
 
-/// Documents at least this large become lazy models: Python objects are made
-/// only for the top-level parts that are read (results are 100 KB to MBs,
-/// most of it `data`, which a playbook reading verdicts never touches).
-const LAZY_MIN_BYTES: usize = 32 * 1024;
+/// A JSON body as its model: every object answer is read the same way (one
+/// pass indexes it, fields are read from its bytes).
+pub fn model<'py>(py: Python<'py>, class: &str, body: Bytes) -> PyResult<Bound<'py, PyAny>> {
+    if first_byte(&body) == Some(b'{') {
+        return body_model(py, class, body);
+    }
+    Err(to_pyerr(py, wrong_value(class, "a JSON object", &body)))
+}
 
-/// A JSON body wrapped in a model class.
-pub fn model<'py>(py: Python<'py>, class: &str, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    // The body was already parsed (and so validated) into its typed head.
-    let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if body.len() >= LAZY_MIN_BYTES && object {
-        return body_model(py, class, Bytes::copy_from_slice(body));
+/// The list under `key` of a JSON object, or the body itself when it is a
+/// list (`{}`, null or a missing key read as `[]`), as models sharing the
+/// body's bytes; element `i` is named `{key}[i]` in errors.
+pub fn model_list<'py>(
+    py: Python<'py>,
+    class: &str,
+    key: &str,
+    body: Bytes,
+) -> PyResult<Bound<'py, PyAny>> {
+    let items = part(body, class, &[key], true).map_err(|e| to_pyerr(py, e))?;
+    let spans =
+        off_gil(py, items.len(), || index::array_spans(&items)).map_err(|e| to_pyerr(py, e))?;
+    let cls = model_class(py, class)?;
+    let out = PyList::empty(py);
+    for (i, (start, end)) in spans.into_iter().enumerate() {
+        let item = items.slice(start..end);
+        let at = format!("{key}[{i}]");
+        if item.first() != Some(&b'{') {
+            return Err(to_pyerr(py, wrong_value(&at, "an object", &item)));
+        }
+        // The array was parsed whole: each element's structure is enough.
+        let idx = match index::parsed_object_index(&item) {
+            Some(idx) => idx,
+            None => index::object_index(&item).map_err(|e| to_pyerr(py, e))?,
+        };
+        let doc = Bound::new(py, LazyDoc::new(item, idx))?;
+        out.append(new_model(&cls, doc, &PyString::new(py, &at))?)?;
     }
-    let raw = json(py, body)?;
-    // serde reads a struct from an array too, so the shape is checked here.
-    if raw.cast::<PyDict>().is_err() {
-        let kind = raw.get_type().name()?.to_string();
-        return Err(to_pyerr(
-            py,
-            Error::Decode(format!("{class}: expected a JSON object, got {kind}")),
-        ));
+    Ok(out.into_any())
+}
+
+/// An answer as Python values, wrapped in `class` when given: an object is
+/// a model, a list a list of models (each must be an object), null None.
+pub fn wrap<'py>(
+    py: Python<'py>,
+    body: Bytes,
+    class: Option<&str>,
+    key: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    match (class, first_byte(&body)) {
+        (Some(class), Some(b'{')) => body_model(py, class, body),
+        (Some(class), Some(b'[')) => model_list(py, class, key, body),
+        (Some(_), Some(b'n')) if &body[..] == b"null" => Ok(py.None().into_bound(py)),
+        _ => json(py, &body),
     }
-    model_class(py, class)?.call1((raw,))
+}
+
+/// The value of `key` in the JSON object `body` (null when absent or when
+/// `body` is not an object).
+pub fn field_of(py: Python<'_>, body: Bytes, key: &str) -> PyResult<Bytes> {
+    if first_byte(&body) != Some(b'{') {
+        return Ok(Bytes::from_static(b"null"));
+    }
+    let doc = LazyDoc::from_body(py, body)?;
+    Ok(match doc.span(key) {
+        Some((data, start, end)) => data.slice(start..end),
+        None => Bytes::from_static(b"null"),
+    })
+}
+
+fn first_byte(b: &[u8]) -> Option<u8> {
+    b.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// "`at`: expected `what`, found ..." for a JSON value (or the JSON error).
+fn wrong_value(at: &str, what: &str, body: &[u8]) -> Error {
+    match urlscan_core::models::decode::<serde_json::Value>(body, at) {
+        Ok(v) => Error::Decode(format!("{at}: {}", urlscan_core::models::wrong(what, &v))),
+        Err(e) => e,
+    }
 }

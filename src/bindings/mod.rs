@@ -3,8 +3,9 @@
 //! for every table-driven one (`core::api::endpoints`). Each method serves
 //! `Client` (blocking, GIL released; run.rs) and `AsyncClient` (an awaitable;
 //! bridge.rs), depending on how the `NativeClient` was made; outcome.rs converts the
-//! results, convert.rs and lazy.rs make models and exceptions. The public
-//! classes are Python code (`python/urlscan_rs`) built around it.
+//! results, convert.rs and lazy.rs make models and exceptions, reader.rs reads
+//! their fields. The public classes are Python code (`python/urlscan_rs`)
+//! built around it.
 mod bridge;
 mod client;
 mod convert;
@@ -13,6 +14,7 @@ mod lazy;
 mod options;
 mod outcome;
 mod premium;
+mod reader;
 mod run;
 
 use pyo3::prelude::*;
@@ -105,6 +107,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_server_clock_moved, m)?)?;
     m.add_function(wrap_pyfunction!(premium::endpoint_table, m)?)?;
     m.add_class::<lazy::LazyDoc>()?;
+    m.add_class::<reader::FieldReader>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCursor>()?;

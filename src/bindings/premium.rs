@@ -7,8 +7,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use serde_json::{Map, Number, Value};
 
 use super::client::NativeClient;
-use super::convert::{json, model_class, model_list, to_pyerr};
-use super::lazy::model;
+use super::convert::{json, to_pyerr};
+use super::lazy::{field_of, model, model_list, wrap};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::hostnames::HostnamePageHead;
@@ -107,43 +107,6 @@ fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
     }
 }
 
-/// A JSON value as Python objects, optionally wrapped in a model class
-/// (each element of a list, which must be an object: its path is
-/// `{key}[i]`; None stays None).
-fn wrap<'py>(
-    py: Python<'py>,
-    v: &Value,
-    class: Option<&str>,
-    key: &str,
-) -> PyResult<Bound<'py, PyAny>> {
-    let obj = json(py, v.to_string().as_bytes())?;
-    let Some(class) = class else { return Ok(obj) };
-    if v.is_null() {
-        return Ok(py.None().into_bound(py));
-    }
-    let cls = model_class(py, class)?;
-    if let (Ok(list), Value::Array(values)) = (obj.cast::<PyList>(), v) {
-        let out = PyList::empty(py);
-        for (i, (item, value)) in list.iter().zip(values).enumerate() {
-            if !value.is_object() {
-                return Err(to_pyerr(
-                    py,
-                    core::Error::Decode(format!(
-                        "{key}[{i}]: {}",
-                        core::models::wrong("an object", value)
-                    )),
-                ));
-            }
-            out.append(cls.call_method1(pyo3::intern!(py, "_at"), (item, format!("{key}[{i}]")))?)?;
-        }
-        return Ok(out.into_any());
-    }
-    if obj.cast::<PyDict>().is_ok() {
-        return cls.call1((obj,));
-    }
-    Ok(obj)
-}
-
 #[pymethods]
 impl NativeClient {
     /// A table endpoint (see core::api::endpoints): `ids` fill the path,
@@ -168,19 +131,19 @@ impl NativeClient {
             .and_then(|e| e.answer.first())
             .copied()
             .unwrap_or("");
-        let conv: Conv<Value> = Box::new(move |py, v| {
+        let conv: Conv<bytes::Bytes> = Box::new(move |py, v| {
             if discard {
                 return Ok(py.None().into_bound(py));
             }
             let v = match &field {
-                Some(f) => v.get(f).cloned().unwrap_or(Value::Null),
+                Some(f) => field_of(py, v, f)?,
                 None => v,
             };
-            wrap(py, &v, model.as_deref(), key)
+            wrap(py, v, model.as_deref(), key)
         });
         self.run(
             py,
-            move |c| async move { c.call(&name, &ids, &opts).await },
+            move |c| async move { c.call_raw(&name, &ids, &opts).await },
             conv,
         )
     }
@@ -195,7 +158,7 @@ impl NativeClient {
         self.run(
             py,
             move |c| async move { c.incident_action(&action, &incident_id).await },
-            Box::new(|py, v| wrap(py, &v, Some("Incident"), "incident")),
+            Box::new(|py, v| wrap(py, v, Some("Incident"), "incident")),
         )
     }
 
@@ -209,7 +172,7 @@ impl NativeClient {
     ) -> PyResult<Py<PyAny>> {
         let kind = resource_type.clone();
         let conv: Conv<bytes::Bytes> = Box::new(move |py, b| match kind.as_str() {
-            "result" => model(py, "ScanResult", &b),
+            "result" => model(py, "ScanResult", b),
             "dom" => Ok(PyString::new(py, &String::from_utf8_lossy(&b)).into_any()),
             _ => Ok(PyBytes::new(py, &b).into_any()),
         });
@@ -290,7 +253,7 @@ impl NativeClient {
         self.run(
             py,
             move |c| async move { c.datadump_list(&time_window, &file_type, &date).await },
-            Box::new(|py, v| wrap(py, &v, Some("DataDumpFile"), "files")),
+            Box::new(|py, v| wrap(py, v, Some("DataDumpFile"), "files")),
         )
     }
 
@@ -383,7 +346,7 @@ impl HostnameCursor {
         };
         let conv: Conv<Option<Doc<HostnamePageHead>>> = Box::new(|py, page| match page {
             None => Ok(py.None().into_bound(py)),
-            Some(d) => model_list(py, "HostnameRecord", "results", &d.body),
+            Some(d) => model_list(py, "HostnameRecord", "results", d.body),
         });
         run(py, self.is_async, fut, conv)
     }

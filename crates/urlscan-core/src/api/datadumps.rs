@@ -76,11 +76,11 @@ impl Client {
         time_window: &str,
         file_type: &str,
         date: &str,
-    ) -> Result<Value> {
+    ) -> Result<bytes::Bytes> {
         one_of("time_window", time_window, TIME_WINDOWS)?;
         one_of("file_type", file_type, FILE_TYPES)?;
         let ids = [time_window.to_string(), file_type.to_string(), day(date)?];
-        self.call("datadumps.list", &ids, &Map::new()).await
+        self.call_raw("datadumps.list", &ids, &Map::new()).await
     }
 
     /// The temporary address the service redirects to; the redirect is not

@@ -2,6 +2,7 @@
 //! built from a field table, wrapped or unwrapped answer), one table row each.
 //! Endpoints with their own logic (live-scan resources, hostname paging, file
 //! downloads, data-dump links) have functions in their area's file.
+use bytes::Bytes;
 use reqwest::Method;
 use serde_json::{Map, Value};
 
@@ -252,44 +253,69 @@ pub fn find(name: &str) -> Result<&'static Endpoint> {
         .ok_or_else(|| Error::Validation(format!("unknown endpoint {name:?}")))
 }
 
-/// The answer of endpoint `ep` as its table says: an object (under the
-/// first wrapper key present, or the answer itself; null under the key reads
-/// as `{}`) or a list (bare, or under the first key present; `{}`, null or
-/// no key read as `[]`). Another type is an error naming its path.
-pub fn answer(ep: &Endpoint, v: Value) -> Result<Value> {
+/// The part of an answer the row names (`answer`: the first of its keys
+/// present, unwrapped), as a slice of the body: no copy and no decoding, so
+/// each binding builds its values from the bytes once. A missing or null
+/// part reads as empty (`[]` or `{}`; `{}` where a list is expected is `[]`);
+/// a part of another type is an error naming its key.
+pub fn answer(ep: &Endpoint, body: Bytes) -> Result<Bytes> {
+    part(body, ep.name, ep.answer, ep.list)
+}
+
+/// The value under the first of `keys` present in the JSON object `body`
+/// (or `body` itself, a list when `list`), by the rules of `answer`; `name`
+/// names the body in errors.
+pub fn part(body: Bytes, name: &str, keys: &[&str], list: bool) -> Result<Bytes> {
     use crate::models::wrong;
-    let Value::Object(mut m) = v else {
-        return match v {
-            Value::Array(_) if ep.list => Ok(v),
-            _ => Err(Error::Decode(format!(
-                "{}: {}",
-                ep.name,
-                wrong("an object", &v)
-            ))),
-        };
+    let wrong_part = |key: &str, what: &str, part: &[u8]| -> Error {
+        match crate::models::decode::<Value>(part, key) {
+            Ok(v) => Error::Decode(format!("{key}: {}", wrong(what, &v))),
+            Err(e) => e,
+        }
     };
-    let Some((key, inner)) = ep
-        .answer
-        .iter()
-        .find_map(|k| m.shift_remove(*k).map(|inner| (*k, inner)))
-    else {
-        return Ok(if ep.list {
-            Value::Array(vec![])
+    match first_byte(&body) {
+        Some(b'{') => {}
+        Some(b'[') if list => return Ok(body),
+        _ => return Err(wrong_part(name, "an object", &body)),
+    }
+    let index = crate::models::index::object_index(&body)
+        .map_err(|e| valid(&body, name).err().unwrap_or(e))?;
+    let found = keys.iter().find_map(|k| {
+        // The last of duplicate keys wins, as in any JSON reader here.
+        let e = index.iter().rev().find(|e| e.key_is(&body, k))?;
+        Some((*k, e.start, e.end))
+    });
+    let Some((key, start, end)) = found else {
+        return Ok(if list {
+            Bytes::from_static(b"[]")
         } else {
-            Value::Object(m)
+            body
         });
     };
-    match inner {
-        Value::Null if ep.list => Ok(Value::Array(vec![])),
-        Value::Null => Ok(Value::Object(Map::new())),
-        Value::Object(o) if ep.list && o.is_empty() => Ok(Value::Array(vec![])),
-        Value::Array(_) if ep.list => Ok(inner),
-        Value::Object(_) if !ep.list => Ok(inner),
-        other => Err(Error::Decode(format!(
-            "{key}: {}",
-            wrong(if ep.list { "a list" } else { "an object" }, &other)
-        ))),
+    let part = body.slice(start..end);
+    let empty = |b: &[u8]| b[1..b.len() - 1].iter().all(u8::is_ascii_whitespace);
+    match first_byte(&part) {
+        Some(b'n') if &part[..] == b"null" => {
+            Ok(Bytes::from_static(if list { b"[]" } else { b"{}" }))
+        }
+        Some(b'{') if list && empty(&part) => Ok(Bytes::from_static(b"[]")),
+        Some(b'[') if list => Ok(part),
+        Some(b'{') if !list => Ok(part),
+        _ => Err(wrong_part(
+            key,
+            if list { "a list" } else { "an object" },
+            &part,
+        )),
     }
+}
+
+/// The body checked to be JSON, with the error the decoders give.
+fn valid(body: &[u8], name: &str) -> Result<()> {
+    crate::models::decode::<serde::de::IgnoredAny>(body, name).map(|_| ())
+}
+
+fn first_byte(b: &[u8]) -> Option<u8> {
+    b.iter().copied().find(|b| !b.is_ascii_whitespace())
 }
 
 /// The options an endpoint takes as query parameters, and the others.
@@ -303,13 +329,15 @@ fn split_params(
 }
 
 impl Client {
-    /// Call a table endpoint: `ids` fill the path, `opts` (snake_case) build the body.
-    pub async fn call(
+    /// A table endpoint: `ids` fill the path, `opts` build the query and
+    /// the body; the answer is the part the row names, as bytes (`answer`),
+    /// or the body as sent when the row names none (`null` when empty).
+    pub async fn call_raw(
         &self,
         name: &str,
         ids: &[String],
         opts: &Map<String, Value>,
-    ) -> Result<Value> {
+    ) -> Result<Bytes> {
         let ep = find(name)?;
         let mut path = ep.path.to_string();
         for (i, id) in ids.iter().enumerate() {
@@ -373,13 +401,13 @@ impl Client {
                     if ep.list { "a list" } else { "an object" }
                 )));
             }
-            return Ok(Value::Null);
+            return Ok(Bytes::from_static(b"null"));
         }
-        let v: Value = crate::models::decode(&resp.body, name)?;
         if read {
-            answer(ep, v)
+            answer(ep, resp.body)
         } else {
-            Ok(v)
+            valid(&resp.body, name)?;
+            Ok(resp.body)
         }
     }
 }
@@ -433,8 +461,9 @@ mod tests {
         let get = find("incidents.get").unwrap();
         let copy = find("incidents.copy").unwrap();
         let list = find("channels.list").unwrap();
-        let ok = |ep, v| answer(ep, v).unwrap();
-        let err = |ep, v| match answer(ep, v) {
+        let part = |ep, v: Value| answer(ep, Bytes::from(v.to_string()));
+        let ok = |ep, v| serde_json::from_slice::<Value>(&part(ep, v).unwrap()).unwrap();
+        let err = |ep, v| match part(ep, v) {
             Err(Error::Decode(m)) => m,
             other => panic!("{other:?}"),
         };

@@ -102,11 +102,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
 impl crate::client::Client {
     /// Close or restart (PUT .../close|restart), then read the incident back,
     /// since the service answers these with a message only.
-    pub async fn incident_action(
-        &self,
-        action: &str,
-        id: &str,
-    ) -> crate::Result<serde_json::Value> {
+    pub async fn incident_action(&self, action: &str, id: &str) -> crate::Result<bytes::Bytes> {
         let name = match action {
             "close" => "incidents.close",
             "restart" => "incidents.restart",
@@ -118,7 +114,7 @@ impl crate::client::Client {
         };
         let ids = [id.to_string()];
         let empty = serde_json::Map::new();
-        self.call(name, &ids, &empty).await?;
-        self.call("incidents.get", &ids, &empty).await
+        self.call_raw(name, &ids, &empty).await?;
+        self.call_raw("incidents.get", &ids, &empty).await
     }
 }

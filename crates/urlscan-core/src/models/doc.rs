@@ -55,6 +55,14 @@ impl Entry {
             Key::Owned(s) => s,
         }
     }
+
+    /// Whether the key is `key` (bytes compared: lookups run per field read).
+    pub fn key_is(&self, body: &[u8], key: &str) -> bool {
+        match &self.key {
+            Key::At(a, b) => &body[*a..*b] == key.as_bytes(),
+            Key::Owned(s) => s == key,
+        }
+    }
 }
 
 pub type DocIndex = Vec<Entry>;
