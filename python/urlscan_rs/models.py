@@ -1,10 +1,12 @@
 """Typed, frozen models of the service's answers.
 
 Every model wraps the JSON the service sent (``raw``) and reads attributes from
-it lazily, in snake_case (the wire ``_id`` is ``id``). Nothing is dropped:
-fields this package does not know are still reachable as attributes (by their
-snake_case or wire name), in ``raw`` and in ``to_dict()``. Models compare by
-value, pickle, and print a short ``repr``.
+it lazily, in snake_case (the wire ``_id`` is ``id``): a declared field is read
+natively from the answer's bytes on first access (a nested object becomes a
+model over the same bytes). Nothing is dropped: fields this package does not
+know are still reachable as attributes (by their snake_case or wire name), in
+``raw`` and in ``to_dict()``. Models compare by value, pickle (as their JSON
+bytes), and print a short ``repr``.
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ pub fn parsed_object_index(body: &[u8]) -> Option<DocIndex> {
     if body.get(i) != Some(&b'{') {
         return None;
     }
-    let mut out = DocIndex::new();
+    // Room for the members of a typical part (`page`, `task`): no regrowth.
+    let mut out = DocIndex::with_capacity(24);
     i = ws(i + 1);
     if body.get(i) == Some(&b'}') {
         return (ws(i + 1) == body.len()).then_some(out);
