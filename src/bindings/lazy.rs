@@ -13,8 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use super::convert::{json, model_class, to_pyerr};
 use urlscan_core::api::endpoints::part;
 use urlscan_core::models::index::{self, DocIndex, Key};
-use urlscan_core::models::{Doc, SearchPageHead};
-use urlscan_core::Error;
+use urlscan_core::models::{first_byte, wrong_json, Doc, SearchPageHead};
 
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct LazyDoc {
@@ -264,7 +263,7 @@ pub fn model<'py>(py: Python<'py>, class: &str, body: Bytes) -> PyResult<Bound<'
     if first_byte(&body) == Some(b'{') {
         return body_model(py, class, body);
     }
-    Err(to_pyerr(py, wrong_value(class, "a JSON object", &body)))
+    Err(to_pyerr(py, wrong_json(class, "a JSON object", &body)))
 }
 
 /// The list under `key` of a JSON object, or the body itself when it is a
@@ -285,7 +284,7 @@ pub fn model_list<'py>(
         let item = items.slice(start..end);
         let at = format!("{key}[{i}]");
         if item.first() != Some(&b'{') {
-            return Err(to_pyerr(py, wrong_value(&at, "an object", &item)));
+            return Err(to_pyerr(py, wrong_json(&at, "an object", &item)));
         }
         // The array was parsed whole: each element's structure is enough.
         let idx = match index::parsed_object_index(&item) {
@@ -325,16 +324,4 @@ pub fn field_of(py: Python<'_>, body: Bytes, key: &str) -> PyResult<Bytes> {
         Some((data, start, end)) => data.slice(start..end),
         None => Bytes::from_static(b"null"),
     })
-}
-
-fn first_byte(b: &[u8]) -> Option<u8> {
-    b.iter().copied().find(|b| !b.is_ascii_whitespace())
-}
-
-/// "`at`: expected `what`, found ..." for a JSON value (or the JSON error).
-fn wrong_value(at: &str, what: &str, body: &[u8]) -> Error {
-    match urlscan_core::models::decode::<serde_json::Value>(body, at) {
-        Ok(v) => Error::Decode(format!("{at}: {}", urlscan_core::models::wrong(what, &v))),
-        Err(e) => e,
-    }
 }

@@ -266,17 +266,11 @@ pub fn answer(ep: &Endpoint, body: Bytes) -> Result<Bytes> {
 /// (or `body` itself, a list when `list`), by the rules of `answer`; `name`
 /// names the body in errors.
 pub fn part(body: Bytes, name: &str, keys: &[&str], list: bool) -> Result<Bytes> {
-    use crate::models::wrong;
-    let wrong_part = |key: &str, what: &str, part: &[u8]| -> Error {
-        match crate::models::decode::<Value>(part, key) {
-            Ok(v) => Error::Decode(format!("{key}: {}", wrong(what, &v))),
-            Err(e) => e,
-        }
-    };
+    use crate::models::{first_byte, wrong_json};
     match first_byte(&body) {
         Some(b'{') => {}
         Some(b'[') if list => return Ok(body),
-        _ => return Err(wrong_part(name, "an object", &body)),
+        _ => return Err(wrong_json(name, "an object", &body)),
     }
     let index = crate::models::index::object_index(&body)
         .map_err(|e| valid(&body, name).err().unwrap_or(e))?;
@@ -301,7 +295,7 @@ pub fn part(body: Bytes, name: &str, keys: &[&str], list: bool) -> Result<Bytes>
         Some(b'{') if list && empty(&part) => Ok(Bytes::from_static(b"[]")),
         Some(b'[') if list => Ok(part),
         Some(b'{') if !list => Ok(part),
-        _ => Err(wrong_part(
+        _ => Err(wrong_json(
             key,
             if list { "a list" } else { "an object" },
             &part,
@@ -312,10 +306,6 @@ pub fn part(body: Bytes, name: &str, keys: &[&str], list: bool) -> Result<Bytes>
 /// The body checked to be JSON, with the error the decoders give.
 fn valid(body: &[u8], name: &str) -> Result<()> {
     crate::models::decode::<serde::de::IgnoredAny>(body, name).map(|_| ())
-}
-
-fn first_byte(b: &[u8]) -> Option<u8> {
-    b.iter().copied().find(|b| !b.is_ascii_whitespace())
 }
 
 /// The options an endpoint takes as query parameters, and the others.

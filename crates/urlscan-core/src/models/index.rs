@@ -23,11 +23,7 @@ fn text(body: &[u8]) -> Result<&str> {
 
 /// The index of the JSON object that is `body`.
 pub fn object_index(body: &[u8]) -> Result<DocIndex> {
-    object_index_str(text(body)?)
-}
-
-/// The index of the JSON object that is `t` (text already checked to be UTF-8).
-pub fn object_index_str(t: &str) -> Result<DocIndex> {
+    let t = text(body)?;
     let entries = serde_json::from_str::<Entries<'_>>(t)
         .map_err(|e| Error::Decode(format!("invalid JSON document: {e}")))?;
     Ok(entries.index(t.as_ptr() as usize))

@@ -119,6 +119,20 @@ pub fn wrong(what: &str, v: &Value) -> String {
     format!("expected {what}, found {}", found(v))
 }
 
+/// "`at`: expected `what`, found ..." for the JSON text `body` (or the error
+/// decoding it, when it is not JSON).
+pub fn wrong_json(at: &str, what: &str, body: &[u8]) -> Error {
+    match decode::<Value>(body, at) {
+        Ok(v) => Error::Decode(format!("{at}: {}", wrong(what, &v))),
+        Err(e) => e,
+    }
+}
+
+/// The first byte of JSON text that is not whitespace: what kind of value it is.
+pub fn first_byte(body: &[u8]) -> Option<u8> {
+    body.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
 /// Any JSON object; proves the answer is an object without building it.
 #[derive(Debug, Clone)]
 pub struct AnyObject {}

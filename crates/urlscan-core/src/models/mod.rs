@@ -9,8 +9,8 @@ pub mod search;
 
 pub use doc::Doc;
 pub use json::{
-    decode, decode_error, empty_object, found, lenient_u64, lenient_value_u64, list_or_empty,
-    wrong, AnyObject,
+    decode, decode_error, empty_object, first_byte, found, lenient_u64, lenient_value_u64,
+    list_or_empty, wrong, wrong_json, AnyObject,
 };
 pub use scanning::{ResultHead, Submission};
 pub use search::{SearchHitHead, SearchPageHead};
