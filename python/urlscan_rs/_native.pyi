@@ -13,6 +13,7 @@ __all__ = [
     "LazyDoc",
     "FieldReader",
     "CancelOnDone",
+    "Completions",
     "NativeClient",
     "NativeCursor",
     "HostnameCursor",
@@ -197,6 +198,13 @@ class NativeEmulator:
 @final
 class CancelOnDone:
     def __call__(self, args: Any, kwargs: Any) -> None: ...
+
+@final
+class Completions:
+    def __new__(cls) -> Self: ...
+    def fileno(self) -> int: ...
+    def watched(self) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> None: ...
 
 @final
 class LazyDoc:

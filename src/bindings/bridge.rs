@@ -13,8 +13,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
 use super::convert::to_pyerr;
-use super::outcome::{convert, Conv};
+use super::outcome::{convert, panic_message, Conv};
 use urlscan_core as core;
+use urlscan_core::inbox::{Inbox, Wake};
 
 static FINALIZING: AtomicBool = AtomicBool::new(false);
 static INSIDE: AtomicUsize = AtomicUsize::new(0);
@@ -58,7 +59,84 @@ pub fn _shutdown(py: Python<'_>) {
     });
 }
 
-static RESOLVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static COMPLETIONS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The outcome of a finished Rust future, converted on the event loop.
+type Outcome = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
+
+/// The finished futures of one event loop, settled there in batches (see
+/// `urlscan_core::inbox`): where the loop can watch a socket (`add_reader`:
+/// the selector loops and uvloop on Unix) a push rings it, with no GIL and
+/// no extra thread; elsewhere (Windows) a blocking-pool thread takes the GIL
+/// to call `call_soon_threadsafe(self)`, once per batch too.
+#[pyclass(module = "urlscan_rs._native", frozen)]
+pub struct Completions(Inbox<(Py<PyAny>, Outcome)>);
+
+#[pymethods]
+impl Completions {
+    #[new]
+    fn py_new() -> Completions {
+        Completions(Inbox::new())
+    }
+
+    /// The socket the loop can watch, or -1 when there is none.
+    fn fileno(&self) -> i64 {
+        #[cfg(unix)]
+        if let Some(fd) = self.0.fd() {
+            return fd.into();
+        }
+        -1
+    }
+
+    /// The loop watches `fileno()` now: pushes ring it from here on.
+    fn watched(&self) {
+        self.0.watched();
+    }
+
+    /// Settle every future finished so far (run by the event loop).
+    fn __call__(&self, py: Python<'_>) -> PyResult<()> {
+        // Every future is settled even if one fails; the first failure is raised after.
+        let mut first = None;
+        for (fut, outcome) in self.0.drain() {
+            if let Err(e) = settle(py, fut.bind(py), outcome) {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+fn settle(py: Python<'_>, fut: &Bound<'_, PyAny>, outcome: Outcome) -> PyResult<()> {
+    if fut.call_method0(pyo3::intern!(py, "done"))?.is_truthy()? {
+        return Ok(()); // cancelled meanwhile
+    }
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outcome(py))) {
+        Ok(Ok(v)) => fut.call_method1(pyo3::intern!(py, "set_result"), (v,))?,
+        Ok(Err(e)) => fut.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))?,
+        Err(p) => {
+            let e = to_pyerr(py, core::Error::Internal(panic_message(&*p)));
+            fut.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))?
+        }
+    };
+    Ok(())
+}
+
+impl Completions {
+    /// Queue a finished future. Takes the task's references (dropped without
+    /// the GIL when no wake is needed: pyo3 releases them later).
+    fn push(this: Py<Completions>, event_loop: Py<PyAny>, fut: Py<PyAny>, outcome: Outcome) {
+        if this.get().0.push((fut, outcome)) == Wake::Done {
+            return;
+        }
+        // Taking the GIL can wait: keep that off the async workers.
+        tokio::task::spawn_blocking(move || {
+            enter_python(|py| {
+                // The loop may be closed already (nobody awaits any more): nothing to do then.
+                let _ = event_loop.call_method1(py, "call_soon_threadsafe", (this,));
+            });
+        });
+    }
+}
 
 /// Cancels the Rust task when the asyncio future is cancelled.
 #[pyclass(module = "urlscan_rs._native")]
@@ -88,37 +166,26 @@ where
     let asyncio = py.import("asyncio")?;
     let event_loop = asyncio.call_method0("get_running_loop")?;
     let py_fut = event_loop.call_method0("create_future")?;
-    let resolve = RESOLVE
+    let completions = COMPLETIONS
         .get_or_try_init(py, || {
             py.import("urlscan_rs._bridge")?
-                .getattr("resolve")
+                .getattr("completions")
                 .map(Bound::unbind)
         })?
-        .clone_ref(py);
+        .bind(py)
+        .call1((&event_loop,))?
+        .cast_into::<Completions>()?
+        .unbind();
     let loop_ref = event_loop.unbind();
     let fut_ref = py_fut.clone().unbind();
     let rt = core::runtime::runtime().map_err(|e| to_pyerr(py, e))?;
     let handle = rt.spawn(async move {
         let out = fut.await;
-        // Building Python objects holds the GIL: keep it off the async workers.
-        let _ = tokio::task::spawn_blocking(move || {
-            enter_python(|py| {
-                let (ok, value) = match out
-                    .map_err(|e| to_pyerr(py, e))
-                    .and_then(|v| convert(py, conv, v))
-                {
-                    Ok(v) => (true, v.unbind()),
-                    Err(e) => (false, e.into_value(py).into_any()),
-                };
-                // The loop may be closed already (nobody awaits any more): nothing to do then.
-                let _ = loop_ref.call_method1(
-                    py,
-                    "call_soon_threadsafe",
-                    (resolve, fut_ref, ok, value),
-                );
-            });
-        })
-        .await;
+        let outcome: Outcome = Box::new(move |py| match out {
+            Ok(v) => convert(py, conv, v),
+            Err(e) => Err(to_pyerr(py, e)),
+        });
+        Completions::push(completions, loop_ref, fut_ref, outcome);
     });
     py_fut.call_method1(
         "add_done_callback",

@@ -109,6 +109,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lazy::LazyDoc>()?;
     m.add_class::<reader::FieldReader>()?;
     m.add_class::<bridge::CancelOnDone>()?;
+    m.add_class::<bridge::Completions>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCursor>()?;
     m.add_class::<premium::HostnameCursor>()?;
