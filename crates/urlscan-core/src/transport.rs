@@ -733,14 +733,16 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 async fn read_capped(mut resp: reqwest::Response, cap: usize) -> Result<Bytes> {
-    if let Some(len) = resp.content_length() {
-        if len as usize > cap {
-            return Err(Error::Decode(format!(
-                "response body of {len} bytes exceeds the limit of {cap} bytes"
-            )));
-        }
+    let announced = resp.content_length().unwrap_or(0);
+    if announced > cap as u64 {
+        return Err(Error::Decode(format!(
+            "response body of {announced} bytes exceeds the limit of {cap} bytes"
+        )));
     }
-    let mut buf = bytes::BytesMut::new();
+    // Sized once from the length announced (a hint: a wrong one only means
+    // regrowth): growing by doubling copies a large body several times and
+    // maps fresh pages for each copy.
+    let mut buf = bytes::BytesMut::with_capacity(announced as usize);
     while let Some(chunk) = resp.chunk().await.map_err(map_reqwest_error)? {
         if buf.len() + chunk.len() > cap {
             return Err(Error::Decode(format!(
