@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
 use super::convert::to_pyerr;
-use super::outcome::{convert, panic_message, Conv};
+use super::outcome::{convert, Conv};
 use urlscan_core as core;
 use urlscan_core::inbox::{Inbox, Wake};
 
@@ -110,13 +110,10 @@ fn settle(py: Python<'_>, fut: &Bound<'_, PyAny>, outcome: Outcome) -> PyResult<
     if fut.call_method0(pyo3::intern!(py, "done"))?.is_truthy()? {
         return Ok(()); // cancelled meanwhile
     }
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outcome(py))) {
-        Ok(Ok(v)) => fut.call_method1(pyo3::intern!(py, "set_result"), (v,))?,
-        Ok(Err(e)) => fut.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))?,
-        Err(p) => {
-            let e = to_pyerr(py, core::Error::Internal(panic_message(&*p)));
-            fut.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))?
-        }
+    // The outcome converts through `outcome::convert`, which turns a panic into an error.
+    match outcome(py) {
+        Ok(v) => fut.call_method1(pyo3::intern!(py, "set_result"), (v,))?,
+        Err(e) => fut.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))?,
     };
     Ok(())
 }

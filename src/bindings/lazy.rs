@@ -29,6 +29,17 @@ impl LazyDoc {
         LazyDoc { data, index, parts }
     }
 
+    /// An object the core has parsed already (an answer part, a list
+    /// element): its structure is enough, without checking it again; the
+    /// checking index (and its error) only when the scan sees no object.
+    fn parsed(py: Python<'_>, body: Bytes) -> PyResult<LazyDoc> {
+        let idx = off_gil(py, body.len(), || index::parsed_object_index(&body));
+        match idx {
+            Some(idx) => Ok(LazyDoc::new(body, idx)),
+            None => LazyDoc::from_body(py, body),
+        }
+    }
+
     /// One document (a whole body that is a JSON object).
     pub fn from_body(py: Python<'_>, body: Bytes) -> PyResult<LazyDoc> {
         let index =
@@ -287,18 +298,15 @@ pub fn model_list<'py>(
             return Err(to_pyerr(py, wrong_json(&at, "an object", &item)));
         }
         // The array was parsed whole: each element's structure is enough.
-        let idx = match index::parsed_object_index(&item) {
-            Some(idx) => idx,
-            None => index::object_index(&item).map_err(|e| to_pyerr(py, e))?,
-        };
-        let doc = Bound::new(py, LazyDoc::new(item, idx))?;
+        let doc = Bound::new(py, LazyDoc::parsed(py, item)?)?;
         out.append(new_model(&cls, doc, &PyString::new(py, &at))?)?;
     }
     Ok(out.into_any())
 }
 
-/// An answer as Python values, wrapped in `class` when given: an object is
-/// a model, a list a list of models (each must be an object), null None.
+/// An answer part of `Client::call_raw` (checked by the core) as Python
+/// values, wrapped in `class` when given: an object is a model, a list a
+/// list of models (each must be an object), null None.
 pub fn wrap<'py>(
     py: Python<'py>,
     body: Bytes,
@@ -306,20 +314,23 @@ pub fn wrap<'py>(
     key: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     match (class, first_byte(&body)) {
-        (Some(class), Some(b'{')) => body_model(py, class, body),
+        (Some(class), Some(b'{')) => {
+            let doc = Bound::new(py, LazyDoc::parsed(py, body)?)?;
+            new_model(&model_class(py, class)?, doc, pyo3::intern!(py, ""))
+        }
         (Some(class), Some(b'[')) => model_list(py, class, key, body),
         (Some(_), Some(b'n')) if &body[..] == b"null" => Ok(py.None().into_bound(py)),
         _ => json(py, &body),
     }
 }
 
-/// The value of `key` in the JSON object `body` (null when absent or when
-/// `body` is not an object).
+/// The value of `key` in the JSON object `body`, an answer part of
+/// `Client::call_raw` (null when absent or when `body` is not an object).
 pub fn field_of(py: Python<'_>, body: Bytes, key: &str) -> PyResult<Bytes> {
     if first_byte(&body) != Some(b'{') {
         return Ok(Bytes::from_static(b"null"));
     }
-    let doc = LazyDoc::from_body(py, body)?;
+    let doc = LazyDoc::parsed(py, body)?;
     Ok(match doc.span(key) {
         Some((data, start, end)) => data.slice(start..end),
         None => Bytes::from_static(b"null"),
