@@ -102,6 +102,26 @@ def test_scan_outcome_pickles() -> None:
     assert o2.url == "u" and isinstance(o2.error, urlscan_rs.NotFoundError) and o2.error.status == 404
 
 
+def test_model_state_lives_in_the_native_base() -> None:
+    """A model is an instance of the native base, made from a dict, from bytes or natively."""
+    from urlscan_rs._native import LazyDoc, ModelBase, make_model
+
+    page = models.Page({"domain": "example.com", "newThing": 1})
+    assert isinstance(page, ModelBase) and page._json == {"domain": "example.com", "newThing": 1}
+    assert page._path == "" and page.domain == "example.com" and page._cache == {"domain": "example.com"}
+    assert page.new_thing == 1 and models.Page().domain is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        page.domain = "other.example"
+    # Made natively over bytes, at a path its errors name.
+    lazy = make_model(models.Page, LazyDoc(b'{"domain": 5}'), "results[3].page")
+    assert type(lazy) is models.Page and lazy._path == "results[3].page"
+    with pytest.raises(urlscan_rs.DecodeError, match=r"results\[3\]\.page\.domain: expected a string"):
+        _ = lazy.domain
+    assert pickle.loads(pickle.dumps(lazy))._path == "results[3].page"
+    with pytest.raises(TypeError, match="not a model class"):
+        make_model(dict, {}, "")  # type: ignore[type-var]
+
+
 def test_lazy_models_read_only_the_parts_used() -> None:
     """Large documents stay bytes until read; each top-level part is decoded on first use."""
     from urlscan_rs._native import LazyDoc

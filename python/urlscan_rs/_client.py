@@ -105,8 +105,9 @@ class SearchIterator(_PagedIterator):
     # -- iteration (the walk over pages is _PagedIterator's)
 
     def __next__(self) -> Any:
-        if self._buf and self._limit is None:
-            # The common case, without a call per hit.
+        limit = self._limit
+        if self._buf and (limit is None or self._yielded < limit):
+            # The common case (a page is buffered), without a call per hit.
             hit = self._last = self._buf.popleft()
             self._yielded += 1
             return hit

@@ -1,9 +1,9 @@
 # The native core (Rust). Public code uses Client, AsyncClient and Emulator instead.
 # Checked against the module by mypy.stubtest (tests/test_ecosystem.py).
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypedDict, final
+from typing import Any, ClassVar, TypedDict, TypeVar, final
 
-from typing_extensions import Self
+from typing_extensions import Self, disjoint_base
 
 __all__ = [
     "_shutdown",
@@ -11,6 +11,8 @@ __all__ = [
     "_server_clock_moved",
     "endpoint_table",
     "LazyDoc",
+    "ModelBase",
+    "make_model",
     "FieldReader",
     "CancelOnDone",
     "Completions",
@@ -21,6 +23,8 @@ __all__ = [
     "__version__",
 ]
 __version__: str
+
+_M = TypeVar("_M", bound=ModelBase)
 
 # The option bundles, each a dict of the public method's keywords (typing only).
 class _Settings(TypedDict):
@@ -216,6 +220,19 @@ class LazyDoc:
     def __contains__(self, key: str, /) -> bool: ...
     def full(self) -> dict[str, Any]: ...
     def json(self) -> bytes: ...
+
+@disjoint_base
+class ModelBase:
+    def __new__(cls, *_args: Any, **_kwargs: Any) -> Self: ...
+    @property
+    def _json(self) -> dict[str, Any] | LazyDoc: ...
+    @property
+    def _cache(self) -> dict[str, Any]: ...
+    @property
+    def _path(self) -> str: ...
+    def _set_json(self, json: dict[str, Any] | LazyDoc) -> None: ...
+
+def make_model(cls: type[_M], json: dict[str, Any] | LazyDoc, path: str) -> _M: ...
 
 @final
 class FieldReader:

@@ -508,8 +508,6 @@ def _plan(cls: type[Model], name: str) -> tuple[str, type[Model] | None]:
     return ("other", None)
 
 
-_new = object.__new__
-_setattr = object.__setattr__
 _ReprFunction = TypeVar("_ReprFunction", bound=Callable[..., str])
 
 
@@ -526,22 +524,21 @@ def _safe_repr(fn: _ReprFunction) -> _ReprFunction:
     return cast(_ReprFunction, __repr__)
 
 
-class Model:
-    """Base class: a frozen, lazily decoded view of one JSON object."""
+class Model(_native.ModelBase):
+    """Base class: a frozen, lazily decoded view of one JSON object.
 
-    __slots__ = ("_json", "_cache", "_path")
+    Its native base holds the JSON object (``_json``: a dict, or a
+    ``LazyDoc`` still in bytes), the values read so far (``_cache``) and the
+    object's JSON path in its answer (``_path``, "" for the whole answer).
+    """
+
+    __slots__ = ()
     # attribute -> (wire path, converter): the fields the class and its bases
     # declare (see `_field`), in order; a path may be dotted ("task.uuid") and
     # name an alternative tried when the first is absent ("id|_id").
     _fields: ClassVar[dict[str, _Field]] = {}
     # attributes shown by repr (default: the first few fields)
     _repr_fields: ClassVar[tuple[str, ...]] = ()
-
-    # The JSON object this model wraps: a dict, or a LazyDoc still in bytes.
-    _json: dict[str, Any] | LazyDoc
-    _cache: dict[str, Any]
-    # The JSON path of this object in the answer ("" for the whole answer).
-    _path: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -561,7 +558,7 @@ class Model:
         # Each declaration gives way to a view of the field, but for the
         # fields __getattr__ reads: all of a class that reads some its own
         # way (its own __getattr__), and unannotated ones (no typed surface).
-        reads_own_way = any("__getattr__" in k.__dict__ for k in cls.__mro__[:-2])
+        reads_own_way = any("__getattr__" in k.__dict__ for k in cls.__mro__[: cls.__mro__.index(Model)])
         annotated = cls.__dict__.get("__annotations__", {})
         for name, (wire, _conv) in own.items():
             if not isinstance(cls.__dict__[name], _Field):
@@ -579,34 +576,24 @@ class Model:
             raw = {}
         if not isinstance(raw, dict):
             raise TypeError(f"{type(self).__name__} wraps a JSON object (dict), got {type(raw).__name__}")
-        object.__setattr__(self, "_json", raw)
-        object.__setattr__(self, "_cache", {})
-        object.__setattr__(self, "_path", "")
+        self._set_json(raw)
 
     @classmethod
     def _lazy(cls, doc: LazyDoc, path: str = "") -> Any:
         """A model over a JSON object still in bytes, decoded part by part as it is read."""
-        obj = cls.__new__(cls)
-        object.__setattr__(obj, "_json", doc)
-        object.__setattr__(obj, "_cache", {})
-        object.__setattr__(obj, "_path", path)
-        return obj
+        return _native.make_model(cls, doc, path)
 
     @classmethod
     def _at(cls, raw: dict[str, Any], path: str) -> Any:
         """A model of the object found at `path` of an answer (named in its errors)."""
-        obj = _new(cls)
-        _setattr(obj, "_json", raw)
-        _setattr(obj, "_cache", {})
-        _setattr(obj, "_path", path)
-        return obj
+        return _native.make_model(cls, raw, path)
 
     @property
     def _raw(self) -> dict[str, Any]:
         r = self._json
         if type(r) is LazyDoc:
             r = r.full()
-            object.__setattr__(self, "_json", r)
+            self._set_json(r)
         return r
 
     def _top(self, key: str) -> Any:

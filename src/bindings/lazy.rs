@@ -173,61 +173,147 @@ pub(super) fn off_gil<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T
     }
 }
 
-/// A model instance over `doc`, made without running Python code
-/// (allocated as `object.__new__` does, the slots set directly: `Model` is
-/// frozen); `path` is where the object is in the answer ("" for the whole
-/// answer), named by the model's errors.
+/// The native part of every model (`models.Model` derives from it): the
+/// JSON object it wraps, the values read so far and where it is in its
+/// answer, kept in the instance itself (a field read reaches them without
+/// an attribute lookup).
+#[pyclass(module = "urlscan_rs._native", subclass, frozen)]
+pub struct ModelBase {
+    /// A `LazyDoc`, or a dict (a model made from one, or once read whole).
+    json: Mutex<Py<PyAny>>,
+    cache: Py<PyDict>,
+    /// The JSON path of the object in its answer ("" for the whole answer).
+    path: Py<PyString>,
+}
+
+thread_local! {
+    /// The fields of the instance `new_model` is making: handed to `#[new]`,
+    /// which the type's `tp_new` runs (a Python subclass has no other way to
+    /// be allocated with this class's layout).
+    static NEXT: std::cell::Cell<Option<ModelBase>> = const { std::cell::Cell::new(None) };
+}
+
+impl ModelBase {
+    pub(super) fn json<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.json.lock().unwrap().bind(py).clone()
+    }
+
+    pub(super) fn cache<'py>(&self, py: Python<'py>) -> &Bound<'py, PyDict> {
+        self.cache.bind(py)
+    }
+
+    pub(super) fn path<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
+        self.path.bind(py)
+    }
+}
+
+#[pymethods]
+impl ModelBase {
+    /// Every model starts over an empty object; `Model.__init__` sets the
+    /// one given (`new_model` hands its own fields over instead).
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn py_new(
+        py: Python<'_>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> ModelBase {
+        NEXT.take().unwrap_or_else(|| ModelBase {
+            json: Mutex::new(PyDict::new(py).into_any().unbind()),
+            cache: PyDict::new(py).unbind(),
+            path: pyo3::intern!(py, "").clone().unbind(),
+        })
+    }
+
+    /// The JSON object: a `LazyDoc` (still bytes) or a dict.
+    #[getter(_json)]
+    fn get_json<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.json(py)
+    }
+
+    /// The field values read so far, by attribute name.
+    #[getter(_cache)]
+    fn get_cache<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
+        self.cache.bind(py).clone()
+    }
+
+    #[getter(_path)]
+    fn get_path<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        self.path.bind(py).clone()
+    }
+
+    /// Replace the JSON object (by the same object read whole, or at
+    /// construction): the model stays frozen to its users.
+    fn _set_json(&self, json: Bound<'_, PyAny>) {
+        *self.json.lock().unwrap() = json.unbind();
+    }
+}
+
+/// A model instance of class `cls` over `json` (a `LazyDoc` or a dict),
+/// made without running Python code; `path` is where the object is in the
+/// answer ("" for the whole answer), named by the model's errors.
 pub(super) fn new_model<'py>(
     cls: &Bound<'py, PyType>,
-    doc: Bound<'py, LazyDoc>,
+    json: Bound<'py, PyAny>,
     path: &Bound<'py, PyString>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = cls.py();
+    NEXT.set(Some(ModelBase {
+        json: Mutex::new(json.unbind()),
+        cache: PyDict::new(py).unbind(),
+        path: path.clone().unbind(),
+    }));
     let no_args = PyTuple::empty(py);
-    // SAFETY: `cls` is a live type and `no_args` a live tuple; PyType_GenericNew
-    // only allocates (what `object.__new__` does for a class with slots),
-    // without the call and argument checks.
+    // SAFETY: `cls` is a live type; its tp_new (this class's, a model class
+    // defines no __new__) takes the fields from NEXT. Calling it rather than
+    // the type skips the argument checks and `__init__`.
     let obj = unsafe {
-        let p = pyo3::ffi::PyType_GenericNew(
-            cls.as_ptr().cast(),
-            no_args.as_ptr(),
-            std::ptr::null_mut(),
-        );
-        Bound::from_owned_ptr_or_err(py, p)?
+        let new = pyo3::ffi::PyType_GetSlot(cls.as_type_ptr(), pyo3::ffi::Py_tp_new);
+        if new.is_null() {
+            NEXT.take();
+            return Err(pyo3::exceptions::PyTypeError::new_err("not a model class"));
+        }
+        let new: pyo3::ffi::newfunc = std::mem::transmute(new);
+        Bound::from_owned_ptr_or_err(
+            py,
+            new(cls.as_type_ptr(), no_args.as_ptr(), std::ptr::null_mut()),
+        )
     };
-    set_slot(&obj, pyo3::intern!(py, "_json"), doc.as_any())?;
-    set_slot(&obj, pyo3::intern!(py, "_cache"), PyDict::new(py).as_any())?;
-    set_slot(&obj, pyo3::intern!(py, "_path"), path.as_any())?;
+    // Not taken when tp_new failed before reaching `#[new]`.
+    NEXT.take();
+    let obj = obj?;
+    if !obj.is_instance_of::<ModelBase>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err("not a model class"));
+    }
     // A model cannot be part of a reference cycle: it is frozen, and holds
     // only its document, its path and the values read from it (never a model
     // above it). Left to the cycle collector, the models of an export are
     // most of what each collection walks.
-    // SAFETY: `obj` is a live object of a GC type (a class with slots).
+    // SAFETY: `obj` is a live object of a GC type.
     unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) };
     Ok(obj)
 }
 
-fn set_slot(
-    obj: &Bound<'_, PyAny>,
-    name: &Bound<'_, PyString>,
-    value: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    // SAFETY: all three are live objects; the generic setter is what
-    // `object.__setattr__` calls.
-    let rc =
-        unsafe { pyo3::ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(PyErr::fetch(obj.py()))
-    }
+/// A model of class `cls` over `json` at `path` (for the Python side:
+/// `Model._at` and unpickling).
+#[pyfunction]
+pub fn make_model<'py>(
+    cls: &Bound<'py, PyType>,
+    json: Bound<'py, PyAny>,
+    path: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
+    new_model(cls, json, path)
 }
 
 /// A model over a body not indexed yet (indexed here, off the GIL).
 pub fn body_model<'py>(py: Python<'py>, class: &str, body: Bytes) -> PyResult<Bound<'py, PyAny>> {
     let doc = LazyDoc::from_body(py, body)?;
     let root = pyo3::intern!(py, "");
-    new_model(&model_class(py, class)?, Bound::new(py, doc)?, root)
+    new_model(
+        &model_class(py, class)?,
+        Bound::new(py, doc)?.into_any(),
+        root,
+    )
 }
 
 /// A model over a whole indexed body (no copy, no second pass).
@@ -239,7 +325,7 @@ pub fn lazy_model<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let cls = model_class(py, class)?;
     let d = Bound::new(py, LazyDoc::new(body, index))?;
-    new_model(&cls, d, pyo3::intern!(py, ""))
+    new_model(&cls, d.into_any(), pyo3::intern!(py, ""))
 }
 
 /// The hits of a search page as lazy models sharing the page's bytes (a hit
@@ -263,7 +349,7 @@ pub fn lazy_hits<'py>(
     for (i, idx) in hits.into_iter().enumerate() {
         let d = Bound::new(py, LazyDoc::new(body.clone(), idx))?;
         let path = PyString::new(py, &format!("results[{i}]"));
-        out.append(new_model(&cls, d, &path)?)?;
+        out.append(new_model(&cls, d.into_any(), &path)?)?;
     }
     Ok(out)
 }
@@ -299,7 +385,7 @@ pub fn model_list<'py>(
         }
         // The array was parsed whole: each element's structure is enough.
         let doc = Bound::new(py, LazyDoc::parsed(py, item)?)?;
-        out.append(new_model(&cls, doc, &PyString::new(py, &at))?)?;
+        out.append(new_model(&cls, doc.into_any(), &PyString::new(py, &at))?)?;
     }
     Ok(out.into_any())
 }
@@ -316,7 +402,11 @@ pub fn wrap<'py>(
     match (class, first_byte(&body)) {
         (Some(class), Some(b'{')) => {
             let doc = Bound::new(py, LazyDoc::parsed(py, body)?)?;
-            new_model(&model_class(py, class)?, doc, pyo3::intern!(py, ""))
+            new_model(
+                &model_class(py, class)?,
+                doc.into_any(),
+                pyo3::intern!(py, ""),
+            )
         }
         (Some(class), Some(b'[')) => model_list(py, class, key, body),
         (Some(_), Some(b'n')) if &body[..] == b"null" => Ok(py.None().into_bound(py)),

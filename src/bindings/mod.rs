@@ -107,6 +107,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_server_clock_moved, m)?)?;
     m.add_function(wrap_pyfunction!(premium::endpoint_table, m)?)?;
     m.add_class::<lazy::LazyDoc>()?;
+    m.add_class::<lazy::ModelBase>()?;
+    m.add_function(wrap_pyfunction!(lazy::make_model, m)?)?;
     m.add_class::<reader::FieldReader>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<bridge::Completions>()?;

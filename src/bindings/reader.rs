@@ -9,10 +9,10 @@ use bytes::Bytes;
 use chrono::{Datelike, Timelike};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDateTime, PyDict, PyFloat, PyString, PyType, PyTzInfo};
+use pyo3::types::{PyBool, PyDateTime, PyFloat, PyString, PyType, PyTzInfo};
 
 use super::convert::json;
-use super::lazy::{new_model, off_gil, LazyDoc};
+use super::lazy::{new_model, off_gil, LazyDoc, ModelBase};
 use urlscan_core::models::index;
 
 /// What a field holds, as far as the native read goes.
@@ -67,16 +67,6 @@ pub struct FieldReader {
     plan: PyOnceLock<(Kind, Option<Py<PyType>>)>,
     /// The field's property, read on the class.
     view: Py<PyAny>,
-}
-
-/// An attribute of a model instance read without its class's `__getattr__`
-/// hook (the slots `_json`, `_cache`, `_path`).
-fn slot<'py>(obj: &Bound<'py, PyAny>, name: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: both are live objects; the generic getter is what a slot read runs.
-    unsafe {
-        let v = pyo3::ffi::PyObject_GenericGetAttr(obj.as_ptr(), name.as_ptr());
-        Bound::from_owned_ptr_or_err(obj.py(), v)
-    }
 }
 
 /// The JSON string `span` (quotes included) when it has no escapes.
@@ -134,12 +124,12 @@ impl FieldReader {
     /// Python reader must read it.
     fn fast<'py>(
         &self,
-        obj: &Bound<'py, PyAny>,
+        py: Python<'py>,
+        base: &ModelBase,
         doc: &LazyDoc,
         kind: Kind,
         model: Option<&Py<PyType>>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let py = obj.py();
         let wire = self.wire.bind(py);
         let Some((data, start, end)) = doc.span(wire.to_str()?) else {
             return Ok(None);
@@ -177,15 +167,14 @@ impl FieldReader {
                     // A part of a document already parsed: its structure is enough.
                     let idx = off_gil(py, part.len(), || index::parsed_object_index(&part));
                     let Some(idx) = idx else { return Ok(None) };
-                    let base = slot(obj, pyo3::intern!(py, "_path"))?;
-                    let base = base.cast::<PyString>()?.to_str()?;
+                    let base = base.path(py).to_str()?;
                     let path = if base.is_empty() {
                         wire.clone()
                     } else {
                         PyString::new(py, &format!("{base}.{}", wire.to_str()?))
                     };
                     let sub = Bound::new(py, LazyDoc::new(part, idx))?;
-                    Some(new_model(cls.bind(py), sub, &path)?)
+                    Some(new_model(cls.bind(py), sub.into_any(), &path)?)
                 }
                 _ => None,
             },
@@ -231,17 +220,17 @@ impl FieldReader {
     /// The field of `obj`: cached, read from the bytes, or by the Python reader.
     fn read<'py>(&self, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let py = obj.py();
-        let cache = slot(obj, pyo3::intern!(py, "_cache"))?;
-        let cache = cache.cast::<PyDict>()?;
+        let base = obj.cast::<ModelBase>()?.get();
+        let cache = base.cache(py);
         let name = self.name.bind(py);
         if let Some(v) = cache.get_item(name)? {
             return Ok(v);
         }
         let (kind, model) = self.plan(py)?;
         if *kind != Kind::Other {
-            let doc = slot(obj, pyo3::intern!(py, "_json"))?;
+            let doc = base.json(py);
             if let Ok(doc) = doc.cast::<LazyDoc>() {
-                if let Some(v) = self.fast(obj, doc.get(), *kind, model.as_ref())? {
+                if let Some(v) = self.fast(py, base, doc.get(), *kind, model.as_ref())? {
                     cache.set_item(name, &v)?;
                     return Ok(v);
                 }
