@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 
 use super::convert::{json, model_class, to_pyerr};
@@ -181,7 +182,12 @@ pub(super) fn off_gil<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T
 pub struct ModelBase {
     /// A `LazyDoc`, or a dict (a model made from one, or once read whole).
     json: Mutex<Py<PyAny>>,
-    cache: Py<PyDict>,
+    /// The values the Python readers read, by attribute name (`_cache`),
+    /// made when first asked for.
+    cache: PyOnceLock<Py<PyDict>>,
+    /// The values read natively, by the address of their `FieldReader`: a
+    /// few per model, found by a scan, without a dict per model.
+    read: Mutex<Vec<(usize, Py<PyAny>)>>,
     /// The JSON path of the object in its answer ("" for the whole answer).
     path: Py<PyString>,
 }
@@ -198,8 +204,33 @@ impl ModelBase {
         self.json.lock().unwrap().bind(py).clone()
     }
 
-    pub(super) fn cache<'py>(&self, py: Python<'py>) -> &Bound<'py, PyDict> {
-        self.cache.bind(py)
+    /// The `_cache` dict, when the Python side has made it.
+    pub(super) fn cache<'py>(&self, py: Python<'py>) -> Option<&Bound<'py, PyDict>> {
+        self.cache.get(py).map(|d| d.bind(py))
+    }
+
+    /// The value the reader `key` read natively.
+    pub(super) fn cached<'py>(&self, py: Python<'py>, key: usize) -> Option<Bound<'py, PyAny>> {
+        let read = self.read.lock().unwrap();
+        read.iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.bind(py).clone())
+    }
+
+    pub(super) fn keep(&self, key: usize, value: &Bound<'_, PyAny>) {
+        self.read
+            .lock()
+            .unwrap()
+            .push((key, value.clone().unbind()));
+    }
+
+    fn empty(json: Py<PyAny>, path: Py<PyString>) -> ModelBase {
+        ModelBase {
+            json: Mutex::new(json),
+            cache: PyOnceLock::new(),
+            read: Mutex::new(Vec::new()),
+            path,
+        }
     }
 
     pub(super) fn path<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
@@ -218,10 +249,9 @@ impl ModelBase {
         _args: &Bound<'_, PyTuple>,
         _kwargs: Option<&Bound<'_, PyDict>>,
     ) -> ModelBase {
-        NEXT.take().unwrap_or_else(|| ModelBase {
-            json: Mutex::new(PyDict::new(py).into_any().unbind()),
-            cache: PyDict::new(py).unbind(),
-            path: pyo3::intern!(py, "").clone().unbind(),
+        NEXT.take().unwrap_or_else(|| {
+            let json = PyDict::new(py).into_any().unbind();
+            ModelBase::empty(json, pyo3::intern!(py, "").clone().unbind())
         })
     }
 
@@ -234,7 +264,10 @@ impl ModelBase {
     /// The field values read so far, by attribute name.
     #[getter(_cache)]
     fn get_cache<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
-        self.cache.bind(py).clone()
+        self.cache
+            .get_or_init(py, || PyDict::new(py).unbind())
+            .bind(py)
+            .clone()
     }
 
     #[getter(_path)]
@@ -258,11 +291,7 @@ pub(super) fn new_model<'py>(
     path: &Bound<'py, PyString>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = cls.py();
-    NEXT.set(Some(ModelBase {
-        json: Mutex::new(json.unbind()),
-        cache: PyDict::new(py).unbind(),
-        path: path.clone().unbind(),
-    }));
+    NEXT.set(Some(ModelBase::empty(json.unbind(), path.clone().unbind())));
     let no_args = PyTuple::empty(py);
     // SAFETY: `cls` is a live type; its tp_new (this class's, a model class
     // defines no __new__) takes the fields from NEXT. Calling it rather than

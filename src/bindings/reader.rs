@@ -55,7 +55,8 @@ impl Kind {
 /// stubtest and the docs see).
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct FieldReader {
-    /// The attribute's name: the key of the instance's `_cache`.
+    /// The attribute's name: the key of the instance's `_cache` (where the
+    /// Python reader keeps what it reads).
     name: Py<PyString>,
     /// The JSON key (a top-level key of the model's object).
     wire: Py<PyString>,
@@ -221,17 +222,23 @@ impl FieldReader {
     fn read<'py>(&self, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let py = obj.py();
         let base = obj.cast::<ModelBase>()?.get();
-        let cache = base.cache(py);
-        let name = self.name.bind(py);
-        if let Some(v) = cache.get_item(name)? {
+        // This reader's address names its values in the model's native cache
+        // (a reader lives as long as its class).
+        let me = self as *const FieldReader as usize;
+        if let Some(v) = base.cached(py, me) {
             return Ok(v);
+        }
+        if let Some(v) = base.cache(py).map(|c| c.get_item(self.name.bind(py))) {
+            if let Some(v) = v? {
+                return Ok(v);
+            }
         }
         let (kind, model) = self.plan(py)?;
         if *kind != Kind::Other {
             let doc = base.json(py);
             if let Ok(doc) = doc.cast::<LazyDoc>() {
                 if let Some(v) = self.fast(py, base, doc.get(), *kind, model.as_ref())? {
-                    cache.set_item(name, &v)?;
+                    base.keep(me, &v);
                     return Ok(v);
                 }
             }

@@ -59,10 +59,43 @@ impl Entry {
     /// Whether the key is `key` (bytes compared: lookups run per field read).
     pub fn key_is(&self, body: &[u8], key: &str) -> bool {
         match &self.key {
-            Key::At(a, b) => &body[*a..*b] == key.as_bytes(),
+            // Length and first byte before the bytes: most keys differ there,
+            // and a slice comparison calls memcmp for every equal length.
+            Key::At(a, b) => {
+                let k = key.as_bytes();
+                let at = &body[*a..*b];
+                at.len() == k.len() && at.first() == k.first() && at == k
+            }
             Key::Owned(s) => s == key,
         }
     }
 }
 
 pub type DocIndex = Vec<Entry>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_compare_by_their_bytes() {
+        let body = br#"{"":1,"time":2,"tags":3}"#;
+        let at = |a: usize, b: usize| Entry {
+            key: Key::At(a, b),
+            start: 0,
+            end: 0,
+        };
+        let (empty, time, tags) = (at(2, 2), at(7, 11), at(16, 20));
+        assert!(empty.key_is(body, "") && !empty.key_is(body, "t"));
+        assert!(
+            time.key_is(body, "time") && !time.key_is(body, "tags") && !time.key_is(body, "tim")
+        );
+        assert!(tags.key_is(body, "tags") && !tags.key_is(body, "time"));
+        let owned = Entry {
+            key: Key::Owned("time".into()),
+            start: 0,
+            end: 0,
+        };
+        assert!(owned.key_is(body, "time") && !owned.key_is(body, "tags"));
+    }
+}
