@@ -528,8 +528,9 @@ class Model(_native.ModelBase):
     """Base class: a frozen, lazily decoded view of one JSON object.
 
     Its native base holds the JSON object (``_json``: a dict, or a
-    ``LazyDoc`` still in bytes), the values read so far (``_cache``) and the
-    object's JSON path in its answer (``_path``, "" for the whole answer).
+    ``LazyDoc`` still in bytes), the values read so far (natively read ones in
+    a cache of its own, the rest in ``_cache``) and the object's JSON path in
+    its answer (``_path``, "" for the whole answer).
     """
 
     __slots__ = ()
