@@ -1,6 +1,6 @@
 """Profile one side of a workload (where does the client's CPU go?).
 
-    python bench/profile.py SIDE '{"scans": 20000}' '{"hits": 20000}' [--tool perf|py-spy]
+    python bench/profile.py SIDE '{"scans": 20000}' '{"hits": 20000}' [--tool perf|py-spy] [--freq HZ]
 
 Starts an emulator in its own process (keywords as JSON), then runs
 ``bench/workloads.py SIDE`` under ``perf record -g`` (every thread of the
@@ -51,6 +51,7 @@ def main() -> int:
     ap.add_argument("config", help="workload config as JSON (url and key are added)")
     ap.add_argument("--tool", choices=["perf", "py-spy"], default="perf")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--freq", type=int, default=999, help="perf samples per second (more for short runs)")
     a = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     cfg = json.loads(a.config)
@@ -61,7 +62,7 @@ def main() -> int:
         cmd = [PY, str(HERE / "workloads.py"), a.side, json.dumps(cfg)]
         if a.tool == "perf":
             data = OUT / f"{a.side}.perf.data"
-            subprocess.run(["perf", "record", "-F", "999", "-g", "-o", str(data), "--", *cmd], check=True)
+            subprocess.run(["perf", "record", "-F", str(a.freq), "-g", "-o", str(data), "--", *cmd], check=True)
             for mode in ("--no-children", "--children"):
                 rep = subprocess.run(
                     ["perf", "report", "-i", str(data), mode, "--sort", "dso,symbol", "--stdio", "-g", "none"],

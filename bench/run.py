@@ -229,7 +229,7 @@ def write_results(rep: Report, facts: list[tuple[str, str]], path: Path) -> None
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rep.rows:
-        t = "" if r["target"] is None else f"{r['target']:g}x"
+        t = "" if r["target"] is None else f"{r['target']:.3g}x"
         lines.append(
             f"| {r['workload']} | {r['metric']} | {r['ours']:.4g} | {r['what']} | {r['theirs']:.4g} | "
             f"{r['ratio']:.2f}x | {t} | {r['verdict']} |"
