@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import json
 import pickle
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,28 @@ def test_lazy_models_read_only_the_parts_used() -> None:
     assert pickle.loads(pickle.dumps(ScanResult._lazy(LazyDoc(body)))) == eager
     assert repr(ScanResult._lazy(LazyDoc(body))) == repr(eager)
     assert "some_new_part" in dir(ScanResult._lazy(LazyDoc(body)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-01-02T03:04:05.000Z",
+        "2026-01-02T03:04:05Z",
+        "2026-01-02T03:04:05.5+05:30",
+        "2026-01-02T23:59:59.999999-08:00",
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999999+00:00",
+    ],
+)
+def test_times_read_from_bytes_are_the_utc_datetimes_the_rules_give(text: str) -> None:
+    """The native read of a date-time (from a lazy model's bytes) equals the Python rules' value."""
+    from urlscan_rs._native import LazyDoc
+
+    lazy = models.Task._lazy(LazyDoc(json.dumps({"time": text}).encode()))
+    want = datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+    got = lazy.time
+    assert got == want == models.Task({"time": text}).time
+    assert got is not None and got.tzinfo is timezone.utc and got.isoformat() == want.isoformat()
 
 
 def test_large_results_from_the_service_are_lazy(client: Client) -> None:

@@ -180,16 +180,78 @@ pub(super) fn off_gil<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T
 /// an attribute lookup).
 #[pyclass(module = "urlscan_rs._native", subclass, frozen)]
 pub struct ModelBase {
-    /// A `LazyDoc`, or a dict (a model made from one, or once read whole).
-    json: Mutex<Py<PyAny>>,
+    /// The object's bytes and members when it came from an answer: field
+    /// reads use them directly, so a model costs no Python object but itself
+    /// until Python code asks for `_json`.
+    doc: Option<LazyDoc>,
+    /// `_json` as Python code sees it: a dict (a model made from one, or
+    /// once read whole), or a `LazyDoc` over `doc`'s bytes, made when first
+    /// asked for.
+    json: Mutex<Option<Py<PyAny>>>,
     /// The values the Python readers read, by attribute name (`_cache`),
     /// made when first asked for.
     cache: PyOnceLock<Py<PyDict>>,
     /// The values read natively, by the address of their `FieldReader`: a
     /// few per model, found by a scan, without a dict per model.
     read: Mutex<Vec<(usize, Py<PyAny>)>>,
-    /// The JSON path of the object in its answer ("" for the whole answer).
-    path: Py<PyString>,
+    /// Where the object is in its answer, named by the model's errors.
+    path: Path,
+}
+
+/// A JSON path in an answer ("" for the whole answer), kept as its parts:
+/// the text is made only when asked for (an error, a pickle), not for each
+/// of the many models a walk or a field read makes.
+pub(super) enum Path {
+    Root,
+    Text(Py<PyString>),
+    /// Element `i` of the list under a top-level key: `results[3]`.
+    Item(Py<PyString>, usize),
+    /// A member of the object at the inner path: `results[3].page`.
+    Member(Box<Path>, Py<PyString>),
+}
+
+impl Path {
+    pub(super) fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        Ok(match self {
+            Path::Root => pyo3::intern!(py, "").clone(),
+            Path::Text(s) => s.bind(py).clone(),
+            Path::Item(key, i) => PyString::new(py, &format!("{}[{i}]", key.bind(py).to_str()?)),
+            Path::Member(inner, wire) => match &**inner {
+                Path::Root => wire.bind(py).clone(),
+                inner => {
+                    let inner = inner.text(py)?;
+                    PyString::new(
+                        py,
+                        &format!("{}.{}", inner.to_str()?, wire.bind(py).to_str()?),
+                    )
+                }
+            },
+        })
+    }
+
+    /// The path of the member `wire` of the object at this path.
+    pub(super) fn member(&self, py: Python<'_>, wire: &Bound<'_, PyString>) -> Path {
+        Path::Member(Box::new(self.clone_ref(py)), wire.clone().unbind())
+    }
+
+    fn clone_ref(&self, py: Python<'_>) -> Path {
+        match self {
+            Path::Root => Path::Root,
+            Path::Text(s) => Path::Text(s.clone_ref(py)),
+            Path::Item(key, i) => Path::Item(key.clone_ref(py), *i),
+            Path::Member(inner, wire) => {
+                Path::Member(Box::new(inner.clone_ref(py)), wire.clone_ref(py))
+            }
+        }
+    }
+
+    fn of(path: &Bound<'_, PyString>) -> Path {
+        if path.to_str().is_ok_and(str::is_empty) {
+            Path::Root
+        } else {
+            Path::Text(path.clone().unbind())
+        }
+    }
 }
 
 thread_local! {
@@ -200,8 +262,24 @@ thread_local! {
 }
 
 impl ModelBase {
-    pub(super) fn json<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.json.lock().unwrap().bind(py).clone()
+    /// `_json`: the dict, or a `LazyDoc` over the object's bytes (made once).
+    pub(super) fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(j) = &*self.json.lock().unwrap() {
+            return Ok(j.bind(py).clone());
+        }
+        let made = match &self.doc {
+            Some(d) => Bound::new(py, LazyDoc::new(d.data.clone(), d.index.clone()))?.into_any(),
+            None => PyDict::new(py).into_any(),
+        };
+        // Made outside the lock (allocating may run Python code); another
+        // thread may have made one meanwhile, and the first one stays.
+        let mut slot = self.json.lock().unwrap();
+        Ok(slot.get_or_insert_with(|| made.unbind()).bind(py).clone())
+    }
+
+    /// The object's bytes and members, when it came from an answer.
+    pub(super) fn doc(&self) -> Option<&LazyDoc> {
+        self.doc.as_ref()
     }
 
     /// The `_cache` dict, when the Python side has made it.
@@ -224,8 +302,9 @@ impl ModelBase {
             .push((key, value.clone().unbind()));
     }
 
-    fn empty(json: Py<PyAny>, path: Py<PyString>) -> ModelBase {
+    fn new(doc: Option<LazyDoc>, json: Option<Py<PyAny>>, path: Path) -> ModelBase {
         ModelBase {
+            doc,
             json: Mutex::new(json),
             cache: PyOnceLock::new(),
             read: Mutex::new(Vec::new()),
@@ -233,8 +312,8 @@ impl ModelBase {
         }
     }
 
-    pub(super) fn path<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
-        self.path.bind(py)
+    pub(super) fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -250,14 +329,13 @@ impl ModelBase {
         _kwargs: Option<&Bound<'_, PyDict>>,
     ) -> ModelBase {
         NEXT.take().unwrap_or_else(|| {
-            let json = PyDict::new(py).into_any().unbind();
-            ModelBase::empty(json, pyo3::intern!(py, "").clone().unbind())
+            ModelBase::new(None, Some(PyDict::new(py).into_any().unbind()), Path::Root)
         })
     }
 
     /// The JSON object: a `LazyDoc` (still bytes) or a dict.
     #[getter(_json)]
-    fn get_json<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+    fn get_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.json(py)
     }
 
@@ -271,27 +349,45 @@ impl ModelBase {
     }
 
     #[getter(_path)]
-    fn get_path<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
-        self.path.bind(py).clone()
+    fn get_path<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.path.text(py)
     }
 
     /// Replace the JSON object (by the same object read whole, or at
     /// construction): the model stays frozen to its users.
     fn _set_json(&self, json: Bound<'_, PyAny>) {
-        *self.json.lock().unwrap() = json.unbind();
+        *self.json.lock().unwrap() = Some(json.unbind());
     }
 }
 
-/// A model instance of class `cls` over `json` (a `LazyDoc` or a dict),
-/// made without running Python code; `path` is where the object is in the
-/// answer ("" for the whole answer), named by the model's errors.
+/// What a model wraps: the bytes of an object (read natively, `_json` made
+/// on demand) or a Python object Python code handed over (a dict, or a
+/// `LazyDoc`, whose bytes are then read natively too).
+pub(super) enum Wrapped<'py> {
+    Doc(LazyDoc),
+    Object(Bound<'py, PyAny>),
+}
+
+/// A model instance of class `cls` over `json`, made without running
+/// Python code; `path` is where the object is in the answer, named by the
+/// model's errors.
 pub(super) fn new_model<'py>(
     cls: &Bound<'py, PyType>,
-    json: Bound<'py, PyAny>,
-    path: &Bound<'py, PyString>,
+    json: Wrapped<'py>,
+    path: Path,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = cls.py();
-    NEXT.set(Some(ModelBase::empty(json.unbind(), path.clone().unbind())));
+    let base = match json {
+        Wrapped::Doc(doc) => ModelBase::new(Some(doc), None, path),
+        Wrapped::Object(o) => {
+            let doc = o
+                .cast::<LazyDoc>()
+                .ok()
+                .map(|d| LazyDoc::new(d.get().data.clone(), d.get().index.clone()));
+            ModelBase::new(doc, Some(o.unbind()), path)
+        }
+    };
+    NEXT.set(Some(base));
     let no_args = PyTuple::empty(py);
     // SAFETY: `cls` is a live type; its tp_new (this class's, a model class
     // defines no __new__) takes the fields from NEXT. Calling it rather than
@@ -323,26 +419,21 @@ pub(super) fn new_model<'py>(
     Ok(obj)
 }
 
-/// A model of class `cls` over `json` at `path` (for the Python side:
-/// `Model._at` and unpickling).
+/// A model of class `cls` over `json` (a `LazyDoc` or a dict) at `path` (for
+/// the Python side: `Model._at` and unpickling).
 #[pyfunction]
 pub fn make_model<'py>(
     cls: &Bound<'py, PyType>,
     json: Bound<'py, PyAny>,
     path: &Bound<'py, PyString>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    new_model(cls, json, path)
+    new_model(cls, Wrapped::Object(json), Path::of(path))
 }
 
 /// A model over a body not indexed yet (indexed here, off the GIL).
 pub fn body_model<'py>(py: Python<'py>, class: &str, body: Bytes) -> PyResult<Bound<'py, PyAny>> {
     let doc = LazyDoc::from_body(py, body)?;
-    let root = pyo3::intern!(py, "");
-    new_model(
-        &model_class(py, class)?,
-        Bound::new(py, doc)?.into_any(),
-        root,
-    )
+    new_model(&model_class(py, class)?, Wrapped::Doc(doc), Path::Root)
 }
 
 /// A model over a whole indexed body (no copy, no second pass).
@@ -352,9 +443,8 @@ pub fn lazy_model<'py>(
     body: Bytes,
     index: DocIndex,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cls = model_class(py, class)?;
-    let d = Bound::new(py, LazyDoc::new(body, index))?;
-    new_model(&cls, d.into_any(), pyo3::intern!(py, ""))
+    let doc = LazyDoc::new(body, index);
+    new_model(&model_class(py, class)?, Wrapped::Doc(doc), Path::Root)
 }
 
 /// The hits of a search page as lazy models sharing the page's bytes (a hit
@@ -374,11 +464,12 @@ pub fn lazy_hits<'py>(
             .hits
     };
     let cls = model_class(py, class)?;
+    let results = pyo3::intern!(py, "results");
     let out = PyList::empty(py);
     for (i, idx) in hits.into_iter().enumerate() {
-        let d = Bound::new(py, LazyDoc::new(body.clone(), idx))?;
-        let path = PyString::new(py, &format!("results[{i}]"));
-        out.append(new_model(&cls, d.into_any(), &path)?)?;
+        let d = LazyDoc::new(body.clone(), idx);
+        let path = Path::Item(results.clone().unbind(), i);
+        out.append(new_model(&cls, Wrapped::Doc(d), path)?)?;
     }
     Ok(out)
 }
@@ -405,16 +496,18 @@ pub fn model_list<'py>(
     let spans =
         off_gil(py, items.len(), || index::array_spans(&items)).map_err(|e| to_pyerr(py, e))?;
     let cls = model_class(py, class)?;
+    let name = PyString::new(py, key);
     let out = PyList::empty(py);
     for (i, (start, end)) in spans.into_iter().enumerate() {
         let item = items.slice(start..end);
-        let at = format!("{key}[{i}]");
         if item.first() != Some(&b'{') {
+            let at = format!("{key}[{i}]");
             return Err(to_pyerr(py, wrong_json(&at, "an object", &item)));
         }
         // The array was parsed whole: each element's structure is enough.
-        let doc = Bound::new(py, LazyDoc::parsed(py, item)?)?;
-        out.append(new_model(&cls, doc.into_any(), &PyString::new(py, &at))?)?;
+        let doc = LazyDoc::parsed(py, item)?;
+        let path = Path::Item(name.clone().unbind(), i);
+        out.append(new_model(&cls, Wrapped::Doc(doc), path)?)?;
     }
     Ok(out.into_any())
 }
@@ -430,12 +523,8 @@ pub fn wrap<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match (class, first_byte(&body)) {
         (Some(class), Some(b'{')) => {
-            let doc = Bound::new(py, LazyDoc::parsed(py, body)?)?;
-            new_model(
-                &model_class(py, class)?,
-                doc.into_any(),
-                pyo3::intern!(py, ""),
-            )
+            let doc = LazyDoc::parsed(py, body)?;
+            new_model(&model_class(py, class)?, Wrapped::Doc(doc), Path::Root)
         }
         (Some(class), Some(b'[')) => model_list(py, class, key, body),
         (Some(_), Some(b'n')) if &body[..] == b"null" => Ok(py.None().into_bound(py)),
