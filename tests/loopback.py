@@ -57,7 +57,10 @@ def serve_raw(answer: RawAnswer) -> Iterator[Served]:
                 self.send_header(name, value)
             self.send_header("content-length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading (e.g. a body over its size limit)
 
         do_GET = do_POST = do_PUT = do_DELETE = _answer
 

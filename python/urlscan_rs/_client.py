@@ -46,13 +46,11 @@ class SearchIterator(_PagedIterator):
     ``count()`` returns an awaitable), ``Hit`` being the model of the hits.
     """
 
-    __slots__ = ("_limit", "_yielded", "_last", "_kind")
+    __slots__ = ("_kind",)
 
     def __init__(self, cursor: Any, limit: int | None, kind: str = "search") -> None:
         super().__init__(cursor)
-        self._limit = limit
-        self._yielded = 0
-        self._last: Any = None
+        self._set_limit(limit)
         self._kind = kind
 
     # -- state
@@ -73,12 +71,12 @@ class SearchIterator(_PagedIterator):
         sort = getattr(self._last, "sort", None)
         if sort:
             return ",".join(str(v) for v in sort)
-        return self._cursor.search_after if not self._buf else None
+        return self._cursor.search_after if not self._buffered else None
 
     @property
     def fetched(self) -> int:
         """Hits handed out so far."""
-        return self._yielded
+        return self._handed_out
 
     def count(self) -> Any:
         """The number of matching hits (an int, or an awaitable with AsyncClient).
@@ -93,32 +91,9 @@ class SearchIterator(_PagedIterator):
     async def _acount(self) -> int:
         return await self._cursor.count()  # type: ignore[no-any-return]
 
-    def _exhausted(self) -> bool:
-        return self._limit is not None and self._yielded >= self._limit
-
-    def _take(self) -> Any:
-        # Per hit: no decoding here (the cursor is read from the last hit on demand).
-        hit = self._last = self._buf.popleft()
-        self._yielded += 1
-        return hit
-
-    # -- iteration (the walk over pages is _PagedIterator's)
-
-    def __next__(self) -> Any:
-        limit = self._limit
-        if self._buf and (limit is None or self._yielded < limit):
-            # The common case (a page is buffered), without a call per hit.
-            hit = self._last = self._buf.popleft()
-            self._yielded += 1
-            return hit
-        if self._exhausted():
-            raise StopIteration
-        return super().__next__()
-
-    async def __anext__(self) -> Any:
-        if self._exhausted():
-            raise StopAsyncIteration
-        return await super().__anext__()
+    # Iteration: the walk over pages is _PagedIterator's, each hit handed out
+    # by the native base (no decoding then; the cursor is read from the last
+    # hit on demand).
 
     def to_records(self) -> list[dict[str, Any]]:
         """Read the remaining hits into flat dicts (a sync iterator; honours ``limit``)."""
@@ -133,18 +108,18 @@ class SearchIterator(_PagedIterator):
     def _repr_html_(self) -> str:
         from ._display import table
 
-        if not self._buf and not self._cursor.is_async and not self._cursor.done and self._yielded == 0:
+        if not self._buffered and not self._cursor.is_async and not self._cursor.done and self._handed_out == 0:
             # First display in a notebook: read the first page (it stays buffered).
             page = self._cursor.next_page()
             if page:
-                self._buf.extend(page)
+                self._extend(page)
         more = "+" if self.has_more else ""
-        caption = f"{self._kind}: total {self.total}{more}, handed out {self._yielded}, next {len(self._buf)} shown"
-        return table(list(self._buf), caption)
+        caption = f"{self._kind}: total {self.total}{more}, handed out {self._handed_out}, next {self._buffered} shown"
+        return table(self._waiting(), caption)
 
     def __repr__(self) -> str:
         return (
-            f"SearchIterator({self._kind}, fetched={self._yielded}, total={self.total}, "
+            f"SearchIterator({self._kind}, fetched={self._handed_out}, total={self.total}, "
             f"has_more={self.has_more}, search_after={self.search_after!r})"
         )
 

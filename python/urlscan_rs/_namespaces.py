@@ -13,7 +13,6 @@ more than one table call, are written here by hand.
 from __future__ import annotations
 
 import datetime as _dt
-from collections import deque
 from functools import cache
 from typing import Any
 
@@ -275,49 +274,44 @@ class Incidents(_Namespace):
         return self._call("incident_action", "restart", incident_id)
 
 
-class _PagedIterator:
+class _PagedIterator(_native.PagedWalk):
     """A lazy walk over a native cursor's pages, read as the walk needs them:
-    ``for`` with a Client's cursor, ``async for`` with an AsyncClient's."""
+    ``for`` with a Client's cursor, ``async for`` with an AsyncClient's.
 
-    __slots__ = ("_cursor", "_buf")
+    The items read wait in the native base, whose ``__next__`` hands them out
+    (up to its limit) and calls ``_fill`` when none is left.
+    """
+
+    __slots__ = ("_cursor",)
 
     def __init__(self, cursor: Any) -> None:
         self._cursor = cursor
-        self._buf: deque[Any] = deque()
 
     def _fill(self) -> bool:
-        """Read pages until one is buffered; False once the cursor has no more."""
-        while not self._buf:
+        """Read pages until one has items; False once the cursor has no more."""
+        while not self._buffered:
             if self._cursor.done:
                 return False
             page = self._cursor.next_page()
             if page is None:
                 return False
-            self._buf.extend(page)
+            self._extend(page)
         return True
 
     async def _afill(self) -> bool:
-        while not self._buf:
+        while not self._buffered:
             if self._cursor.done:
                 return False
             page = await self._cursor.next_page()
             if page is None:
                 return False
-            self._buf.extend(page)
+            self._extend(page)
         return True
-
-    def _take(self) -> Any:
-        return self._buf.popleft()
 
     def __iter__(self) -> _PagedIterator:
         if self._cursor.is_async:
             raise TypeError("this iterator belongs to an AsyncClient: use 'async for'")
         return self
-
-    def __next__(self) -> Any:
-        if not self._fill():
-            raise StopIteration
-        return self._take()
 
     def __aiter__(self) -> _PagedIterator:
         if not self._cursor.is_async:
@@ -325,7 +319,7 @@ class _PagedIterator:
         return self
 
     async def __anext__(self) -> Any:
-        if not await self._afill():
+        if self._exhausted() or not await self._afill():
             raise StopAsyncIteration
         return self._take()
 

@@ -1,4 +1,4 @@
-//! The emulator, started from Python on the shared runtime.
+//! The emulator, started from Python on the runtime for servers.
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -107,7 +107,7 @@ impl NativeEmulator {
             }
             cfg.rate_limits.insert(action, l);
         }
-        let rt = core::runtime::runtime().map_err(|e| to_pyerr(py, e))?;
+        let rt = core::runtime::server_runtime().map_err(|e| to_pyerr(py, e))?;
         let emu = py
             .detach(|| rt.block_on(Emulator::start(cfg)))
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start the emulator: {e}")))?;

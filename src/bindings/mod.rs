@@ -16,6 +16,7 @@ mod outcome;
 mod premium;
 mod reader;
 mod run;
+mod walk;
 
 use pyo3::prelude::*;
 
@@ -110,6 +111,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lazy::ModelBase>()?;
     m.add_function(wrap_pyfunction!(lazy::make_model, m)?)?;
     m.add_class::<reader::FieldReader>()?;
+    m.add_class::<walk::PagedWalk>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<bridge::Completions>()?;
     m.add_class::<client::NativeClient>()?;
