@@ -4,6 +4,11 @@
     cp python/urlscan_rs/_native*.so bench/out/B.so     # build B
     python bench/ab.py search_rs '{"scans": 100000}' '{"hits": 100000}' bench/out/A.so bench/out/B.so
 
+A build may also be a directory holding a whole built package (``urlscan_rs/``
+with its extension, e.g. the ``python/`` folder of another checkout): it runs
+with that directory first on ``PYTHONPATH``, for builds that differ in Python
+code too.
+
 One emulator (its own process) serves every run; each round runs the side once
 per build, in a fresh process (``bench/workloads.py``), with that build's file
 moved in place of the package's extension. Prints each build's median client
@@ -47,23 +52,30 @@ def main() -> int:
     a = ap.parse_args()
     target = installed_extension()
 
-    def use(build: Path) -> None:
+    def use(build: Path) -> dict[str, str]:
+        """Put `build` in place; the environment its runs need."""
+        if build.is_dir():
+            return {**os.environ, "PYTHONPATH": os.pathsep.join([str(build), os.environ.get("PYTHONPATH", "")])}
         # A rename, not a copy over the file: the running emulator keeps the file it loaded.
         shutil.copy(build, target.with_suffix(".new"))
         os.replace(target.with_suffix(".new"), target)
+        return dict(os.environ)
 
     cfg = json.loads(a.config)
     runs: dict[Path, list[dict[str, float]]] = {b: [] for b in a.builds}
     with Emu(**json.loads(a.emulator)) as emu:
         cfg.update(url=emu.url, key=emu.key)
         if "n" in cfg and "uuids_file" not in cfg:
-            use(a.builds[0])
             cfg["uuids_file"] = uuids_file(emu, cfg["n"], "ab")
         for _ in range(a.rounds):
             for b in a.builds:
-                use(b)
+                env = use(b)
                 out = subprocess.run(
-                    [PY, str(HERE / "workloads.py"), a.side, json.dumps(cfg)], capture_output=True, text=True, check=True
+                    [PY, str(HERE / "workloads.py"), a.side, json.dumps(cfg)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env=env,
                 ).stdout
                 runs[b].append(json.loads(out.strip().splitlines()[-1]))
     for b, rs in runs.items():

@@ -69,7 +69,16 @@ proptest! {
         let text = if pretty { serde_json::to_string_pretty(&doc).unwrap() } else { doc.to_string() };
         let scanned = urlscan_core::models::index::parsed_object_index(text.as_bytes());
         match urlscan_core::models::index::object_index(text.as_bytes()) {
-            Ok(parsed) => prop_assert_eq!(scanned, Some(parsed)),
+            Ok(parsed) => {
+                // A lookup of one key without the index finds what the index would.
+                for e in &parsed {
+                    let key = e.key(text.as_bytes());
+                    let last = parsed.iter().rposition(|x| x.key(text.as_bytes()) == key).unwrap();
+                    let found = urlscan_core::models::index::parsed_member(text.as_bytes(), key);
+                    prop_assert_eq!(found, Some(Some((parsed[last].start, parsed[last].end))));
+                }
+                prop_assert_eq!(scanned, Some(parsed));
+            }
             Err(_) => prop_assert!(!doc.is_object() && scanned.is_none()),
         }
     }

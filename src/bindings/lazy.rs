@@ -4,7 +4,8 @@
 //! a search hit or a list element shares its answer's bytes, and a field
 //! read (reader.rs) opens a nested object as a model over a slice of them,
 //! so most of the JSON never becomes Python objects.
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
 use pyo3::prelude::*;
@@ -19,15 +20,35 @@ use urlscan_core::models::{first_byte, wrong_json, Doc, SearchPageHead};
 #[pyclass(module = "urlscan_rs._native", frozen)]
 pub struct LazyDoc {
     data: Bytes,
-    index: DocIndex,
+    /// The members' spans: given, or found when first needed (a nested part
+    /// a field read opens is often read once, which a scan for that one key
+    /// answers without building the index).
+    index: OnceLock<DocIndex>,
+    /// Whether a key was looked up without the index (the next lookup builds it).
+    scanned: AtomicBool,
     parts: Mutex<Vec<Option<Py<PyAny>>>>,
 }
 
 impl LazyDoc {
     pub(super) fn new(data: Bytes, index: DocIndex) -> LazyDoc {
-        // Filled on the first decoded part: most documents never decode one.
-        let parts = Mutex::new(Vec::new());
-        LazyDoc { data, index, parts }
+        LazyDoc {
+            data,
+            index: OnceLock::from(index),
+            scanned: AtomicBool::new(false),
+            // Filled on the first decoded part: most documents never decode one.
+            parts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A JSON object inside a body already parsed (so valid JSON), indexed
+    /// when first needed.
+    pub(super) fn part_of_parsed(data: Bytes) -> LazyDoc {
+        LazyDoc {
+            data,
+            index: OnceLock::new(),
+            scanned: AtomicBool::new(false),
+            parts: Mutex::new(Vec::new()),
+        }
     }
 
     /// An object the core has parsed already (an answer part, a list
@@ -48,29 +69,72 @@ impl LazyDoc {
         Ok(LazyDoc::new(body, index))
     }
 
+    /// The members' spans, found now if not yet (an error when the bytes are
+    /// not an object after all: the checking index names why).
+    fn index(&self, py: Python<'_>) -> PyResult<&DocIndex> {
+        if let Some(i) = self.index.get() {
+            return Ok(i);
+        }
+        let data = &self.data;
+        let idx = match off_gil(py, data.len(), || index::parsed_object_index(data)) {
+            Some(i) => i,
+            None => index::object_index(data).map_err(|e| to_pyerr(py, e))?,
+        };
+        Ok(self.index.get_or_init(|| idx))
+    }
+
+    /// A copy over the same bytes (for a `LazyDoc` of its own).
+    pub(super) fn copy(&self) -> LazyDoc {
+        LazyDoc {
+            data: self.data.clone(),
+            index: self.index.clone(),
+            scanned: AtomicBool::new(false),
+            parts: Mutex::new(Vec::new()),
+        }
+    }
+
     fn part<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
         if let Some(Some(v)) = self.parts.lock().unwrap().get(i) {
             return Ok(v.bind(py).clone());
         }
-        let e = &self.index[i];
+        let index = self.index(py)?;
+        let e = &index[i];
         let v = json(py, &self.data[e.start..e.end])?;
         let mut parts = self.parts.lock().unwrap();
         if parts.is_empty() {
-            parts.resize_with(self.index.len(), || None);
+            parts.resize_with(index.len(), || None);
         }
         parts[i] = Some(v.clone().unbind());
         Ok(v)
     }
 
-    fn find(&self, key: &str) -> Option<usize> {
+    fn find(&self, py: Python<'_>, key: &str) -> PyResult<Option<usize>> {
         // The last of duplicate keys wins, as with json.loads.
-        self.index.iter().rposition(|e| e.key_is(&self.data, key))
+        Ok(self
+            .index(py)?
+            .iter()
+            .rposition(|e| e.key_is(&self.data, key)))
     }
 
-    /// The bytes and the span of the value of a top-level key.
-    pub(super) fn span(&self, key: &str) -> Option<(&Bytes, usize, usize)> {
-        let e = &self.index[self.find(key)?];
-        Some((&self.data, e.start, e.end))
+    /// The bytes and the span of the value of a top-level key; None when
+    /// absent, or when the bytes turn out not to be an object (the Python
+    /// reader then reads `_json`, whose index names the error).
+    pub(super) fn span(&self, py: Python<'_>, key: &str) -> Option<(&Bytes, usize, usize)> {
+        let (start, end) = match self.index.get() {
+            Some(idx) => {
+                let e = &idx[idx.iter().rposition(|e| e.key_is(&self.data, key))?];
+                (e.start, e.end)
+            }
+            None if !self.scanned.swap(true, Ordering::Relaxed) => {
+                index::parsed_member(&self.data, key)??
+            }
+            None => {
+                let idx = self.index(py).ok()?;
+                let e = &idx[idx.iter().rposition(|e| e.key_is(&self.data, key))?];
+                (e.start, e.end)
+            }
+        };
+        Some((&self.data, start, end))
     }
 }
 
@@ -84,15 +148,16 @@ impl LazyDoc {
 
     /// The top-level keys decoded so far.
     #[getter]
-    fn decoded(&self) -> Vec<String> {
+    fn decoded(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let index = self.index(py)?;
         // `parts` is empty until a part is decoded (the zip lists none then).
         let parts = self.parts.lock().unwrap();
-        self.index
+        Ok(index
             .iter()
             .zip(parts.iter())
             .filter(|(_, p)| p.is_some())
             .map(|(e, _)| e.key(&self.data).to_string())
-            .collect()
+            .collect())
     }
 
     /// The value of a top-level key, or `default`.
@@ -103,33 +168,35 @@ impl LazyDoc {
         key: &str,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        match self.find(key) {
+        match self.find(py, key)? {
             Some(i) => self.part(py, i),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }
 
-    fn keys(&self) -> Vec<String> {
+    fn keys(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let mut seen = std::collections::HashSet::new();
-        self.index
+        Ok(self
+            .index(py)?
             .iter()
             .map(|e| e.key(&self.data))
             .filter(|k| seen.insert(*k))
             .map(String::from)
-            .collect()
+            .collect())
     }
 
-    fn __contains__(&self, key: &str) -> bool {
-        self.find(key).is_some()
+    fn __contains__(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
+        Ok(self.find(py, key)?.is_some())
     }
 
     /// The object's JSON text, rebuilt from its members' bytes (no decoding;
     /// a hit's document spans only its own members of the page).
-    fn json<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let len: usize = self.index.iter().map(|e| e.end - e.start + 8).sum();
+    fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let index = self.index(py)?;
+        let len: usize = index.iter().map(|e| e.end - e.start + 8).sum();
         let mut out = Vec::with_capacity(len + 2);
         out.push(b'{');
-        for (i, e) in self.index.iter().enumerate() {
+        for (i, e) in index.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
@@ -147,15 +214,15 @@ impl LazyDoc {
             out.extend_from_slice(&self.data[e.start..e.end]);
         }
         out.push(b'}');
-        PyBytes::new(py, &out)
+        Ok(PyBytes::new(py, &out))
     }
 
     /// The whole object as a dict (parts already read are reused).
     fn full<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (i, e) in self.index.iter().enumerate() {
+        for (i, e) in self.index(py)?.iter().enumerate() {
             let k = e.key(&self.data);
-            if self.find(k) == Some(i) {
+            if self.find(py, k)? == Some(i) {
                 d.set_item(k, self.part(py, i)?)?;
             }
         }
@@ -268,7 +335,7 @@ impl ModelBase {
             return Ok(j.bind(py).clone());
         }
         let made = match &self.doc {
-            Some(d) => Bound::new(py, LazyDoc::new(d.data.clone(), d.index.clone()))?.into_any(),
+            Some(d) => Bound::new(py, d.copy())?.into_any(),
             None => PyDict::new(py).into_any(),
         };
         // Made outside the lock (allocating may run Python code); another
@@ -380,10 +447,7 @@ pub(super) fn new_model<'py>(
     let base = match json {
         Wrapped::Doc(doc) => ModelBase::new(Some(doc), None, path),
         Wrapped::Object(o) => {
-            let doc = o
-                .cast::<LazyDoc>()
-                .ok()
-                .map(|d| LazyDoc::new(d.get().data.clone(), d.get().index.clone()));
+            let doc = o.cast::<LazyDoc>().ok().map(|d| d.get().copy());
             ModelBase::new(doc, Some(o.unbind()), path)
         }
     };
@@ -539,7 +603,7 @@ pub fn field_of(py: Python<'_>, body: Bytes, key: &str) -> PyResult<Bytes> {
         return Ok(Bytes::from_static(b"null"));
     }
     let doc = LazyDoc::parsed(py, body)?;
-    Ok(match doc.span(key) {
+    Ok(match doc.span(py, key) {
         Some((data, start, end)) => data.slice(start..end),
         None => Bytes::from_static(b"null"),
     })

@@ -5,15 +5,13 @@
 //! slice of the same bytes (no copy). Anything else (a missing or null value,
 //! a wrong type, a list, a dotted path, a model over a dict) is read by the
 //! field's Python reader, which owns the rules and the error messages.
-use bytes::Bytes;
 use chrono::{Datelike, Timelike};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyString, PyType};
 
 use super::convert::json;
-use super::lazy::{new_model, off_gil, LazyDoc, ModelBase, Wrapped};
-use urlscan_core::models::index;
+use super::lazy::{new_model, LazyDoc, ModelBase, Wrapped};
 
 /// What a field holds, as far as the native read goes.
 #[derive(Clone, Copy, PartialEq)]
@@ -160,7 +158,7 @@ impl FieldReader {
         model: Option<&Py<PyType>>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let wire = self.wire.bind(py);
-        let Some((data, start, end)) = doc.span(wire.to_str()?) else {
+        let Some((data, start, end)) = doc.span(py, wire.to_str()?) else {
             return Ok(None);
         };
         let span = &data[start..end];
@@ -192,11 +190,8 @@ impl FieldReader {
             },
             Kind::Model => match (model, span.first()) {
                 (Some(cls), Some(b'{')) => {
-                    let part: Bytes = data.slice(start..end);
-                    // A part of a document already parsed: its structure is enough.
-                    let idx = off_gil(py, part.len(), || index::parsed_object_index(&part));
-                    let Some(idx) = idx else { return Ok(None) };
-                    let sub = LazyDoc::new(part, idx);
+                    // A part of a document already parsed, indexed when read.
+                    let sub = LazyDoc::part_of_parsed(data.slice(start..end));
                     let path = base.path().member(py, wire);
                     Some(new_model(cls.bind(py), Wrapped::Doc(sub), path)?)
                 }

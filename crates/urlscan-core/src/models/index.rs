@@ -35,6 +35,42 @@ pub fn object_index(body: &[u8]) -> Result<DocIndex> {
 /// read opens (`hit.page`, `result.verdicts`). Keys with escapes are
 /// decoded. None when the bytes are not an object after all.
 pub fn parsed_object_index(body: &[u8]) -> Option<DocIndex> {
+    // Room for the members of a typical part (`page`, `task`): no regrowth.
+    let mut out = DocIndex::with_capacity(24);
+    scan_members(body, |key, start, end| {
+        out.push(Entry { key, start, end });
+        Some(())
+    })?;
+    Some(out)
+}
+
+/// The span of the value of `key` in a JSON object inside a body already
+/// parsed, as `parsed_object_index` would give it (the last of duplicate
+/// keys), without building the index: `Some(None)` when absent, None when
+/// the bytes are not an object after all.
+pub fn parsed_member(body: &[u8], key: &str) -> Option<Option<(usize, usize)>> {
+    let want = key.as_bytes();
+    let mut found = None;
+    scan_members(body, |k, start, end| {
+        let hit = match &k {
+            Key::At(a, b) => &body[*a..*b] == want,
+            Key::Owned(s) => s == key,
+        };
+        if hit {
+            found = Some((start, end));
+        }
+        Some(())
+    })?;
+    Some(found)
+}
+
+/// Each member of the JSON object that is `body` (known to be valid JSON):
+/// its key and the span of its value, in order. None when the bytes are not
+/// an object after all, or when `member` gives None.
+fn scan_members(
+    body: &[u8],
+    mut member: impl FnMut(Key, usize, usize) -> Option<()>,
+) -> Option<()> {
     let ws = |mut i: usize| {
         while body.get(i).is_some_and(u8::is_ascii_whitespace) {
             i += 1;
@@ -45,11 +81,9 @@ pub fn parsed_object_index(body: &[u8]) -> Option<DocIndex> {
     if body.get(i) != Some(&b'{') {
         return None;
     }
-    // Room for the members of a typical part (`page`, `task`): no regrowth.
-    let mut out = DocIndex::with_capacity(24);
     i = ws(i + 1);
     if body.get(i) == Some(&b'}') {
-        return (ws(i + 1) == body.len()).then_some(out);
+        return (ws(i + 1) == body.len()).then_some(());
     }
     loop {
         if body.get(i) != Some(&b'"') {
@@ -67,11 +101,11 @@ pub fn parsed_object_index(body: &[u8]) -> Option<DocIndex> {
         }
         let start = ws(i + 1);
         let end = value_end(body, start)?;
-        out.push(Entry { key, start, end });
+        member(key, start, end)?;
         i = ws(end);
         match body.get(i) {
             Some(b',') => i = ws(i + 1),
-            Some(b'}') => return (ws(i + 1) == body.len()).then_some(out),
+            Some(b'}') => return (ws(i + 1) == body.len()).then_some(()),
             _ => return None,
         }
     }
@@ -508,7 +542,12 @@ mod tests {
             "{\n\t\"caf\u{e9}\": \"\u{e9}\\n\",\r\n\"n\": [ 1 , 2 ]\n}",
         ] {
             let parsed = object_index(body.as_bytes()).unwrap();
-            assert_eq!(parsed_object_index(body.as_bytes()), Some(parsed), "{body}");
+            assert_eq!(
+                parsed_object_index(body.as_bytes()),
+                Some(parsed.clone()),
+                "{body}"
+            );
+            assert_members_found(body.as_bytes(), &parsed);
         }
         // A quote or backslash at each offset of the words strings are read by.
         for n in 0..20 {
@@ -531,7 +570,20 @@ mod tests {
             br#"{"a":1"#,
         ] {
             assert_eq!(parsed_object_index(not_object), None);
+            assert_eq!(parsed_member(not_object, "a"), None);
         }
+    }
+
+    /// `parsed_member` finds each key where a lookup in the index would (the
+    /// last of duplicates), and no key that is absent.
+    fn assert_members_found(body: &[u8], index: &DocIndex) {
+        for e in index {
+            let key = e.key(body);
+            let last = index.iter().rposition(|x| x.key(body) == key).unwrap();
+            let want = (index[last].start, index[last].end);
+            assert_eq!(parsed_member(body, key), Some(Some(want)), "{key}");
+        }
+        assert_eq!(parsed_member(body, "no such key"), Some(None));
     }
 
     #[test]
