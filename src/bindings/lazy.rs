@@ -11,6 +11,7 @@ use bytes::Bytes;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+use smallvec::SmallVec;
 
 use super::convert::{json, model_class, to_pyerr};
 use urlscan_core::api::endpoints::part;
@@ -259,11 +260,15 @@ pub struct ModelBase {
     /// made when first asked for.
     cache: PyOnceLock<Py<PyDict>>,
     /// The values read natively, by the address of their `FieldReader`: a
-    /// few per model, found by a scan, without a dict per model.
-    read: Mutex<Vec<(usize, Py<PyAny>)>>,
+    /// few per model, found by a scan, kept inline (no dict or allocation
+    /// per model for the first few).
+    read: Mutex<Reads>,
     /// Where the object is in its answer, named by the model's errors.
     path: Path,
 }
+
+/// (address of a `FieldReader`, the value it read).
+type Reads = SmallVec<[(usize, Py<PyAny>); 4]>;
 
 /// A JSON path in an answer ("" for the whole answer), kept as its parts:
 /// the text is made only when asked for (an error, a pickle), not for each
@@ -273,7 +278,10 @@ pub(super) enum Path {
     Text(Py<PyString>),
     /// Element `i` of the list under a top-level key: `results[3]`.
     Item(Py<PyString>, usize),
-    /// A member of the object at the inner path: `results[3].page`.
+    /// A member of element `i` of that list: `results[3].page` (the member
+    /// a field read of a hit opens, without an allocation).
+    ItemMember(Py<PyString>, usize, Py<PyString>),
+    /// A member of the object at the inner path: `results[3].page.x`.
     Member(Box<Path>, Py<PyString>),
 }
 
@@ -283,6 +291,14 @@ impl Path {
             Path::Root => pyo3::intern!(py, "").clone(),
             Path::Text(s) => s.bind(py).clone(),
             Path::Item(key, i) => PyString::new(py, &format!("{}[{i}]", key.bind(py).to_str()?)),
+            Path::ItemMember(key, i, wire) => PyString::new(
+                py,
+                &format!(
+                    "{}[{i}].{}",
+                    key.bind(py).to_str()?,
+                    wire.bind(py).to_str()?
+                ),
+            ),
             Path::Member(inner, wire) => match &**inner {
                 Path::Root => wire.bind(py).clone(),
                 inner => {
@@ -298,7 +314,12 @@ impl Path {
 
     /// The path of the member `wire` of the object at this path.
     pub(super) fn member(&self, py: Python<'_>, wire: &Bound<'_, PyString>) -> Path {
-        Path::Member(Box::new(self.clone_ref(py)), wire.clone().unbind())
+        let wire = wire.clone().unbind();
+        match self {
+            Path::Root => Path::Text(wire),
+            Path::Item(key, i) => Path::ItemMember(key.clone_ref(py), *i, wire),
+            _ => Path::Member(Box::new(self.clone_ref(py)), wire),
+        }
     }
 
     fn clone_ref(&self, py: Python<'_>) -> Path {
@@ -306,6 +327,9 @@ impl Path {
             Path::Root => Path::Root,
             Path::Text(s) => Path::Text(s.clone_ref(py)),
             Path::Item(key, i) => Path::Item(key.clone_ref(py), *i),
+            Path::ItemMember(key, i, wire) => {
+                Path::ItemMember(key.clone_ref(py), *i, wire.clone_ref(py))
+            }
             Path::Member(inner, wire) => {
                 Path::Member(Box::new(inner.clone_ref(py)), wire.clone_ref(py))
             }
@@ -374,7 +398,7 @@ impl ModelBase {
             doc,
             json: Mutex::new(json),
             cache: PyOnceLock::new(),
-            read: Mutex::new(Vec::new()),
+            read: Mutex::new(SmallVec::new()),
             path,
         }
     }
