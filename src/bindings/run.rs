@@ -43,10 +43,15 @@ where
     py.detach(|| {
         rt.block_on(async {
             tokio::pin!(fut);
-            let mut tick = tokio::time::interval(Duration::from_millis(50));
+            // The first check is a tick after the call, and the call is polled
+            // first: a call that is done at once (a search page fetched ahead)
+            // registers no timer, which would wake the runtime's I/O thread.
+            let every = Duration::from_millis(50);
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
+                    biased;
                     out = &mut fut => return Ok(out),
                     _ = tick.tick() => {
                         Python::attach(|py| {
