@@ -261,3 +261,31 @@ def test_sharding_is_automatic_when_pages_are_slow() -> None:
             assert [h.id for h in c.search("", size=25)] == single
             # one walk takes 16 pages; 8 shards each end with a short page of their own
             assert slow.stats()["requests"] - before > 16
+
+
+def test_a_long_walk_reads_ahead_but_asks_for_no_page_beyond_its_end_or_limit() -> None:
+    """Past its third page a walk asks for up to three pages ahead (fewer wake-ups of the
+    I/O thread); a walk to the end, or to a limit, still asks for exactly the pages it reads,
+    and a walk left early for at most three pages it did not read (sync and async)."""
+    with Emulator(scans=1000, seed=5) as e:
+        with e.client() as c:
+            before = requests_served(e)
+            assert len(list(c.search("", size=50))) == 1000
+            assert requests_served(e) - before == 20
+            before = requests_served(e)
+            assert len(list(c.search("", size=50, limit=330))) == 330
+            assert requests_served(e) - before == 7  # 6 pages of 50, then one of 30
+            before = requests_served(e)
+            it = c.search("", size=50)
+            read = [next(it) for _ in range(300)]  # six pages
+            assert len(read) == 300
+            del it
+            assert 6 <= requests_served(e) - before <= 6 + 3
+
+        async def walk() -> tuple[int, int]:
+            async with e.async_client() as ac:
+                before = requests_served(e)
+                ids = [h.id async for h in ac.search("", size=50, limit=330)]
+                return len(ids), requests_served(e) - before
+
+        assert run(walk()) == (330, 7)

@@ -3,7 +3,13 @@
 //! to 10,000, beyond which `has_more` is true.
 //!
 //! Speed: the next page is always requested while the current one is being
-//! read (prefetch). A large export is also split into shards by the first
+//! read (prefetch). Past its third page, a walk reads further ahead: the
+//! task that fetched a page asks for the one after it itself, `CHAIN` times,
+//! so the caller wakes the I/O thread once per `CHAIN + 1` pages rather than
+//! once per page (a wake-up costs about what reading a page of hits does).
+//! A walk left early has then asked for up to `CHAIN + 1` pages it did not
+//! read (1 before its fourth page, as with any prefetch).
+//! A large export is also split into shards by the first
 //! hex digit of the scan's uuid (`task.uuid:(0* OR 1*)`, ...), walked
 //! concurrently and merged by the sort values, so the hits come out in
 //! exactly the order of a single walk. Sharding checks itself on the first
@@ -58,6 +64,78 @@ fn fetch(
     Pending(tokio::spawn(async move {
         client.search_page(&p, size, after.as_deref()).await
     }))
+}
+
+/// Pages the task of a page asks for after it, past a walk's third page (see
+/// the module docs).
+const CHAIN: u32 = 2;
+
+/// A page read ahead, and the request of the page after it when the task
+/// asked for that one too.
+struct Fetched {
+    doc: PageResult,
+    next: Option<Ahead>,
+}
+
+/// A page asked for ahead: its size, the cursor it resumes from, the task.
+struct Ahead {
+    size: u64,
+    after: Option<String>,
+    pending: Pending<Fetched>,
+}
+
+/// The size of the next page of a walk that has handed out `fetched` hits.
+fn page_size(p: &SearchParams, fetched: u64) -> u64 {
+    let mut size = p.size;
+    if let Some(limit) = p.limit {
+        size = size.min(limit.saturating_sub(fetched)).max(1);
+    }
+    size
+}
+
+/// Ask for a page (`fetched` hits before it), and then, `chain` times, for
+/// the page after it when this one surely does not end the walk (a full
+/// page whose cursor moves on, under the limit and the total). A page the
+/// walk turns out not to want is dropped by `next_page`, which checks
+/// every page against its own rules.
+fn fetch_ahead(
+    client: &Client,
+    p: &SearchParams,
+    size: u64,
+    after: Option<String>,
+    fetched: u64,
+    chain: u32,
+) -> Ahead {
+    let (c, params, sent) = (client.clone(), p.clone(), after.clone());
+    let pending = Pending(tokio::spawn(async move {
+        let doc = c.search_page(&params, size, sent.as_deref()).await;
+        let next = match &doc {
+            Ok(d) if chain > 0 => {
+                let n = d.head.results.len() as u64;
+                let fetched = fetched + n;
+                let cursor = d.head.results.last().and_then(|h| h.cursor());
+                let exact = d.head.has_more != Some(true)
+                    && d.head.total.is_some_and(|t| t < EXACT_TOTAL_CAP);
+                let more = n > 0
+                    && n >= size
+                    && cursor.is_some()
+                    && cursor != sent
+                    && params.limit.is_none_or(|l| fetched < l)
+                    && !(exact && d.head.total.is_some_and(|t| fetched >= t));
+                more.then(|| {
+                    let size = page_size(&params, fetched);
+                    fetch_ahead(&c, &params, size, cursor, fetched, chain - 1)
+                })
+            }
+            _ => None,
+        };
+        Fetched { doc, next }
+    }));
+    Ahead {
+        size,
+        after,
+        pending,
+    }
 }
 
 /// One hit of a shard: its sort values, head and raw JSON.
@@ -169,13 +247,8 @@ impl Shard {
 }
 
 enum Mode {
-    Linear {
-        next: Option<(u64, Pending<PageResult>)>,
-    },
-    Sharded {
-        shards: Vec<Shard>,
-        size: u64,
-    },
+    Linear { next: Option<Ahead> },
+    Sharded { shards: Vec<Shard>, size: u64 },
 }
 
 pub struct SearchCursor {
@@ -239,11 +312,7 @@ impl SearchCursor {
     }
 
     fn next_size(&self) -> u64 {
-        let mut size = self.params.size;
-        if let Some(limit) = self.params.limit {
-            size = size.min(limit.saturating_sub(self.fetched)).max(1);
-        }
-        size
+        page_size(&self.params, self.fetched)
     }
 
     /// The next page, or `None` once every hit was handed out.
@@ -266,12 +335,17 @@ impl SearchCursor {
             Mode::Sharded { .. } => None,
         };
         let started = std::time::Instant::now();
-        let doc = match prefetched {
-            Some((asked, p)) if asked == size => p.get().await??,
+        let (doc, ahead) = match prefetched {
+            Some(a) if a.size == size && a.after == self.search_after => {
+                let f = a.pending.get().await?;
+                (f.doc?, f.next)
+            }
             _ => {
-                self.client
+                let doc = self
+                    .client
                     .search_page(&self.params, size, self.search_after.as_deref())
-                    .await?
+                    .await?;
+                (doc, None)
             }
         };
         self.first_page.get_or_insert_with(|| started.elapsed());
@@ -297,11 +371,18 @@ impl SearchCursor {
             if self.pages == 1 && self.shardable(&doc) {
                 self.start_shards();
             } else {
+                // The page the chain asked for, if it is the one this walk
+                // wants; otherwise a new request (a new chain past page 3).
                 let size = self.next_size();
-                let p = fetch(&self.client, &self.params, size, self.search_after.clone());
-                self.mode = Mode::Linear {
-                    next: Some((size, p)),
+                let after = self.search_after.clone();
+                let next = match ahead {
+                    Some(a) if a.size == size && a.after == after => a,
+                    _ => {
+                        let chain = if self.pages >= 3 { CHAIN } else { 0 };
+                        fetch_ahead(&self.client, &self.params, size, after, self.fetched, chain)
+                    }
                 };
+                self.mode = Mode::Linear { next: Some(next) };
             }
         }
         Ok(Some(doc))

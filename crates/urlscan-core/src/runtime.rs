@@ -15,12 +15,12 @@ type Slot = Mutex<Option<(u32, &'static Runtime)>>;
 static CLIENTS: Slot = Mutex::new(None);
 static SERVERS: Slot = Mutex::new(None);
 
-/// The clients' runtime. One worker thread: a client's CPU work beside its
-/// I/O is small (each page or body is checked once, on the thread that
-/// reads it), and a second worker mostly wakes up to look for work and
-/// sleeps again (measured: about 5% of a search export's CPU and 7% of a
-/// result fetch's, with nothing slower). Sync calls run their futures on
-/// the calling thread, so Python threads still work in parallel.
+/// The clients' runtime. One worker thread: a client's own CPU work is
+/// small beside its I/O, and a second worker mostly woke up to look for work
+/// and slept again (`bench/ab.py`, one worker against two: 5% less client
+/// CPU for a search export, 7% less for result fetches). Sync calls run
+/// their futures on the calling thread, so Python threads still work in
+/// parallel.
 pub fn runtime() -> Result<&'static Runtime> {
     shared(&CLIENTS, 1, "urlscan-rs")
 }
