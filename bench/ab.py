@@ -12,7 +12,7 @@ code too.
 One emulator (its own process) serves every run; each round runs the side once
 per build, in a fresh process (``bench/workloads.py``), with that build's file
 moved in place of the package's extension. Prints each build's median client
-CPU, main-thread CPU and peak RSS. Alternating builds within one run is what
+CPU, main-thread CPU, wall time and peak RSS. Alternating builds within one run is what
 makes differences of a few percent visible on a shared machine, where runs
 minutes apart differ by more. The extension in place at the end is the last
 build given.
@@ -79,10 +79,10 @@ def main() -> int:
                 ).stdout
                 runs[b].append(json.loads(out.strip().splitlines()[-1]))
     for b, rs in runs.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in ("cpu", "cpu_main", "rss_peak_kb")}
+        med = {k: statistics.median(r[k] for r in rs) for k in ("cpu", "cpu_main", "wall", "rss_peak_kb")}
         each = " ".join(f"{r['cpu']:.3f}" for r in rs)
         print(
-            f"{b}: client CPU {med['cpu']:.3f} s (main thread {med['cpu_main']:.3f} s), "
+            f"{b}: client CPU {med['cpu']:.3f} s (main thread {med['cpu_main']:.3f} s), wall {med['wall']:.3f} s, "
             f"peak RSS {med['rss_peak_kb'] / 1024:.0f} MB; every run: {each}"
         )
     return 0

@@ -92,7 +92,7 @@ impl Client {
             let done = Arc::clone(&done);
             let progress = progress.clone();
             async move {
-                let r = self.result(&id).await;
+                let r = self.result_of(&id, true).await;
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(p) = &progress {
                     p(n, total);

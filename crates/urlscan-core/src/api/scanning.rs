@@ -126,8 +126,16 @@ impl Client {
 
     /// GET /api/v1/result/{uuid}/
     pub async fn result(&self, uuid: &str) -> Result<Doc<ResultHead>> {
+        self.result_of(uuid, false).await
+    }
+
+    /// A result; `kept` when the caller keeps it with many others (a batch).
+    pub(crate) async fn result_of(&self, uuid: &str, kept: bool) -> Result<Doc<ResultHead>> {
         let id = validate::uuid("uuid", uuid)?;
-        let req = Req::get(format!("/api/v1/result/{id}/")).action("retrieve");
+        let mut req = Req::get(format!("/api/v1/result/{id}/")).action("retrieve");
+        if kept {
+            req = req.kept();
+        }
         let resp = self.t.send(&req).await?;
         crate::models::index::result_doc(resp.body)
     }
