@@ -454,7 +454,10 @@ class _BaseClient:
         and :class:`HostnameHit`, :class:`IncidentHit`, :class:`NotificationHit`
         or :class:`CertificateHit` for the other data sources.
 
-        The next page is requested while the current one is read. A large export
+        The next page is requested while the current one is read, and past the
+        third page up to three pages are read ahead (never past the walk's end
+        or ``limit``): a long walk left early may have asked for up to three
+        pages it never handed out. A large export
         (several pages still to come) walks ``parallel`` shards of the scans at
         once and merges them, so the order is exactly that of a single walk.
         By default (None) it shards in 8 when pages are slow to come back
