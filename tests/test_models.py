@@ -119,6 +119,12 @@ def test_model_state_lives_in_the_native_base() -> None:
     with pytest.raises(urlscan_rs.DecodeError, match=r"results\[3\]\.page\.domain: expected a string"):
         _ = lazy.domain
     assert pickle.loads(pickle.dumps(lazy))._path == "results[3].page"
+    # Read whole, a model keeps reading its bytes; given another object, it reads that one.
+    same = make_model(models.Page, LazyDoc(b'{"domain": "a.example"}'), "")
+    assert same.raw == {"domain": "a.example"} and same.domain == "a.example"
+    other = make_model(models.Page, LazyDoc(b'{"domain": "a.example"}'), "")
+    other._set_json({"domain": "b.example"})
+    assert other.domain == "b.example"
     with pytest.raises(TypeError, match="not a model class"):
         make_model(dict, {}, "")  # type: ignore[type-var]
 

@@ -594,7 +594,7 @@ class Model(_native.ModelBase):
         r = self._json
         if type(r) is LazyDoc:
             r = r.full()
-            self._set_json(r)
+            self._set_json(r, True)  # the same object, read whole
         return r
 
     def _top(self, key: str) -> Any:

@@ -127,7 +127,8 @@ impl LazyDoc {
                 (e.start, e.end)
             }
             None if !self.scanned.swap(true, Ordering::Relaxed) => {
-                index::parsed_member(&self.data, key)??
+                let data = &self.data;
+                off_gil(py, data.len(), || index::parsed_member(data, key))??
             }
             None => {
                 let idx = self.index(py).ok()?;
@@ -252,6 +253,8 @@ pub struct ModelBase {
     /// reads use them directly, so a model costs no Python object but itself
     /// until Python code asks for `_json`.
     doc: Option<LazyDoc>,
+    /// False once `_json` was replaced by another object: reads then go to it.
+    native: AtomicBool,
     /// `_json` as Python code sees it: a dict (a model made from one, or
     /// once read whole), or a `LazyDoc` over `doc`'s bytes, made when first
     /// asked for.
@@ -368,9 +371,12 @@ impl ModelBase {
         Ok(slot.get_or_insert_with(|| made.unbind()).bind(py).clone())
     }
 
-    /// The object's bytes and members, when it came from an answer.
+    /// The object's bytes and members, when it came from an answer (and
+    /// was not replaced by another object since).
     pub(super) fn doc(&self) -> Option<&LazyDoc> {
-        self.doc.as_ref()
+        self.doc
+            .as_ref()
+            .filter(|_| self.native.load(Ordering::Relaxed))
     }
 
     /// The `_cache` dict, when the Python side has made it.
@@ -396,6 +402,7 @@ impl ModelBase {
     fn new(doc: Option<LazyDoc>, json: Option<Py<PyAny>>, path: Path) -> ModelBase {
         ModelBase {
             doc,
+            native: AtomicBool::new(true),
             json: Mutex::new(json),
             cache: PyOnceLock::new(),
             read: Mutex::new(SmallVec::new()),
@@ -444,9 +451,15 @@ impl ModelBase {
         self.path.text(py)
     }
 
-    /// Replace the JSON object (by the same object read whole, or at
-    /// construction): the model stays frozen to its users.
-    fn _set_json(&self, json: Bound<'_, PyAny>) {
+    /// Replace the JSON object: by the same object read whole (`same`), or
+    /// by another one (at construction), whose fields are then read from it
+    /// alone, not from the bytes the model was made over. The model stays
+    /// frozen to its users.
+    #[pyo3(signature = (json, same=false))]
+    fn _set_json(&self, json: Bound<'_, PyAny>, same: bool) {
+        if !same {
+            self.native.store(false, Ordering::Relaxed);
+        }
         *self.json.lock().unwrap() = Some(json.unbind());
     }
 }

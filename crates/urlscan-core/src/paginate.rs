@@ -84,6 +84,15 @@ struct Ahead {
     pending: Pending<Fetched>,
 }
 
+/// What a walk knows before a page: hits handed out, and the total and
+/// `has_more` of the pages so far.
+#[derive(Clone, Copy)]
+struct Seen {
+    fetched: u64,
+    total: Option<u64>,
+    has_more: Option<bool>,
+}
+
 /// The size of the next page of a walk that has handed out `fetched` hits.
 fn page_size(p: &SearchParams, fetched: u64) -> u64 {
     let mut size = p.size;
@@ -93,7 +102,7 @@ fn page_size(p: &SearchParams, fetched: u64) -> u64 {
     size
 }
 
-/// Ask for a page (`fetched` hits before it), and then, `chain` times, for
+/// Ask for a page (`seen` before it), and then, `chain` times, for
 /// the page after it when this one surely does not end the walk (a full
 /// page whose cursor moves on, under the limit and the total). A page the
 /// walk turns out not to want is dropped by `next_page`, which checks
@@ -103,7 +112,7 @@ fn fetch_ahead(
     p: &SearchParams,
     size: u64,
     after: Option<String>,
-    fetched: u64,
+    seen: Seen,
     chain: u32,
 ) -> Ahead {
     let (c, params, sent) = (client.clone(), p.clone(), after.clone());
@@ -112,19 +121,25 @@ fn fetch_ahead(
         let next = match &doc {
             Ok(d) if chain > 0 => {
                 let n = d.head.results.len() as u64;
-                let fetched = fetched + n;
+                // Merged as `next_page` merges them: a page without a total
+                // keeps the one an earlier page gave.
+                let seen = Seen {
+                    fetched: seen.fetched + n,
+                    total: d.head.total.or(seen.total),
+                    has_more: d.head.has_more.or(seen.has_more),
+                };
                 let cursor = d.head.results.last().and_then(|h| h.cursor());
-                let exact = d.head.has_more != Some(true)
-                    && d.head.total.is_some_and(|t| t < EXACT_TOTAL_CAP);
+                let exact =
+                    seen.has_more != Some(true) && seen.total.is_some_and(|t| t < EXACT_TOTAL_CAP);
                 let more = n > 0
                     && n >= size
                     && cursor.is_some()
                     && cursor != sent
-                    && params.limit.is_none_or(|l| fetched < l)
-                    && !(exact && d.head.total.is_some_and(|t| fetched >= t));
+                    && params.limit.is_none_or(|l| seen.fetched < l)
+                    && !(exact && seen.total.is_some_and(|t| seen.fetched >= t));
                 more.then(|| {
-                    let size = page_size(&params, fetched);
-                    fetch_ahead(&c, &params, size, cursor, fetched, chain - 1)
+                    let size = page_size(&params, seen.fetched);
+                    fetch_ahead(&c, &params, size, cursor, seen, chain - 1)
                 })
             }
             _ => None,
@@ -379,7 +394,12 @@ impl SearchCursor {
                     Some(a) if a.size == size && a.after == after => a,
                     _ => {
                         let chain = if self.pages >= 3 { CHAIN } else { 0 };
-                        fetch_ahead(&self.client, &self.params, size, after, self.fetched, chain)
+                        let seen = Seen {
+                            fetched: self.fetched,
+                            total: self.total,
+                            has_more: self.has_more,
+                        };
+                        fetch_ahead(&self.client, &self.params, size, after, seen, chain)
                     }
                 };
                 self.mode = Mode::Linear { next: Some(next) };
