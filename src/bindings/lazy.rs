@@ -32,22 +32,21 @@ pub struct LazyDoc {
 
 impl LazyDoc {
     pub(super) fn new(data: Bytes, index: DocIndex) -> LazyDoc {
-        LazyDoc {
-            data,
-            index: OnceLock::from(index),
-            scanned: AtomicBool::new(false),
-            // Filled on the first decoded part: most documents never decode one.
-            parts: Mutex::new(Vec::new()),
-        }
+        LazyDoc::with_index(data, OnceLock::from(index))
     }
 
     /// A JSON object inside a body already parsed (so valid JSON), indexed
     /// when first needed.
     pub(super) fn part_of_parsed(data: Bytes) -> LazyDoc {
+        LazyDoc::with_index(data, OnceLock::new())
+    }
+
+    fn with_index(data: Bytes, index: OnceLock<DocIndex>) -> LazyDoc {
         LazyDoc {
             data,
-            index: OnceLock::new(),
+            index,
             scanned: AtomicBool::new(false),
+            // Filled on the first decoded part: most documents never decode one.
             parts: Mutex::new(Vec::new()),
         }
     }
@@ -86,12 +85,7 @@ impl LazyDoc {
 
     /// A copy over the same bytes (for a `LazyDoc` of its own).
     pub(super) fn copy(&self) -> LazyDoc {
-        LazyDoc {
-            data: self.data.clone(),
-            index: self.index.clone(),
-            scanned: AtomicBool::new(false),
-            parts: Mutex::new(Vec::new()),
-        }
+        LazyDoc::with_index(self.data.clone(), self.index.clone())
     }
 
     fn part<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
@@ -121,22 +115,13 @@ impl LazyDoc {
     /// absent, or when the bytes turn out not to be an object (the Python
     /// reader then reads `_json`, whose index names the error).
     pub(super) fn span(&self, py: Python<'_>, key: &str) -> Option<(&Bytes, usize, usize)> {
-        let (start, end) = match self.index.get() {
-            Some(idx) => {
-                let e = &idx[idx.iter().rposition(|e| e.key_is(&self.data, key))?];
-                (e.start, e.end)
-            }
-            None if !self.scanned.swap(true, Ordering::Relaxed) => {
-                let data = &self.data;
-                off_gil(py, data.len(), || index::parsed_member(data, key))??
-            }
-            None => {
-                let idx = self.index(py).ok()?;
-                let e = &idx[idx.iter().rposition(|e| e.key_is(&self.data, key))?];
-                (e.start, e.end)
-            }
-        };
-        Some((&self.data, start, end))
+        let data = &self.data;
+        if self.index.get().is_none() && !self.scanned.swap(true, Ordering::Relaxed) {
+            let (start, end) = off_gil(py, data.len(), || index::parsed_member(data, key))??;
+            return Some((data, start, end));
+        }
+        let e = &self.index(py).ok()?[self.find(py, key).ok()??];
+        Some((data, e.start, e.end))
     }
 }
 
@@ -302,16 +287,14 @@ impl Path {
                     wire.bind(py).to_str()?
                 ),
             ),
-            Path::Member(inner, wire) => match &**inner {
-                Path::Root => wire.bind(py).clone(),
-                inner => {
-                    let inner = inner.text(py)?;
-                    PyString::new(
-                        py,
-                        &format!("{}.{}", inner.to_str()?, wire.bind(py).to_str()?),
-                    )
-                }
-            },
+            // Never over the root: `member` makes that a `Text`.
+            Path::Member(inner, wire) => {
+                let inner = inner.text(py)?;
+                PyString::new(
+                    py,
+                    &format!("{}.{}", inner.to_str()?, wire.bind(py).to_str()?),
+                )
+            }
         })
     }
 

@@ -19,6 +19,12 @@ struct State {
     last: Option<Py<PyAny>>,
 }
 
+impl State {
+    fn exhausted(&self) -> bool {
+        self.limit.is_some_and(|l| self.handed_out >= l)
+    }
+}
+
 #[pyclass(module = "urlscan_rs._native", subclass, frozen)]
 pub struct PagedWalk {
     state: Mutex<State>,
@@ -31,7 +37,7 @@ impl PagedWalk {
         let old_last;
         let item = {
             let mut s = self.state.lock().unwrap();
-            if s.limit.is_some_and(|l| s.handed_out >= l) {
+            if s.exhausted() {
                 return None;
             }
             let item = s.items.pop_front()?;
@@ -101,13 +107,7 @@ impl PagedWalk {
 
     /// Whether the limit is reached.
     fn _exhausted(&self) -> bool {
-        let s = self.state.lock().unwrap();
-        s.limit.is_some_and(|l| s.handed_out >= l)
-    }
-
-    #[getter]
-    fn _limit(&self) -> Option<u64> {
-        self.state.lock().unwrap().limit
+        self.state.lock().unwrap().exhausted()
     }
 
     fn _set_limit(&self, limit: Option<u64>) {

@@ -83,11 +83,6 @@ impl Req {
         self.action = Some(a.into());
         self
     }
-    /// A body kept with many others (a batch), whose buffer is fresh memory.
-    pub fn kept(mut self) -> Req {
-        self.kept = true;
-        self
-    }
     fn idempotent(&self) -> bool {
         self.method != Method::POST
     }
@@ -769,8 +764,8 @@ async fn read_capped(mut resp: reqwest::Response, cap: usize, kept: bool) -> Res
 /// (MADV_POPULATE_WRITE, Linux 5.14+) rather than one page fault per 4 KB as
 /// the body is written. Only for bodies kept with many others: each lands
 /// in fresh memory, and a `results()` batch of 500 results of 0.1-2 MB took
-/// 10% less client CPU; a single fetch reuses the memory of the one before,
-/// where it cost 5% more (`bench/ab.py`). Other systems, older kernels and
+/// 9% less client CPU; a single fetch reuses the memory of the one before,
+/// where it cost 7% more (`bench/ab.py`). Other systems, older kernels and
 /// small bodies skip it; a refusal changes nothing but the speed.
 fn populate(buf: &mut bytes::BytesMut) {
     #[cfg(target_os = "linux")]

@@ -133,9 +133,7 @@ impl Client {
     pub(crate) async fn result_of(&self, uuid: &str, kept: bool) -> Result<Doc<ResultHead>> {
         let id = validate::uuid("uuid", uuid)?;
         let mut req = Req::get(format!("/api/v1/result/{id}/")).action("retrieve");
-        if kept {
-            req = req.kept();
-        }
+        req.kept = kept;
         let resp = self.t.send(&req).await?;
         crate::models::index::result_doc(resp.body)
     }

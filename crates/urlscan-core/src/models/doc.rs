@@ -58,7 +58,14 @@ impl Entry {
 
     /// Whether the key is `key` (bytes compared: lookups run per field read).
     pub fn key_is(&self, body: &[u8], key: &str) -> bool {
-        match &self.key {
+        self.key.is(body, key)
+    }
+}
+
+impl Key {
+    /// Whether this key (in `body`, for `Key::At`) is `key`.
+    pub fn is(&self, body: &[u8], key: &str) -> bool {
+        match self {
             // Length and first byte before the bytes: most keys differ there,
             // and a slice comparison calls memcmp for every equal length.
             Key::At(a, b) => {

@@ -49,14 +49,9 @@ pub fn parsed_object_index(body: &[u8]) -> Option<DocIndex> {
 /// keys), without building the index: `Some(None)` when absent, None when
 /// the bytes are not an object after all.
 pub fn parsed_member(body: &[u8], key: &str) -> Option<Option<(usize, usize)>> {
-    let want = key.as_bytes();
     let mut found = None;
     scan_members(body, |k, start, end| {
-        let hit = match &k {
-            Key::At(a, b) => &body[*a..*b] == want,
-            Key::Owned(s) => s == key,
-        };
-        if hit {
+        if k.is(body, key) {
             found = Some((start, end));
         }
         Some(())
