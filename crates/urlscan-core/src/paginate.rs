@@ -16,10 +16,10 @@
 //! pages (every hit in its shard, totals adding up) and falls back to one walk.
 use std::collections::VecDeque;
 
+use crate::runtime::Task;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use tokio::task::JoinHandle;
 
 use crate::api::search::AUTO_PARALLEL;
 use crate::api::{SearchKind, SearchParams};
@@ -35,35 +35,11 @@ const SLOW_PAGE: std::time::Duration = std::time::Duration::from_millis(25);
 /// Shard only when at least this many more pages are expected.
 const SHARD_MIN_PAGES: u64 = 4;
 
-/// A spawned request, aborted if the cursor is dropped before it is read.
-struct Pending<T>(JoinHandle<T>);
-
-impl<T> Drop for Pending<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-impl<T> Pending<T> {
-    async fn get(mut self) -> Result<T> {
-        (&mut self.0)
-            .await
-            .map_err(|e| Error::Internal(format!("search page task failed: {e}")))
-    }
-}
-
 type PageResult = Result<Doc<SearchPageHead>>;
 
-fn fetch(
-    client: &Client,
-    p: &SearchParams,
-    size: u64,
-    after: Option<String>,
-) -> Pending<PageResult> {
+fn fetch(client: &Client, p: &SearchParams, size: u64, after: Option<String>) -> Task<PageResult> {
     let (client, p) = (client.clone(), p.clone());
-    Pending(tokio::spawn(async move {
-        client.search_page(&p, size, after.as_deref()).await
-    }))
+    Task::spawn(async move { client.search_page(&p, size, after.as_deref()).await })
 }
 
 /// Pages the task of a page asks for after it, past a walk's third page (see
@@ -81,7 +57,7 @@ struct Fetched {
 struct Ahead {
     size: u64,
     after: Option<String>,
-    pending: Pending<Fetched>,
+    pending: Task<Fetched>,
 }
 
 /// What a walk knows before a page: hits handed out, and the total and
@@ -116,7 +92,7 @@ fn fetch_ahead(
     chain: u32,
 ) -> Ahead {
     let (c, params, sent) = (client.clone(), p.clone(), after.clone());
-    let pending = Pending(tokio::spawn(async move {
+    let pending = Task::spawn(async move {
         let doc = c.search_page(&params, size, sent.as_deref()).await;
         let next = match &doc {
             Ok(d) if chain > 0 => {
@@ -145,7 +121,7 @@ fn fetch_ahead(
             _ => None,
         };
         Fetched { doc, next }
-    }));
+    });
     Ahead {
         size,
         after,
@@ -203,7 +179,7 @@ struct Shard {
     prefixes: Vec<char>,
     params: SearchParams,
     buf: VecDeque<Hit>,
-    pending: Option<Pending<PageResult>>,
+    pending: Option<Task<PageResult>>,
     after: Option<String>,
     total: Option<u64>,
     checked: bool,
@@ -221,7 +197,12 @@ impl Shard {
     async fn refill(&mut self, client: &Client, size: u64, clamp: u64) -> Result<()> {
         while self.buf.is_empty() && !self.done {
             self.start(client, size);
-            let doc = self.pending.take().expect("started").get().await??;
+            let doc = self
+                .pending
+                .take()
+                .expect("started")
+                .join("search page")
+                .await??;
             let hits = split_hits(&doc)?;
             if !self.checked {
                 self.checked = true;
@@ -352,7 +333,7 @@ impl SearchCursor {
         let started = std::time::Instant::now();
         let (doc, ahead) = match prefetched {
             Some(a) if a.size == size && a.after == self.search_after => {
-                let f = a.pending.get().await?;
+                let f = a.pending.join("search page").await?;
                 (f.doc?, f.next)
             }
             _ => {

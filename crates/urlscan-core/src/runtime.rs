@@ -2,11 +2,13 @@
 //! client (sync and async use), one for the in-process emulator. A forked
 //! child gets runtimes of its own: the parent's worker threads do not exist
 //! there.
+use std::future::Future;
 use std::sync::Mutex;
 
 use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// (process id, runtime). Runtimes are leaked on purpose: dropping one in a
 /// forked child would wait for threads that only the parent has.
@@ -20,7 +22,7 @@ static SERVERS: Slot = Mutex::new(None);
 /// and slept again (`bench/ab.py`, one worker against two: 5% less client
 /// CPU for a search export, 7% less for result fetches). Sync calls run
 /// their futures on the calling thread, so Python threads still work in
-/// parallel.
+/// parallel; the items of a batch and pages read ahead run as tasks here.
 pub fn runtime() -> Result<&'static Runtime> {
     shared(&CLIENTS, 1, "urlscan-rs")
 }
@@ -49,4 +51,27 @@ fn shared(slot: &Slot, workers: usize, name: &str) -> Result<&'static Runtime> {
     let rt: &'static Runtime = Box::leak(Box::new(rt));
     *slot = Some((pid, rt));
     Ok(rt)
+}
+
+/// A future run as a task of the current runtime, aborted when this handle
+/// is dropped before it is joined (a cancelled call leaves nothing running).
+pub(crate) struct Task<T>(JoinHandle<T>);
+
+impl<T: Send + 'static> Task<T> {
+    pub(crate) fn spawn(fut: impl Future<Output = T> + Send + 'static) -> Task<T> {
+        Task(tokio::spawn(fut))
+    }
+
+    /// The task's output; `what` names it if the task panicked.
+    pub(crate) async fn join(mut self, what: &str) -> Result<T> {
+        (&mut self.0)
+            .await
+            .map_err(|e| Error::Internal(format!("{what} task failed: {e}")))
+    }
+}
+
+impl<T> Drop for Task<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }

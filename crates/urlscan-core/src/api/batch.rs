@@ -1,5 +1,11 @@
 //! Batch work: many scans or many results at once, with bounded concurrency,
 //! input order kept and one outcome per input (a failure never aborts a batch).
+//!
+//! Each item's requests run as a task of the runtime, not in the caller's
+//! future: a blocking call polls that future on the calling thread, where
+//! every chunk of every body in flight woke it across threads (a `results()`
+//! batch of 500 results of 0.1-2 MB took 16% less client CPU as tasks,
+//! `bench/ab.py`). Progress is still reported from the caller's future.
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -9,6 +15,7 @@ use crate::api::scanning::{ScanOptions, WaitOptions};
 use crate::client::Client;
 use crate::error::Result;
 use crate::models::{Doc, ResultHead, Submission};
+use crate::runtime::Task;
 use crate::validate;
 
 /// Called with (done, total) as items finish.
@@ -44,25 +51,33 @@ impl Client {
         let gated = self.gated(concurrency);
         let total = urls.len();
         let done = Arc::new(AtomicUsize::new(0));
+        let opts = Arc::new(opts.clone());
         let jobs = urls.into_iter().map(|url| {
-            let c = gated.clone();
+            let (c, opts, u) = (gated.clone(), Arc::clone(&opts), url.clone());
             let done = Arc::clone(&done);
             let progress = progress.clone();
             async move {
                 let mut out = ScanOutcome {
-                    url: url.clone(),
+                    url,
                     submission: None,
                     result: None,
                     error: None,
                 };
-                match c.scan(&url, opts).await {
+                let pipeline = Task::spawn(async move {
+                    let sub = c.scan(&u, &opts).await?;
+                    let result = match wait {
+                        Some(w) => Some(c.wait_for_result(&sub.head.uuid, w).await),
+                        None => None,
+                    };
+                    Ok((sub, result))
+                });
+                match pipeline.join("bulk scan").await.and_then(|r| r) {
                     Err(e) => out.error = Some(e),
-                    Ok(sub) => {
-                        if let Some(w) = wait {
-                            match c.wait_for_result(&sub.head.uuid, w).await {
-                                Ok(r) => out.result = Some(r),
-                                Err(e) => out.error = Some(e),
-                            }
+                    Ok((sub, result)) => {
+                        match result {
+                            Some(Ok(r)) => out.result = Some(r),
+                            Some(Err(e)) => out.error = Some(e),
+                            None => {}
                         }
                         out.submission = Some(sub);
                     }
@@ -91,8 +106,10 @@ impl Client {
         let jobs = uuids.into_iter().map(|id| {
             let done = Arc::clone(&done);
             let progress = progress.clone();
+            let c = self.clone();
             async move {
-                let r = self.result_of(&id, true).await;
+                let fetch = Task::spawn(async move { c.result_of(&id, true).await });
+                let r = fetch.join("result").await.and_then(|r| r);
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(p) = &progress {
                     p(n, total);
