@@ -40,6 +40,12 @@ fn json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Bytes that matter to JSON's grammar, for the edits of the checking scan's test.
+const EDIT_BYTES: &[u8] = &[
+    b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b' ', b'0', b'1', b'-', b'+', b'.', b'e',
+    b'u', b'n', b't', b'/', 0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc3, 0xe9, 0xed, 0xf0, 0xff,
+];
+
 fn decode_all(body: &[u8]) {
     let _ = decode::<SearchPageHead>(body, "search");
     let _ = decode::<ResultHead>(body, "result");
@@ -81,6 +87,32 @@ proptest! {
             }
             Err(_) => prop_assert!(!doc.is_object() && scanned.is_none()),
         }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_checking_scan_agrees_with_serde_json(
+        doc in json(),
+        pretty in any::<bool>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(EDIT_BYTES)), 0..4),
+    ) {
+        // On valid JSON and on JSON with a few bytes changed, inserted or
+        // removed: the scan accepts exactly what serde_json accepts, with the
+        // same index.
+        let text = if pretty { serde_json::to_string_pretty(&doc).unwrap() } else { doc.to_string() };
+        let mut body = text.into_bytes();
+        for (at, how, byte) in edits {
+            let i = at.index(body.len() + 1);
+            match how {
+                0 => body.insert(i, byte),
+                1 if i < body.len() => body[i] = byte,
+                _ if i < body.len() => { body.remove(i); }
+                _ => {}
+            }
+        }
+        let fast = urlscan_core::models::check::object_members(&body);
+        let slow = urlscan_core::models::index::object_index_by_serde(&body).ok();
+        prop_assert_eq!(fast, slow, "{}", String::from_utf8_lossy(&body));
     }
 
     #[test]
