@@ -4,7 +4,7 @@
 //! Each item's requests run as a task of the runtime, not in the caller's
 //! future: a blocking call polls that future on the calling thread, where
 //! every chunk of every body in flight woke it across threads (a `results()`
-//! batch of 500 results of 0.1-2 MB took 16% less client CPU as tasks,
+//! batch of 500 results of 0.1-2 MB took 17% less client CPU as tasks,
 //! `bench/ab.py`). Progress is still reported from the caller's future.
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

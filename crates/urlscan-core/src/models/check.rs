@@ -204,7 +204,7 @@ fn string_end(b: &[u8], open: usize) -> Option<(usize, bool)> {
 /// is set if the run has a non-ASCII byte.
 fn plain_run(b: &[u8], mut i: usize, wide: &mut bool) -> usize {
     use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of x86-64 itself (no feature check is needed);
+    // SAFETY: SSE2 is part of x86-64 itself (no feature check is needed),
     // and each load reads the 16 bytes of `chunk` (loadu needs no alignment).
     unsafe {
         let quote = _mm_set1_epi8(b'"' as i8);
