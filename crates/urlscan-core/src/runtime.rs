@@ -22,7 +22,8 @@ static SERVERS: Slot = Mutex::new(None);
 /// and slept again (`bench/ab.py`, one worker against two: 5% less client
 /// CPU for a search export, 7% less for result fetches). Sync calls run
 /// their futures on the calling thread, so Python threads still work in
-/// parallel; the items of a batch and pages read ahead run as tasks here.
+/// parallel; the items of a batch (requests and the checks of their bodies)
+/// and pages read ahead run as tasks here.
 pub fn runtime() -> Result<&'static Runtime> {
     shared(&CLIENTS, 1, "urlscan-rs")
 }
@@ -54,7 +55,8 @@ fn shared(slot: &Slot, workers: usize, name: &str) -> Result<&'static Runtime> {
 }
 
 /// A future run as a task of the current runtime, aborted when this handle
-/// is dropped before it is joined (a cancelled call leaves nothing running).
+/// is dropped before it is joined, so a cancelled call leaves no task behind
+/// (one in the middle of a step stops at the step's end).
 pub(crate) struct Task<T>(JoinHandle<T>);
 
 impl<T: Send + 'static> Task<T> {

@@ -1,9 +1,10 @@
 //! A checking scan of a JSON object: whether the body is one valid JSON
 //! document (RFC 8259, UTF-8) that is an object, and where each of its
-//! members sits, in one pass that builds nothing.
+//! members sits, in one pass that builds nothing but that index.
 //!
 //! Result bodies (0.1-2 MB, mostly short strings) were checked by serde_json
-//! (`IgnoredAny` for each value, after a UTF-8 pass over the whole body):
+//! (each value read as a `RawValue`, that is skipped over and checked, after
+//! a UTF-8 pass over the whole body):
 //! the largest part of the client's CPU for a result. This scan reads
 //! strings 16 bytes at a time (SSE2, so x86-64 only; elsewhere serde_json
 //! checks every body) and checks UTF-8 only in strings with non-ASCII bytes,
