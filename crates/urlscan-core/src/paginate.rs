@@ -69,6 +69,36 @@ struct Seen {
     has_more: Option<bool>,
 }
 
+impl Seen {
+    /// What the walk knows after `page` too: a page without a total keeps
+    /// the one an earlier page gave.
+    fn after(self, page: &SearchPageHead) -> Seen {
+        Seen {
+            fetched: self.fetched + page.results.len() as u64,
+            total: page.total.or(self.total),
+            has_more: page.has_more.or(self.has_more),
+        }
+    }
+}
+
+/// Whether a page of `n` hits (`asked` for; the largest page so far
+/// `largest`) ends a walk that knows `seen` after it. A page without a
+/// cursor ends it too; the caller checks that.
+fn ends(p: &SearchParams, seen: Seen, n: u64, asked: u64, largest: u64) -> bool {
+    if n == 0 || p.limit.is_some_and(|l| seen.fetched >= l) {
+        return true;
+    }
+    let capped = seen.has_more == Some(true) || seen.total.is_none_or(|t| t >= EXACT_TOTAL_CAP);
+    if !capped {
+        // total is exact; resuming from a cursor counts fewer than total,
+        // so a short page also ends the walk.
+        return seen.fetched >= seen.total.unwrap_or(0);
+    }
+    // The service may clamp the page size; a page shorter than both what
+    // was asked and the largest page seen is the last one.
+    largest > 0 && n < asked.min(largest)
+}
+
 /// The size of the next page of a walk that has handed out `fetched` hits.
 fn page_size(p: &SearchParams, fetched: u64) -> u64 {
     let mut size = p.size;
@@ -79,10 +109,11 @@ fn page_size(p: &SearchParams, fetched: u64) -> u64 {
 }
 
 /// Ask for a page (`seen` before it), and then, `chain` times, for
-/// the page after it when this one surely does not end the walk (a full
-/// page whose cursor moves on, under the limit and the total). A page the
-/// walk turns out not to want is dropped by `next_page`, which checks
-/// every page against its own rules.
+/// the page after it when this one surely does not end the walk: a full
+/// page whose cursor moves on and that `ends` does not end (a full page is
+/// never the clamped last one, so the largest page does not matter). A page
+/// the walk turns out not to want is dropped by `next_page`, which checks
+/// every page itself.
 fn fetch_ahead(
     client: &Client,
     p: &SearchParams,
@@ -97,22 +128,12 @@ fn fetch_ahead(
         let next = match &doc {
             Ok(d) if chain > 0 => {
                 let n = d.head.results.len() as u64;
-                // Merged as `next_page` merges them: a page without a total
-                // keeps the one an earlier page gave.
-                let seen = Seen {
-                    fetched: seen.fetched + n,
-                    total: d.head.total.or(seen.total),
-                    has_more: d.head.has_more.or(seen.has_more),
-                };
+                let seen = seen.after(&d.head);
                 let cursor = d.head.results.last().and_then(|h| h.cursor());
-                let exact =
-                    seen.has_more != Some(true) && seen.total.is_some_and(|t| t < EXACT_TOTAL_CAP);
-                let more = n > 0
-                    && n >= size
+                let more = n >= size
                     && cursor.is_some()
                     && cursor != sent
-                    && params.limit.is_none_or(|l| seen.fetched < l)
-                    && !(exact && seen.total.is_some_and(|t| seen.fetched >= t));
+                    && !ends(&params, seen, n, size, n);
                 more.then(|| {
                     let size = page_size(&params, seen.fetched);
                     fetch_ahead(&c, &params, size, cursor, seen, chain - 1)
@@ -347,9 +368,8 @@ impl SearchCursor {
         self.first_page.get_or_insert_with(|| started.elapsed());
         let n = doc.head.results.len() as u64;
         self.pages += 1;
-        self.total = doc.head.total.or(self.total);
-        self.has_more = doc.head.has_more.or(self.has_more);
-        self.fetched += n;
+        let seen = self.seen().after(&doc.head);
+        (self.fetched, self.total, self.has_more) = (seen.fetched, seen.total, seen.has_more);
         let sent = self.search_after.take();
         let cursor = doc.head.results.last().and_then(|h| h.cursor());
         self.search_after = cursor.clone().or(sent.clone());
@@ -358,7 +378,7 @@ impl SearchCursor {
             self.check_cursor(sent.as_deref(), cursor.as_deref(), more)?;
         }
         // Without a cursor there is no next page to ask for.
-        self.done = cursor.is_none() || self.is_last(n, size);
+        self.done = cursor.is_none() || ends(&self.params, seen, n, size, self.largest_page);
         self.largest_page = self.largest_page.max(n);
         if n == 0 {
             return Ok(None);
@@ -375,11 +395,6 @@ impl SearchCursor {
                     Some(a) if a.size == size && a.after == after => a,
                     _ => {
                         let chain = if self.pages >= 3 { CHAIN } else { 0 };
-                        let seen = Seen {
-                            fetched: self.fetched,
-                            total: self.total,
-                            has_more: self.has_more,
-                        };
                         fetch_ahead(&self.client, &self.params, size, after, seen, chain)
                     }
                 };
@@ -416,22 +431,13 @@ impl SearchCursor {
         }
     }
 
-    fn is_last(&self, n: u64, asked: u64) -> bool {
-        if n == 0 || self.params.limit.is_some_and(|l| self.fetched >= l) {
-            return true;
+    /// What the walk knows so far.
+    fn seen(&self) -> Seen {
+        Seen {
+            fetched: self.fetched,
+            total: self.total,
+            has_more: self.has_more,
         }
-        if self.search_after.is_none() {
-            return true; // hits without sort values cannot be paged further
-        }
-        let capped = self.has_more == Some(true) || self.total.is_none_or(|t| t >= EXACT_TOTAL_CAP);
-        if !capped {
-            // total is exact; resuming from a cursor counts fewer than total,
-            // so a short page also ends the walk.
-            return self.fetched >= self.total.unwrap_or(0);
-        }
-        // The service may clamp the page size; a page shorter than both what
-        // was asked and the largest page seen is the last one.
-        self.largest_page > 0 && n < asked.min(self.largest_page)
     }
 
     /// Worth sharding: a scans search with many pages still to come.
