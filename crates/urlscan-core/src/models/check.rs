@@ -113,11 +113,7 @@ fn member_key(b: &[u8], i: usize, keep: bool) -> Option<(Key, usize)> {
         return None;
     }
     let (close, escaped) = string_end(b, i)?;
-    let key = if keep && escaped {
-        Key::Owned(serde_json::from_slice::<String>(&b[i..=close]).ok()?)
-    } else {
-        Key::At(i + 1, close)
-    };
+    let key = Key::quoted(b, i, close, keep && escaped)?;
     let colon = ws(b, close + 1);
     (b.get(colon) == Some(&b':')).then(|| (key, ws(b, colon + 1)))
 }

@@ -63,6 +63,17 @@ impl Entry {
 }
 
 impl Key {
+    /// The key of the string whose quotes are at `open` and `close` in
+    /// `body`: where its bytes are, or its text decoded when it has escapes
+    /// (None when they do not decode, a lone surrogate).
+    pub fn quoted(body: &[u8], open: usize, close: usize, escaped: bool) -> Option<Key> {
+        Some(if escaped {
+            Key::Owned(serde_json::from_slice::<String>(&body[open..=close]).ok()?)
+        } else {
+            Key::At(open + 1, close)
+        })
+    }
+
     /// Whether this key (in `body`, for `Key::At`) is `key`.
     pub fn is(&self, body: &[u8], key: &str) -> bool {
         match self {

@@ -96,11 +96,7 @@ fn scan_members(
             return None;
         }
         let (close, escaped) = string_end(body, i)?;
-        let key = if escaped {
-            Key::Owned(serde_json::from_slice::<String>(&body[i..=close]).ok()?)
-        } else {
-            Key::At(i + 1, close)
-        };
+        let key = Key::quoted(body, i, close, escaped)?;
         i = ws(close + 1);
         if body.get(i) != Some(&b':') {
             return None;
