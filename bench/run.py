@@ -318,11 +318,20 @@ def w_search_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> N
     log(f"search export, latency 150 ms per search: {hits} hits")
     with Emu(scans=hits + 500, seed=2, latency={"search": 0.15}) as emu:
         ours = repeat(a.repeat, "search_rs", emu, hits=hits)
+        sharded = repeat(a.repeat, "search_rs", emu, hits=hits, parallel="auto")
         theirs = repeat(a.slow_repeat, "search_official", emu, hits=hits)
         rep.row(
             "search export (latency 150 ms)",
             f"wall s / {hits} hits",
             med(ours, "wall"),
+            med(theirs, "wall"),
+            None,
+            "official iterator",
+        )
+        rep.row(
+            'search export (latency 150 ms), parallel="auto"',
+            f"wall s / {hits} hits",
+            med(sharded, "wall"),
             med(theirs, "wall"),
             4,
             "official iterator",
@@ -331,7 +340,8 @@ def w_search_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> N
         rep.notes.append(
             f"search export (latency): {pages:.0f} pages at 150 ms each is {pages * 0.15:.1f} s for any client that fetches "
             "pages "
-            f"one after another; urlscan-rs took {med(ours, 'wall'):.1f} s ({med(ours, 'requests'):.0f} requests)."
+            f"one after another; urlscan-rs took {med(ours, 'wall'):.1f} s ({med(ours, 'requests'):.0f} requests), "
+            f'and {med(sharded, "wall"):.1f} s with parallel="auto" ({med(sharded, "requests"):.0f} requests).'
         )
 
 

@@ -47,9 +47,12 @@ def _official_client(cfg: dict[str, Any]) -> Any:
 def _export(client: Any, cfg: dict[str, Any], read: Callable[[Any], int]) -> Callable[[], dict[str, Any]]:
     """Every hit of the search, reading what `read` reads of each (it gives a number to sum)."""
 
+    # `parallel` (ours only) shards the walk; by default both walk one cursor.
+    more = {"parallel": cfg["parallel"]} if "parallel" in cfg else {}
+
     def run() -> dict[str, Any]:
         n, chars = 0, 0
-        for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]):
+        for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"], **more):
             n += 1
             chars += read(hit)
         return {"count": n, "chars": chars}

@@ -57,14 +57,27 @@ def test_logging_reaches_python_without_secrets(emu: Emulator, caplog: pytest.Lo
     assert all(emu.api_key not in r.getMessage() for r in caplog.records)
 
 
-def test_clients_pickle(emu: Emulator) -> None:
+def test_clients_pickle_without_their_key(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> None:
     c = emu.client(timeout=12.5)
-    c2 = pickle.loads(pickle.dumps(c))
+    data = pickle.dumps(c)
+    assert emu.api_key.encode() not in data  # a pickle never holds the key
+    monkeypatch.setenv("URLSCAN_API_KEY", emu.api_key)  # where it is unpickled, the key comes from here
+    c2 = pickle.loads(data)
     assert type(c2) is Client and c2.base_url == c.base_url and c2.timeout == 12.5
     assert c2.user().username == "analyst"
-    ac = pickle.loads(pickle.dumps(emu.async_client()))
+    adata = pickle.dumps(emu.async_client())
+    assert emu.api_key.encode() not in adata
+    ac = pickle.loads(adata)
     assert type(ac) is AsyncClient
     assert emu.api_key not in repr(c2)
+    # Without a key in the environment or the keyring, unpickling says where to put it.
+    monkeypatch.delenv("URLSCAN_API_KEY")
+    monkeypatch.setitem(sys.modules, "keyring", None)  # no keyring package
+    with pytest.raises(urlscan_rs.ValidationError, match="URLSCAN_API_KEY"):
+        pickle.loads(data)
+    # A client made without a key unpickles without one.
+    anon = pickle.loads(pickle.dumps(Client(None, base_url=emu.url)))
+    assert anon._core.has_api_key is False
 
 
 def _domains(args: tuple[Client, str]) -> tuple[str, urlscan_rs.ScanResult]:
@@ -74,7 +87,8 @@ def _domains(args: tuple[Client, str]) -> tuple[str, urlscan_rs.ScanResult]:
 
 
 @pytest.mark.parametrize("method", ["spawn", "fork"])
-def test_process_pool(emu: Emulator, client: Client, method: str) -> None:
+def test_process_pool(emu: Emulator, client: Client, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("URLSCAN_API_KEY", emu.api_key)  # the workers' clients take the key from here
     uuids = [h.id for h in client.search("", limit=6)]
     with ProcessPoolExecutor(max_workers=2, mp_context=mp.get_context(method)) as pool:
         out = list(pool.map(_domains, [(client, u) for u in uuids]))

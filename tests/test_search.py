@@ -252,15 +252,20 @@ def test_parallel_is_checked(client: Client) -> None:
             client.search("", parallel=bad)
 
 
-def test_sharding_is_automatic_when_pages_are_slow() -> None:
-    """Pages taking 30 ms: the default walks shards (more requests in flight), in the same order."""
+def test_sharding_is_opt_in_and_automatic_when_asked_for() -> None:
+    """Pages taking 30 ms: by default one walk (the query is never rewritten); parallel="auto"
+    walks shards (more requests in flight), in the same order."""
     with Emulator(scans=400, seed=3, latency={"search": 0.03}) as slow:
         with slow.client() as c:
-            single = [h.id for h in c.search("", size=25, parallel=1)]
             before = slow.stats()["requests"]
-            assert [h.id for h in c.search("", size=25)] == single
+            single = [h.id for h in c.search("", size=25)]
+            assert slow.stats()["requests"] - before == 16  # 400 hits, 25 a page: one walk
+            before = slow.stats()["requests"]
+            assert [h.id for h in c.search("", size=25, parallel="auto")] == single
             # one walk takes 16 pages; 8 shards each end with a short page of their own
             assert slow.stats()["requests"] - before > 16
+            with pytest.raises(TypeError):
+                c.search("", parallel="many")  # type: ignore[arg-type]
 
 
 def test_a_long_walk_reads_ahead_but_asks_for_no_page_beyond_its_end_or_limit() -> None:

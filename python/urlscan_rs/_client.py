@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from . import _native
 from ._arguments import explained
+from ._keys import KEYRING_SOURCE, stored_key
 from ._namespaces import (
     NAMESPACES,
     Brands,
@@ -27,7 +28,7 @@ from ._namespaces import (
     Subscriptions,
     _PagedIterator,
 )
-from .errors import TransportError
+from .errors import TransportError, ValidationError
 
 __all__ = ["Client", "AsyncClient", "SearchIterator"]
 
@@ -253,9 +254,12 @@ class _BaseClient:
         return self._core.rate_limits()  # type: ignore[no-any-return]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled with its settings (the key included) so it can cross a
-        # process pool; a new connection pool is built on the other side.
-        return (_rebuild_client, (type(self), self._core._config()))
+        # Pickled with its settings so it can cross a process pool, but never
+        # with the key (a pickle ends up in files, queues and caches): the
+        # other side takes it from URLSCAN_API_KEY or the keyring.
+        config = dict(self._core._config())
+        had_key = config.pop("api_key") is not None
+        return (_rebuild_client, (type(self), config, had_key))
 
     def __repr__(self) -> str:
         core = getattr(self, "_core", None)
@@ -446,7 +450,7 @@ class _BaseClient:
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SearchIterator:
         """Hits of ``q``, newest first, fetched lazily page by page (GET /api/v1/search/).
 
@@ -457,11 +461,19 @@ class _BaseClient:
         The next page is requested while the current one is read, and past the
         third page up to three pages are read ahead (never past the walk's end
         or ``limit``): a long walk left early may have asked for up to three
-        pages it never handed out. A large export
-        (several pages still to come) walks ``parallel`` shards of the scans at
-        once and merges them, so the order is exactly that of a single walk.
-        By default (None) it shards in 8 when pages are slow to come back
-        (25 ms or more, as from the real service); 1 turns sharding off.
+        pages it never handed out. By default the query is sent as given, one
+        page after another. With ``parallel=N`` a large export (several pages
+        still to come) is walked as N shards of the scans at once
+        (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is
+        exactly that of a single walk; ``parallel="auto"`` shards in 8 only
+        when pages are slow to come back (25 ms or more). Sharding rewrites the
+        query and multiplies the searches in flight on your key: the service's
+        answers to such queries are verified only against the emulator.
+
+        A walk always ends: a page whose cursor comes back or goes against the
+        order of the pages before, more hits than an exact ``total``
+        announced, or a page whose ``results`` is missing while hits are
+        announced raises :class:`DecodeError`.
 
         Parameters:
             q: The query (Elasticsearch query string syntax, e.g.
@@ -473,7 +485,8 @@ class _BaseClient:
             datasource: "scans" (the default), "hostnames", "incidents",
                 "notifications" or "certificates".
             collapse: A field to collapse hits on (one hit per value).
-            parallel: Shards of a large scan export walked at once (see above).
+            parallel: Shards of a large scan export walked at once, or "auto"
+                (see above); None: one walk.
         """
         options = {
             "q": q,
@@ -530,9 +543,14 @@ for _namespace in NAMESPACES:
 del _namespace
 
 
-def _rebuild_client(cls: type[_BaseClient], config: dict[str, Any]) -> _BaseClient:
-    config = dict(config)
-    return cls(config.pop("api_key"), **config)
+def _rebuild_client(cls: type[_BaseClient], config: dict[str, Any], had_key: bool = False) -> _BaseClient:
+    key, _ = stored_key()
+    if had_key and key is None:
+        raise ValidationError(
+            f"this {cls.__name__} was pickled with an API key, which a pickle never holds; "
+            f"set URLSCAN_API_KEY (or store the key in {KEYRING_SOURCE}) where it is unpickled"
+        )
+    return cls(key, **config)
 
 
 class Client(_BaseClient):
@@ -542,7 +560,9 @@ class Client(_BaseClient):
     threads run meanwhile); search methods return a lazy iterator. The
     premium endpoints are on the namespaces (``client.livescan``,
     ``client.incidents``, ...). A client is safe to share between threads
-    and pickles with its settings (the key included).
+    and pickles with its settings but never its API key: unpickled, it takes
+    the key from ``URLSCAN_API_KEY`` or the system keyring (a process pool
+    inherits the environment).
 
     >>> with Client("YOUR-API-KEY") as client:          # or set URLSCAN_API_KEY
     ...     sub = client.scan("https://example.com", visibility="unlisted")

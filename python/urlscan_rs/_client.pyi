@@ -177,7 +177,7 @@ class Client:
         search_after: str | None = None,
         datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[SearchHit]: ...
     @overload
     def search(
@@ -189,7 +189,7 @@ class Client:
         search_after: str | None = None,
         datasource: Literal["hostnames"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[HostnameHit]: ...
     @overload
     def search(
@@ -201,7 +201,7 @@ class Client:
         search_after: str | None = None,
         datasource: Literal["incidents"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[IncidentHit]: ...
     @overload
     def search(
@@ -213,7 +213,7 @@ class Client:
         search_after: str | None = None,
         datasource: Literal["notifications"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[NotificationHit]: ...
     @overload
     def search(
@@ -225,7 +225,7 @@ class Client:
         search_after: str | None = None,
         datasource: Literal["certificates"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[CertificateHit]: ...
     @overload
     def search(
@@ -237,7 +237,7 @@ class Client:
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
@@ -350,7 +350,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[SearchHit]: ...
     @overload
     def search(
@@ -362,7 +362,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: Literal["hostnames"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[HostnameHit]: ...
     @overload
     def search(
@@ -374,7 +374,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: Literal["incidents"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[IncidentHit]: ...
     @overload
     def search(
@@ -386,7 +386,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: Literal["notifications"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[NotificationHit]: ...
     @overload
     def search(
@@ -398,7 +398,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: Literal["certificates"],
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[CertificateHit]: ...
     @overload
     def search(
@@ -410,7 +410,7 @@ class AsyncClient:
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
-        parallel: int | None = None,
+        parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None

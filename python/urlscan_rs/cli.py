@@ -60,6 +60,8 @@ from typing import Any, NoReturn, TextIO, TypeGuard, TypeVar
 
 from . import __version__
 from ._client import AsyncClient, Client
+from ._keys import KEYRING_INSTALL, KEYRING_SERVICE, KEYRING_SOURCE, KEYRING_USER, stored_key
+from ._keys import keyring as _keyring
 from ._progress import ProgressBar
 from .errors import (
     APIError,
@@ -721,19 +723,6 @@ def _write_bytes(out: Output, data: bytes, target: str, *, label: str, record: d
 
 # ------------------------------------------------------------------ the API key
 
-KEYRING_SERVICE = "urlscan-rs"
-KEYRING_USER = "api-key"
-KEYRING_INSTALL = "pip install 'urlscan-rs[keyring]'"
-KEYRING_SOURCE = f"the system keyring (service {KEYRING_SERVICE}, user {KEYRING_USER})"
-
-
-def _keyring() -> Any | None:
-    """The optional ``keyring`` package, or None when it is not installed."""
-    try:
-        return importlib.import_module("keyring")
-    except ImportError:
-        return None
-
 
 def _require_keyring() -> Any:
     kr = _keyring()
@@ -749,16 +738,8 @@ def api_key_source(args: argparse.Namespace) -> tuple[str | None, str | None]:
         return cached  # type: ignore[no-any-return]
     key: str | None = getattr(args, "api_key", None)
     source: str | None = "--api-key" if key else None
-    if not key and os.environ.get("URLSCAN_API_KEY"):
-        key, source = os.environ["URLSCAN_API_KEY"], "URLSCAN_API_KEY"
     if not key:
-        kr = _keyring()
-        if kr is not None:
-            try:
-                key = kr.get_password(KEYRING_SERVICE, KEYRING_USER)
-            except Exception:  # no usable keyring backend: as if nothing was stored
-                key = None
-            source = KEYRING_SOURCE if key else None
+        key, source = stored_key()
     vars(args)["_api_key"] = (key, source)
     return key, source
 
@@ -2016,6 +1997,9 @@ def cmd_demo(args: argparse.Namespace, out: Output) -> int:
 # ------------------------------------------------------------------ parser
 
 
+_KEYLIKE = re.compile(r"[A-Za-z0-9_-]+")
+
+
 class _Parser(argparse.ArgumentParser):
     """Unknown options are reported by the (sub)command they were given to, with its usage and
     the closest known option; an invalid choice names the closest valid one."""
@@ -2054,9 +2038,29 @@ class _Parser(argparse.ArgumentParser):
                 raise argparse.ArgumentError(action, f"{e.message}; did you mean {close[0]!r}?") from None
             raise
 
+    def _hidden(self, message: str) -> str:
+        """`message` without any value given that could be an API key: the value of an option
+        whose name starts like --api-key (misspelt ones too), and any long token of key
+        characters (a key given where argparse expected something else)."""
+        secret: set[str] = set()
+        given = list(self._given)
+        for i, arg in enumerate(given):
+            flag, eq, value = arg.partition("=")
+            if flag.lower().lstrip("-").startswith(("api", "key")) and flag.startswith("--"):
+                if eq:
+                    secret.add(value)
+                elif i + 1 < len(given):
+                    secret.add(given[i + 1])
+            if len(arg) >= 16 and _KEYLIKE.fullmatch(arg):
+                secret.add(arg)
+        for value in sorted((v for v in secret if v), key=len, reverse=True):
+            message = message.replace(value, "<hidden: could be an API key>")
+        return message
+
     def error(self, message: str) -> NoReturn:
         if message.startswith(("unrecognized arguments", "the following arguments are required")):
             message += self._typo_hint()
+        message = self._hidden(message)
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -2070,6 +2074,10 @@ def _number(text: str, kind: Callable[[str], _N], expected: str) -> _N:
         return kind(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+
+
+def _parallel(text: str) -> int | str:
+    return "auto" if text == "auto" else _positive_int(text)
 
 
 def _positive_int(text: str) -> int:
@@ -2268,7 +2276,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paging_options(q)
     q.add_argument("--collapse", metavar="FIELD", help="one hit per value of FIELD")
     q.add_argument(
-        "--parallel", type=_positive_int, metavar="N", help="shards walked at once in a large export (default: automatic)"
+        "--parallel",
+        type=_parallel,
+        metavar="N|auto",
+        help="walk a large export as N shards of the query at once, or 'auto' (8 when pages are slow); default: one walk",
     )
 
     si = command(["similar"], "find pages that look like a scan's (premium)", cmd_similar)

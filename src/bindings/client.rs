@@ -389,11 +389,18 @@ impl NativeClient {
         options: Bound<'_, PyAny>,
     ) -> PyResult<NativeCursor> {
         let d = keywords(&options, &SEARCH_KEYWORDS)?;
+        let auto = d
+            .get_item("parallel")?
+            .is_some_and(|v| v.extract::<String>().is_ok_and(|s| s == "auto"));
         let (uuid, size, limit, parallel) = (
             item(&d, "uuid")?,
             given(&d, "size")?.unwrap_or(100),
             item::<i64>(&d, "limit")?,
-            item::<i64>(&d, "parallel")?,
+            if auto {
+                None
+            } else {
+                item::<i64>(&d, "parallel")?
+            },
         );
         let kind = match (kind, uuid) {
             ("search", _) => SearchKind::Search,
@@ -418,8 +425,10 @@ impl NativeClient {
             search_after: item(&d, "search_after")?,
             datasource: item(&d, "datasource")?,
             collapse: item(&d, "collapse")?,
+            // Sharding rewrites the query: only when asked for.
             parallel: match parallel {
-                None => core::api::search::AUTO_PARALLEL,
+                _ if auto => core::api::search::AUTO_PARALLEL,
+                None => 1,
                 Some(n) => positive(py, "parallel", n)?,
             },
         };

@@ -616,15 +616,24 @@ pub fn wrap<'py>(
     }
 }
 
-/// The value of `key` in the JSON object `body`, an answer part of
-/// `Client::call_raw` (null when absent or when `body` is not an object).
+/// The string `key` of the JSON object `body`, an answer part of
+/// `Client::call_raw` that promises it (a live scan's `uuid`): an empty
+/// body, another value or a missing, null or non-string member is a
+/// `DecodeError`, never None.
 pub fn field_of(py: Python<'_>, body: Bytes, key: &str) -> PyResult<Bytes> {
     if first_byte(&body) != Some(b'{') {
-        return Ok(Bytes::from_static(b"null"));
+        return Err(to_pyerr(py, wrong_json(key, "an object holding it", &body)));
     }
     let doc = LazyDoc::parsed(py, body)?;
-    Ok(match doc.span(py, key) {
-        Some((data, start, end)) => data.slice(start..end),
-        None => Bytes::from_static(b"null"),
-    })
+    match doc.span(py, key) {
+        Some((data, start, end)) if data.get(start) == Some(&b'"') => Ok(data.slice(start..end)),
+        Some((data, start, end)) => Err(to_pyerr(
+            py,
+            wrong_json(key, "a string", &data.slice(start..end)),
+        )),
+        None => Err(to_pyerr(
+            py,
+            urlscan_core::Error::Decode(format!("the answer has no {key:?}")),
+        )),
+    }
 }

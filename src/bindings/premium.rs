@@ -282,6 +282,7 @@ impl NativeClient {
             hostname,
             limit,
             state: Arc::new(Mutex::new(HostState {
+                seen: page_state.iter().cloned().collect(),
                 page_state,
                 done: false,
                 fetched: 0,
@@ -293,6 +294,8 @@ impl NativeClient {
 
 struct HostState {
     page_state: Option<String>,
+    /// Every pageState sent so far (one that comes back ends the walk).
+    seen: std::collections::HashSet<String>,
     done: bool,
     fetched: u64,
 }
@@ -332,7 +335,7 @@ impl HostnameCursor {
             // No pageState means no more results; an empty page ends it too;
             // a pageState that does not advance is an error (the walk ends).
             let next = core::api::hostnames::next_page_state(
-                page_state.as_deref(),
+                &mut s.seen,
                 doc.head.page_state.as_deref(),
                 doc.head.results.len(),
             );

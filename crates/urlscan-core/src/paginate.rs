@@ -14,7 +14,8 @@
 //! concurrently and merged by the sort values, so the hits come out in
 //! exactly the order of a single walk. Sharding checks itself on the first
 //! pages (every hit in its shard, totals adding up) and falls back to one walk.
-use std::collections::VecDeque;
+use std::cmp::Ordering;
+use std::collections::{HashSet, VecDeque};
 
 use crate::runtime::Task;
 use serde::Deserialize;
@@ -159,21 +160,27 @@ struct Hit {
 impl Hit {
     /// Newest first: larger sort values come first (numbers, then strings).
     fn ahead_of(&self, other: &Hit) -> bool {
-        for (a, b) in self.head.sort.iter().zip(&other.head.sort) {
-            let ord = match (a, b) {
-                (Value::Number(x), Value::Number(y)) => x
-                    .as_f64()
-                    .partial_cmp(&y.as_f64())
-                    .unwrap_or(std::cmp::Ordering::Equal),
-                (Value::String(x), Value::String(y)) => x.cmp(y),
-                _ => std::cmp::Ordering::Equal,
-            };
-            if ord != std::cmp::Ordering::Equal {
-                return ord == std::cmp::Ordering::Greater;
-            }
-        }
-        false
+        compare_sort(&self.head.sort, &other.head.sort) == Some(Ordering::Greater)
     }
+}
+
+/// Two hits' sort values in order, value by value (numbers with numbers,
+/// strings with strings); `None` where they cannot be compared.
+fn compare_sort(a: &[Value], b: &[Value]) -> Option<Ordering> {
+    if a.len() != b.len() {
+        return None;
+    }
+    for (a, b) in a.iter().zip(b) {
+        let ord = match (a, b) {
+            (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?)?,
+            (Value::String(x), Value::String(y)) => x.cmp(y),
+            _ => return None,
+        };
+        if ord != Ordering::Equal {
+            return Some(ord);
+        }
+    }
+    Some(Ordering::Equal)
 }
 
 #[derive(Deserialize)]
@@ -202,6 +209,8 @@ struct Shard {
     buf: VecDeque<Hit>,
     pending: Option<Task<PageResult>>,
     after: Option<String>,
+    /// Every cursor a page of this shard ended at.
+    cursors: HashSet<String>,
     total: Option<u64>,
     checked: bool,
     done: bool,
@@ -247,9 +256,12 @@ impl Shard {
                         .into(),
                 ));
             }
-            if next.is_some() && next == self.after {
+            if next
+                .as_ref()
+                .is_some_and(|c| !self.cursors.insert(c.clone()))
+            {
                 return Err(Error::Decode(
-                    "the search cursor does not advance (the same page came back)".into(),
+                    "the search cursor does not advance (a page came back)".into(),
                 ));
             }
             if next.is_some() {
@@ -284,6 +296,13 @@ pub struct SearchCursor {
     fetched_from_shards: u64,
     /// How long the first page took.
     first_page: Option<std::time::Duration>,
+    /// Every cursor a page of this walk ended at: one seen again means the
+    /// pages go round in a circle.
+    cursors: HashSet<String>,
+    /// The last page's last sort values, and the direction the walk's
+    /// cursors move in (set by its second page).
+    last_sort: Vec<Value>,
+    direction: Option<Ordering>,
 }
 
 impl std::fmt::Debug for SearchCursor {
@@ -312,6 +331,9 @@ impl SearchCursor {
             mode: Mode::Linear { next: None },
             fetched_from_shards: 0,
             first_page: None,
+            cursors: HashSet::new(),
+            last_sort: Vec::new(),
+            direction: None,
         })
     }
 
@@ -377,6 +399,10 @@ impl SearchCursor {
             let more = self.has_more == Some(true) || n >= size;
             self.check_cursor(sent.as_deref(), cursor.as_deref(), more)?;
         }
+        if n > 0 {
+            let last = doc.head.results.last().map(|h| h.sort.as_slice());
+            self.check_progress(cursor.as_deref(), last.unwrap_or_default())?;
+        }
         // Without a cursor there is no next page to ask for.
         self.done = cursor.is_none() || ends(&self.params, seen, n, size, self.largest_page);
         self.largest_page = self.largest_page.max(n);
@@ -429,6 +455,57 @@ impl SearchCursor {
             }
             _ => Ok(()),
         }
+    }
+
+    /// A walk moves on: its cursors never come back and move in one
+    /// direction (the sort order of the query), and it never hands out more
+    /// hits than an exact total announced.
+    fn check_progress(&mut self, cursor: Option<&str>, sort: &[Value]) -> Result<()> {
+        let fetched = self.fetched;
+        let fail = |done: &mut bool, why: String| {
+            *done = true;
+            Err(Error::Decode(format!(
+                "search walk cannot go on after {fetched} hits: {why}"
+            )))
+        };
+        let exact = self.has_more != Some(true)
+            && self
+                .total
+                .is_some_and(|t| t < EXACT_TOTAL_CAP && fetched > t);
+        if exact {
+            let total = self.total.unwrap_or(0);
+            return fail(
+                &mut self.done,
+                format!("the pages held more hits than the {total} the server announced"),
+            );
+        }
+        let Some(cursor) = cursor else {
+            return Ok(());
+        };
+        if !self.cursors.insert(cursor.to_owned()) {
+            return fail(
+                &mut self.done,
+                format!(
+                    "a page ended at cursor {:?} a second time (the pages go round in a circle)",
+                    urlscan_rules::shown(cursor, 80)
+                ),
+            );
+        }
+        if !self.last_sort.is_empty() {
+            if let Some(step) = compare_sort(sort, &self.last_sort) {
+                if *self.direction.get_or_insert(step) != step || step == Ordering::Equal {
+                    return fail(
+                        &mut self.done,
+                        format!(
+                            "the sort values went back to {:?} (each page must go on in the order of the query)",
+                            urlscan_rules::shown(cursor, 80)
+                        ),
+                    );
+                }
+            }
+        }
+        self.last_sort = sort.to_vec();
+        Ok(())
     }
 
     /// What the walk knows so far.
@@ -502,6 +579,7 @@ impl SearchCursor {
                     buf: VecDeque::new(),
                     pending: None,
                     after: self.search_after.clone(),
+                    cursors: HashSet::new(),
                     total: None,
                     checked: false,
                     done: false,
@@ -608,13 +686,16 @@ fn merged_page(
 
 impl SearchCursor {
     /// The number of hits (a `size=0` request); a floor of 10,000 when
-    /// `has_more` is true.
+    /// `has_more` is true. An answer without `total` is a `DecodeError`:
+    /// unknown is not 0.
     pub async fn count(&mut self) -> Result<(u64, bool)> {
         let doc = self
             .client
             .search_page(&self.params, 0, self.params.search_after.as_deref())
             .await?;
-        let total = doc.head.total.unwrap_or(0);
+        let total = doc.head.total.ok_or_else(|| {
+            Error::Decode("search count: the answer has no `total` (the count is unknown)".into())
+        })?;
         let has_more = doc.head.has_more.unwrap_or(total >= EXACT_TOTAL_CAP);
         if self.total.is_none() {
             self.total = Some(total);

@@ -298,11 +298,15 @@ impl Transport {
 
     async fn send_with_retries(&self, req: &Req) -> Result<Resp> {
         let mut attempt: u32 = 0;
-        // 429s of the service's limiter that said when to come back (other
-        // processes or hosts spent the shared key's window): waiting them out
-        // is pacing, bounded by the deadline, not a retry of a failure.
+        // A 429 of the service's limiter announcing a window not waited out
+        // before (other processes or hosts spent the shared key's window):
+        // waiting it out is pacing, bounded by the deadline, not a retry of
+        // a failure. Any other 429 (no reset, a reset of zero or in the past,
+        // a window already waited out) spends a retry.
         let mut limited: u32 = 0;
-        // Set at the first attempt: waiting for a slot before it is pacing, not retrying.
+        let mut waited: Vec<Option<String>> = Vec::new();
+        // Set at the first attempt: the retries end by then. A wait for a
+        // slot before it is bounded by `retry_deadline` on its own.
         let mut deadline: Option<Option<Instant>> = None;
         loop {
             let slot = self.acquire_slot(req, deadline.flatten()).await?;
@@ -310,21 +314,27 @@ impl Transport {
                 .get_or_insert_with(|| self.cfg.retry_deadline.map(|d| Instant::now() + d));
             let outcome = self.send_once(req).await;
             drop(slot);
-            let retry_in = match &outcome {
-                Ok(r) => self.retry_delay_for_status(req, r, attempt),
-                Err(e) => retry_delay_for_error(req, e, attempt),
+            let (retry_in, window) = match &outcome {
+                Ok(r) if r.status == 429 && !self.cfg.fail_fast => {
+                    let (delay, window) = limited_delay(&r.headers, attempt);
+                    (Some(delay), window)
+                }
+                Ok(r) => (self.retry_delay_for_status(req, r, attempt), None),
+                Err(e) => (retry_delay_for_error(req, e, attempt), None),
             };
             let past_deadline = |d: Duration| end.is_some_and(|end| Instant::now() + d > end);
+            // Each window (named by its `Reset` time) is waited out once.
             let paced = self.cfg.max_retries > 0
                 && limited < MAX_LIMITED_WAITS
-                && matches!(&outcome, Ok(r) if r.status == 429 && header_f64(&r.headers, "x-rate-limit-reset-after").is_some());
+                && window.as_ref().is_some_and(|w| !waited.contains(w));
             let may_retry = paced || attempt < self.cfg.max_retries;
             match retry_in {
                 Some(delay) if may_retry && past_deadline(delay) => {
                     log::info!(
-                        "not retrying {} {}: the retry deadline of {:.0}s would pass",
+                        "not retrying {} {} in {:.1}s: the retry deadline of {:.0}s would pass",
                         req.method,
                         req.path,
+                        delay.as_secs_f64(),
                         self.cfg.retry_deadline.unwrap_or_default().as_secs_f64()
                     );
                     return counted(outcome, attempt);
@@ -345,6 +355,7 @@ impl Transport {
                         _ = CLOCK_MOVED.notified() => {}
                     }
                     limited += 1;
+                    waited.extend(window);
                 }
                 Some(delay) if may_retry => {
                     let why = match &outcome {
@@ -447,9 +458,8 @@ impl Transport {
         } else {
             info.remaining
         };
-        let reset_at = info
-            .reset_after
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 86_400.0)));
+        let reset_at =
+            reset_in(info.reset_after, info.reset.as_deref()).map(|d| Instant::now() + d);
         let window = info
             .reset
             .clone()
@@ -478,6 +488,11 @@ impl Transport {
         } else {
             return;
         }
+        if st.remaining == Some(0) && st.reset_at.is_none() {
+            // Spent, with no reset to wait for: the count is unknown, and one
+            // request at a time finds out (its 429s spend retries).
+            st.remaining = None;
+        }
         st.epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
         let mut shown = info;
         shown.remaining = st.remaining;
@@ -485,7 +500,9 @@ impl Transport {
     }
 
     /// Wait for a slot in the action's window (pacing); see [`LimitState`].
-    /// `deadline` bounds the wait of a retry.
+    /// A wait for a spent window's reset that would end more than
+    /// `retry_deadline` from now, or after `deadline` (the retries' end),
+    /// raises at once instead.
     async fn acquire_slot(&self, req: &Req, deadline: Option<Instant>) -> Result<Option<Slot<'_>>> {
         let Some(action) = &req.action else {
             return Ok(None);
@@ -522,10 +539,14 @@ impl Transport {
                 let spent = st.remaining == Some(0);
                 let reset_at = st.reset_at.filter(|_| spent);
                 if let Some(reset_at) = reset_at {
-                    let too_late = deadline.is_some_and(|d| reset_at > d);
+                    let bound = [deadline, self.cfg.retry_deadline.map(|d| now + d)]
+                        .into_iter()
+                        .flatten()
+                        .min();
+                    let too_late = bound.is_some_and(|b| reset_at > b);
                     if self.cfg.fail_fast || too_late {
                         let why = if too_late {
-                            "its reset comes after the retry deadline"
+                            "waiting for its reset would pass the retry deadline"
                         } else {
                             "fail_fast is set"
                         };
@@ -559,12 +580,6 @@ impl Transport {
 
     fn retry_delay_for_status(&self, req: &Req, r: &Resp, attempt: u32) -> Option<Duration> {
         match r.status {
-            429 if !self.cfg.fail_fast => Some(
-                header_f64(&r.headers, "x-rate-limit-reset-after")
-                    .or_else(|| header_f64(&r.headers, "retry-after"))
-                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
-                    .unwrap_or_else(|| backoff(attempt)),
-            ),
             // When the service says when to come back, that is when.
             502..=504 if req.idempotent() => Some(
                 header_f64(&r.headers, "retry-after")
@@ -667,6 +682,39 @@ fn spent_error(
         ),
         info,
     )
+}
+
+/// The longest window the service has (a day): no announced reset is
+/// believed further away than this.
+const LONGEST_WINDOW: f64 = 86_400.0;
+
+/// How long until the window an answer announces resets: `Reset-After`, else
+/// `Reset` (an absolute UTC time) less this machine's clock.
+fn reset_in(reset_after: Option<f64>, reset: Option<&str>) -> Option<Duration> {
+    let secs = reset_after.or_else(|| {
+        let at = chrono::DateTime::parse_from_rfc3339(reset?).ok()?;
+        let ms = (at.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_milliseconds();
+        Some(ms as f64 / 1000.0)
+    })?;
+    Some(Duration::from_secs_f64(secs.clamp(0.0, LONGEST_WINDOW)))
+}
+
+/// The wait after a 429, and the window it announced when its reset is
+/// still ahead (then it may be a window others spent; see
+/// `send_with_retries`): its `Reset` time, or `None` for a window named by
+/// `Reset-After` alone. Without a reset ahead: `Retry-After`, else the backoff.
+fn limited_delay(h: &HeaderMap, attempt: u32) -> (Duration, Option<Option<String>>) {
+    let reset = header_str(h, "x-rate-limit-reset");
+    match reset_in(header_f64(h, "x-rate-limit-reset-after"), reset).filter(|d| !d.is_zero()) {
+        Some(d) => (d, Some(reset.map(String::from))),
+        None => (
+            header_f64(h, "retry-after")
+                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+                .filter(|d| !d.is_zero())
+                .unwrap_or_else(|| backoff(attempt)),
+            None,
+        ),
+    }
 }
 
 /// Waits this long or longer are worth telling a user about (they look like a hang).

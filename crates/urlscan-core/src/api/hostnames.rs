@@ -1,4 +1,6 @@
 //! Hostname history (premium): observations of a hostname, paged by `pageState`.
+use std::collections::HashSet;
+
 use serde::Deserialize;
 
 use crate::client::Client;
@@ -42,18 +44,23 @@ pub fn hostname(h: &str) -> Result<String> {
     validate::segment("hostname", &t.to_lowercase())
 }
 
-/// The `pageState` to continue from after a page of `n` records answered to
-/// `sent`: `None` ends the walk (no pageState, or an empty page). A pageState
-/// equal to the one sent would only repeat the request: `DecodeError`, so the
-/// walk always ends.
-pub fn next_page_state(sent: Option<&str>, got: Option<&str>, n: usize) -> Result<Option<String>> {
+/// The `pageState` to continue from after a page of `n` records; `seen`
+/// holds every pageState the walk sent so far. `None` ends the walk (no
+/// pageState, or an empty page). A pageState the walk has already sent would
+/// only repeat pages (the server's states may go round in a circle):
+/// `DecodeError`, so the walk always ends.
+pub fn next_page_state(
+    seen: &mut HashSet<String>,
+    got: Option<&str>,
+    n: usize,
+) -> Result<Option<String>> {
     let got = got.filter(|p| !p.is_empty());
     if n == 0 {
         return Ok(None);
     }
     match got {
-        Some(p) if sent == Some(p) => Err(Error::Decode(format!(
-            "hostname history cannot go on: the server answered pageState={:?} with the same pageState (it does not advance)",
+        Some(p) if !seen.insert(p.to_owned()) => Err(Error::Decode(format!(
+            "hostname history cannot go on: the server answered with pageState={:?}, which this walk had already sent (it does not advance)",
             validate::shown(p, 80)
         ))),
         other => Ok(other.map(String::from)),
@@ -82,20 +89,15 @@ mod tests {
 
     #[test]
     fn page_state_must_advance() {
-        assert_eq!(
-            next_page_state(None, Some("a"), 5).unwrap().as_deref(),
-            Some("a")
-        );
-        assert_eq!(
-            next_page_state(Some("a"), Some("b"), 5).unwrap().as_deref(),
-            Some("b")
-        );
-        assert_eq!(next_page_state(Some("a"), None, 5).unwrap(), None);
-        assert_eq!(next_page_state(Some("a"), Some(""), 5).unwrap(), None);
-        assert_eq!(next_page_state(Some("a"), Some("a"), 0).unwrap(), None);
-        assert!(matches!(
-            next_page_state(Some("a"), Some("a"), 5),
-            Err(Error::Decode(_))
-        ));
+        let mut seen = HashSet::new();
+        let mut next = |got, n| next_page_state(&mut seen, got, n);
+        assert_eq!(next(Some("a"), 5).unwrap().as_deref(), Some("a"));
+        assert_eq!(next(Some("b"), 5).unwrap().as_deref(), Some("b"));
+        assert_eq!(next(None, 5).unwrap(), None);
+        assert_eq!(next(Some(""), 5).unwrap(), None);
+        assert_eq!(next(Some("a"), 0).unwrap(), None);
+        // Back to a state sent before (a, b, a, ...): the walk ends.
+        assert!(matches!(next(Some("a"), 5), Err(Error::Decode(_))));
+        assert!(matches!(next(Some("b"), 5), Err(Error::Decode(_))));
     }
 }

@@ -61,8 +61,19 @@ fn path(p: &str) -> Result<String> {
     if p.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return bad("must not hold spaces or control characters");
     }
-    if p.split('/').any(|seg| seg == ".." || seg == ".") {
-        return bad("must not hold . or .. segments");
+    let lower = p.to_ascii_lowercase();
+    if p.contains('\\') || lower.contains("%5c") || lower.contains("%2f") {
+        // Servers and proxies that read \ as /, or decode before they
+        // split, would see segments (and dot segments) the check below cannot.
+        return bad("must not hold a backslash or an encoded / or \\");
+    }
+    // A segment is a dot segment whatever its dots are spelt as: %2e is
+    // decoded back to "." by the server.
+    let dots = |seg: &str| seg.to_ascii_lowercase().replace("%2e", ".");
+    if p.split('/')
+        .any(|seg| matches!(dots(seg).as_str(), "." | ".."))
+    {
+        return bad("must not hold . or .. segments (percent-encoded ones included)");
     }
     Ok(p.to_string())
 }
@@ -139,6 +150,14 @@ mod tests {
             "//evil.example/x",
             "/x?y=1",
             "/a/../b",
+            "/a/%2e%2e/b",
+            "/a/%2E./b",
+            "/a/.%2e",
+            "/a/%2e/b",
+            "/a/..\\b",
+            "/a\\b",
+            "/a/..%2fb",
+            "/a/%5C..",
             "/a b",
             "/x\r\nHost: y",
             "https://evil.example/",

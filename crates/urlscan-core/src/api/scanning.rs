@@ -13,6 +13,9 @@ use crate::models::{list_or_empty, AnyObject, Doc, ResultHead, Submission};
 use crate::transport::Req;
 use crate::validate;
 
+/// The SHA-256 of no bytes: the one response that is empty.
+const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
 /// The options of a scan submission besides the URL.
 #[derive(Debug, Clone, Default)]
 pub struct ScanOptions {
@@ -203,13 +206,24 @@ impl Client {
     pub async fn dom(&self, uuid: &str) -> Result<String> {
         let id = validate::uuid("uuid", uuid)?;
         let body = self.bytes(Req::get(format!("/dom/{id}/"))).await?;
+        if body.is_empty() {
+            // A page's DOM holds at least its root element: empty is no DOM.
+            return Err(Error::Decode(format!(
+                "the DOM of {id} came back empty (HTTP 200 without a body)"
+            )));
+        }
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
-    /// GET /responses/{sha256}/
+    /// GET /responses/{sha256}/ (empty only for the hash of nothing)
     pub async fn response(&self, sha256: &str) -> Result<String> {
         let h = validate::sha256(sha256)?;
         let body = self.bytes(Req::get(format!("/responses/{h}/"))).await?;
+        if body.is_empty() && h != EMPTY_SHA256 {
+            return Err(Error::Decode(format!(
+                "the response {h} came back empty, which is not the content of that hash"
+            )));
+        }
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 

@@ -230,6 +230,17 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
         took: count("took", page.took)?,
         hits,
     };
+    // Lenient on an empty `results` only where no hits are announced:
+    // otherwise hits would be lost without a word.
+    if !page.listed && (head.total.is_some_and(|t| t > 0) || head.has_more == Some(true)) {
+        let announced = match head.total {
+            Some(t) if t > 0 => format!("total says {t}"),
+            _ => "has_more says true".into(),
+        };
+        return Err(Error::Decode(format!(
+            "search page: results is missing or not a list while {announced}"
+        )));
+    }
     Ok(Doc {
         body,
         head,
@@ -346,6 +357,8 @@ impl<'de> Deserialize<'de> for KeyStr<'de> {
 
 struct RawPage<'a> {
     hits: Vec<Entries<'a>>,
+    /// `results` was a list.
+    listed: bool,
     total: Option<Value>,
     has_more: Option<Value>,
     took: Option<Value>,
@@ -361,13 +374,17 @@ impl<'de> Visitor<'de> for PageVisitor {
     fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> std::result::Result<RawPage<'de>, M::Error> {
         let mut page = RawPage {
             hits: Vec::new(),
+            listed: false,
             total: None,
             has_more: None,
             took: None,
         };
         while let Some(k) = m.next_key::<KeyStr<'de>>()? {
             match k.0.as_ref() {
-                "results" => page.hits = m.next_value::<Hits<'de>>()?.0,
+                "results" => {
+                    let Hits(hits, listed) = m.next_value::<Hits<'de>>()?;
+                    (page.hits, page.listed) = (hits, listed);
+                }
                 "total" => page.total = m.next_value()?,
                 "has_more" => page.has_more = m.next_value()?,
                 "took" => page.took = m.next_value()?,
@@ -398,7 +415,8 @@ macro_rules! refuse_scalars {
 /// The hits of a page: a list of objects; `{}`, null or a missing list reads
 /// as empty, another value (or an element that is not an object) is an error
 /// naming its path.
-struct Hits<'a>(Vec<Entries<'a>>);
+/// The hits, and whether `results` was a list (not `null` or `{}`).
+struct Hits<'a>(Vec<Entries<'a>>, bool);
 
 /// "results: expected a list, found ..." (serde errors carry text only).
 fn wrong_at<E: serde::de::Error>(path: &str, what: &str, v: Value) -> E {
@@ -426,7 +444,7 @@ impl<'de> Deserialize<'de> for Hits<'de> {
                 while let Some(e) = s.next_element_seed(Hit(out.len()))? {
                     out.push(e);
                 }
-                Ok(Hits(out))
+                Ok(Hits(out, true))
             }
             fn visit_map<M: MapAccess<'de>>(
                 self,
@@ -434,12 +452,12 @@ impl<'de> Deserialize<'de> for Hits<'de> {
             ) -> std::result::Result<Hits<'de>, M::Error> {
                 let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
                 match &v {
-                    Value::Object(o) if o.is_empty() => Ok(Hits(Vec::new())),
+                    Value::Object(o) if o.is_empty() => Ok(Hits(Vec::new(), false)),
                     _ => Err(self.wrong(v)),
                 }
             }
             fn visit_unit<E>(self) -> std::result::Result<Hits<'de>, E> {
-                Ok(Hits(Vec::new()))
+                Ok(Hits(Vec::new(), false))
             }
             refuse_scalars!(Hits<'de>);
         }

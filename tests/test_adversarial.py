@@ -1,0 +1,340 @@
+"""What a broken or hostile server, or a careless caller, must not do to the client: make a
+wait outlive `retry_deadline`, make a walk go on forever, turn a missing answer into an empty
+one, or get the API key into a pickle or a message. Each case failed on an earlier version
+of the package; each runs sync and async where the two differ in code."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+import urlscan_rs
+from urlscan_rs import AsyncClient, Client, DecodeError, RateLimitError
+
+from .conftest import run
+from .loopback import JSON_HEADERS, serve, serve_raw
+
+KEY = "00000000-0000-4000-8000-000000000000"
+LIMIT_HEADERS = {
+    "x-rate-limit-scope": "user",
+    "x-rate-limit-action": "search",
+    "x-rate-limit-window": "minute",
+    "x-rate-limit-limit": "30",
+}
+EMPTY_PAGE = b'{"results": [], "total": 0, "has_more": false}'
+
+
+def limited(headers: dict[str, str], *, then_ok: bool = False) -> Callable[..., tuple[int, dict[str, str], bytes]]:
+    """Every request answered 429 with `headers` (or only the first, with `then_ok`)."""
+    seen = [0]
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        seen[0] += 1
+        if then_ok and seen[0] > 1:
+            return 200, {**JSON_HEADERS, **LIMIT_HEADERS, "x-rate-limit-remaining": "29"}, EMPTY_PAGE
+        return 429, {**JSON_HEADERS, **LIMIT_HEADERS, "x-rate-limit-remaining": "0", **headers}, b'{"status": 429}'
+
+    return answer
+
+
+def count(url: str, **options: Any) -> int:
+    with Client(KEY, base_url=url, **options) as c:
+        return c.search("x").count()
+
+
+async def acount(url: str, **options: Any) -> int:
+    async with AsyncClient(KEY, base_url=url, **options) as c:
+        return await c.search("x").count()
+
+
+# -- every wait obeys retry_deadline
+
+
+@pytest.mark.parametrize("reset", ["2099-01-01T00:00:00.000Z", "9999-12-31T23:59:59.000Z", "in two hours"])
+def test_a_429_whose_reset_lies_far_ahead_raises_at_once(reset: str) -> None:
+    if reset == "in two hours":
+        reset = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 7200))
+    with serve_raw(limited({"x-rate-limit-reset": reset})) as srv:
+        started = time.monotonic()
+        with pytest.raises(RateLimitError) as ei:
+            count(srv.url, retry_deadline=5)
+        assert time.monotonic() - started < 4  # not the hours the header names
+        assert len(srv.requests) == 1
+        assert ei.value.reset_at is not None
+        started = time.monotonic()
+        with pytest.raises(RateLimitError):
+            run(acount(srv.url, retry_deadline=5))
+        assert time.monotonic() - started < 4
+
+
+def test_a_spent_window_that_resets_after_the_deadline_is_not_waited_for(caplog: pytest.LogCaptureFixture) -> None:
+    """A 200 announcing a spent window with an absurd Reset-After: the next call raises at once,
+    sending nothing, instead of announcing a wait of a day."""
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        headers = {**LIMIT_HEADERS, "x-rate-limit-remaining": "0", "x-rate-limit-reset-after": "1e9"}
+        return 200, {**JSON_HEADERS, **headers}, b'{"results": [], "total": 3, "has_more": false}'
+
+    with serve_raw(answer) as srv, Client(KEY, base_url=srv.url, retry_deadline=30) as c:
+        assert c.search("x").count() == 3
+        started = time.monotonic()
+        with pytest.raises(RateLimitError, match="retry deadline"):
+            c.search("x").count()
+        assert time.monotonic() - started < 4
+        assert len(srv.requests) == 1
+
+
+def test_a_429_storm_without_a_reset_spends_retries() -> None:
+    """Reset-After 0 (or none, or a reset already past) is a failure like any other: max_retries bounds it."""
+    for headers in ({"x-rate-limit-reset-after": "0"}, {}, {"x-rate-limit-reset": "2001-01-01T00:00:00.000Z"}):
+        with serve_raw(limited(headers)) as srv:
+            with pytest.raises(RateLimitError):
+                count(srv.url, max_retries=2)
+            assert len(srv.requests) == 3, headers
+        with serve_raw(limited(headers)) as srv:
+            with pytest.raises(RateLimitError):
+                run(acount(srv.url, max_retries=2))
+            assert len(srv.requests) == 3, headers
+
+
+def test_a_window_spent_by_others_is_waited_out_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A 429 announcing a reset 1 s ahead is waited out without spending a retry; the same
+    window announced again after that wait is a retry."""
+    reset = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 60))
+    headers = {"x-rate-limit-reset-after": "1", "x-rate-limit-reset": reset}
+    with serve_raw(limited(headers, then_ok=True)) as srv:
+        assert count(srv.url, max_retries=1) == 0
+        assert len(srv.requests) == 2
+    with serve_raw(limited(headers)) as srv:
+        with pytest.raises(RateLimitError):
+            count(srv.url, max_retries=1)
+        assert len(srv.requests) == 3  # the free wait, one retry, then the error
+    with serve_raw(limited(headers)) as srv:
+        with pytest.raises(RateLimitError):
+            count(srv.url, max_retries=0)  # no retries: the 429 is raised
+        assert len(srv.requests) == 1
+
+
+def test_long_waits_are_logged_at_warning(caplog: pytest.LogCaptureFixture) -> None:
+    headers = {"x-rate-limit-reset-after": "6"}
+    with serve_raw(limited(headers)) as srv, caplog.at_level(logging.INFO, logger="urlscan_rs"):
+        with pytest.raises(RateLimitError):
+            count(srv.url, retry_deadline=3)
+        assert len(srv.requests) == 1
+    assert any("deadline" in r.getMessage() for r in caplog.records)
+
+
+# -- walks end
+
+
+def _hit(i: int, sort: list[Any]) -> dict[str, Any]:
+    uid = f"{i:08x}-0000-4000-8000-000000000000"
+    return {"_id": uid, "sort": sort, "task": {"uuid": uid}, "page": {"domain": "example.com"}}
+
+
+def paged_search(page_of: Callable[[str | None], tuple[list[dict[str, Any]], dict[str, Any]]]) -> Any:
+    """A search answered by `page_of(search_after)` -> (hits, other members)."""
+
+    def answer(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        after = query.get("search_after", [None])[0]
+        hits, rest = page_of(after)
+        return 200, {"results": hits, **rest}
+
+    return answer
+
+
+def walk(url: str, **options: Any) -> list[Any]:
+    with Client(KEY, base_url=url) as c:
+        return list(c.search("x", size=2, **options))
+
+
+async def awalk(url: str, **options: Any) -> list[Any]:
+    async with AsyncClient(KEY, base_url=url) as c:
+        return [h async for h in c.search("x", size=2, **options)]
+
+
+def cycling(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Pages A, B, A, B, ...: valid sort values that go back."""
+    a = [_hit(0, [200, "b"]), _hit(1, [100, "a"])]
+    b = [_hit(2, [90, "z"]), _hit(3, [80, "y"])]
+    return (b if after == "100,a" else a), {"total": 10_000, "has_more": True}
+
+
+def going_back(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Pages whose sort values turn round: 200, 100, then 300 (never the same cursor)."""
+    pages = {None: [(200, "b"), (100, "a")], "100,a": [(90, "z"), (80, "y")], "80,y": [(300, "c"), (250, "q")]}
+    n = int(after.split(",")[0]) if after and after not in pages else 0
+    sorts = pages.get(after) or [(400 + n, "d"), (350 + n, "e")]
+    return [_hit(i, list(s)) for i, s in enumerate(sorts)], {"total": 10_000, "has_more": True}
+
+
+def over_total(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Ever-new pages while the exact total says 5."""
+    n = int(after.split(",")[0]) if after else 10_000
+    return [_hit(n, [n - 1, "a"]), _hit(n, [n - 2, "a"])], {"total": 5, "has_more": False}
+
+
+@pytest.mark.parametrize("pages", [cycling, going_back, over_total])
+@pytest.mark.parametrize("parallel", [None, 4])
+def test_search_walks_that_do_not_move_on_raise(pages: Any, parallel: int | None) -> None:
+    with serve(paged_search(pages)) as srv:
+        with pytest.raises(DecodeError, match="search walk|advance|shard"):
+            walk(srv.url, parallel=parallel)
+        assert len(srv.requests) < 30
+    with serve(paged_search(pages)) as srv:
+        with pytest.raises(DecodeError):
+            run(awalk(srv.url, parallel=parallel))
+        assert len(srv.requests) < 30
+
+
+def test_hostname_walk_whose_page_state_comes_back_raises() -> None:
+    def answer(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        state = query.get("pageState", [""])[0]
+        rec = {"seen_on": "2026-01-01", "source": "ct", "sub_id": "", "first_seen": "2026-01-01T00:00:00Z"}
+        return 200, {"results": [rec], "pageState": "b" if state == "a" else "a"}
+
+    with serve(answer) as srv, Client(KEY, base_url=srv.url) as c:
+        with pytest.raises(DecodeError, match="pageState"):
+            list(c.hostnames.history("example.com", limit=10))
+        assert len(srv.requests) == 3  # "", a, b: then a again
+
+    async def main(url: str) -> None:
+        async with AsyncClient(KEY, base_url=url) as ac:
+            with pytest.raises(DecodeError, match="pageState"):
+                async for _ in ac.hostnames.history("example.com", limit=10):
+                    pass
+
+    with serve(answer) as srv:
+        run(main(srv.url))
+        assert len(srv.requests) == 3
+
+
+# -- silent answers are errors
+
+
+@pytest.mark.parametrize("results", ["null", "missing", "{}"])
+def test_a_page_without_results_while_hits_are_announced_raises(results: str) -> None:
+    def answer(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        page: dict[str, Any] = {"total": 100, "has_more": False}
+        if results != "missing":
+            page["results"] = None if results == "null" else {}
+        return 200, page
+
+    with serve(answer) as srv:
+        with pytest.raises(DecodeError, match="results"):
+            walk(srv.url)
+        with pytest.raises(DecodeError, match="results"):
+            run(awalk(srv.url))
+
+
+def test_a_page_without_results_and_without_hits_is_empty() -> None:
+    with serve(lambda m, p, q: (200, {"results": None, "total": 0})) as srv:
+        assert walk(srv.url) == []
+
+
+def test_count_without_a_total_is_not_zero() -> None:
+    with serve(lambda m, p, q: (200, {"results": []})) as srv:
+        with pytest.raises(DecodeError, match="total"):
+            count(srv.url)
+        with pytest.raises(DecodeError, match="total"):
+            run(acount(srv.url))
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", b'{"uuid": null}', b'{"uuid": 5}', b"[]"])
+def test_methods_that_promise_a_value_refuse_an_empty_answer(body: bytes) -> None:
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        path = urlsplit(request.path).path
+        if path.startswith(("/dom/", "/responses/")):
+            return 200, {"content-type": "text/html"}, b""
+        return 200, JSON_HEADERS, body
+
+    uuid = "11111111-2222-4333-8444-555555555555"
+    with serve_raw(answer) as srv, Client(KEY, base_url=srv.url) as c:
+        for call in (
+            lambda: c.livescan.task("de01", "https://example.com"),
+            lambda: c.livescan.scan("de01", "https://example.com"),
+        ):
+            with pytest.raises(DecodeError):
+                call()
+        with pytest.raises(DecodeError, match="empty"):
+            c.dom(uuid)
+        with pytest.raises(DecodeError, match="empty"):
+            c.response("a" * 64)
+        # The hash of nothing is the one response that is empty.
+        assert c.response("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == ""
+
+    async def main(url: str) -> None:
+        async with AsyncClient(KEY, base_url=url) as ac:
+            with pytest.raises(DecodeError):
+                await ac.livescan.task("de01", "https://example.com")
+            with pytest.raises(DecodeError):
+                await ac.dom(uuid)
+
+    with serve_raw(answer) as srv:
+        run(main(srv.url))
+
+
+# -- the key stays home
+
+
+def test_a_pickled_client_holds_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "5ec12e7a-0000-4000-8000-00000000abcd"
+    for cls in (Client, AsyncClient):
+        client = cls(secret, base_url="http://127.0.0.1:9")
+        data = pickle.dumps(client)
+        assert secret.encode() not in data and b"5ec12e7a" not in data
+        monkeypatch.setenv("URLSCAN_API_KEY", "from-the-environment-0000")
+        back = pickle.loads(data)
+        assert back._core._config()["api_key"] == "from-the-environment-0000"
+
+
+def test_no_cli_message_echoes_a_key() -> None:
+    secret = "5ec12e7a-1111-4000-8000-00000000abcd"
+    for argv in (
+        ["--api-kye", secret, "quotas"],
+        ["--apikey", secret, "quotas"],
+        [f"--api-kye={secret}", "quotas"],
+        ["quotas", "--api-kye", secret],
+        [secret],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "urlscan_rs", *argv], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert proc.returncode == 2, (argv, proc.stderr)
+        assert secret not in proc.stderr + proc.stdout, argv
+        assert "5ec12e7a" not in proc.stderr + proc.stdout, argv
+
+
+def test_sharding_is_opt_in() -> None:
+    """The default walk sends the query as given, one request at a time."""
+    queries: list[str] = []
+
+    def answer(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        queries.append(query.get("q", [""])[0])
+        after = query.get("search_after", [None])[0]
+        start = int(after.split(",")[0]) if after else 100
+        hits = [_hit(n, [n, "a"]) for n in range(start - 1, max(start - 21, 0), -1)]
+        return 200, {"results": hits, "total": 99, "has_more": False}
+
+    with serve(answer) as srv:
+        with Client(KEY, base_url=srv.url) as c:
+            assert len(list(c.search("page.domain:x", size=20))) == 99
+        assert queries and set(queries) == {"page.domain:x"}
+
+
+def test_request_target_is_the_given_path() -> None:
+    """request() keeps to the base URL's path: encoded dot segments and backslashes are refused."""
+    with serve(lambda m, p, q: (200, {})) as srv, Client(KEY, base_url=srv.url) as c:
+        for bad in ("/api/%2e%2e/admin", "/api/%2E%2E/x", "/api/..\\x", "/api/.%2e/x"):
+            with pytest.raises(urlscan_rs.ValidationError):
+                c.request("GET", bad)
+        assert srv.requests == []
