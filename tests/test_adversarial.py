@@ -5,6 +5,7 @@ of the package; each runs sync and async where the two differ in code."""
 
 from __future__ import annotations
 
+import json
 import logging
 import pickle
 import subprocess
@@ -338,3 +339,162 @@ def test_request_target_is_the_given_path() -> None:
             with pytest.raises(urlscan_rs.ValidationError):
                 c.request("GET", bad)
         assert srv.requests == []
+
+
+# -- inputs: one numeric check everywhere
+
+DEAD = "http://127.0.0.1:9"  # nothing is sent: every case fails before a request
+UUID = "11111111-2222-4333-8444-555555555555"
+HUGE = 2**64
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        ("timeout", lambda: Client(KEY, base_url=DEAD, timeout=True)),
+        ("max_retries", lambda: Client(KEY, base_url=DEAD, max_retries=True)),
+        ("max_retries", lambda: Client(KEY, base_url=DEAD, max_retries=HUGE)),
+        ("max_body_bytes", lambda: Client(KEY, base_url=DEAD, max_body_bytes=2**70)),
+        ("retry_deadline", lambda: AsyncClient(KEY, base_url=DEAD, retry_deadline=False)),
+        ("timeout", lambda: AsyncClient(KEY, base_url=DEAD, timeout=10**400)),
+    ],
+)
+def test_client_numbers_refuse_bools_and_overflow(name: str, make: Callable[[], Any]) -> None:
+    with pytest.raises(urlscan_rs.ValidationError, match=name):
+        make()
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("size", lambda c: c.search("", size=True)),
+        ("size", lambda c: c.search("", size=HUGE)),
+        ("limit", lambda c: c.search("", limit=2**70)),
+        ("parallel", lambda c: c.search("", parallel=True)),
+        ("limit", lambda c: c.similar(UUID, limit=True)),
+        ("concurrency", lambda c: c.results([UUID], concurrency=True)),
+        ("concurrency", lambda c: c.bulk_scan(["https://example.com"], concurrency=HUGE)),
+        ("limit", lambda c: c.hostnames.history("example.com", limit=True)),
+        ("limit", lambda c: c.hostnames.history("example.com", limit=HUGE)),
+        ("timeout", lambda c: c.wait_for_result(UUID, timeout=True)),
+        ("interval", lambda c: c.wait_for_result(UUID, interval=10**400)),
+        ("scan_interval", lambda c: c.incidents.create("example.com", visibility="private", channels=[], scan_interval=HUGE)),
+    ],
+)
+def test_method_numbers_refuse_bools_and_overflow(name: str, call: Callable[[Any], Any]) -> None:
+    with Client(KEY, base_url=DEAD, max_retries=0) as c:
+        with pytest.raises(urlscan_rs.ValidationError, match=name):
+            call(c)
+
+    async def main() -> None:
+        async with AsyncClient(KEY, base_url=DEAD, max_retries=0) as ac:
+            with pytest.raises(urlscan_rs.ValidationError, match=name):
+                out = call(ac)
+                if hasattr(out, "__await__"):
+                    await out
+
+    run(main())
+
+
+def test_cli_numbers_out_of_range_exit_2_with_one_line() -> None:
+    env = {"URLSCAN_BASE_URL": DEAD, "URLSCAN_API_KEY": KEY, "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "urlscan_rs", "search", "x", "--limit", str(10**23)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "limit" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_proxy_schemes_are_ones_the_client_speaks() -> None:
+    for bad in ("ftp://proxy.example", "socks4://127.0.0.1:1080", "proxy.example:3128"):
+        with pytest.raises(urlscan_rs.ValidationError, match="proxy"):
+            Client(KEY, base_url=DEAD, proxy=bad)
+    with pytest.raises(urlscan_rs.ValidationError) as ei:
+        Client(KEY, base_url=DEAD, proxy="ftp://user:s3cret@proxy.example")
+    assert "s3cret" not in str(ei.value)
+    for ok in ("http://127.0.0.1:3128", "socks5://127.0.0.1:1080", "socks5h://127.0.0.1:1080"):
+        Client(KEY, base_url=DEAD, proxy=ok).close()
+
+
+def test_ids_in_bodies_are_checked_like_ids_in_paths() -> None:
+    with Client(KEY, base_url=DEAD) as c:
+        with pytest.raises(urlscan_rs.ValidationError, match="channels"):
+            c.incidents.create("example.com", visibility="private", channels=["../x"])
+        for bad in (["a b"], ["x/../y"], [""]):
+            with pytest.raises(urlscan_rs.ValidationError, match="search_ids"):
+                c.subscriptions.create(
+                    search_ids=bad,
+                    frequency="daily",
+                    email_addresses=["soc@example.com"],
+                    name="n",
+                    is_active=True,
+                    ignore_time=False,
+                )
+        with pytest.raises(urlscan_rs.ValidationError, match="channel_ids"):
+            c.subscriptions.update("abc", channel_ids=["ok", "not ok"])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"createdAt": 5},
+        {"searchIds": [1]},
+        {"searchIds": "abc"},
+        {"results": [1]},
+        {"changes": {}},
+        {"total": True},
+        {"total": "3"},
+        {"subscriptionId": 7},
+        {"datasource": ["scans"]},
+        {"createdAt": "yesterday"},
+    ],
+)
+def test_parse_notification_is_strict_on_every_declared_field(body: dict[str, Any]) -> None:
+    doc = {"id": "674199e0a1b2c3d4e5f60718", "type": "subscription", "results": [], **body}
+    with pytest.raises(DecodeError):
+        urlscan_rs.parse_notification(doc)
+    with pytest.raises(DecodeError):
+        urlscan_rs.parse_notification(json.dumps(doc).encode())
+
+
+def test_parse_notification_refuses_deep_nesting_as_a_decode_error() -> None:
+    with pytest.raises(DecodeError, match="nested"):
+        urlscan_rs.parse_notification(b"[" * 100_000)
+    deep = '{"id": "a", "type": "incident", "results": [' + "[" * 50_000 + "]" * 50_000 + "]}"
+    with pytest.raises(DecodeError):
+        urlscan_rs.parse_notification(deep)
+
+
+def test_missing_or_null_notification_fields_are_none() -> None:
+    n = urlscan_rs.parse_notification({"id": "a", "type": "incident", "results": [], "searchIds": None, "createdAt": None})
+    assert n.search_ids is None and n.created_at is None and n.total is None
+
+
+def test_only_live_scans_are_paced_as_live_scans() -> None:
+    """A spent live-scan window holds back live scans, not the scanner list or a resource
+    (whose paths and names start alike); with fail_fast a paced call would raise at once."""
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        path = urlsplit(request.path).path
+        if request.command == "POST":
+            spent = {**LIMIT_HEADERS, "x-rate-limit-action": "livescan", "x-rate-limit-remaining": "0"}
+            return 200, {**JSON_HEADERS, **spent, "x-rate-limit-reset-after": "60"}, json.dumps({"uuid": UUID}).encode()
+        if path.endswith("/scanners/"):
+            return 200, JSON_HEADERS, b'{"scanners": []}'
+        return 200, {"content-type": "text/html"}, b"<html></html>"
+
+    with serve_raw(answer) as srv, Client(KEY, base_url=srv.url, fail_fast=True) as c:
+        assert c.livescan.scan("de01", "https://example.com") == UUID
+        assert c.livescan.scanners() == []
+        assert c.livescan.resource("de01", "dom", UUID) == "<html></html>"
+        assert c.request("GET", "/api/v1/livescan/scanners/") == {"scanners": []}
+        with pytest.raises(RateLimitError):
+            c.livescan.task("de01", "https://example.com")  # the spent window is the live scans'
+        with pytest.raises(RateLimitError):
+            c.request("POST", "/api/v1/livescan/de01/task/", json={"task": {"url": "https://example.com"}})

@@ -135,10 +135,13 @@ def test_incident_notification_fields() -> None:
 
 
 def test_hostname_results_are_hostname_hits() -> None:
-    n = parse_notification({**SUBSCRIPTION_PAYLOAD, "datasource": "hostnames", "results": [HOSTNAME_HIT, "odd"]})
+    n = parse_notification({**SUBSCRIPTION_PAYLOAD, "datasource": "hostnames", "results": [HOSTNAME_HIT]})
     assert n.results is not None
-    hit, odd = n.results
-    assert isinstance(hit, HostnameHit) and hit.hostname == "login.example.net" and odd == "odd"
+    (hit,) = n.results
+    assert isinstance(hit, HostnameHit) and hit.hostname == "login.example.net"
+    # strict on what is declared: every result is an object
+    with pytest.raises(urlscan_rs.DecodeError, match=r"results\[1\]"):
+        parse_notification({**SUBSCRIPTION_PAYLOAD, "datasource": "hostnames", "results": [HOSTNAME_HIT, "odd"]})
     # no datasource: scan hits
     n = parse_notification({"id": "a", "type": "subscription", "results": [SCAN_HIT]})
     assert n.results is not None and isinstance(n.results[0], SearchHit)

@@ -25,8 +25,10 @@ def parse_notification(body: bytes | bytearray | memoryview | str | dict[str, An
     already decoded ``dict``.
 
     Raises :class:`urlscan_rs.DecodeError` saying why when the body is not a
-    notification: not JSON, not a JSON object, no string ``id``, a ``type``
-    other than "subscription" or "incident", or no ``results`` list.
+    notification: not JSON (or nested too deeply to read), not a JSON object,
+    no string ``id``, a ``type`` other than "subscription" or "incident", no
+    ``results`` list of objects, or any declared field of the wrong type (a
+    field may be missing or null: the lenient rule; it may not be wrong).
     """
     if isinstance(body, (bytes, bytearray, memoryview)):
         try:
@@ -52,7 +54,40 @@ def parse_notification(body: bytes | bytearray | memoryview | str | dict[str, An
     if not isinstance(obj.get("results"), list):
         got = _json_kind(obj["results"]) if "results" in obj else "none"
         raise DecodeError(f"notification {nid}: results must be a list, got {got}")
-    return Notification(obj)
+    _check_fields(nid, obj)
+    notification = Notification(obj)
+    _ = notification.created_at  # its format is checked where it is read
+    return notification
+
+
+# The declared fields besides id, type and results (README, "The notification payload").
+_STRING_FIELDS: tuple[str, ...] = ("createdAt", "frequency", "subscriptionId", "subscriptionName", "incidentId")
+_STRING_FIELDS += ("observable", "channelId", "datasource")
+_LIST_FIELDS = {"searchIds": (str, "strings"), "changes": (dict, "objects"), "results": (dict, "objects")}
+
+
+def _check_fields(nid: str, obj: dict[str, Any]) -> None:
+    """Every declared field is of its type, or missing or null."""
+
+    def wrong(key: str, expected: str, got: Any) -> DecodeError:
+        return DecodeError(f"notification {nid}: {key} must be {expected}, got {_json_kind(got)}")
+
+    for key in _STRING_FIELDS:
+        v = obj.get(key)
+        if v is not None and not isinstance(v, str):
+            raise wrong(key, "a string or null", v)
+    for key, (kind, what) in _LIST_FIELDS.items():
+        v = obj.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, list):
+            raise wrong(key, f"a list of {what}", v)
+        for i, item in enumerate(v):
+            if not isinstance(item, kind):
+                raise wrong(f"{key}[{i}]", "a string" if kind is str else "an object", item)
+    total = obj.get("total")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
+        raise wrong("total", "an integer or null", total)
 
 
 def _loads(text: str) -> Any:
@@ -60,6 +95,8 @@ def _loads(text: str) -> Any:
         return json.loads(text)
     except ValueError as e:
         raise DecodeError(f"notification: invalid JSON: {e}") from None
+    except RecursionError:
+        raise DecodeError("notification: the JSON is nested too deeply to read") from None
 
 
 def _json_kind(v: Any) -> str:

@@ -9,7 +9,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use super::convert::{error_value, model_class, to_pyerr};
 use super::lazy::{model, model_list};
 use super::options::{
-    given, item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS, SEARCH_KEYWORDS,
+    int_given, int_item, int_of, item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS,
+    SEARCH_KEYWORDS,
 };
 use super::outcome::Conv;
 use super::run::run;
@@ -249,14 +250,14 @@ impl NativeClient {
     }
 
     /// `wait` None stops at the submissions.
-    #[pyo3(signature = (urls, options, wait, *, concurrency=8, progress=None))]
+    #[pyo3(signature = (urls, options, wait, *, concurrency, progress=None))]
     fn bulk_scan(
         &self,
         py: Python<'_>,
         urls: Bound<'_, PyAny>,
         options: ScanArgs,
         wait: Option<WaitArgs>,
-        concurrency: Option<i64>,
+        concurrency: Option<Bound<'_, PyAny>>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let urls = str_list(&urls, "urls")?;
@@ -291,12 +292,12 @@ impl NativeClient {
         )
     }
 
-    #[pyo3(signature = (uuids, *, concurrency=8, progress=None))]
+    #[pyo3(signature = (uuids, *, concurrency, progress=None))]
     fn results(
         &self,
         py: Python<'_>,
         uuids: Bound<'_, PyAny>,
-        concurrency: Option<i64>,
+        concurrency: Option<Bound<'_, PyAny>>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let uuids = str_list(&uuids, "uuids")?;
@@ -394,12 +395,12 @@ impl NativeClient {
             .is_some_and(|v| v.extract::<String>().is_ok_and(|s| s == "auto"));
         let (uuid, size, limit, parallel) = (
             item(&d, "uuid")?,
-            given(&d, "size")?.unwrap_or(100),
-            item::<i64>(&d, "limit")?,
+            int_given(&d, "size")?.unwrap_or(100),
+            int_item(&d, "limit")?,
             if auto {
                 None
             } else {
-                item::<i64>(&d, "parallel")?
+                int_item(&d, "parallel")?
             },
         );
         let kind = match (kind, uuid) {
@@ -452,10 +453,10 @@ impl NativeClient {
 
 /// `None`: as many as the rate limits allow (pacing holds back what the
 /// quota cannot take), with at most `MAX_CONCURRENCY` connections.
-fn batch_concurrency(py: Python<'_>, n: Option<i64>) -> PyResult<usize> {
-    match n {
+fn batch_concurrency(py: Python<'_>, n: Option<Bound<'_, PyAny>>) -> PyResult<usize> {
+    match n.filter(|n| !n.is_none()) {
         None => Ok(core::api::batch::MAX_CONCURRENCY),
-        Some(n) => positive(py, "concurrency", n),
+        Some(n) => positive(py, "concurrency", int_of(&n, "concurrency")?),
     }
 }
 

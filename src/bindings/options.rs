@@ -2,7 +2,7 @@
 //! once into one typed value: the client's settings (also what a pickled
 //! client is rebuilt from), a scan's options, a wait's timing and a search's
 //! parameters. Python passes each as a dict of the public method's keywords.
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 use serde_json::Value;
@@ -13,8 +13,7 @@ use urlscan_core::{self as core, Client, Config};
 
 /// The keywords of `Client(...)`: what builds a client, and what `_config()`
 /// gives back so that a pickled client is rebuilt with the same settings.
-#[derive(FromPyObject, IntoPyObject)]
-#[pyo3(from_item_all)]
+#[derive(IntoPyObject)]
 pub struct Settings {
     api_key: Option<String>,
     base_url: Option<String>,
@@ -26,6 +25,28 @@ pub struct Settings {
     fail_fast: bool,
     retry_deadline: Option<f64>,
     max_body_bytes: i64,
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Settings {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let d = obj.cast::<PyDict>()?;
+        let missing = |k: &str| PyTypeError::new_err(format!("missing setting '{k}'"));
+        Ok(Settings {
+            api_key: item(&d, "api_key")?,
+            base_url: item(&d, "base_url")?,
+            timeout: float_given(&d, "timeout")?.ok_or_else(|| missing("timeout"))?,
+            max_retries: int_given(&d, "max_retries")?.ok_or_else(|| missing("max_retries"))?,
+            user_agent: item(&d, "user_agent")?,
+            proxy: item(&d, "proxy")?,
+            verify: given(&d, "verify")?.ok_or_else(|| missing("verify"))?,
+            fail_fast: given(&d, "fail_fast")?.ok_or_else(|| missing("fail_fast"))?,
+            retry_deadline: float_item(&d, "retry_deadline")?,
+            max_body_bytes: int_given(&d, "max_body_bytes")?
+                .ok_or_else(|| missing("max_body_bytes"))?,
+        })
+    }
 }
 
 impl Settings {
@@ -58,8 +79,8 @@ impl Settings {
             )));
         }
         cfg.max_retries = max_retries as u32;
-        let mut cfg = cfg.with_user_agent(self.user_agent)?;
-        cfg.proxy = self.proxy;
+        let cfg = cfg.with_user_agent(self.user_agent)?;
+        let mut cfg = cfg.with_proxy(self.proxy)?;
         cfg.verify = self.verify;
         cfg.fail_fast = self.fail_fast;
         // reqwest's client must be built inside the runtime it will run on.
@@ -133,9 +154,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for WaitArgs {
         let d = keywords(&obj, &WAIT_KEYWORDS)?;
         let default = WaitOptions::default();
         Ok(WaitArgs(WaitOptions {
-            timeout: item(&d, "timeout")?.unwrap_or(default.timeout),
-            initial_wait: item(&d, "initial_wait")?.unwrap_or(default.initial_wait),
-            interval: item(&d, "interval")?.unwrap_or(default.interval),
+            timeout: float_item(&d, "timeout")?.unwrap_or(default.timeout),
+            initial_wait: float_item(&d, "initial_wait")?.unwrap_or(default.initial_wait),
+            interval: float_item(&d, "interval")?.unwrap_or(default.interval),
         }))
     }
 }
@@ -199,4 +220,75 @@ where
             e
         }
     })
+}
+
+/// One numeric check for every number the client takes from Python: a bool
+/// is not a number (`True` would be taken as 1), and a value past the
+/// type's range is a `ValidationError` naming the parameter, not a bare
+/// `OverflowError`. Other types are a `TypeError` naming it.
+pub(super) fn int_of(v: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
+    not_bool(v, name)?;
+    v.extract::<i64>()
+        .map_err(|e| number_error(v, name, e, "a whole number between -2**63 and 2**63-1"))
+}
+
+/// See [`int_of`]; an int is taken as a float.
+pub(super) fn float_of(v: &Bound<'_, PyAny>, name: &str) -> PyResult<f64> {
+    not_bool(v, name)?;
+    v.extract::<f64>()
+        .map_err(|e| number_error(v, name, e, "a number within a float's range"))
+}
+
+fn not_bool(v: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
+    if v.is_instance_of::<PyBool>() {
+        return Err(to_pyerr(
+            v.py(),
+            core::Error::Validation(format!("{name} must be a number, not a bool (got {v})")),
+        ));
+    }
+    Ok(())
+}
+
+fn number_error(v: &Bound<'_, PyAny>, name: &str, e: PyErr, what: &str) -> PyErr {
+    let py = v.py();
+    if e.is_instance_of::<PyOverflowError>(py) {
+        let shown = v.str().map(|s| s.to_string()).unwrap_or_default();
+        to_pyerr(
+            py,
+            core::Error::Validation(format!(
+                "{name} must be {what}, got {}",
+                core::validate::shown(&shown, 40)
+            )),
+        )
+    } else if e.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(format!("argument '{name}': {}", e.value(py)))
+    } else {
+        e
+    }
+}
+
+/// A numeric keyword (None when missing or None), checked by [`int_of`].
+pub(super) fn int_item(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<i64>> {
+    match d.get_item(key)? {
+        Some(v) if !v.is_none() => int_of(&v, key).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A numeric keyword when given (None when missing; a given None is a wrong type).
+pub(super) fn int_given(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<i64>> {
+    d.get_item(key)?.map(|v| int_of(&v, key)).transpose()
+}
+
+/// A numeric keyword (None when missing or None), checked by [`float_of`].
+pub(super) fn float_item(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<f64>> {
+    match d.get_item(key)? {
+        Some(v) if !v.is_none() => float_of(&v, key).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A numeric keyword when given (None when missing; a given None is a wrong type).
+pub(super) fn float_given(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<f64>> {
+    d.get_item(key)?.map(|v| float_of(&v, key)).transpose()
 }

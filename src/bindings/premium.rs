@@ -9,6 +9,7 @@ use serde_json::{Map, Number, Value};
 use super::client::NativeClient;
 use super::convert::{json, to_pyerr};
 use super::lazy::{field_of, model, model_list, wrap};
+use super::options::int_of;
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::hostnames::HostnamePageHead;
@@ -32,7 +33,7 @@ pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else if v.is_instance_of::<PyBool>() {
         Value::Bool(v.extract()?)
     } else if v.is_instance_of::<PyInt>() {
-        Value::Number(Number::from(v.extract::<i64>()?))
+        Value::Number(Number::from(int_of(v, "an option's number")?))
     } else if v.is_instance_of::<PyFloat>() {
         Number::from_f64(v.extract()?)
             .map(Value::Number)
@@ -98,13 +99,18 @@ fn query_pairs(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, String)>> {
 }
 
 fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
-    match opts {
-        None => Ok(Map::new()),
-        Some(d) => match to_json(d.as_any())? {
-            Value::Object(m) => Ok(m),
-            _ => Ok(Map::new()),
-        },
+    let mut m = Map::new();
+    for (k, v) in opts.iter().flat_map(|d| d.iter()) {
+        let k: String = k.extract()?;
+        // A number out of range names its option.
+        let value = if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+            Value::Number(int_of(&v, &k)?.into())
+        } else {
+            to_json(&v)?
+        };
+        m.insert(k, value);
     }
+    Ok(m)
 }
 
 #[pymethods]
@@ -266,14 +272,15 @@ impl NativeClient {
     }
 
     /// A lazy cursor over hostname history pages.
-    #[pyo3(signature = (hostname, *, limit=1000, page_state=None))]
+    #[pyo3(signature = (hostname, *, limit, page_state=None))]
     fn hostname_cursor(
         &self,
         py: Python<'_>,
         hostname: String,
-        limit: i64,
+        limit: Bound<'_, PyAny>,
         page_state: Option<String>,
     ) -> PyResult<HostnameCursor> {
+        let limit = int_of(&limit, "limit")?;
         // Checked now, so a bad argument fails at the call, not at the first page.
         core::api::hostnames::hostname(&hostname).map_err(|e| to_pyerr(py, e))?;
         core::api::hostnames::limit(limit).map_err(|e| to_pyerr(py, e))?;

@@ -134,6 +134,36 @@ impl Config {
         Ok(self)
     }
 
+    /// A proxy for every request: http, https, socks5 or socks5h (the proxy
+    /// resolves names) with a host. Other schemes would be taken and then
+    /// ignored by the HTTP stack. The message never shows the URL, which may
+    /// hold a password.
+    pub fn with_proxy(mut self, proxy: Option<String>) -> Result<Config> {
+        if let Some(p) = &proxy {
+            let bad = |why: String| Err(Error::Validation(format!("proxy {why}")));
+            match url::Url::parse(p) {
+                Err(e) => {
+                    return bad(format!(
+                        "is not a valid URL ({e}); expected e.g. http://proxy.example:3128"
+                    ))
+                }
+                Ok(u) if !PROXY_SCHEMES.contains(&u.scheme()) => {
+                    return bad(format!(
+                        "scheme must be one of {}, got {:?}",
+                        PROXY_SCHEMES.join(", "),
+                        crate::validate::shown(u.scheme(), 20)
+                    ))
+                }
+                Ok(u) if u.host_str().is_none_or(str::is_empty) => {
+                    return bad("must name a host".into())
+                }
+                Ok(_) => {}
+            }
+        }
+        self.proxy = proxy;
+        Ok(self)
+    }
+
     pub fn with_max_body_bytes(mut self, n: i64) -> Result<Config> {
         if n < 1024 {
             return Err(Error::Validation(format!(
@@ -159,9 +189,42 @@ fn normalize_base_url(raw: &str) -> Result<String> {
     Ok(parsed.as_str().trim_end_matches('/').to_string())
 }
 
+/// The proxy schemes the HTTP stack speaks.
+pub const PROXY_SCHEMES: &[&str] = &["http", "https", "socks5", "socks5h"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn proxies_are_ones_the_stack_speaks() {
+        for ok in [
+            "http://p:3128",
+            "https://u:pw@p",
+            "socks5://127.0.0.1:1080",
+            "socks5h://p:1",
+        ] {
+            assert!(
+                Config::default().with_proxy(Some(ok.into())).is_ok(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "ftp://x",
+            "socks4://x",
+            "p:3128",
+            "http://",
+            "",
+            "file:///tmp/x",
+        ] {
+            let e = Config::default().with_proxy(Some(bad.into())).unwrap_err();
+            assert!(matches!(e, Error::Validation(_)), "{bad}");
+        }
+        let e = Config::default()
+            .with_proxy(Some("ftp://user:s3cret@x".into()))
+            .unwrap_err();
+        assert!(!e.to_string().contains("s3cret"));
+    }
 
     #[test]
     fn secret_never_prints() {

@@ -19,6 +19,9 @@ pub enum Kind {
     /// An integer within [min, max].
     Int(i64, i64),
     StrList,
+    /// Ids of other objects (channels, saved searches), each checked as an
+    /// id in a path is.
+    IdList,
     Enum(&'static [&'static str]),
     EnumList(&'static [&'static str]),
     /// One value of the enum, or a list of them.
@@ -353,6 +356,13 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             }
             Ok(v.clone())
         }
+        Kind::IdList => each(
+            what,
+            field,
+            v,
+            rules::object_id,
+            "must hold ids of letters, digits, - and _",
+        ),
         Kind::Enum(allowed) => {
             let s = any_str(what, field, v)?;
             one_of(what, field, s, allowed)?;

@@ -17,7 +17,7 @@ const COUNT: Kind = Kind::Int(1, PER_INTERVAL_MAX);
 pub const FIELDS: &[Field] = &[
     req("observable", "observable", Kind::Observable),
     req("visibility", "visibility", Kind::Enum(INCIDENT_VISIBILITIES)),
-    req("channels", "channels", Kind::StrList),
+    req("channels", "channels", Kind::IdList),
     f("scan_interval", "scanInterval", INTERVAL),
     f("scan_interval_mode", "scanIntervalMode", Kind::Enum(SCAN_INTERVAL_MODES)),
     f("watched_attributes", "watchedAttributes", Kind::EnumList(WATCHABLE)),

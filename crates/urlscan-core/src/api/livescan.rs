@@ -2,7 +2,7 @@
 use bytes::Bytes;
 use reqwest::Method;
 
-use super::endpoints::{Endpoint, Returns};
+use super::endpoints::{actions, Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::fields::{f, id, req, Field, Kind};
@@ -46,6 +46,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .ids(&[id("scanner_id")])
         .positional(&["url"])
         .returns(Returns::Field("uuid", "str"))
+        .paced(actions::LIVESCAN)
         .doc(
             "Task a scan and return its uuid at once\n\nPoll the result \
             with ``resource(scanner_id, \"result\", uuid)``.",
@@ -55,6 +56,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .ids(&[id("scanner_id")])
         .positional(&["url"])
         .returns(Returns::Field("uuid", "str"))
+        .paced(actions::LIVESCAN)
         .doc(
             "Scan and return the uuid once the scan has finished\n\nThe \
             request blocks until the scanner is done.",

@@ -78,27 +78,6 @@ fn path(p: &str) -> Result<String> {
     Ok(p.to_string())
 }
 
-/// The rate-limit action of a known path, so pacing works here too.
-fn action(m: &Method, p: &str, body: Option<&Value>) -> Option<String> {
-    if *m == Method::POST && p.trim_end_matches('/') == "/api/v1/scan" {
-        let vis = body
-            .and_then(|b| b.get("visibility"))
-            .and_then(Value::as_str)
-            .unwrap_or("public");
-        return Some(vis.to_ascii_lowercase());
-    }
-    if p.starts_with("/api/v1/search") {
-        return Some("search".into());
-    }
-    if p.starts_with("/api/v1/result/") {
-        return Some("retrieve".into());
-    }
-    if p.starts_with("/api/v1/livescan/") {
-        return Some("livescan".into());
-    }
-    None
-}
-
 impl Client {
     /// Send one request to `path` below the base URL; a non-2xx answer is an
     /// error like any other call's.
@@ -115,7 +94,8 @@ impl Client {
             return Err(Error::Validation("a GET request takes no json body".into()));
         }
         let mut req = Req::new(m.clone(), p.clone());
-        if let Some(a) = action(&m, &p, body.as_ref()) {
+        // Paced as the same call made through its method would be.
+        if let Some(a) = super::endpoints::actions::of(&m, &p, body.as_ref()) {
             req = req.action(a);
         }
         for (k, v) in params {
@@ -170,16 +150,34 @@ mod tests {
     fn methods_and_actions() {
         assert_eq!(method("get").unwrap(), Method::GET);
         assert!(method("TRACE").is_err());
+        let action = super::super::endpoints::actions::of;
         let body = serde_json::json!({"url": "https://x", "visibility": "Unlisted"});
         assert_eq!(
             action(&Method::POST, "/api/v1/scan/", Some(&body)).as_deref(),
             Some("unlisted")
         );
-        assert_eq!(
-            action(&Method::GET, "/api/v1/search/", None).as_deref(),
-            Some("search")
-        );
-        assert_eq!(action(&Method::GET, "/api/v1/quotas", None), None);
+        let paced = [
+            (Method::GET, "/api/v1/search/", Some("search")),
+            (Method::GET, "/api/v1/result/abc/", Some("retrieve")),
+            (Method::PUT, "/api/v1/result/abc/visibility/", None),
+            (
+                Method::POST,
+                "/api/v1/livescan/de01/task/",
+                Some("livescan"),
+            ),
+            (
+                Method::POST,
+                "/api/v1/livescan/de01/scan/",
+                Some("livescan"),
+            ),
+            // Not live scans, though their paths and names start alike.
+            (Method::GET, "/api/v1/livescan/scanners/", None),
+            (Method::GET, "/api/v1/livescan/de01/dom/abc", None),
+            (Method::GET, "/api/v1/quotas", None),
+        ];
+        for (m, p, want) in paced {
+            assert_eq!(action(&m, p, None).as_deref(), want, "{m} {p}");
+        }
     }
 
     #[test]

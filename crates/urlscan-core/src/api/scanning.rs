@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
+use super::endpoints::actions;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{list_or_empty, AnyObject, Doc, ResultHead, Submission};
@@ -61,10 +62,7 @@ impl ScanOptions {
 
     /// The rate-limit action of a submission is its requested visibility.
     fn action(&self) -> String {
-        self.visibility
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_else(|| "public".into())
+        actions::scan(self.visibility.as_deref())
     }
 }
 
@@ -135,7 +133,7 @@ impl Client {
     /// A result; `kept` when the caller keeps it with many others (a batch).
     pub(crate) async fn result_of(&self, uuid: &str, kept: bool) -> Result<Doc<ResultHead>> {
         let id = validate::uuid("uuid", uuid)?;
-        let mut req = Req::get(format!("/api/v1/result/{id}/")).action("retrieve");
+        let mut req = Req::get(format!("/api/v1/result/{id}/")).action(actions::RETRIEVE);
         req.kept = kept;
         let resp = self.t.send(&req).await?;
         crate::models::index::result_doc(resp.body)

@@ -1,5 +1,6 @@
 //! Search, structure search (similar) and the phish feed: one page at a time.
 //! `core::paginate` walks the pages.
+use super::endpoints::actions;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{Doc, SearchPageHead};
@@ -130,7 +131,7 @@ impl Client {
             .query_opt("search_after", search_after)
             .query_opt("datasource", p.datasource.as_deref())
             .query_opt("collapse", p.collapse.as_deref())
-            .action("search");
+            .action(actions::SEARCH);
         let resp = self.t.send(&req).await?;
         crate::models::index::search_page(resp.body)
     }

@@ -10,7 +10,7 @@ pub use urlscan_rules::{INCIDENT_CREATION_MODES as CREATION_MODES, WATCH_KEYS};
 
 #[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
-    req("search_ids", "searchIds", Kind::StrList),
+    req("search_ids", "searchIds", Kind::IdList),
     FREQUENCY.required(),
     EMAILS.required(),
     req("name", "name", Kind::Text),
@@ -19,8 +19,8 @@ pub const FIELDS: &[Field] = &[
     DESCRIPTION,
     WEEK_DAYS,
     PERMISSIONS,
-    f("channel_ids", "channelIds", Kind::StrList),
-    f("incident_channel_ids", "incidentChannelIds", Kind::StrList),
+    f("channel_ids", "channelIds", Kind::IdList),
+    f("incident_channel_ids", "incidentChannelIds", Kind::IdList),
     f("incident_profile_id", "incidentProfileId", Kind::Str),
     f("incident_visibility", "incidentVisibility", Kind::Enum(INCIDENT_VISIBILITIES)),
     f("incident_creation_mode", "incidentCreationMode", Kind::Enum(CREATION_MODES)),
