@@ -20,6 +20,8 @@ class Served:
     def __init__(self, url: str) -> None:
         self.url = url
         self.requests: list[tuple[str, str]] = []
+        # The request bodies, in the order of `requests`.
+        self.bodies: list[bytes] = []
 
 
 # The request -> (status, headers, body); content-length is added.
@@ -48,9 +50,9 @@ def serve_raw(answer: RawAnswer) -> Iterator[Served]:
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            if length:
-                self.rfile.read(length)
+            body = self.rfile.read(length) if length else b""
             served.requests.append((self.command, self.path))
+            served.bodies.append(body)
             status, headers, body = answer(self)
             self.send_response(status)
             for name, value in headers.items():

@@ -107,6 +107,23 @@ def test_a_429_storm_without_a_reset_spends_retries() -> None:
             assert len(srv.requests) == 3, headers
 
 
+def test_windows_a_moment_away_are_not_free_waits() -> None:
+    """A server announcing a new window a millisecond away on every 429 is failing, not
+    pacing: those 429s spend retries (the old client resent them about 100 times)."""
+    seen = [0]
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        seen[0] += 1
+        reset = f"2099-01-01T00:00:{seen[0] % 60:02d}.000Z"  # a new window name every time
+        headers = {**LIMIT_HEADERS, "x-rate-limit-remaining": "0", "x-rate-limit-reset-after": "0.001"}
+        return 429, {**JSON_HEADERS, **headers, "x-rate-limit-reset": reset}, b"{}"
+
+    with serve_raw(answer) as srv:
+        with pytest.raises(RateLimitError):
+            count(srv.url, max_retries=2)
+        assert len(srv.requests) <= 4  # one free wait at most, then the two retries
+
+
 def test_a_window_spent_by_others_is_waited_out_once(caplog: pytest.LogCaptureFixture) -> None:
     """A 429 announcing a reset 1 s ahead is waited out without spending a retry; the same
     window announced again after that wait is a retry."""
@@ -125,7 +142,8 @@ def test_a_window_spent_by_others_is_waited_out_once(caplog: pytest.LogCaptureFi
         assert len(srv.requests) == 1
 
 
-def test_long_waits_are_logged_at_warning(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_wait_past_the_deadline_says_so_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    # (A long wait's WARNING itself: tests/test_messages.py.)
     headers = {"x-rate-limit-reset-after": "6"}
     with serve_raw(limited(headers)) as srv, caplog.at_level(logging.INFO, logger="urlscan_rs"):
         with pytest.raises(RateLimitError):
@@ -178,13 +196,20 @@ def going_back(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]
     return [_hit(i, list(s)) for i, s in enumerate(sorts)], {"total": 10_000, "has_more": True}
 
 
+def changing_shape(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Ever-new cursors whose sort values change shape every page ([n, "id"], then [n], ...)."""
+    n = int(after.split(",")[0]) if after else 1_000
+    sort: list[Any] = [n - 1, "a"] if after is None or "," not in after else [n - 1]
+    return [_hit(n, [n, "b"]), _hit(n - 1, sort)], {"total": 10_000, "has_more": True}
+
+
 def over_total(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Ever-new pages while the exact total says 5."""
     n = int(after.split(",")[0]) if after else 10_000
     return [_hit(n, [n - 1, "a"]), _hit(n, [n - 2, "a"])], {"total": 5, "has_more": False}
 
 
-@pytest.mark.parametrize("pages", [cycling, going_back, over_total])
+@pytest.mark.parametrize("pages", [cycling, going_back, changing_shape, over_total])
 @pytest.mark.parametrize("parallel", [None, 4])
 def test_search_walks_that_do_not_move_on_raise(pages: Any, parallel: int | None) -> None:
     with serve(paged_search(pages)) as srv:
@@ -195,6 +220,39 @@ def test_search_walks_that_do_not_move_on_raise(pages: Any, parallel: int | None
         with pytest.raises(DecodeError):
             run(awalk(srv.url, parallel=parallel))
         assert len(srv.requests) < 30
+
+
+def test_ties_of_the_date_and_a_shrinking_total_are_no_reason_to_stop() -> None:
+    """Page ends with the same millisecond (the id's order is the service's) and a total that
+    shrinks while the walk runs (scans deleted meanwhile) are a legitimate walk."""
+    pages = {
+        None: ([(300, "m"), (200, "b")], 7),
+        # the same millisecond as the page before, and a total now below the hits handed out
+        "200,b": ([(200, "a"), (200, "c")], 3),
+    }
+
+    def answer(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        sorts, total = pages[after]
+        return [_hit(i, list(s)) for i, s in enumerate(sorts)], {"total": total, "has_more": False}
+
+    with serve(paged_search(answer)) as srv:
+        assert len(walk(srv.url)) == 4  # the walk ends where the total says, without an error
+        assert len(srv.requests) == 2
+
+
+def test_a_resumed_walk_never_comes_back_to_its_cursor() -> None:
+    uid = "2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c"
+    start = f"1611489992146,{uid}"
+
+    def pages(after: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        # the first page moves on; the second comes back to the cursor the walk resumed from
+        last = [1611489992100, "b"] if after == start else [1611489992146, uid]
+        return [_hit(1, [1611489992120, "a"]), _hit(2, last)], {"total": 10_000, "has_more": True}
+
+    with serve(paged_search(pages)) as srv:
+        with pytest.raises(DecodeError, match="circle"):
+            walk(srv.url, search_after=start)
+        assert len(srv.requests) == 2
 
 
 def test_hostname_walk_whose_page_state_comes_back_raises() -> None:
@@ -320,15 +378,17 @@ def test_sharding_is_opt_in() -> None:
     queries: list[str] = []
 
     def answer(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        # Slow pages (30 ms, as from a remote service): the old default sharded such walks.
+        time.sleep(0.03)
         queries.append(query.get("q", [""])[0])
         after = query.get("search_after", [None])[0]
-        start = int(after.split(",")[0]) if after else 100
+        start = int(after.split(",")[0]) if after else 300
         hits = [_hit(n, [n, "a"]) for n in range(start - 1, max(start - 21, 0), -1)]
-        return 200, {"results": hits, "total": 99, "has_more": False}
+        return 200, {"results": hits, "total": 299, "has_more": False}
 
     with serve(answer) as srv:
         with Client(KEY, base_url=srv.url) as c:
-            assert len(list(c.search("page.domain:x", size=20))) == 99
+            assert len(list(c.search("page.domain:x", size=20))) == 299
         assert queries and set(queries) == {"page.domain:x"}
 
 
@@ -498,3 +558,54 @@ def test_only_live_scans_are_paced_as_live_scans() -> None:
             c.livescan.task("de01", "https://example.com")  # the spent window is the live scans'
         with pytest.raises(RateLimitError):
             c.request("POST", "/api/v1/livescan/de01/task/", json={"task": {"url": "https://example.com"}})
+
+
+def test_no_limit_the_specification_does_not_state() -> None:
+    """Incident intervals, counts and expiry, free text and id lengths have no limit in the
+    specification or the reference: the client sends them as given (the service decides)."""
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        if "/incidents" in request.path:
+            return 200, JSON_HEADERS, b'{"incident": {"_id": "i1", "observable": "example.com"}}'
+        if "/searches" in request.path:
+            return 200, JSON_HEADERS, b'{"search": {"_id": "s1"}}'
+        return 200, JSON_HEADERS, json.dumps({"uuid": UUID, "api": "x", "result": "x", "visibility": "public"}).encode()
+
+    long_id = "a" * 200
+    with serve_raw(answer) as srv, Client(KEY, base_url=srv.url) as c:
+        c.incidents.create(
+            "example.com",
+            visibility="private",
+            channels=[long_id],
+            scan_interval=30,
+            user_agents_per_interval=20,
+            countries_per_interval=11,
+            expire_after=2 * 365 * 86_400,
+            stop_delay_inactive=10 * 365 * 86_400,
+        )
+        c.saved_searches.create(datasource="scans", name="n" * 9_000, query="page.domain:x")
+        c.scan("https://example.com", tags=["t" * 9_000])
+        bodies = [json.loads(b) for b in srv.bodies]
+    incident = bodies[0]["incident"]
+    assert incident["scanInterval"] == 30 and incident["userAgentsPerInterval"] == 20
+    assert incident["expireAfter"] == 2 * 365 * 86_400 and incident["channels"] == [long_id]
+    assert len(bodies[1]["search"]["name"]) == 9_000
+    assert bodies[2]["tags"] == ["t" * 9_000]
+    # What is stated still holds: hostname history's limit is 10..10000, extraPath 2,000 characters.
+    with Client(KEY, base_url=DEAD) as c:
+        with pytest.raises(urlscan_rs.ValidationError, match="limit"):
+            c.hostnames.history("example.com", limit=9)
+        with pytest.raises(urlscan_rs.ValidationError, match="extra_path"):
+            c.incidents.create("example.com", visibility="private", channels=["a"], extra_path="/" + "a" * 2_000)
+
+
+def test_cli_messages_still_name_options() -> None:
+    """Hiding what could be a key hides no option's name."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "urlscan_rs", "subscription", "create", "--email-addresses"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2 and "--email-address" in proc.stderr and "hidden" not in proc.stderr, proc.stderr

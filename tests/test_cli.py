@@ -519,6 +519,7 @@ def sources() -> Iterator[str]:
         ("incidents", "CREATED (UTC)", "o0.example.net"),
         ("notifications", "CREATED (UTC)", "changing.example.net"),
         ("certificates", "LAST SEEN (UTC)", "c0.example.net"),
+        ("domains", "LAST SEEN (UTC)", "d0.example.net"),
     ],
 )
 def test_search_datasource_human(sources: str, datasource: str, header: str, first: str) -> None:
@@ -820,11 +821,9 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
                 "create",
                 "www.example.net",
                 "--visibility",
-                "private",
+                "public",
                 "--channel",
                 o["channel"],
-                "--scan-interval",
-                "5",
             ],
             2,
         ),

@@ -23,6 +23,7 @@ from urlscan_rs import (
     CertificateHit,
     Client,
     DecodeError,
+    DomainHit,
     HostnameHit,
     IncidentHit,
     Notification,
@@ -300,6 +301,10 @@ DOCS: dict[str, list[dict[str, Any]]] = {
         {**INCIDENT_PAYLOAD, "_id": f"n{i}", "id": f"n{i}", "sort": [1795381121360 - i, f"n{i}"]} for i in range(5)
     ],
     "certificates": [{"_id": f"c{i}", "domain": f"c{i}.example.net", "sort": [1795381121360 - i, f"c{i}"]} for i in range(5)],
+    "domains": [
+        {"_id": f"d{i}", "domain": f"d{i}.example.net", "scanCount": i + 1, "sort": [1795381121360 - i, f"d{i}"]}
+        for i in range(5)
+    ],
 }
 
 
@@ -326,7 +331,13 @@ def sources() -> Iterator[str]:
         yield served.url
 
 
-CLASSES = {"hostnames": HostnameHit, "incidents": IncidentHit, "notifications": NotificationHit, "certificates": CertificateHit}
+CLASSES = {
+    "hostnames": HostnameHit,
+    "incidents": IncidentHit,
+    "notifications": NotificationHit,
+    "certificates": CertificateHit,
+    "domains": DomainHit,
+}
 
 
 @pytest.mark.parametrize("datasource", list(CLASSES))

@@ -135,11 +135,23 @@ def test_long_inputs_refused_at_once_with_short_messages(fresh: Emulator) -> Non
         lambda: c.incidents.get(HUGE),
         lambda: list(c.hostnames.history(HUGE)),
         lambda: c.saved_searches.create(datasource="scans", name="n", query=HUGE),
-        lambda: c.channels.create(type="webhook", name=HUGE, webhook_url="https://h.example.com/"),
-        lambda: c.scan("https://example.com/", custom_agent=HUGE),
-        lambda: c.scan("https://example.com/", tags=[HUGE]),
     ):
         _refused_at_once(fresh, call)
+
+
+def test_long_text_without_a_stated_limit_is_the_service_s_to_judge(fresh: Emulator) -> None:
+    """Names and tags have no limit in the specification: the client sends them, and the
+    emulator's own limit (8,000 characters) answers as a service may, with a 400."""
+    c = fresh.client()
+    long = "x" * 9_000
+    for call in (
+        lambda: c.channels.create(type="webhook", name=long, webhook_url="https://h.example.com/"),
+        lambda: c.saved_searches.create(datasource="scans", name=long, query="page.domain:x"),
+    ):
+        before = requests_served(fresh)
+        with pytest.raises(urlscan_rs.BadRequestError):
+            call()
+        assert requests_served(fresh) == before + 1
 
 
 def test_long_inputs_async(fresh: Emulator) -> None:

@@ -360,7 +360,7 @@ def test_every_data_source_is_searchable(emu: Emulator, client: Client) -> None:
         assert list(outsider.search("", datasource="notifications")) == []
 
 
-@pytest.mark.parametrize("source", ["hostnames", "certificates"])
+@pytest.mark.parametrize("source", ["hostnames", "certificates", "domains"])
 def test_data_source_paging_walks_every_hit_once(emu: Emulator, client: Client, source: str) -> None:
     it = client.search("", datasource=source, size=7)  # type: ignore[call-overload]
     ids = [h.id for h in it]

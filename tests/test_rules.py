@@ -123,10 +123,11 @@ def test_extra_path_none_clears_it_and_absent_keeps_it(fresh: Emulator) -> None:
     run(main())
 
 
-def test_client_table_is_used_by_the_client(fresh: Emulator) -> None:
-    # The bounds come from the shared table: the emulator's own limit is the client's.
+def test_emulator_limits_of_its_own_are_not_the_client_s(fresh: Emulator) -> None:
+    # The specification gives scanInterval no bound: the client sends 59, and the emulator's
+    # own limit (60 s to 30 days, emulator behaviour) refuses it as a service may.
     c: Client = fresh.client()
-    with pytest.raises(urlscan_rs.ValidationError):
+    with pytest.raises(urlscan_rs.BadRequestError, match="scanInterval"):
         c.incidents.create("example.com", visibility="private", channels=[], scan_interval=59)
     assert (
         raw(

@@ -13,6 +13,7 @@ from .errors import __all__ as __all__  # that list by its own name: how type ch
 from .events import parse_notification
 from .models import (
     CertificateHit,
+    DomainHit,
     HostnameHit,
     IncidentHit,
     Notification,
@@ -62,6 +63,7 @@ __all__ = [
     "IncidentHit",
     "NotificationHit",
     "CertificateHit",
+    "DomainHit",
     "Quotas",
     "ScanOutcome",
     "ScanResult",

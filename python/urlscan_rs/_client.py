@@ -184,8 +184,9 @@ class _BaseClient:
             verify: Verify TLS certificates.
             fail_fast: Raise ``RateLimitError`` at once when a rate-limit window is
                 spent, instead of waiting for its reset.
-            retry_deadline: No retry or rate-limit wait ends later than this many
-                seconds after the first attempt (None: no deadline).
+            retry_deadline: No retry ends later than this many seconds after the
+                first attempt, and no wait for a spent rate-limit window lasts longer
+                (a longer one raises ``RateLimitError`` at once; None: no deadline).
             max_body_bytes: Larger answers raise ``DecodeError``.
 
         Raises:
@@ -455,8 +456,8 @@ class _BaseClient:
         """Hits of ``q``, newest first, fetched lazily page by page (GET /api/v1/search/).
 
         Hits are :class:`SearchHit` for scans (no ``datasource``, or "scans"),
-        and :class:`HostnameHit`, :class:`IncidentHit`, :class:`NotificationHit`
-        or :class:`CertificateHit` for the other data sources.
+        and :class:`HostnameHit`, :class:`IncidentHit`, :class:`NotificationHit`,
+        :class:`CertificateHit` or :class:`DomainHit` for the other data sources.
 
         The next page is requested while the current one is read, and past the
         third page up to three pages are read ahead (never past the walk's end
@@ -483,7 +484,7 @@ class _BaseClient:
             search_after: Resume after this cursor (a previous iterator's
                 ``search_after``: the last hit's ``sort`` values joined by a comma).
             datasource: "scans" (the default), "hostnames", "incidents",
-                "notifications" or "certificates".
+                "notifications", "certificates" or "domains".
             collapse: A field to collapse hits on (one hit per value).
             parallel: Shards of a large scan export walked at once, or "auto"
                 (see above); None: one walk.
@@ -544,7 +545,9 @@ del _namespace
 
 
 def _rebuild_client(cls: type[_BaseClient], config: dict[str, Any], had_key: bool = False) -> _BaseClient:
-    key, _ = stored_key()
+    config = dict(config)
+    config.pop("api_key", None)  # a pickle of an earlier version held it: not taken
+    key = stored_key()[0] if had_key else None
     if had_key and key is None:
         raise ValidationError(
             f"this {cls.__name__} was pickled with an API key, which a pickle never holds; "

@@ -27,6 +27,7 @@ from ._namespaces import (
 from .errors import UrlscanError
 from .models import (
     CertificateHit,
+    DomainHit,
     HostnameHit,
     IncidentHit,
     NotificationHit,
@@ -45,7 +46,7 @@ __all__ = ["Client", "AsyncClient", "SearchIterator"]
 
 Visibility = Literal["public", "unlisted", "private"]
 VisibilityOrDeleted = Literal["public", "unlisted", "private", "deleted"]
-Datasource = Literal["scans", "hostnames", "incidents", "notifications", "certificates"]
+Datasource = Literal["scans", "hostnames", "incidents", "notifications", "certificates", "domains"]
 Progress = bool | Callable[[int, int], object] | None
 
 _T = TypeVar("_T")
@@ -235,10 +236,22 @@ class Client:
         size: int = 100,
         limit: int | None = None,
         search_after: str | None = None,
+        datasource: Literal["domains"],
+        collapse: str | None = None,
+        parallel: int | Literal["auto"] | None = None,
+    ) -> SyncSearchIterator[DomainHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
         parallel: int | Literal["auto"] | None = None,
-    ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit]: ...
+    ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> SyncSearchIterator[SearchHit]: ...
@@ -408,10 +421,22 @@ class AsyncClient:
         size: int = 100,
         limit: int | None = None,
         search_after: str | None = None,
+        datasource: Literal["domains"],
+        collapse: str | None = None,
+        parallel: int | Literal["auto"] | None = None,
+    ) -> AsyncSearchIterator[DomainHit]: ...
+    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
         parallel: int | Literal["auto"] | None = None,
-    ) -> AsyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit]: ...
+    ) -> AsyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> AsyncSearchIterator[SearchHit]: ...

@@ -74,6 +74,7 @@ class _EmulatorSettings(TypedDict):
     port: int
     result_size: tuple[int, int] | None
     webhook_timeout: float
+    body_timeout: float
 
 class _FaultOptions(TypedDict, total=False):
     count: int | None

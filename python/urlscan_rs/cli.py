@@ -87,6 +87,7 @@ from .models import (
     CertificateHit,
     Channel,
     DataDumpFile,
+    DomainHit,
     HostnameHit,
     Incident,
     IncidentHit,
@@ -516,6 +517,15 @@ def _hit_row(hit: Any) -> list[Cell]:
             _when(hit.valid_to, True),
             hit.id,
         ]
+    if isinstance(hit, DomainHit):
+        return [
+            _when(hit.last_seen, minutes=True),
+            _clip(hit.domain, 50),
+            _count(hit.scan_count),
+            hit.ip or "-",
+            hit.country or "-",
+            _when(hit.first_seen, True),
+        ]
     return [
         _when(hit.task.time, minutes=True),
         _clip(hit.page.domain, 50),
@@ -537,6 +547,7 @@ HIT_HEADERS: dict[str, tuple[list[str], frozenset[int]]] = {
     "incidents": (["CREATED (UTC)", "STATE", "OBSERVABLE", "SOURCE", "ID"], frozenset()),
     "notifications": (["CREATED (UTC)", "TYPE", "ABOUT", "RESULTS", "ID"], frozenset({3})),
     "certificates": (["LAST SEEN (UTC)", "DOMAIN", "ISSUER", "VALID TO", "ID"], frozenset()),
+    "domains": (["LAST SEEN (UTC)", "DOMAIN", "SCANS", "IP", "CC", "FIRST SEEN"], frozenset({2})),
 }
 
 
@@ -1788,6 +1799,8 @@ def cmd_emulator(args: argparse.Namespace, out: Output) -> int:
             host=args.host,
             port=args.port,
         )
+    except ValidationError as e:
+        raise UsageError(str(e)) from None
     except RuntimeError as e:
         raise UsageError(f"{e} ({args.host}:{args.port}); pick another --port, or 0 for a free one") from None
     try:
@@ -2041,7 +2054,7 @@ class _Parser(argparse.ArgumentParser):
     def _hidden(self, message: str) -> str:
         """`message` without any value given that could be an API key: the value of an option
         whose name starts like --api-key (misspelt ones too), and any long token of key
-        characters (a key given where argparse expected something else)."""
+        characters that is not an option (a key given where argparse expected something else)."""
         secret: set[str] = set()
         given = list(self._given)
         for i, arg in enumerate(given):
@@ -2051,7 +2064,8 @@ class _Parser(argparse.ArgumentParser):
                     secret.add(value)
                 elif i + 1 < len(given):
                     secret.add(given[i + 1])
-            if len(arg) >= 16 and _KEYLIKE.fullmatch(arg):
+            # Not an option's name: those are the parser's, never a key.
+            if len(arg) >= 16 and not arg.startswith("-") and _KEYLIKE.fullmatch(arg):
                 secret.add(arg)
         for value in sorted((v for v in secret if v), key=len, reverse=True):
             message = message.replace(value, "<hidden: could be an API key>")
@@ -2267,8 +2281,8 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_search,
         description=(
             "Search scans with the Elasticsearch query-string syntax, e.g. 'page.domain:example.com AND date:>now-7d'\n"
-            "(- reads the query from stdin); --datasource searches hostnames, incidents, notifications or certificates\n"
-            "instead (premium). When it stops at --limit, the cursor to resume from is printed on stderr."
+            "(- reads the query from stdin); --datasource searches hostnames, incidents, notifications, certificates\n"
+            "or domains instead (premium). When it stops at --limit, the cursor to resume from is printed on stderr."
         ),
     )
     q.add_argument("query", metavar="QUERY", help="the query ('' for everything)")

@@ -63,6 +63,7 @@ __all__ = [
     "IncidentHit",
     "NotificationHit",
     "CertificateHit",
+    "DomainHit",
 ]
 
 _MISSING = object()
@@ -1385,6 +1386,50 @@ class CertificateHit(Model):
     def to_record(self) -> dict[str, Any]:
         """A flat dict of the documented fields (no ``sort``)."""
         names = ("id", "domain", "subject_name", "issuer", "valid_from", "valid_to", "hostnames", "first_seen", "last_seen")
+        return _flat(self, names)
+
+
+class DomainHit(Model):
+    """A hit of ``search(datasource="domains")``: a domain that scans loaded as
+    their page, how often and when it was scanned, and where its newest scan
+    found it (``ip``, ``asn``, ``asnname``, ``country``; ``last_scan_id`` is
+    that scan's uuid: ``client.result(hit.last_scan_id)``).
+
+    The service's documents show no domain hit: these are the emulator's
+    fields (see the README's data sources), read leniently like every model.
+    """
+
+    __slots__ = ()
+    id: str = _field("_id")
+    sort: list[Any] = _field("sort", _list)
+    date: datetime | None = _field("date", _datetime)
+    domain: str | None = _field("domain")
+    apex_domain: str | None = _field("apexDomain|apex_domain")
+    first_seen: datetime | None = _field("firstSeen|first_seen", _datetime)
+    last_seen: datetime | None = _field("lastSeen|last_seen", _datetime)
+    scan_count: int | None = _field("scanCount|scan_count", _int)
+    last_scan_id: str | None = _field("lastScanId|last_scan_id")
+    ip: str | None = _field("ip")
+    asn: str | None = _field("asn")
+    asnname: str | None = _field("asnname")
+    country: str | None = _field("country")
+    _repr_fields = ("domain", "scan_count", "last_seen")
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat dict of the documented fields (no ``sort``)."""
+        names = (
+            "id",
+            "domain",
+            "apex_domain",
+            "first_seen",
+            "last_seen",
+            "scan_count",
+            "last_scan_id",
+            "ip",
+            "asn",
+            "asnname",
+            "country",
+        )
         return _flat(self, names)
 
 

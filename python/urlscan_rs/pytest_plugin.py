@@ -61,6 +61,8 @@ class EmulatorMarker(TypedDict, total=False):
     """``(min, max)`` bytes of result documents (default: their natural size)."""
     webhook_timeout: float
     """Seconds one webhook delivery attempt may take (default 5)."""
+    body_timeout: float
+    """Seconds a request body may take to arrive before a 408 (default 30)."""
     key: KeyKind
     """Which API key the client fixtures use (default ``premium``)."""
 
@@ -87,6 +89,7 @@ _EMULATOR_TYPES: dict[str, tuple[type, ...]] = {
     "rate_limits": (Mapping,),
     "result_size": (tuple, list),
     "webhook_timeout": (int, float),
+    "body_timeout": (int, float),
     "key": (str,),
 }
 _WEBHOOK_TYPES: dict[str, tuple[type, ...]] = {"host": (str,), "port": (int,), "fail_first": (int,), "status": (int,)}
@@ -104,7 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "urlscan_emulator(**options): urlscan_emulator fixture options "
-        "(scans, seed, scan_duration, latency, rate_limits, result_size, webhook_timeout, key)",
+        "(scans, seed, scan_duration, latency, rate_limits, result_size, webhook_timeout, body_timeout, key)",
     )
     config.addinivalue_line(
         "markers",
@@ -157,7 +160,7 @@ def urlscan_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
     """A fresh emulator of the service for this test, stopped afterwards.
 
     Options: ``@pytest.mark.urlscan_emulator(scans=, seed=, scan_duration=, latency=,
-    rate_limits=, result_size=, webhook_timeout=, key=)`` (see ``EmulatorMarker``).
+    rate_limits=, result_size=, webhook_timeout=, body_timeout=, key=)`` (see ``EmulatorMarker``).
     Move its clock with ``urlscan_emulator.advance(seconds)``."""
     opts = _options(request)
     opts.pop("key", None)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from . import _native
 from ._client import AsyncClient, Client
-from .errors import DecodeError
+from .errors import DecodeError, ValidationError
 from .events import parse_notification
 from .models import Notification
 
@@ -68,20 +68,45 @@ class _Serving:
 class Emulator(_Serving):
     """A real HTTP server on 127.0.0.1 that behaves like the service.
 
-    * ``scans``: historical public scans pre-loaded (deterministic per ``seed``).
-    * ``scan_duration``: seconds of emulator time from submission to a finished scan.
-    * ``latency``: seconds added before each answer, or a dict from endpoint
-      group ("scan", "result", "search", "screenshot", "dom", "responses",
-      "default") to seconds.
-    * ``rate_limits``: per action ("public", "unlisted", "private", "retrieve",
-      "search", ...) a dict of window ("minute", "hour", "day") to a limit
-      (None for unlimited), e.g. ``{"search": {"minute": 30}}``.
-    * ``result_size``: ``(min, max)`` bytes; result documents are grown (more
+    * ``scans``: historical public scans pre-loaded (deterministic per
+      ``seed``), from 0 to 100,000. Each takes about 20 KiB of memory and
+      0.2 ms of a core to build: 100,000 take about 2 GiB and 20 s on two
+      cores.
+    * ``scan_duration``: seconds of emulator time from submission to a
+      finished scan, from 0 to 1,000,000,000 (about 31 years: never, in a test).
+    * ``seed``: the seed of the generated data and keys, an integer from 0 to
+      2**64 - 1.
+    * ``latency``: seconds (wall clock, from 0 to 3600) added before each
+      answer, or a dict from endpoint group ("scan", "result", "search",
+      "screenshot", "dom", "responses", "default") to seconds.
+    * ``rate_limits``: per action ("public", "unlisted", "private",
+      "retrieve", "search", "livescan") a dict of window ("minute", "hour",
+      "day", or a number of seconds such as "10s") to a limit, an integer of
+      0 or more (None for unlimited), e.g. ``{"search": {"minute": 30}}``.
+    * ``host`` and ``port``: where to listen; ``port`` from 0 (a free port)
+      to 65535.
+    * ``result_size``: ``(min, max)`` bytes, with ``min <= max`` and
+      ``0 < max <= 268435456`` (256 MiB, the client's default
+      ``max_body_bytes``); result documents are grown (more
       ``data.requests`` entries, copies of the page's own requests) to a size
-      drawn per scan from this range, deterministically. ``None`` (the
-      default) keeps their natural size of tens of kilobytes.
-    * ``webhook_timeout``: seconds (wall clock) one webhook delivery attempt
-      may take before it counts as failed and is retried.
+      drawn per scan from this range, deterministically. A document is built
+      for each answer at about 8 times its size in memory (256 MiB: about
+      2 GiB and 7 s). ``None`` (the default) keeps their natural size of tens
+      of kilobytes.
+    * ``webhook_timeout``: seconds (wall clock, more than 0 and at most 3600)
+      one webhook delivery attempt may take before it counts as failed and
+      is retried.
+    * ``body_timeout``: seconds (wall clock, more than 0 and at most 3600) a
+      client may take to send a request's body once its headers are in;
+      after that the emulator answers 408 and closes the connection, so a
+      body that stops halfway does not hold a connection open. (Request
+      headers have their own limit of 120 s, idle keep-alive time included.)
+
+    A setting out of its range (a bool is not a number; neither is NaN), a
+    latency group or rate-limit action that does not exist (the message
+    suggests the one meant), raises ``urlscan_rs.ValidationError`` (a
+    ``ValueError``) naming the setting; a value of the wrong type, a
+    ``TypeError``.
 
     Emulator time runs with the wall clock plus whatever :meth:`advance` added.
     ``keys`` holds an API key of each kind: ``premium`` (also ``api_key``),
@@ -101,12 +126,22 @@ class Emulator(_Serving):
         port: int = 0,
         result_size: tuple[int, int] | None = None,
         webhook_timeout: float = 5.0,
+        body_timeout: float = 30.0,
     ) -> None:
+        # Values go to the native side as given: it checks every one (a bool
+        # or a string is refused there, not turned into a number here).
         if isinstance(latency, Mapping):
-            groups = {str(k): float(v) for k, v in latency.items()}
+            groups = {str(k): v for k, v in latency.items()}
             default = groups.pop("default", 0.0)
         else:
-            groups, default = {}, float(latency)
+            groups, default = {}, latency
+        size: tuple[int, int] | None = None
+        if result_size is not None:
+            try:
+                lo, hi = result_size
+            except (TypeError, ValueError):
+                raise ValidationError(f"result_size must be (min, max) bytes, got {result_size!r}") from None
+            size = (lo, hi)
         settings: _EmulatorSettings = {
             "scans": scans,
             "seed": seed,
@@ -116,8 +151,9 @@ class Emulator(_Serving):
             "rate_limits": {k: dict(v) for k, v in (rate_limits or {}).items()},
             "host": host,
             "port": port,
-            "result_size": None if result_size is None else (int(result_size[0]), int(result_size[1])),
-            "webhook_timeout": float(webhook_timeout),
+            "result_size": size,
+            "webhook_timeout": webhook_timeout,
+            "body_timeout": body_timeout,
         }
         self._native = _native.NativeEmulator(settings)
         self.scans = scans
@@ -153,11 +189,13 @@ class Emulator(_Serving):
         return self._native.running
 
     def advance(self, seconds: float) -> None:
-        """Move the emulator clock forward (scans finish, windows reset).
+        """Move the emulator clock forward (scans finish, windows reset) by
+        ``seconds``, 0 or more; the clock stops at the end of the year 9999
+        (a move past it raises ``urlscan_rs.ValidationError``).
 
         Clients in this process forget the rate-limit windows they were pacing by,
         so a spent window is over for them too."""
-        self._native.advance(float(seconds))
+        self._native.advance(seconds)
         _native._server_clock_moved()
 
     def now(self) -> float:
@@ -219,16 +257,20 @@ class Emulator(_Serving):
           page (and ``Retry-After`` with ``seconds``).
         * ``"redirect"``: ``status`` (default 302) to ``location``.
 
-        Bad options raise ``urlscan_rs.ValidationError`` (a ``ValueError``).
+        Bad options raise ``urlscan_rs.ValidationError`` (a ``ValueError``)
+        naming the option, e.g. an unknown ``kind`` (with the one most likely
+        meant), a bool where a number goes, or a number out of its range
+        (``count`` and ``every`` from 1, ``seconds`` from 0 to 86400,
+        ``probability`` from 0 to 1, ``seed`` from 0 to 2**64 - 1).
         """
         options: _FaultOptions = {
             "count": count,
             "path": path,
             "method": method,
             "status": status,
-            "seconds": None if seconds is None else float(seconds),
+            "seconds": seconds,
             "every": every,
-            "probability": None if probability is None else float(probability),
+            "probability": probability,
             "location": location,
             "seed": seed,
         }

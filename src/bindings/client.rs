@@ -512,6 +512,7 @@ fn hit_class(datasource: Option<&str>) -> &'static str {
         Some("incidents") => "IncidentHit",
         Some("notifications") => "NotificationHit",
         Some("certificates") => "CertificateHit",
+        Some("domains") => "DomainHit",
         _ => "SearchHit",
     }
 }

@@ -2,14 +2,17 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyKeyError, PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyList};
 
 use super::convert::{json, to_pyerr};
-use super::options::{item, keywords};
+use super::options::{float_item, float_of, item, keywords};
 use urlscan_core as core;
-use urlscan_emulator::{Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits};
+use urlscan_emulator::{
+    clock, Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits, MAX_RESULT_SIZE,
+    MAX_SCANS,
+};
 
 /// JSON values as a list of Python objects (dicts for objects).
 fn json_list<'a, 'py>(
@@ -42,71 +45,8 @@ impl NativeEmulator {
 #[pymethods]
 impl NativeEmulator {
     #[new]
-    fn new(py: Python<'_>, settings: EmulatorSettings) -> PyResult<NativeEmulator> {
-        let EmulatorSettings {
-            scans,
-            seed,
-            scan_duration,
-            latency,
-            latency_groups,
-            rate_limits,
-            host,
-            port,
-            result_size,
-            webhook_timeout,
-        } = settings;
-        if let Some((lo, hi)) = result_size {
-            if lo > hi || hi == 0 {
-                return Err(to_pyerr(
-                    py,
-                    core::Error::Validation(format!(
-                        "result_size must be (min, max) bytes with 0 < max and min <= max, got ({lo}, {hi})"
-                    )),
-                ));
-            }
-        }
-        if !(scan_duration.is_finite()
-            && scan_duration >= 0.0
-            && latency.is_finite()
-            && latency >= 0.0)
-        {
-            return Err(to_pyerr(
-                py,
-                core::Error::Validation(
-                    "scan_duration and latency must be zero or more seconds".into(),
-                ),
-            ));
-        }
-        if !(webhook_timeout.is_finite() && webhook_timeout > 0.0) {
-            return Err(to_pyerr(
-                py,
-                core::Error::Validation(format!(
-                    "webhook_timeout must be more than 0 seconds, got {webhook_timeout}"
-                )),
-            ));
-        }
-        let mut cfg = EmulatorConfig {
-            host,
-            port,
-            scans,
-            seed,
-            scan_duration,
-            result_size,
-            webhook_timeout,
-            latency: Latency {
-                default: latency,
-                groups: latency_groups,
-            },
-            ..EmulatorConfig::default()
-        };
-        for (action, windows) in rate_limits {
-            let mut l: Limits = cfg.rate_limits.get(&action).cloned().unwrap_or_default();
-            for (w, v) in windows {
-                l.set(&w, v)
-                    .map_err(|m| to_pyerr(py, core::Error::Validation(m)))?;
-            }
-            cfg.rate_limits.insert(action, l);
-        }
+    fn new(py: Python<'_>, settings: &Bound<'_, PyDict>) -> PyResult<NativeEmulator> {
+        let cfg = config_of(settings)?;
         let rt = core::runtime::server_runtime().map_err(|e| to_pyerr(py, e))?;
         let emu = py
             .detach(|| rt.block_on(Emulator::start(cfg)))
@@ -137,13 +77,25 @@ impl NativeEmulator {
         Ok(d)
     }
 
-    fn advance(&self, seconds: f64) -> PyResult<()> {
-        if !seconds.is_finite() || seconds < 0.0 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "advance() takes zero or more seconds",
-            ));
-        }
-        self.with(|e| e.advance(seconds))
+    /// Move the clock `seconds` forward; not past the last time the
+    /// emulator can show (see `clock::MAX_TIME_MS`).
+    fn advance(&self, seconds: &Bound<'_, PyAny>) -> PyResult<()> {
+        let secs = float_of(seconds, "advance(): seconds")?;
+        self.with(|e| {
+            let room = clock::headroom(&e.state);
+            if !(0.0..=room).contains(&secs) {
+                return Err(invalid(
+                    seconds.py(),
+                    format!(
+                        "advance(): seconds must be from 0 to {room} (the emulator clock stops at \
+                         the end of the year 9999), got {}",
+                        shown(seconds)
+                    ),
+                ));
+            }
+            e.advance(secs);
+            Ok(())
+        })?
     }
 
     /// Emulator time, seconds since the epoch.
@@ -185,7 +137,8 @@ impl NativeEmulator {
         let spec = match kind {
             None => None,
             Some(k) => {
-                let spec = FaultSpec::new(FaultKind::parse(k).map_err(invalid)?);
+                let kind = FaultKind::parse_with(k, core::fields::closest).map_err(invalid)?;
+                let spec = FaultSpec::new(kind);
                 Some(match options {
                     Some(o) => o.onto(spec)?,
                     None => spec,
@@ -240,21 +193,140 @@ impl NativeEmulator {
     }
 }
 
-/// The keywords of `Emulator(...)`, as a dict with every one given
-/// (`latency` split into its default and its groups).
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-pub struct EmulatorSettings {
-    scans: usize,
-    seed: u64,
-    scan_duration: f64,
-    latency: f64,
-    latency_groups: HashMap<String, f64>,
-    rate_limits: HashMap<String, HashMap<String, Option<u64>>>,
-    host: String,
-    port: u16,
-    result_size: Option<(usize, usize)>,
-    webhook_timeout: f64,
+/// A ValidationError (a ValueError) with this message.
+fn invalid(py: Python<'_>, message: String) -> PyErr {
+    to_pyerr(py, core::Error::Validation(message))
+}
+
+/// A value as a message shows it: its repr, cut short.
+fn shown(v: &Bound<'_, PyAny>) -> String {
+    match v.repr() {
+        Ok(r) => urlscan_rules::shown(&r.to_string_lossy(), 40),
+        // Python refuses to print ints of more than 4,300 digits.
+        Err(_) => "a number too large to show".into(),
+    }
+}
+
+/// An integer setting from `lo` to `hi`: `options::int_of` with the
+/// setting's own range. A bool (True is not a number), or an int out of the
+/// range, even far past 64 bits, is a ValidationError naming the setting
+/// and its range; a value that is not an int at all, a TypeError.
+fn int_in(v: &Bound<'_, PyAny>, name: &str, lo: u64, hi: u64) -> PyResult<u64> {
+    let py = v.py();
+    let out_of_range = || {
+        invalid(
+            py,
+            format!(
+                "{name} must be an integer from {lo} to {hi}, got {}",
+                shown(v)
+            ),
+        )
+    };
+    if v.is_instance_of::<PyBool>() {
+        return Err(out_of_range());
+    }
+    match v.extract::<u64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        Ok(_) => Err(out_of_range()),
+        Err(e) => {
+            if e.is_instance_of::<PyOverflowError>(py) {
+                Err(out_of_range())
+            } else if e.is_instance_of::<PyTypeError>(py) {
+                // As `options::int_of` words it.
+                Err(PyTypeError::new_err(format!(
+                    "argument '{name}': {}",
+                    e.value(py)
+                )))
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The configuration that the keywords of `Emulator(...)` describe, given
+/// as a dict with every one (`latency` split into its default and its
+/// groups, `result_size` None or a pair). Every setting is checked: a wrong
+/// one is a ValidationError (a ValueError) that names it and the values it
+/// takes, or a TypeError for a value of the wrong type. (Read in `new`'s body
+/// rather than as a `FromPyObject` argument, whose errors pyo3 notes as
+/// "while processing 'settings'", a name the caller never wrote.)
+fn config_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<EmulatorConfig> {
+    let py = d.py();
+    let get = |name: &str| -> PyResult<Bound<'py, PyAny>> {
+        d.get_item(name)?
+            .ok_or_else(|| PyKeyError::new_err(name.to_string()))
+    };
+    let defaults = EmulatorConfig::default();
+    let result_size = get("result_size")?;
+    let result_size = if result_size.is_none() {
+        None
+    } else {
+        let (lo, hi): (Bound<'py, PyAny>, Bound<'py, PyAny>) = result_size.extract()?;
+        let max = MAX_RESULT_SIZE as u64;
+        let bytes = |v: &Bound<'py, PyAny>| {
+            int_in(v, "result_size", 0, max).map_err(|_| {
+                invalid(
+                    py,
+                    format!(
+                        "result_size must be (min, max) bytes with min <= max and 0 < max \
+                         <= {max}, got ({}, {})",
+                        shown(&lo),
+                        shown(&hi)
+                    ),
+                )
+            })
+        };
+        Some((bytes(&lo)? as usize, bytes(&hi)? as usize))
+    };
+    let mut groups = HashMap::new();
+    for (k, v) in get("latency_groups")?.cast::<PyDict>()?.iter() {
+        let k: String = k.extract()?;
+        let secs = float_of(&v, &format!("latency[{k:?}]"))?;
+        groups.insert(k, secs);
+    }
+    let mut rate_limits = defaults.rate_limits.clone();
+    for (action, windows) in get("rate_limits")?.cast::<PyDict>()?.iter() {
+        let action: String = action.extract()?;
+        let mut l: Limits = rate_limits.get(&action).cloned().unwrap_or_default();
+        for (w, v) in windows.cast::<PyDict>()?.iter() {
+            let w: String = w.extract()?;
+            let limit = match v.is_none() {
+                true => None,
+                false => Some(int_in(
+                    &v,
+                    &format!("rate_limits[{action:?}][{w:?}]"),
+                    0,
+                    u64::MAX,
+                )?),
+            };
+            l.set(&w, limit)
+                .map_err(|m| invalid(py, format!("rate_limits[{action:?}]: {m}")))?;
+        }
+        rate_limits.insert(action, l);
+    }
+    let cfg = EmulatorConfig {
+        host: get("host")?.extract().map_err(|e: PyErr| {
+            PyTypeError::new_err(format!("argument 'host': {}", e.value(py)))
+        })?,
+        port: int_in(&get("port")?, "port", 0, u16::MAX.into())? as u16,
+        scans: int_in(&get("scans")?, "scans", 0, MAX_SCANS as u64)? as usize,
+        seed: int_in(&get("seed")?, "seed", 0, u64::MAX)?,
+        scan_duration: float_of(&get("scan_duration")?, "scan_duration")?,
+        latency: Latency {
+            default: float_of(&get("latency")?, "latency")?,
+            groups,
+        },
+        rate_limits,
+        result_size,
+        webhook_timeout: float_of(&get("webhook_timeout")?, "webhook_timeout")?,
+        body_timeout: float_of(&get("body_timeout")?, "body_timeout")?,
+        ..defaults
+    };
+    // The ranges, and the names of latency groups and rate-limit actions.
+    cfg.validate_with(core::fields::closest)
+        .map_err(|m| invalid(py, m))?;
+    Ok(cfg)
 }
 
 const FAULT_KEYWORDS: [&str; 9] = [
@@ -282,30 +354,31 @@ impl<'a, 'py> FromPyObject<'a, 'py> for FaultArgs<'py> {
 }
 
 impl FaultArgs<'_> {
-    /// The fault `spec` with these options; a count or every below 1 is refused.
+    /// The fault `spec` with these options. Integers are checked here (a
+    /// count or every below 1 is refused); the rest where the plan takes the
+    /// fault.
     fn onto(self, spec: FaultSpec) -> PyResult<FaultSpec> {
         let d = &self.0;
-        let positive = |name: &str| match item::<i64>(d, name)? {
-            Some(n) if n < 1 => Err(to_pyerr(
-                d.py(),
-                core::Error::Validation(format!("{name} must be 1 or more, got {n}")),
-            )),
-            v => Ok(v.map(|n| n as u64)),
+        let given = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            Ok(d.get_item(name)?.filter(|v| !v.is_none()))
+        };
+        let int = |name: &str, lo: u64, hi: u64| -> PyResult<Option<u64>> {
+            given(name)?.map(|v| int_in(&v, name, lo, hi)).transpose()
         };
         Ok(FaultSpec {
             // Given as None it is no limit; left out, the spec's one request.
             count: match d.contains("count")? {
-                true => positive("count")?,
+                true => int("count", 1, u64::MAX)?,
                 false => spec.count,
             },
             path: item(d, "path")?,
             method: item(d, "method")?,
-            status: item(d, "status")?,
-            seconds: item(d, "seconds")?,
-            every: positive("every")?,
-            probability: item(d, "probability")?,
+            status: int("status", 0, u16::MAX.into())?.map(|n| n as u16),
+            seconds: float_item(d, "seconds")?,
+            every: int("every", 1, u64::MAX)?,
+            probability: float_item(d, "probability")?,
             location: item(d, "location")?,
-            seed: item(d, "seed")?,
+            seed: int("seed", 0, u64::MAX)?,
             ..spec
         })
     }

@@ -61,6 +61,10 @@ pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
 /// repeats its key, None leaves the key out.
 fn query_pairs(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, String)>> {
     fn text(k: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+        if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+            // A number out of range names its parameter.
+            return Ok(int_of(v, &format!("params[{k:?}]"))?.to_string());
+        }
         Ok(match to_json(v)? {
             Value::String(s) => s,
             Value::Bool(b) => b.to_string(),

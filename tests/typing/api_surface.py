@@ -84,8 +84,10 @@ def events_surface(c: urlscan_rs.Client, body: bytes) -> None:
     sort: list[object] = notes[0].sort
     certs: list[urlscan_rs.CertificateHit] = list(c.search("", datasource="certificates"))
     issuer: str | None = certs[0].issuer
+    domains: list[urlscan_rs.DomainHit] = list(c.search("scanCount:>1", datasource="domains"))
+    scan_count: int | None = domains[0].scan_count
     scans: list[urlscan_rs.SearchHit] = list(c.search("", datasource="scans"))
-    print(n, when, sid, search_ids, changes, results, wire, first_seen, observable, sort, issuer, scans)
+    print(n, when, sid, search_ids, changes, results, wire, first_seen, observable, sort, issuer, scan_count, scans)
     with testing.Emulator(webhook_timeout=1.0) as emu, testing.WebhookReceiver(port=0, fail_first=1) as hook:
         url: str = hook.url
         got: list[urlscan_rs.Notification] = hook.wait(count=2, timeout=5.0)
@@ -103,8 +105,9 @@ def events_surface(c: urlscan_rs.Client, body: bytes) -> None:
 async def async_events_surface(c: urlscan_rs.AsyncClient) -> None:
     hosts: list[urlscan_rs.HostnameHit] = [h async for h in c.search("", datasource="hostnames")]
     certs: list[urlscan_rs.CertificateHit] = [h async for h in c.search("", datasource="certificates")]
+    domains: list[urlscan_rs.DomainHit] = [h async for h in c.search("", datasource="domains")]
     page: list[urlscan_rs.SearchHit] = await c.saved_searches.results("id", size=5)
-    print(hosts, certs, page)
+    print(hosts, certs, domains, page)
 
 
 async def async_surface(c: urlscan_rs.AsyncClient) -> None:

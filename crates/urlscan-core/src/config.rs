@@ -141,6 +141,12 @@ impl Config {
     pub fn with_proxy(mut self, proxy: Option<String>) -> Result<Config> {
         if let Some(p) = &proxy {
             let bad = |why: String| Err(Error::Validation(format!("proxy {why}")));
+            if !p.contains("://") {
+                return bad(format!(
+                    "must be a URL with its scheme ({}), e.g. http://proxy.example:3128",
+                    PROXY_SCHEMES.join(", ")
+                ));
+            }
             match url::Url::parse(p) {
                 Err(e) => {
                     return bad(format!(

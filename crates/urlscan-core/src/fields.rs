@@ -9,9 +9,9 @@ use urlscan_rules::{self as rules, shown};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Kind {
-    /// Any string (empty included), at most `rules::TEXT_MAX_LEN`.
+    /// Any string (empty included).
     Str,
-    /// A non-empty string, at most `rules::TEXT_MAX_LEN`.
+    /// A non-empty string.
     Text,
     /// A search query: non-empty, at most `rules::QUERY_MAX_LEN`.
     Query,
@@ -297,19 +297,7 @@ fn each(what: &str, field: &Field, v: &Value, ok: fn(&str) -> bool, must: &str) 
 }
 
 fn string<'a>(what: &str, field: &Field, v: &'a Value) -> Result<&'a str> {
-    let s = any_str(what, field, v)?;
-    let n = s.chars().count();
-    if n > rules::TEXT_MAX_LEN {
-        return Err(bad(
-            what,
-            field,
-            format!(
-                "must be at most {} characters, got {n}",
-                rules::TEXT_MAX_LEN
-            ),
-        ));
-    }
-    Ok(s)
+    any_str(what, field, v)
 }
 
 fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {

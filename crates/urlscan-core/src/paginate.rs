@@ -164,6 +164,20 @@ impl Hit {
     }
 }
 
+/// How the first of two hits' sort values compares with the other's, when
+/// both have the same shape (as many values, of the same kinds); `None`
+/// otherwise.
+fn first_sort_step(a: &[Value], b: &[Value]) -> Option<Ordering> {
+    let same_shape = a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.is_number() && y.is_number()) || (x.is_string() && y.is_string()));
+    if !same_shape || a.is_empty() {
+        return None;
+    }
+    compare_sort(&a[..1], &b[..1])
+}
+
 /// Two hits' sort values in order, value by value (numbers with numbers,
 /// strings with strings); `None` where they cannot be compared.
 fn compare_sort(a: &[Value], b: &[Value]) -> Option<Ordering> {
@@ -296,13 +310,15 @@ pub struct SearchCursor {
     fetched_from_shards: u64,
     /// How long the first page took.
     first_page: Option<std::time::Duration>,
-    /// Every cursor a page of this walk ended at: one seen again means the
-    /// pages go round in a circle.
+    /// Every cursor a page of this walk ended at (and the one it resumed
+    /// from): one seen again means the pages go round in a circle.
     cursors: HashSet<String>,
     /// The last page's last sort values, and the direction the walk's
     /// cursors move in (set by its second page).
     last_sort: Vec<Value>,
     direction: Option<Ordering>,
+    /// The largest exact total any page announced.
+    largest_total: Option<u64>,
 }
 
 impl std::fmt::Debug for SearchCursor {
@@ -319,6 +335,8 @@ impl SearchCursor {
     pub fn new(client: Client, params: SearchParams) -> Result<SearchCursor> {
         let params = params.validated()?;
         Ok(SearchCursor {
+            // A walk resumed from a cursor must not come back to it.
+            cursors: HashSet::from_iter(params.search_after.clone()),
             client,
             search_after: params.search_after.clone(),
             params,
@@ -331,9 +349,9 @@ impl SearchCursor {
             mode: Mode::Linear { next: None },
             fetched_from_shards: 0,
             first_page: None,
-            cursors: HashSet::new(),
             last_sort: Vec::new(),
             direction: None,
+            largest_total: None,
         })
     }
 
@@ -457,9 +475,10 @@ impl SearchCursor {
         }
     }
 
-    /// A walk moves on: its cursors never come back and move in one
-    /// direction (the sort order of the query), and it never hands out more
-    /// hits than an exact total announced.
+    /// A walk moves on: its cursors never come back, its first sort value
+    /// (the date) never goes against the direction the walk set out in
+    /// (ties are fine: the cursor set refuses a repeat), and it never hands
+    /// out more hits than the largest exact total announced.
     fn check_progress(&mut self, cursor: Option<&str>, sort: &[Value]) -> Result<()> {
         let fetched = self.fetched;
         let fail = |done: &mut bool, why: String| {
@@ -468,16 +487,16 @@ impl SearchCursor {
                 "search walk cannot go on after {fetched} hits: {why}"
             )))
         };
-        let exact = self.has_more != Some(true)
-            && self
-                .total
-                .is_some_and(|t| t < EXACT_TOTAL_CAP && fetched > t);
-        if exact {
-            let total = self.total.unwrap_or(0);
-            return fail(
-                &mut self.done,
-                format!("the pages held more hits than the {total} the server announced"),
-            );
+        // The largest: a total that shrinks while the walk runs (scans
+        // deleted meanwhile) is no reason to stop.
+        self.largest_total = self.largest_total.max(self.total);
+        if let Some(total) = self.largest_total {
+            if self.has_more != Some(true) && total < EXACT_TOTAL_CAP && fetched > total {
+                return fail(
+                    &mut self.done,
+                    format!("the pages held more hits than the {total} the server announced"),
+                );
+            }
         }
         let Some(cursor) = cursor else {
             return Ok(());
@@ -486,22 +505,26 @@ impl SearchCursor {
             return fail(
                 &mut self.done,
                 format!(
-                    "a page ended at cursor {:?} a second time (the pages go round in a circle)",
+                    "a page ended at cursor {:?} again (the pages go round in a circle)",
                     urlscan_rules::shown(cursor, 80)
                 ),
             );
         }
         if !self.last_sort.is_empty() {
-            if let Some(step) = compare_sort(sort, &self.last_sort) {
-                if *self.direction.get_or_insert(step) != step || step == Ordering::Equal {
-                    return fail(
-                        &mut self.done,
-                        format!(
-                            "the sort values went back to {:?} (each page must go on in the order of the query)",
-                            urlscan_rules::shown(cursor, 80)
-                        ),
-                    );
-                }
+            let went_back = match first_sort_step(sort, &self.last_sort) {
+                None => Some("its sort values changed shape"),
+                Some(Ordering::Equal) => None,
+                Some(step) => (*self.direction.get_or_insert(step) != step)
+                    .then_some("its sort values went back"),
+            };
+            if let Some(why) = went_back {
+                return fail(
+                    &mut self.done,
+                    format!(
+                        "the page ending at {:?} does not follow the one before: {why} (each page must go on in the order of the query)",
+                        urlscan_rules::shown(cursor, 80)
+                    ),
+                );
             }
         }
         self.last_sort = sort.to_vec();

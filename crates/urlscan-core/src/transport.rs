@@ -305,6 +305,7 @@ impl Transport {
         // a window already waited out) spends a retry.
         let mut limited: u32 = 0;
         let mut waited: Vec<Option<String>> = Vec::new();
+        let mut waited_until: Option<Instant> = None;
         // Set at the first attempt: the retries end by then. A wait for a
         // slot before it is bounded by `retry_deadline` on its own.
         let mut deadline: Option<Option<Instant>> = None;
@@ -323,10 +324,17 @@ impl Transport {
                 Err(e) => (retry_delay_for_error(req, e, attempt), None),
             };
             let past_deadline = |d: Duration| end.is_some_and(|end| Instant::now() + d > end);
-            // Each window (named by its `Reset` time) is waited out once.
+            // Each window (named by its `Reset` time) is waited out once,
+            // and only one that resets well after the last one waited out
+            // (windows last at least a second): a server announcing ever
+            // new windows a moment away is failing, not pacing.
+            let later = |d: Duration| {
+                waited_until.is_none_or(|u| Instant::now() + d >= u + Duration::from_millis(500))
+            };
             let paced = self.cfg.max_retries > 0
                 && limited < MAX_LIMITED_WAITS
-                && window.as_ref().is_some_and(|w| !waited.contains(w));
+                && window.as_ref().is_some_and(|w| !waited.contains(w))
+                && retry_in.is_some_and(later);
             let may_retry = paced || attempt < self.cfg.max_retries;
             match retry_in {
                 Some(delay) if may_retry && past_deadline(delay) => {
@@ -356,6 +364,7 @@ impl Transport {
                     }
                     limited += 1;
                     waited.extend(window);
+                    waited_until = Some(Instant::now());
                 }
                 Some(delay) if may_retry => {
                     let why = match &outcome {
@@ -568,8 +577,18 @@ impl Transport {
                 }
                 reset_at
             };
+            // A retry waiting for its place (the window is taken by requests
+            // in flight) gives up at its deadline.
+            if deadline.is_some_and(|d| d <= Instant::now()) {
+                return Err(Error::Timeout(format!(
+                    "{} {}: the retry deadline passed while waiting for a place in the {action:?} rate-limit window",
+                    req.method,
+                    req.display_path()
+                )));
+            }
             // Until the reset, or until an answer changes the picture.
             let until = reset_at.unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
+            let until = deadline.map_or(until, |d| until.min(d));
             tokio::select! {
                 _ = &mut freed => {}
                 _ = &mut moved => {}
@@ -762,6 +781,16 @@ fn backoff(attempt: u32) -> Duration {
 
 fn map_reqwest_error(e: reqwest::Error) -> Error {
     // reqwest's Display holds the URL but never headers, so the key cannot leak.
+    if e.is_builder() {
+        // Nothing was sent, and sending again cannot help: the request
+        // cannot be made (e.g. a path past the longest URI the HTTP stack
+        // takes). Said without the URL, which may be megabytes long.
+        let why = error_chain(&e.without_url());
+        return Error::Validation(format!(
+            "the request cannot be made: {} (not sent)",
+            urlscan_rules::shown(&why, 200)
+        ));
+    }
     let msg = error_chain(&e);
     if e.is_timeout() {
         Error::Timeout(msg)

@@ -3,7 +3,7 @@
 //! limits, formats) live in `urlscan_rules`, which the emulator reads too.
 //! Messages quote at most a short prefix of what was given.
 use crate::error::{Error, Result};
-use urlscan_rules::{self as rules, DURATION_MAX_S, ID_MAX_LEN, QUERY_MAX_LEN, TEXT_MAX_LEN};
+use urlscan_rules::{self as rules, DURATION_MAX_S, QUERY_MAX_LEN};
 pub use urlscan_rules::{shown, MAX_TAGS, URL_MAX_LEN as MAX_URL_LEN, VISIBILITIES};
 
 /// Longest part of an input quoted in a message.
@@ -104,12 +104,6 @@ pub fn tags(tags: &[String]) -> Result<()> {
     if let Some(t) = tags.iter().find(|t| t.trim().is_empty()) {
         return Err(bad(format!("tags must not be empty, got {t:?}")));
     }
-    if let Some(t) = tags.iter().find(|t| t.len() > TEXT_MAX_LEN) {
-        return Err(bad(format!(
-            "a tag must be at most {TEXT_MAX_LEN} characters, got {}",
-            q(t)
-        )));
-    }
     Ok(())
 }
 
@@ -132,18 +126,6 @@ pub fn scan_url(u: &str) -> Result<String> {
     Ok(u.trim().to_string())
 }
 
-/// Free text sent to the service (referer, custom agent, names...): at most
-/// `TEXT_MAX_LEN` characters.
-pub fn text(what: &str, s: &str) -> Result<()> {
-    let n = s.chars().count();
-    if n > TEXT_MAX_LEN {
-        return Err(bad(format!(
-            "{what} must be at most {TEXT_MAX_LEN} characters, got {n}"
-        )));
-    }
-    Ok(())
-}
-
 /// A search query: at most `QUERY_MAX_LEN` characters.
 pub fn query(s: &str) -> Result<()> {
     let n = s.chars().count();
@@ -159,7 +141,7 @@ pub fn query(s: &str) -> Result<()> {
 pub fn header_value(what: &str, s: &str) -> Result<()> {
     if !rules::header_value(s) {
         return Err(bad(format!(
-            "{what} must be at most {TEXT_MAX_LEN} printable characters without CR, LF or other control characters, got {}",
+            "{what} must be printable characters without CR, LF or other control characters, got {}",
             q(s)
         )));
     }
@@ -196,7 +178,7 @@ pub fn search_after(s: &str) -> Result<String> {
 }
 
 /// search_after of the other data sources (hostnames, incidents,
-/// notifications, certificates): "<13-digit ms>,<id>", the id any non-empty
+/// notifications, certificates, domains): "<13-digit ms>,<id>", the id any non-empty
 /// text without a comma (kept as it is).
 pub fn search_after_any(s: &str) -> Result<String> {
     let id_ok =
@@ -211,7 +193,7 @@ pub fn object_id(what: &str, s: &str) -> Result<String> {
         what,
         s,
         rules::object_id,
-        format_args!("an id of letters, digits, - and _ (at most {ID_MAX_LEN})"),
+        format_args!("an id of letters, digits, - and _"),
     )
     .map(str::to_string)
 }
@@ -225,12 +207,6 @@ pub fn segment(what: &str, s: &str) -> Result<String> {
     }
     if t == "." || t == ".." {
         return Err(bad(format!("{what} must not be {t:?}")));
-    }
-    if t.chars().count() > TEXT_MAX_LEN {
-        return Err(bad(format!(
-            "{what} must be at most {TEXT_MAX_LEN} characters, got {}",
-            t.chars().count()
-        )));
     }
     Ok(
         percent_encoding::utf8_percent_encode(t, percent_encoding::NON_ALPHANUMERIC)
@@ -291,8 +267,6 @@ mod tests {
             scan_url(&huge),
             uuid("uuid", &huge).map(|_| String::new()),
             sha256(&huge),
-            object_id("id", &huge),
-            segment("h", &huge),
             search_after(&huge),
         ] {
             let Err(Error::Validation(m)) = e else {
@@ -300,6 +274,11 @@ mod tests {
             };
             assert!(m.len() < 400, "{}", m.len());
         }
+        // No length is stated for ids and other path segments: the HTTP
+        // stack's own limit on a URI refuses what cannot be sent.
+        assert!(object_id("id", &"a".repeat(1_000)).is_ok());
+        assert!(segment("h", &"a".repeat(10_000)).is_ok());
+        assert!(object_id("id", "a/b").is_err());
         assert!(seconds("t", 1e30, false).is_err());
         assert!(seconds("t", f64::NAN, false).is_err());
         assert!(seconds("t", 18446744073709551616.0, true).is_err());

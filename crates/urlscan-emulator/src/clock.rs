@@ -4,10 +4,23 @@
 use super::events::Runner;
 use super::state::AppState;
 
-/// Move the emulator clock forward by `secs`, then run what came due
-/// (webhook attempts only with the runner of a running emulator).
+/// The latest emulator time, 9999-12-31T23:59:59.999Z: later ones do not fit
+/// the four-digit years of the service's timestamps (and far later ones
+/// overflow the clock).
+pub const MAX_TIME_MS: i64 = 253_402_300_799_999;
+
+/// How many seconds the clock may still move forward.
+pub fn headroom(st: &AppState) -> f64 {
+    (MAX_TIME_MS - st.now_ms()).max(0) as f64 / 1000.0
+}
+
+/// Move the emulator clock forward by `secs` (at most up to `MAX_TIME_MS`),
+/// then run what came due (webhook attempts only with the runner of a
+/// running emulator).
 pub fn advance(st: &AppState, secs: f64, runner: Option<&Runner>) {
-    st.move_clock(secs);
+    let room = headroom(st);
+    // Not `min`: a NaN must stay NaN (no move), not become the headroom.
+    st.move_clock(if secs > room { room } else { secs });
     let now = st.now_ms();
     super::premium::tick(st, now);
     super::events::tick(st, now, runner);

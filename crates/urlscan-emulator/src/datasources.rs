@@ -1,5 +1,5 @@
 //! The search data sources besides scans (`GET /api/v1/search?datasource=`):
-//! hostnames, incidents, notifications and certificates.
+//! hostnames, incidents, notifications, certificates and domains.
 //!
 //! Each source derives the documents the caller may see; [`select`] filters
 //! them with the query language of scans, sorts them newest first by
@@ -15,7 +15,7 @@ use super::content::{self, ScanSpec};
 pub use super::document::Doc;
 use super::query::Query;
 use super::ratelimit::iso_ms;
-use super::state::{AppState, Caller, Page, TOTAL_CAP};
+use super::state::{lookup, AppState, Caller, Page, TOTAL_CAP};
 
 /// The documents of `datasource` visible to the caller at `now`.
 pub fn documents(st: &AppState, c: &Caller, datasource: &str, now: i64) -> Vec<Doc> {
@@ -24,6 +24,7 @@ pub fn documents(st: &AppState, c: &Caller, datasource: &str, now: i64) -> Vec<D
         "incidents" => super::premium::incident_model::incident_documents(st, c),
         "notifications" => notifications(st, c),
         "certificates" => certificates(st, c, now),
+        "domains" => domains(st, c, now),
         _ => vec![],
     }
 }
@@ -231,6 +232,109 @@ fn certificates(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
                     "firstSeen": iso_ms(c.first),
                     "lastSeen": iso_ms(c.last),
                     "date": iso_ms(c.last),
+                }),
+                id,
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- domains
+
+/// One scanned domain while aggregating; `last` is the newest scan's
+/// `(time, uuid)`, `page` that scan's page fields.
+struct Scanned {
+    apex: Option<String>,
+    first: i64,
+    last: (i64, String),
+    scans: u64,
+    page: Value,
+}
+
+/// A domain's `_id`: 24 hex characters of the SHA-256 of the domain.
+pub fn domain_id(domain: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(domain.as_bytes()))[..24].to_string()
+}
+
+/// One document per domain that the caller's searchable scans loaded as
+/// their page (`page.domain`): `domain`, `apexDomain` (its registered
+/// domain), `firstSeen` and `lastSeen` (the first and the newest of those
+/// scans), `scanCount`, the newest scan's `lastScanId` and its page `ip`,
+/// `asn`, `asnname` and `country`, and `date` (= lastSeen), times ISO 8601;
+/// sorted by last seen. The service's documents show no domain hit: this
+/// shape is the emulator's own.
+fn domains(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
+    let text = |doc: &Value, path: &str| {
+        lookup(doc, path)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let mut seen: BTreeMap<String, Scanned> = BTreeMap::new();
+    {
+        let store = st.store.lock().unwrap();
+        for e in store.by_time.values() {
+            if !e.finished(now) || !e.searchable_by(c) {
+                continue;
+            }
+            let Some(domain) = text(&e.doc, "page.domain") else {
+                continue;
+            };
+            let domain = domain.to_ascii_lowercase();
+            let (t, uuid) = (e.spec.time_ms, &e.spec.uuid);
+            let page = || lookup(&e.doc, "page").cloned().unwrap_or(Value::Null);
+            let apex = || text(&e.doc, "page.apexDomain");
+            match seen.get_mut(&domain) {
+                // `by_time` is newest first: the first scan of a domain is its newest.
+                None => {
+                    seen.insert(
+                        domain,
+                        Scanned {
+                            apex: apex(),
+                            first: t,
+                            last: (t, uuid.clone()),
+                            scans: 1,
+                            page: page(),
+                        },
+                    );
+                }
+                Some(d) => {
+                    d.scans += 1;
+                    d.first = d.first.min(t);
+                    if (t, uuid) > (d.last.0, &d.last.1) {
+                        d.last = (t, uuid.clone());
+                        d.page = page();
+                        d.apex = apex().or(d.apex.take());
+                    } else if d.apex.is_none() {
+                        d.apex = apex();
+                    }
+                }
+            }
+        }
+    }
+    seen.into_iter()
+        .map(|(domain, d)| {
+            let id = domain_id(&domain);
+            let apex = d
+                .apex
+                .unwrap_or_else(|| super::premium::hostname_docs::approx_apex(&domain));
+            let field = |k: &str| text(&d.page, k).map_or(Value::Null, Value::String);
+            Doc {
+                ms: d.last.0,
+                doc: json!({
+                    "_id": id,
+                    "domain": domain,
+                    "apexDomain": apex,
+                    "firstSeen": iso_ms(d.first),
+                    "lastSeen": iso_ms(d.last.0),
+                    "date": iso_ms(d.last.0),
+                    "scanCount": d.scans,
+                    "lastScanId": d.last.1,
+                    "ip": field("ip"),
+                    "asn": field("asn"),
+                    "asnname": field("asnname"),
+                    "country": field("country"),
                 }),
                 id,
             }

@@ -138,6 +138,19 @@ const CERTIFICATE_STRINGS: &[&str] = &[
     "date",
 ];
 
+/// The string fields of a domains hit.
+const DOMAIN_STRINGS: &[&str] = &[
+    "domain",
+    "apexDomain",
+    "firstSeen",
+    "lastSeen",
+    "date",
+    "lastScanId",
+    "ip",
+    "asn",
+    "country",
+];
+
 fn assert_strings(hit: &Value, fields: &[&str]) {
     for f in fields {
         assert!(hit[f].is_string(), "{f} in {hit}");
@@ -157,7 +170,13 @@ fn strs(v: &Value) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn search_after_and_plan_checks() {
     let t = T::new(5).await;
-    for ds in ["hostnames", "incidents", "notifications", "certificates"] {
+    for ds in [
+        "hostnames",
+        "incidents",
+        "notifications",
+        "certificates",
+        "domains",
+    ] {
         let plain = format!("/api/v1/search/?datasource={ds}");
         let (s, _) = t.json(Method::GET, &plain, "free", None).await;
         assert_eq!(s, 403, "{ds} is premium only");
@@ -540,6 +559,110 @@ async fn certificates_datasource() {
     assert!(other_issuers > 0);
     let now = t.search("certificates", "", "premium", "&size=0").await;
     assert!(now["total"].as_u64().unwrap() as usize > all.len());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn domains_datasource() {
+    let t = T::new(40).await;
+    let all = t.every("domains", 7, 20, DOMAIN_STRINGS).await;
+    let scans = t.walk("scans", "", "premium", 100).await;
+    assert_eq!(scans.len(), 40);
+    // one hit per page domain of the scans, counting them all
+    let counted: u64 = all.iter().map(|d| d["scanCount"].as_u64().unwrap()).sum();
+    assert_eq!(counted, 40);
+    let names: HashSet<&str> = scans
+        .iter()
+        .map(|h| h["page"]["domain"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), all.len());
+    for d in &all {
+        let domain = d["domain"].as_str().unwrap();
+        assert!(names.contains(domain), "{domain}");
+        assert_eq!(d["_id"], super::datasources::domain_id(domain));
+        assert_eq!(d["date"], d["lastSeen"]);
+        assert!(d["firstSeen"].as_str() <= d["lastSeen"].as_str());
+        // the newest scan of the domain gives the last-scan fields
+        let mine: Vec<&Value> = scans
+            .iter()
+            .filter(|h| h["page"]["domain"] == domain)
+            .collect();
+        assert_eq!(d["scanCount"], mine.len(), "{domain}");
+        let (newest, oldest) = (mine[0], mine[mine.len() - 1]);
+        assert_eq!(d["lastScanId"], newest["_id"]);
+        assert_eq!(d["lastSeen"], newest["task"]["time"]);
+        assert_eq!(d["firstSeen"], oldest["task"]["time"]);
+        for f in ["ip", "asn", "asnname", "country", "apexDomain"] {
+            assert_eq!(d[f], newest["page"][f], "{f} of {domain}");
+        }
+    }
+
+    // queries on the documented fields
+    let one = all[5]["domain"].as_str().unwrap();
+    let v = t
+        .search("domains", &format!("domain:\"{one}\""), "premium", "")
+        .await;
+    assert_eq!(v["total"], 1, "{v}");
+    assert_eq!(v["results"][0]["domain"], one);
+    let busy = t.walk("domains", "scanCount:>1", "premium", 5).await;
+    let expect = all.iter().filter(|d| d["scanCount"].as_u64() > Some(1));
+    assert_eq!(busy.len(), expect.count());
+    assert!(busy.iter().all(|d| d["scanCount"].as_u64() > Some(1)));
+    let country = all[0]["country"].as_str().unwrap();
+    let local = t
+        .walk("domains", &format!("country:{country}"), "premium", 5)
+        .await;
+    assert!(!local.is_empty() && local.iter().all(|d| d["country"] == country));
+    let ip = all[2]["ip"].as_str().unwrap();
+    let v = t
+        .search("domains", &format!("ip:\"{ip}\""), "premium", "")
+        .await;
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["_id"] == all[2]["_id"]));
+
+    // a private scan's domain: for the owner and the team, counted and
+    // described by its newest scan; sub-domains match the parent
+    let first = t
+        .scan("https://ds-domain-check.com/", "private", "premium")
+        .await;
+    let www = t
+        .scan("https://www.ds-domain-check.com/", "private", "premium")
+        .await;
+    let again = t
+        .scan("https://www.ds-domain-check.com/", "private", "premium")
+        .await;
+    let res = t
+        .get(&format!("/api/v1/result/{again}/"), "premium")
+        .await
+        .ok();
+    let host = res["page"]["domain"].as_str().unwrap().to_string();
+    assert_eq!(host, "www.ds-domain-check.com");
+    let hits = t
+        .walk("domains", "domain:ds-domain-check.com", "premium", 1)
+        .await;
+    let got: Vec<&str> = hits.iter().map(|h| h["domain"].as_str().unwrap()).collect();
+    assert_eq!(got, ["www.ds-domain-check.com", "ds-domain-check.com"]);
+    assert_eq!(hits[0]["scanCount"], 2);
+    assert_eq!(hits[0]["lastScanId"], again.as_str());
+    assert_eq!(hits[0]["lastSeen"], res["task"]["time"]);
+    assert_eq!(hits[0]["ip"], res["page"]["ip"]);
+    assert_eq!(hits[0]["apexDomain"], "ds-domain-check.com");
+    let www_res = t
+        .get(&format!("/api/v1/result/{www}/"), "premium")
+        .await
+        .ok();
+    assert_eq!(hits[0]["firstSeen"], www_res["task"]["time"]);
+    assert_eq!(hits[1]["lastScanId"], first.as_str());
+    assert_eq!(hits[1]["scanCount"], 1);
+    let q = "apexDomain:\"ds-domain-check.com\"";
+    for (who, n) in [("premium", 2), ("team", 2), ("other", 0)] {
+        assert_eq!(t.search("domains", q, who, "").await["total"], n, "{who}");
+    }
+    let v = t.search("domains", "", "premium", "&size=0").await;
+    assert_eq!(v["total"].as_u64().unwrap() as usize, all.len() + 2);
+    assert!(v["results"].as_array().unwrap().is_empty());
 }
 
 // ---------------------------------------------------------------- incident scans

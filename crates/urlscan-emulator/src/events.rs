@@ -12,9 +12,12 @@
 //!   hostnames seen for the first time by the owner against those of
 //!   datasource hostnames; matches queue per (subscription, target, data
 //!   source) and may open incidents (`incidentCreationMode`);
+//! * incident changes queue per channel of the incident (active, and its
+//!   `weekDays` allow the day of the change);
 //! * queues cut into notifications when their frequency says so (`live` at
-//!   once, `hourly` at each full hour, `daily` at the channel's `utcTime`);
-//! * incident changes become notifications to the incident's channels;
+//!   once, `hourly` at each full hour, `daily` at the channel's `utcTime`),
+//!   one rule for both kinds (`due_until`): a subscription's batch becomes
+//!   one notification, each incident change in a batch one of its own;
 //! * e-mails land in the outbox; webhook attempts that are due start as
 //!   tasks and are recorded when they end; failed ones are retried on the
 //!   emulator clock.
@@ -31,7 +34,7 @@ use super::query::Query;
 use super::state::{lookup, AppState, Caller, Entry, KeyInfo, Store};
 
 pub(crate) mod records;
-use records::{Engine, Queue, Queued, Target, Webhook};
+use records::{Engine, Matched, Queue, Queued, Source, Target, Webhook};
 pub use records::{Events, IncidentChange, Stored};
 
 const HOUR_MS: i64 = 3_600_000;
@@ -74,7 +77,7 @@ struct Attempt {
 struct Match {
     subscription: String,
     datasource: &'static str,
-    item: Queued,
+    item: Matched,
     /// Values at the subscription's `incidentWatchKeys`.
     watched: Vec<String>,
     /// The scan was made by an incident: it opens no incident (an `always`
@@ -155,7 +158,7 @@ pub fn tick(st: &AppState, now: i64, runner: Option<&Runner>) {
             opens.extend(incident_opens(st, &p, &m));
             enqueue(&p, &mut ev.engine, m);
         }
-        incident_notifications(st, &p, ev, now);
+        enqueue_changes(&p, ev);
         cut(st, &p, ev, now);
         due_attempts(&p, ev, now, runner.is_some_and(Runner::running))
     };
@@ -355,7 +358,7 @@ fn matches(
             out.push(Match {
                 subscription: s.item.id.clone(),
                 datasource: "scans",
-                item: Queued {
+                item: Matched {
                     at_ms: e.finish_ms,
                     sort: (e.spec.time_ms, e.spec.uuid.clone()),
                     hit,
@@ -402,7 +405,7 @@ fn matches(
                     out.push(Match {
                         subscription: s.item.id.clone(),
                         datasource: "hostnames",
-                        item: Queued {
+                        item: Matched {
                             at_ms: e.finish_ms,
                             sort: (e.spec.time_ms, host.clone()),
                             hit: hit.clone(),
@@ -481,31 +484,68 @@ fn enqueue(p: &PremiumState, eng: &mut Engine, m: Match) {
         targets.push(Target::Email);
     }
     for target in targets {
-        let q = match eng.queues.iter_mut().position(|q| {
-            q.subscription == m.subscription && q.target == target && q.datasource == m.datasource
-        }) {
-            Some(i) => &mut eng.queues[i],
-            None => {
-                eng.queues.push(Queue {
-                    subscription: m.subscription.clone(),
-                    target,
-                    datasource: m.datasource,
-                    items: vec![],
-                });
-                eng.queues.last_mut().expect("just pushed")
+        let (source, item) = (Source::Subscription(m.subscription.clone()), m.item.clone());
+        push(eng, source, target, m.datasource, Queued::Match(item));
+    }
+}
+
+/// Queue each incident change for the incident's channels that take it:
+/// active ones whose `weekDays` allow the UTC day of the change (or with
+/// `ignoreTime`); a change on another day is dropped for that channel.
+fn enqueue_changes(p: &PremiumState, ev: &mut Events) {
+    for c in std::mem::take(&mut ev.incident_changes) {
+        let mut done: Vec<&str> = Vec::new();
+        for id in &c.channels {
+            if done.contains(&id.as_str()) {
+                continue;
             }
-        };
-        match q.items.iter_mut().find(|i| i.sort == m.item.sort) {
-            Some(i) => {
-                for s in &m.item.searches {
-                    if !i.searches.contains(s) {
-                        i.searches.push(s.clone());
-                    }
-                }
+            done.push(id);
+            let Some(ch) = p.channels().iter().find(|x| x.id == *id) else {
+                continue;
+            };
+            if active(ch) && day_allowed(ch, c.at_ms) {
+                let target = Target::Channel(id.clone());
+                let item = Queued::Change(c.clone());
+                push(&mut ev.engine, Source::Incidents, target, "scans", item);
             }
-            None => q.items.push(m.item.clone()),
         }
     }
+}
+
+/// Add an item to the queue of (source, target, data source); a match of
+/// an item already queued there adds its searches to it.
+fn push(eng: &mut Engine, source: Source, target: Target, datasource: &'static str, item: Queued) {
+    let q = match eng
+        .queues
+        .iter_mut()
+        .position(|q| q.source == source && q.target == target && q.datasource == datasource)
+    {
+        Some(i) => &mut eng.queues[i],
+        None => {
+            eng.queues.push(Queue {
+                source,
+                target,
+                datasource,
+                items: vec![],
+            });
+            eng.queues.last_mut().expect("just pushed")
+        }
+    };
+    if let Queued::Match(m) = &item {
+        let same = q.items.iter_mut().find_map(|i| match i {
+            Queued::Match(x) if x.sort == m.sort => Some(x),
+            _ => None,
+        });
+        if let Some(i) = same {
+            for s in &m.searches {
+                if !i.searches.contains(s) {
+                    i.searches.push(s.clone());
+                }
+            }
+            return;
+        }
+    }
+    q.items.push(item);
 }
 
 // ---------------------------------------------------------------- batches
@@ -527,16 +567,31 @@ fn utc_offset(ch: Option<&Item>) -> i64 {
     (h * 60 + m) * 60_000
 }
 
-/// Turn the queued items that are due into notifications.
+/// The last instant whose items are due at `now` for a target with this
+/// `frequency` (`ch`: its channel, for `utcTime`): `live` now, `hourly`
+/// the last full hour, `daily` the last `utcTime` (00:00 unset). An item
+/// goes out in the first batch at or after it was queued.
+fn due_until(frequency: &str, ch: Option<&Item>, now: i64) -> i64 {
+    match frequency {
+        "hourly" => last_boundary(now, HOUR_MS, 0),
+        "daily" => last_boundary(now, DAY_MS, utc_offset(ch)),
+        _ => now,
+    }
+}
+
+/// Turn the queued items that are due into notifications: a subscription's
+/// batch into one, each incident change of a batch into one of its own.
+/// Items of an inactive (or deleted) subscription or channel are dropped.
 fn cut(st: &AppState, p: &PremiumState, ev: &mut Events, now: i64) {
     let queues = std::mem::take(&mut ev.engine.queues);
     for mut q in queues {
-        let Some(sub) = p.subscriptions().iter().find(|s| s.id == q.subscription) else {
-            continue;
+        let sub = match &q.source {
+            Source::Subscription(id) => match p.subscriptions().iter().find(|s| s.id == *id) {
+                Some(s) if active(s) => Some(s),
+                _ => continue,
+            },
+            Source::Incidents => None,
         };
-        if !active(sub) {
-            continue;
-        }
         let ch = match &q.target {
             Target::Channel(id) => match p.channels().iter().find(|c| c.id == *id) {
                 Some(c) if active(c) => Some(c),
@@ -544,61 +599,39 @@ fn cut(st: &AppState, p: &PremiumState, ev: &mut Events, now: i64) {
             },
             Target::Email => None,
         };
+        // A channel's own frequency wins over the subscription's.
         let frequency = ch
             .and_then(|c| text(c, "frequency"))
-            .or_else(|| text(sub, "frequency"))
+            .or_else(|| sub.and_then(|s| text(s, "frequency")))
             .unwrap_or("live");
-        let boundary = match frequency {
-            "hourly" => last_boundary(now, HOUR_MS, 0),
-            "daily" => last_boundary(now, DAY_MS, utc_offset(ch)),
-            _ => now,
-        };
-        let (mut batch, keep): (Vec<Queued>, Vec<Queued>) =
-            q.items.drain(..).partition(|i| i.at_ms <= boundary);
-        if !batch.is_empty() {
-            batch.sort_by(|a, b| b.sort.cmp(&a.sort));
-            let order = texts(sub, "searchIds");
-            let mut searches: Vec<String> = order
-                .into_iter()
-                .filter(|id| batch.iter().any(|i| i.searches.contains(id)))
-                .collect();
-            for i in &batch {
-                for s in &i.searches {
-                    if !searches.contains(s) {
-                        searches.push(s.clone());
-                    }
+        let until = due_until(frequency, ch, now);
+        let (batch, keep): (Vec<Queued>, Vec<Queued>) =
+            q.items.drain(..).partition(|i| i.at_ms() <= until);
+        match (sub, ch) {
+            (Some(sub), _) => {
+                let items = batch
+                    .into_iter()
+                    .filter_map(|i| match i {
+                        Queued::Match(m) => Some(m),
+                        Queued::Change(_) => None,
+                    })
+                    .collect();
+                subscription_batch(st, ev, sub, ch, q.datasource, frequency, items, now);
+            }
+            (None, Some(ch)) => {
+                let mut changes: Vec<IncidentChange> = batch
+                    .into_iter()
+                    .filter_map(|i| match i {
+                        Queued::Change(c) => Some(c),
+                        Queued::Match(_) => None,
+                    })
+                    .collect();
+                changes.sort_by_key(|c| c.at_ms);
+                for c in changes {
+                    incident_notification(st, ev, ch, frequency, c, now);
                 }
             }
-            let results: Vec<Value> = batch.into_iter().map(|i| i.hit).collect();
-            let payload = json!({
-                "id": premium::new_id(now),
-                "type": "subscription",
-                "createdAt": iso(now),
-                "frequency": frequency,
-                "subscriptionId": sub.id,
-                "subscriptionName": text(sub, "name"),
-                "searchIds": searches,
-                "incidentId": null,
-                "observable": null,
-                "changes": [],
-                "channelId": ch.map(|c| c.id.clone()),
-                "datasource": q.datasource,
-                "total": results.len(),
-                "results": results,
-            });
-            let name = text(sub, "name").unwrap_or("");
-            let n = payload["total"].as_u64().unwrap_or(0);
-            let subject = format!(
-                "[urlscan] {n} new {} for subscription \"{name}\"",
-                if n == 1 { "result" } else { "results" }
-            );
-            let emails = match ch {
-                None => texts(sub, "emailAddresses"),
-                Some(_) => vec![],
-            };
-            deliver(
-                st, ev, &sub.owner, &sub.team, ch, emails, subject, payload, now,
-            );
+            (None, None) => continue,
         }
         if !keep.is_empty() {
             q.items = keep;
@@ -607,62 +640,113 @@ fn cut(st: &AppState, p: &PremiumState, ev: &mut Events, now: i64) {
     }
 }
 
-/// Incident changes become `incident` notifications to the incident's
-/// active channels, at once.
-fn incident_notifications(st: &AppState, p: &PremiumState, ev: &mut Events, now: i64) {
-    let changes = std::mem::take(&mut ev.incident_changes);
-    for c in changes {
-        let attrs: Vec<&str> = c
-            .changes
-            .iter()
-            .filter_map(|x| x.get("attribute").and_then(Value::as_str))
-            .collect();
-        let subject = format!(
-            "[urlscan] incident {}: {} changed",
-            c.observable,
-            attrs.join(", ")
-        );
-        let mut done: Vec<&str> = Vec::new();
-        for id in &c.channels {
-            if done.contains(&id.as_str()) {
-                continue;
+/// One `subscription` notification of a batch (none for an empty batch).
+#[allow(clippy::too_many_arguments)]
+fn subscription_batch(
+    st: &AppState,
+    ev: &mut Events,
+    sub: &Item,
+    ch: Option<&Item>,
+    datasource: &str,
+    frequency: &str,
+    mut batch: Vec<Matched>,
+    now: i64,
+) {
+    if batch.is_empty() {
+        return;
+    }
+    batch.sort_by(|a, b| b.sort.cmp(&a.sort));
+    let order = texts(sub, "searchIds");
+    let mut searches: Vec<String> = order
+        .into_iter()
+        .filter(|id| batch.iter().any(|i| i.searches.contains(id)))
+        .collect();
+    for i in &batch {
+        for s in &i.searches {
+            if !searches.contains(s) {
+                searches.push(s.clone());
             }
-            done.push(id);
-            let Some(ch) = p.channels().iter().find(|x| x.id == *id) else {
-                continue;
-            };
-            if !active(ch) {
-                continue;
-            }
-            let payload = json!({
-                "id": premium::new_id(now),
-                "type": "incident",
-                "createdAt": iso(now),
-                "frequency": "live",
-                "subscriptionId": null,
-                "subscriptionName": null,
-                "searchIds": [],
-                "incidentId": c.incident_id,
-                "observable": c.observable,
-                "changes": c.changes,
-                "channelId": ch.id,
-                "datasource": "scans",
-                "results": [c.hit],
-                "total": 1,
-            });
-            deliver(
-                st,
-                ev,
-                &c.owner,
-                &c.team,
-                Some(ch),
-                vec![],
-                subject.clone(),
-                payload,
-                now,
-            );
         }
     }
+    let results: Vec<Value> = batch.into_iter().map(|i| i.hit).collect();
+    let payload = json!({
+        "id": premium::new_id(now),
+        "type": "subscription",
+        "createdAt": iso(now),
+        "frequency": frequency,
+        "subscriptionId": sub.id,
+        "subscriptionName": text(sub, "name"),
+        "searchIds": searches,
+        "incidentId": null,
+        "observable": null,
+        "changes": [],
+        "channelId": ch.map(|c| c.id.clone()),
+        "datasource": datasource,
+        "total": results.len(),
+        "results": results,
+    });
+    let name = text(sub, "name").unwrap_or("");
+    let n = payload["total"].as_u64().unwrap_or(0);
+    let subject = format!(
+        "[urlscan] {n} new {} for subscription \"{name}\"",
+        if n == 1 { "result" } else { "results" }
+    );
+    let emails = match ch {
+        None => texts(sub, "emailAddresses"),
+        Some(_) => vec![],
+    };
+    deliver(
+        st, ev, &sub.owner, &sub.team, ch, emails, subject, payload, now,
+    );
+}
+
+/// The `incident` notification of one change to one channel, sent on the
+/// channel's schedule (`frequency`).
+fn incident_notification(
+    st: &AppState,
+    ev: &mut Events,
+    ch: &Item,
+    frequency: &str,
+    c: IncidentChange,
+    now: i64,
+) {
+    let attrs: Vec<&str> = c
+        .changes
+        .iter()
+        .filter_map(|x| x.get("attribute").and_then(Value::as_str))
+        .collect();
+    let subject = format!(
+        "[urlscan] incident {}: {} changed",
+        c.observable,
+        attrs.join(", ")
+    );
+    let payload = json!({
+        "id": premium::new_id(now),
+        "type": "incident",
+        "createdAt": iso(now),
+        "frequency": frequency,
+        "subscriptionId": null,
+        "subscriptionName": null,
+        "searchIds": [],
+        "incidentId": c.incident_id,
+        "observable": c.observable,
+        "changes": c.changes,
+        "channelId": ch.id,
+        "datasource": "scans",
+        "results": [c.hit],
+        "total": 1,
+    });
+    deliver(
+        st,
+        ev,
+        &c.owner,
+        &c.team,
+        Some(ch),
+        vec![],
+        subject,
+        payload,
+        now,
+    );
 }
 
 /// Keep a notification and send it: an outbox entry for e-mail (the

@@ -314,6 +314,32 @@ impl T {
         at_least(n, "attempts recorded", || self.deliveries()).await
     }
 
+    /// Queue a change of incident `incident` seen now, as the incident clock
+    /// does, for `channels`; gives the uuid of its hit.
+    fn incident_change(&self, incident: &str, channels: &[&str]) -> String {
+        let now = self.now();
+        let uuid = format!("2b1c7a0e-0000-4000-8000-{now:012}");
+        self.emu
+            .state
+            .events
+            .lock()
+            .unwrap()
+            .incident_changes
+            .push(IncidentChange {
+                owner: "analyst".into(),
+                team: Some("blue-team".into()),
+                incident_id: incident.into(),
+                observable: "changing.example.net".into(),
+                channels: channels.iter().map(|c| c.to_string()).collect(),
+                changes: vec![
+                    json!({"attribute": "ip", "before": "192.0.2.1", "after": "192.0.2.2"}),
+                ],
+                hit: json!({"_id": uuid, "sort": [now, uuid]}),
+                at_ms: now,
+            });
+        uuid
+    }
+
     /// Make sure a whole `period` lies ahead before its next boundary (at
     /// `offset`), so that a test's steps cannot cross it by accident.
     fn leave_room(&self, period: i64, offset: i64, room: i64) {
@@ -962,6 +988,181 @@ async fn incident_changes_notify_the_incident_channels() {
         .unwrap()
         .incident_changes
         .is_empty());
+}
+
+const INCIDENT: &str = "674199e0a1b2c3d4e5f60718";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn live_incident_channels_get_each_change_at_once() {
+    let t = T::new().await;
+    let hook = Receiver::ok().await;
+    // `utcTime` and `weekDays` on every day do not hold back a live channel
+    let live = t
+        .channel(
+            json!({"webhookURL": hook.url, "frequency": "live", "utcTime": "03:30",
+                        "weekDays": WEEK_DAYS}),
+        )
+        .await;
+    let a = t.incident_change(INCIDENT, &[&live]);
+    t.advance(0.0);
+    t.advance(1.0);
+    let b = t.incident_change(INCIDENT, &[&live]);
+    t.advance(0.0);
+    let ns = t.notifications();
+    assert_eq!(ns.len(), 2, "one notification per change, each at once");
+    for (n, uuid) in ns.iter().zip([&a, &b]) {
+        assert_eq!(n["type"], "incident");
+        assert_eq!(n["frequency"], "live");
+        assert_eq!(n["channelId"], live.as_str());
+        assert_eq!(n["incidentId"], INCIDENT);
+        assert_eq!(uuids(n), vec![uuid.clone()]);
+        assert_eq!(n["total"], 1);
+    }
+    // two POSTs of their own: either may arrive first
+    let got = hook.wait(2).await;
+    assert!(ns.iter().all(|n| got.iter().any(|r| r.body == *n)));
+    // nothing left for later
+    t.advance(2.0 * 86_400.0);
+    assert_eq!(t.notifications().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incident_changes_on_days_the_channel_excludes_are_dropped() {
+    let t = T::new().await;
+    t.leave_room(DAY_MS, 0, 10 * 60_000);
+    let today = weekday(t.now());
+    let others: Vec<&str> = (0..7)
+        .filter(|d| *d != today)
+        .map(|d| WEEK_DAYS[d])
+        .collect();
+    let plain = t.email("plain", "plain@example.com").await;
+    let limited = t
+        .channel(
+            json!({"type": "email", "emailAddresses": ["limited@example.com"],
+                        "weekDays": others}),
+        )
+        .await;
+    let ignored = t
+        .channel(
+            json!({"type": "email", "emailAddresses": ["ignored@example.com"],
+                        "weekDays": others, "ignoreTime": true}),
+        )
+        .await;
+    let hourly = t
+        .channel(
+            json!({"type": "email", "emailAddresses": ["hourly@example.com"],
+                        "weekDays": others, "frequency": "hourly"}),
+        )
+        .await;
+    t.incident_change(INCIDENT, &[&plain, &limited, &ignored, &hourly]);
+    t.advance(0.0);
+    let ns = t.notifications();
+    assert_eq!(ids(&ns, "channelId"), vec![plain.clone(), ignored.clone()]);
+    // dropped, not held back: the next (listed) day brings nothing for them
+    t.advance_to_next(DAY_MS, 0, 60_000);
+    assert_eq!(t.notifications().len(), 2);
+    // a change on a listed day goes out
+    let uuid = t.incident_change(INCIDENT, &[&plain, &limited, &ignored]);
+    t.advance(0.0);
+    let ns = t.notifications();
+    assert_eq!(ids(&ns[2..], "channelId"), vec![plain, limited, ignored]);
+    assert!(ns[2..].iter().all(|n| uuids(n) == vec![uuid.clone()]));
+    assert_eq!(t.outbox().len(), 5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hourly_incident_channels_get_changes_at_the_full_hour() {
+    let t = T::new().await;
+    let hook = Receiver::ok().await;
+    let hourly = t
+        .channel(json!({"webhookURL": hook.url, "frequency": "hourly"}))
+        .await;
+    let live = t.webhook(&hook.url).await;
+    let switched_off = t
+        .channel(json!({"webhookURL": hook.url, "frequency": "hourly"}))
+        .await;
+    t.leave_room(HOUR_MS, 0, 10 * 60_000);
+    let a = t.incident_change(INCIDENT, &[&hourly, &live, &switched_off]);
+    t.advance(60.0);
+    let other = "674199e0a1b2c3d4e5f60719";
+    let b = t.incident_change(other, &[&hourly, &live, &switched_off]);
+    t.advance(0.0);
+    // the live channel at once
+    let ns = t.notifications();
+    assert_eq!(ids(&ns, "channelId"), vec![live.clone(), live.clone()]);
+    hook.wait(2).await;
+    // an inactive channel at the time of the batch drops what waits for it
+    t.call(
+        Method::PUT,
+        &format!("/api/v1/user/channels/{switched_off}"),
+        Some(json!({"channel": {"isActive": false}})),
+    )
+    .await;
+    t.advance_to_next(HOUR_MS, 0, -30_000);
+    assert_eq!(t.notifications().len(), 2, "nothing before the full hour");
+    t.advance(60.0);
+    let ns = t.notifications();
+    assert_eq!(ns.len(), 4);
+    // one notification per change, oldest first, each of its own incident
+    for (n, (uuid, incident)) in ns[2..].iter().zip([(&a, INCIDENT), (&b, other)]) {
+        assert_eq!(n["type"], "incident");
+        assert_eq!(n["channelId"], hourly.as_str());
+        assert_eq!(n["frequency"], "hourly");
+        assert_eq!(n["incidentId"], incident);
+        assert_eq!(uuids(n), vec![uuid.clone()]);
+        assert_eq!(n["total"], 1);
+        assert_eq!(n["changes"][0]["attribute"], "ip");
+    }
+    let created = ns[2]["createdAt"].as_str().unwrap();
+    assert!(created.contains(":00:"), "cut at the full hour: {created}");
+    let got = hook.wait(4).await;
+    assert!(ns[2..].iter().all(|n| got.iter().any(|r| r.body == *n)));
+    // no empty batches, and nothing for the switched-off channel
+    t.advance(2.0 * 3_600.0);
+    assert_eq!(t.notifications().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn daily_incident_channels_get_changes_at_their_utc_time() {
+    let t = T::new().await;
+    let at_time = t
+        .channel(
+            json!({"type": "email", "emailAddresses": ["day@example.com"],
+                        "frequency": "daily", "utcTime": "03:30"}),
+        )
+        .await;
+    let at_midnight = t
+        .channel(
+            json!({"type": "email", "emailAddresses": ["night@example.com"],
+                        "frequency": "daily"}),
+        )
+        .await;
+    // 01:00 UTC
+    t.advance_to_next(DAY_MS, HOUR_MS, 0);
+    let uuid = t.incident_change(INCIDENT, &[&at_time, &at_midnight]);
+    t.advance(0.0);
+    assert!(t.notifications().is_empty());
+    t.advance_to_next(DAY_MS, 3 * HOUR_MS + 30 * 60_000, -30_000);
+    assert!(t.notifications().is_empty(), "nothing before 03:30");
+    t.advance(60.0);
+    let ns = t.notifications();
+    assert_eq!(ids(&ns, "channelId"), vec![at_time.clone()]);
+    assert_eq!(ns[0]["frequency"], "daily");
+    assert_eq!(ns[0]["incidentId"], INCIDENT);
+    assert_eq!(uuids(&ns[0]), vec![uuid.clone()]);
+    assert_eq!(t.outbox()[0]["to"], json!(["day@example.com"]));
+    t.advance_to_next(DAY_MS, 0, -30_000);
+    assert_eq!(t.notifications().len(), 1, "nothing before midnight");
+    t.advance(60.0);
+    let ns = t.notifications();
+    assert_eq!(ids(&ns, "channelId"), vec![at_time, at_midnight]);
+    assert_eq!(ns[1]["frequency"], "daily");
+    assert_eq!(uuids(&ns[1]), vec![uuid]);
+    let out = t.outbox();
+    assert_eq!(out[1]["to"], json!(["night@example.com"]));
+    assert_eq!(out[1]["notification"], ns[1]);
+    t.advance(DAY_MS as f64 / 1000.0);
+    assert_eq!(t.notifications().len(), 2, "no empty batches");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -11,6 +11,8 @@ use axum::http::{HeaderValue, Method};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::names::{unknown_name, Closest};
+
 /// What a fault does to a request it affects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FaultKind {
@@ -62,12 +64,17 @@ impl FaultKind {
     }
 
     pub fn parse(s: &str) -> Result<FaultKind, String> {
+        FaultKind::parse_with(s, |_, _| None)
+    }
+
+    /// `parse`, with `closest` suggesting the kind a misspelt one most likely meant.
+    pub fn parse_with(s: &str, closest: Closest) -> Result<FaultKind, String> {
         FaultKind::ALL
             .into_iter()
             .find(|k| k.name() == s)
             .ok_or_else(|| {
-                let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown fault kind {s:?}; one of {}", names.join(", "))
+                let names = FaultKind::ALL.map(FaultKind::name);
+                unknown_name("fault kind", s, &names, closest)
             })
     }
 }
@@ -425,6 +432,10 @@ mod tests {
         }
         assert_eq!(FaultKind::parse("html_error"), Ok(FaultKind::HtmlError));
         assert!(FaultKind::parse("explode").is_err());
+        assert_eq!(
+            FaultKind::parse_with("stal", |_, names| names.iter().copied().find(|n| *n == "stall")),
+            Err("unknown fault kind \"stal\"; did you mean \"stall\"? (one of status, rate_limit, reset, stall, slow, truncate, malformed, html_error, redirect)".into())
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod events;
 mod events_tests;
 pub mod fault_middleware;
 pub mod faults;
+pub mod names;
 pub mod premium;
 pub mod query;
 pub mod ratelimit;
@@ -31,7 +32,10 @@ use tokio::sync::{oneshot, watch};
 
 pub use faults::{FaultKind, FaultSpec};
 pub use ratelimit::Limits;
-pub use state::{AppState, EmulatorConfig, KeyInfo, Latency};
+pub use state::{
+    AppState, EmulatorConfig, KeyInfo, Latency, LATENCY_GROUPS, MAX_RESULT_SIZE, MAX_SCANS,
+    MAX_SCAN_DURATION, MAX_WAIT,
+};
 
 /// A running emulator; it stops when dropped or on `stop()`.
 pub struct Emulator {
@@ -45,8 +49,11 @@ pub struct Emulator {
 }
 
 impl Emulator {
-    /// Bind and serve on the current tokio runtime.
+    /// Bind and serve on the current tokio runtime; settings that
+    /// `EmulatorConfig::validate` refuses are an `InvalidInput` error.
     pub async fn start(cfg: EmulatorConfig) -> std::io::Result<Emulator> {
+        cfg.validate()
+            .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidInput, m))?;
         let listener = tokio::net::TcpListener::bind((cfg.host.as_str(), cfg.port)).await?;
         let addr = listener.local_addr()?;
         let base = format!("http://{addr}");
@@ -169,5 +176,103 @@ async fn serve(
 impl Drop for Emulator {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::time::Instant;
+
+    /// Send `head` (and nothing more) to the emulator, then read until it
+    /// closes the connection: what it sent, and how long that took. A read
+    /// timeout far above the emulator's own fails the test.
+    async fn stall(addr: SocketAddr, head: String) -> (String, Duration) {
+        tokio::task::spawn_blocking(move || {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            let start = Instant::now();
+            s.write_all(head.as_bytes()).unwrap();
+            let mut got = Vec::new();
+            s.read_to_end(&mut got)
+                .expect("the emulator closes the connection");
+            (String::from_utf8_lossy(&got).into_owned(), start.elapsed())
+        })
+        .await
+        .unwrap()
+    }
+
+    async fn start(cfg: EmulatorConfig) -> Emulator {
+        Emulator::start(EmulatorConfig { scans: 0, ..cfg })
+            .await
+            .expect("emulator starts")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stalled_body_is_answered_408_and_the_connection_closed() {
+        let emu = start(EmulatorConfig {
+            body_timeout: 0.3,
+            ..EmulatorConfig::default()
+        })
+        .await;
+        let head = format!(
+            "POST /api/v1/scan/ HTTP/1.1\r\nHost: x\r\nAPI-Key: {}\r\n\
+             Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"url\": \"h",
+            emu.api_key()
+        );
+        let (answer, took) = stall(emu.addr, head).await;
+        assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+        assert!(answer.contains("connection: close"), "{answer}");
+        assert!(took >= Duration::from_millis(250), "{took:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stalled_headers_close_the_connection() {
+        let emu = start(EmulatorConfig {
+            header_read_timeout: 0.3,
+            ..EmulatorConfig::default()
+        })
+        .await;
+        let (answer, took) = stall(
+            emu.addr,
+            "GET /api/v1/search/ HTTP/1.1\r\nHost: x\r\n".into(),
+        )
+        .await;
+        // hyper closes the connection without an answer.
+        assert_eq!(answer, "");
+        assert!(took >= Duration::from_millis(250), "{took:?}");
+    }
+
+    #[tokio::test]
+    async fn start_refuses_settings_it_cannot_honour() {
+        let refused = |cfg: EmulatorConfig| async move {
+            match Emulator::start(cfg).await {
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => e.to_string(),
+                Err(e) => panic!("{e}"),
+                Ok(_) => panic!("started"),
+            }
+        };
+        let m = refused(EmulatorConfig {
+            scans: usize::MAX,
+            ..EmulatorConfig::default()
+        })
+        .await;
+        assert_eq!(
+            m,
+            format!(
+                "scans must be an integer from 0 to {MAX_SCANS}, got {}",
+                usize::MAX
+            )
+        );
+        let m = refused(EmulatorConfig {
+            body_timeout: f64::NAN,
+            ..EmulatorConfig::default()
+        })
+        .await;
+        assert_eq!(
+            m,
+            "body_timeout must be more than 0 and at most 3600 seconds, got NaN"
+        );
     }
 }

@@ -62,6 +62,11 @@ impl Limits {
     }
 }
 
+/// The actions the service limits: the names `EmulatorConfig::rate_limits` takes.
+pub const ACTIONS: [&str; 6] = [
+    "public", "unlisted", "private", "retrieve", "search", "livescan",
+];
+
 /// The actions the service limits, with the emulator's default quotas for a
 /// user key (anonymous callers get a tenth).
 pub fn default_limits() -> HashMap<String, Limits> {
@@ -287,6 +292,15 @@ struct CurrentWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_actions_are_those_with_default_limits() {
+        let mut defaults: Vec<String> = default_limits().into_keys().collect();
+        defaults.sort();
+        let mut actions = ACTIONS.map(String::from).to_vec();
+        actions.sort();
+        assert_eq!(defaults, actions);
+    }
 
     #[test]
     fn windows_fill_and_reset() {

@@ -65,7 +65,7 @@ pub fn router(st: Arc<AppState>, premium: Router<Arc<AppState>>) -> Router {
             super::fault_middleware::middleware,
         ))
         .layer(middleware::from_fn_with_state(st.clone(), latency))
-        .layer(middleware::from_fn(whole_request))
+        .layer(middleware::from_fn_with_state(st.clone(), whole_request))
         .with_state(st)
 }
 
@@ -75,16 +75,31 @@ const REQUEST_BODY_MAX: usize = 64 << 20;
 
 /// Every request body is read to its end before the handlers run, so one
 /// that a handler has no use for (`PUT .../close` with `{}`) does not leave
-/// the connection unusable for the client's next request.
-async fn whole_request(req: Request, next: Next) -> Response {
+/// the connection unusable for the client's next request. hyper bounds only
+/// how long the headers take: a body that stalls is cut off here after
+/// `body_timeout`, or one connection could be held open for good.
+async fn whole_request(State(st): St, req: Request, next: Next) -> Response {
     let (parts, body) = req.into_parts();
-    match axum::body::to_bytes(body, REQUEST_BODY_MAX).await {
-        Ok(bytes) => next.run(Request::from_parts(parts, bytes.into())).await,
-        Err(_) => err(
+    // `EmulatorConfig::validate` keeps it in range; unchecked, no limit.
+    let limit = Duration::try_from_secs_f64(st.cfg.body_timeout).unwrap_or(Duration::MAX);
+    match tokio::time::timeout(limit, axum::body::to_bytes(body, REQUEST_BODY_MAX)).await {
+        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, bytes.into())).await,
+        Ok(Err(_)) => err(
             StatusCode::PAYLOAD_TOO_LARGE,
             "Payload Too Large",
             Some("The request body is too large or was cut off"),
         ),
+        Err(_) => {
+            let mut resp = err(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout",
+                Some("The request body did not arrive in time"),
+            );
+            // The rest of the body may still come: the connection cannot carry another request.
+            resp.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            resp
+        }
     }
 }
 
@@ -636,16 +651,11 @@ pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs,
         },
     };
     let datasource = get("datasource").unwrap_or_else(|| "scans".into());
-    if ![
-        "scans",
-        "hostnames",
-        "incidents",
-        "notifications",
-        "certificates",
-    ]
-    .contains(&datasource.as_str())
-    {
-        return Err(validation("\"datasource\" must be one of [scans, hostnames, incidents, notifications, certificates]"));
+    if !urlscan_rules::SEARCH_DATASOURCES.contains(&datasource.as_str()) {
+        return Err(validation(&format!(
+            "\"datasource\" must be one of [{}]",
+            urlscan_rules::SEARCH_DATASOURCES.join(", ")
+        )));
     }
     if datasource != "scans" && !c.premium() {
         return Err(err(

@@ -10,8 +10,9 @@ use serde_json::{Map, Value};
 
 pub use super::access::{Caller, KeyInfo};
 use super::content::{self, ScanSpec};
+use super::names::{no_suggestion, unknown_name, Closest};
 use super::query::Query;
-use super::ratelimit::{Limits, RateLimiter};
+use super::ratelimit::{Limits, RateLimiter, ACTIONS};
 
 /// Latency added before answers, per endpoint group ("scan", "result",
 /// "search", "screenshot", "dom", "responses", ...), with a default.
@@ -27,23 +28,72 @@ impl Latency {
     }
 }
 
+/// Path prefixes and the endpoint group of the paths under them.
+const GROUP_PATHS: [(&str, &str); 8] = [
+    ("/api/v1/scan", "scan"),
+    ("/api/v1/result/", "result"),
+    ("/api/v1/search", "search"),
+    ("/api/v1/pro/result/", "search"),
+    ("/api/v1/pro/phishfeed", "search"),
+    ("/screenshots/", "screenshot"),
+    ("/dom/", "dom"),
+    ("/responses/", "responses"),
+];
+
+/// Every endpoint group `group_of` gives: the names `Latency` takes.
+pub const LATENCY_GROUPS: [&str; 7] = [
+    "scan",
+    "result",
+    "search",
+    "screenshot",
+    "dom",
+    "responses",
+    "default",
+];
+
 /// The endpoint group of a request path, as `Latency` names them.
 pub fn group_of(path: &str) -> &'static str {
-    let groups = [
-        ("/api/v1/scan", "scan"),
-        ("/api/v1/result/", "result"),
-        ("/api/v1/search", "search"),
-        ("/api/v1/pro/result/", "search"),
-        ("/api/v1/pro/phishfeed", "search"),
-        ("/screenshots/", "screenshot"),
-        ("/dom/", "dom"),
-        ("/responses/", "responses"),
-    ];
-    groups
+    GROUP_PATHS
         .iter()
         .find(|(p, _)| path.starts_with(p))
         .map(|(_, g)| *g)
         .unwrap_or("default")
+}
+
+/// The most scans the emulator pre-loads. Each holds about 20 KiB (its
+/// index document and search hit) and takes about 0.2 ms of a core to
+/// build: 100,000, what the benchmarks load, take about 2 GiB and 20 s on
+/// two cores. A corpus much larger would not fit a CI runner, and a huge one
+/// aborts the process when its allocation fails.
+pub const MAX_SCANS: usize = 100_000;
+
+/// The largest result document `result_size` may ask for: the client's
+/// default `max_body_bytes` (256 MiB). A document is built whole for each
+/// answer, at about 8 times its size in memory: 256 MiB take about 2 GiB and
+/// 7 s, and far larger ones never finish before a client gives up.
+pub const MAX_RESULT_SIZE: usize = 256 << 20;
+
+/// The longest `scan_duration`, in seconds (about 31 years: as good as never
+/// in a test); much longer ones carry finish times out of range.
+pub const MAX_SCAN_DURATION: f64 = 1e9;
+
+/// The longest wall-clock wait a setting may ask for, in seconds (latency
+/// and the timeouts): an hour, longer than a test should ever wait.
+pub const MAX_WAIT: f64 = 3600.0;
+
+/// `value` (seconds, for the setting `name`) is within `0..=max`, and above
+/// 0 when `positive`.
+fn check_seconds(name: &str, value: f64, max: f64, positive: bool) -> Result<(), String> {
+    let low_ok = if positive { value > 0.0 } else { value >= 0.0 };
+    if value.is_finite() && low_ok && value <= max {
+        return Ok(());
+    }
+    let range = if positive {
+        format!("more than 0 and at most {max} seconds")
+    } else {
+        format!("from 0 to {max} seconds")
+    };
+    Err(format!("{name} must be {range}, got {value}"))
 }
 
 #[derive(Debug, Clone)]
@@ -68,6 +118,10 @@ pub struct EmulatorConfig {
     /// pool expiry (reqwest 90 s, httpx 5 s), or a reused connection can be
     /// closed under a request that was just sent.
     pub header_read_timeout: f64,
+    /// Wall-clock seconds a client may take to send a request's body once
+    /// its headers are in; after that it is answered 408 and the connection
+    /// closed.
+    pub body_timeout: f64,
 }
 
 impl Default for EmulatorConfig {
@@ -83,7 +137,69 @@ impl Default for EmulatorConfig {
             result_size: None,
             webhook_timeout: 5.0,
             header_read_timeout: 120.0,
+            body_timeout: 30.0,
         }
+    }
+}
+
+impl EmulatorConfig {
+    /// Check every setting against what the emulator can honour (see
+    /// `MAX_SCANS` and the other limits); the error names the setting and
+    /// the values it takes.
+    pub fn validate(&self) -> Result<(), String> {
+        self.validate_with(no_suggestion)
+    }
+
+    /// `validate`, with `closest` suggesting the name a misspelt latency
+    /// group or rate-limit action most likely meant.
+    pub fn validate_with(&self, closest: Closest) -> Result<(), String> {
+        if self.scans > MAX_SCANS {
+            return Err(format!(
+                "scans must be an integer from 0 to {MAX_SCANS}, got {}",
+                self.scans
+            ));
+        }
+        if let Some((lo, hi)) = self.result_size {
+            if hi == 0 || lo > hi || hi > MAX_RESULT_SIZE {
+                return Err(format!(
+                    "result_size must be (min, max) bytes with min <= max and 0 < max <= {MAX_RESULT_SIZE}, got ({lo}, {hi})"
+                ));
+            }
+        }
+        check_seconds(
+            "scan_duration",
+            self.scan_duration,
+            MAX_SCAN_DURATION,
+            false,
+        )?;
+        check_seconds("latency", self.latency.default, MAX_WAIT, false)?;
+        // Sorted, so that the setting named is the same from run to run.
+        let mut groups: Vec<_> = self.latency.groups.iter().collect();
+        groups.sort_by(|a, b| a.0.cmp(b.0));
+        for (group, secs) in groups {
+            if !LATENCY_GROUPS.contains(&group.as_str()) {
+                let m = unknown_name("endpoint group", group, &LATENCY_GROUPS, closest);
+                return Err(format!("latency: {m}"));
+            }
+            check_seconds(&format!("latency[{group:?}]"), *secs, MAX_WAIT, false)?;
+        }
+        check_seconds("webhook_timeout", self.webhook_timeout, MAX_WAIT, true)?;
+        check_seconds(
+            "header_read_timeout",
+            self.header_read_timeout,
+            MAX_WAIT,
+            true,
+        )?;
+        check_seconds("body_timeout", self.body_timeout, MAX_WAIT, true)?;
+        let mut actions: Vec<&String> = self.rate_limits.keys().collect();
+        actions.sort();
+        for action in actions {
+            if !ACTIONS.contains(&action.as_str()) {
+                let m = unknown_name("action", action, &ACTIONS, closest);
+                return Err(format!("rate_limits: {m}"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -598,4 +714,94 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
             .flat_map(|h| h.join().expect("a worker thread panicked"))
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(f: impl FnOnce(&mut EmulatorConfig)) -> Result<(), String> {
+        let mut cfg = EmulatorConfig::default();
+        f(&mut cfg);
+        cfg.validate()
+    }
+
+    #[test]
+    fn every_group_is_one_latency_takes() {
+        for (_, g) in GROUP_PATHS {
+            assert!(LATENCY_GROUPS.contains(&g), "{g}");
+        }
+        assert_eq!(group_of("/nothing/here"), "default");
+    }
+
+    #[test]
+    fn the_limits_are_inclusive() {
+        assert_eq!(check(|_| {}), Ok(()));
+        assert_eq!(
+            check(|c| {
+                c.scans = MAX_SCANS;
+                c.result_size = Some((0, MAX_RESULT_SIZE));
+                c.scan_duration = MAX_SCAN_DURATION;
+                c.latency.default = MAX_WAIT;
+                c.latency.groups.insert("search".into(), 0.0);
+                c.webhook_timeout = MAX_WAIT;
+                c.body_timeout = MAX_WAIT;
+            }),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn settings_past_the_limits_are_refused_by_name() {
+        type Change = Box<dyn FnOnce(&mut EmulatorConfig)>;
+        let cases: Vec<(Change, &str)> = vec![
+            (Box::new(|c| c.scans = MAX_SCANS + 1), "scans must be an integer from 0 to 100000, got 100001"),
+            (
+                Box::new(|c| c.result_size = Some((0, MAX_RESULT_SIZE + 1))),
+                "result_size must be (min, max) bytes with min <= max and 0 < max <= 268435456, got (0, 268435457)",
+            ),
+            (
+                Box::new(|c| c.result_size = Some((5, 3))),
+                "result_size must be (min, max) bytes with min <= max and 0 < max <= 268435456, got (5, 3)",
+            ),
+            (Box::new(|c| c.scan_duration = f64::INFINITY), "scan_duration must be from 0 to 1000000000 seconds, got inf"),
+            (Box::new(|c| c.latency.default = -1.0), "latency must be from 0 to 3600 seconds, got -1"),
+            (
+                Box::new(|c| {
+                    c.latency.groups.insert("dom".into(), f64::NAN);
+                }),
+                "latency[\"dom\"] must be from 0 to 3600 seconds, got NaN",
+            ),
+            (Box::new(|c| c.webhook_timeout = 0.0), "webhook_timeout must be more than 0 and at most 3600 seconds, got 0"),
+            (Box::new(|c| c.header_read_timeout = 1e30), "header_read_timeout must be more than 0 and at most 3600 seconds, got 1000000000000000000000000000000"),
+            (
+                Box::new(|c| {
+                    c.latency.groups.insert("serach".into(), 1.0);
+                }),
+                "latency: unknown endpoint group \"serach\" (one of scan, result, search, screenshot, dom, responses, default)",
+            ),
+            (
+                Box::new(|c| {
+                    c.rate_limits.insert("scan".into(), Limits::default());
+                }),
+                "rate_limits: unknown action \"scan\" (one of public, unlisted, private, retrieve, search, livescan)",
+            ),
+        ];
+        for (f, want) in cases {
+            assert_eq!(check(f), Err(want.to_string()));
+        }
+    }
+
+    #[test]
+    fn a_suggestion_goes_into_the_message() {
+        let mut cfg = EmulatorConfig::default();
+        cfg.rate_limits.insert("serach".into(), Limits::default());
+        let err = cfg.validate_with(|_, _| Some("search")).unwrap_err();
+        assert!(
+            err.starts_with(
+                "rate_limits: unknown action \"serach\"; did you mean \"search\"? (one of "
+            ),
+            "{err}"
+        );
+    }
 }

@@ -238,59 +238,6 @@ impl Resource {
     }
 }
 
-/// The rate-limit actions of the calls written by hand, as the service names
-/// them (`X-Rate-Limit-Action`); a table row has its own in
-/// [`Endpoint::action`]. [`actions::of`] finds either for `request()`.
-pub mod actions {
-    use reqwest::Method;
-    use serde_json::Value;
-
-    /// Search, structure search and the phish feed.
-    pub const SEARCH: &str = "search";
-    /// A scan's result.
-    pub const RETRIEVE: &str = "retrieve";
-    /// Live scans (tasked or run).
-    pub const LIVESCAN: &str = "livescan";
-
-    /// A submission counts against the visibility it asks for ("public" by default).
-    pub fn scan(visibility: Option<&str>) -> String {
-        visibility.map_or_else(|| "public".into(), str::to_ascii_lowercase)
-    }
-
-    /// The action a request to `path` (below the base URL, no query) is
-    /// paced as: the hand-written calls above, else the table row whose
-    /// method and path pattern match.
-    pub fn of(method: &Method, path: &str, body: Option<&Value>) -> Option<String> {
-        let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-        let get = *method == Method::GET;
-        match segs.as_slice() {
-            ["api", "v1", "scan"] if *method == Method::POST => Some(scan(
-                body.and_then(|b| b.get("visibility"))
-                    .and_then(Value::as_str),
-            )),
-            ["api", "v1", "search"] | ["api", "v1", "pro", "phishfeed"] if get => {
-                Some(SEARCH.into())
-            }
-            ["api", "v1", "pro", "result", _, "similar"] if get => Some(SEARCH.into()),
-            ["api", "v1", "result", _] if get => Some(RETRIEVE.into()),
-            _ => super::all()
-                .find(|ep| ep.method == *method && pattern_matches(ep.path, &segs))
-                .and_then(|ep| ep.action)
-                .map(String::from),
-        }
-    }
-
-    /// Whether a row's path (`{0}` standing for any one segment) is `segs`.
-    fn pattern_matches(pattern: &str, segs: &[&str]) -> bool {
-        let parts: Vec<&str> = pattern.trim_matches('/').split('/').collect();
-        parts.len() == segs.len()
-            && parts
-                .iter()
-                .zip(segs)
-                .all(|(p, s)| (p.starts_with('{') && p.ends_with('}') && !s.is_empty()) || p == s)
-    }
-}
-
 /// Every table of every area.
 pub fn all() -> impl Iterator<Item = &'static Endpoint> {
     use crate::api::{

@@ -3,15 +3,14 @@ use reqwest::Method;
 
 use super::endpoints::{Endpoint, Resource, Returns};
 use crate::fields::{f, id, null_ok, req, Field, Kind};
-use urlscan_rules::{
-    INCIDENT_DELAY_MAX, INCIDENT_EXPIRE_MAX, INCIDENT_EXPIRE_MIN, INCIDENT_INTERVAL_MAX,
-    INCIDENT_INTERVAL_MIN, INCIDENT_VISIBILITIES, PER_INTERVAL_MAX, SCAN_INTERVAL_MODES,
-};
+use urlscan_rules::{INCIDENT_VISIBILITIES, SCAN_INTERVAL_MODES};
 
 pub use urlscan_rules::WATCHED_ATTRIBUTES as WATCHABLE;
-const SECONDS: Kind = Kind::Int(0, INCIDENT_DELAY_MAX);
-const INTERVAL: Kind = Kind::Int(INCIDENT_INTERVAL_MIN, INCIDENT_INTERVAL_MAX);
-const COUNT: Kind = Kind::Int(1, PER_INTERVAL_MAX);
+// The specification gives these no bounds: seconds and counts are not
+// negative, and the service decides the rest.
+const SECONDS: Kind = Kind::Int(0, i64::MAX);
+const INTERVAL: Kind = SECONDS;
+const COUNT: Kind = SECONDS;
 
 #[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
@@ -31,7 +30,7 @@ pub const FIELDS: &[Field] = &[
     f("scan_interval_after_suspended", "scanIntervalAfterSuspended", INTERVAL),
     f("scan_interval_after_malicious", "scanIntervalAfterMalicious", INTERVAL),
     f("incident_profile", "incidentProfile", Kind::Str),
-    f("expire_after", "expireAfter", Kind::Int(INCIDENT_EXPIRE_MIN, INCIDENT_EXPIRE_MAX)),
+    f("expire_after", "expireAfter", SECONDS),
     // null clears it (the specification types it "string or null").
     null_ok("extra_path", "extraPath", Kind::ExtraPath),
 ];

@@ -2,7 +2,8 @@
 use bytes::Bytes;
 use reqwest::Method;
 
-use super::endpoints::{actions, Endpoint, Returns};
+use super::actions;
+use super::endpoints::{Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::fields::{f, id, req, Field, Kind};

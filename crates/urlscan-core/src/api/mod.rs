@@ -1,5 +1,6 @@
 //! The endpoints, one file per area of the interface.
 pub mod account;
+pub mod actions;
 pub mod batch;
 pub mod brands;
 pub mod channels;

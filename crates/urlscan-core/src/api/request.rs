@@ -4,6 +4,7 @@ use bytes::Bytes;
 use reqwest::Method;
 use serde_json::Value;
 
+use super::{actions, endpoints};
 use crate::error::{Error, Result};
 use crate::transport::Req;
 use crate::Client;
@@ -78,6 +79,39 @@ fn path(p: &str) -> Result<String> {
     Ok(p.to_string())
 }
 
+/// The action a request to `path` (below the base URL, no query) is paced
+/// as: that of the hand-written call it is, else of the table row whose
+/// method and path pattern match.
+fn action_of(method: &Method, path: &str, body: Option<&Value>) -> Option<String> {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let get = *method == Method::GET;
+    match segs.as_slice() {
+        ["api", "v1", "scan"] if *method == Method::POST => Some(actions::scan(
+            body.and_then(|b| b.get("visibility"))
+                .and_then(Value::as_str),
+        )),
+        ["api", "v1", "search"] | ["api", "v1", "pro", "phishfeed"] if get => {
+            Some(actions::SEARCH.into())
+        }
+        ["api", "v1", "pro", "result", _, "similar"] if get => Some(actions::SEARCH.into()),
+        ["api", "v1", "result", _] if get => Some(actions::RETRIEVE.into()),
+        _ => endpoints::all()
+            .find(|ep| ep.method == *method && pattern_matches(ep.path, &segs))
+            .and_then(|ep| ep.action)
+            .map(String::from),
+    }
+}
+
+/// Whether a row's path (`{0}` standing for any one segment) is `segs`.
+fn pattern_matches(pattern: &str, segs: &[&str]) -> bool {
+    let parts: Vec<&str> = pattern.trim_matches('/').split('/').collect();
+    parts.len() == segs.len()
+        && parts
+            .iter()
+            .zip(segs)
+            .all(|(p, s)| (p.starts_with('{') && p.ends_with('}') && !s.is_empty()) || p == s)
+}
+
 impl Client {
     /// Send one request to `path` below the base URL; a non-2xx answer is an
     /// error like any other call's.
@@ -95,7 +129,7 @@ impl Client {
         }
         let mut req = Req::new(m.clone(), p.clone());
         // Paced as the same call made through its method would be.
-        if let Some(a) = super::endpoints::actions::of(&m, &p, body.as_ref()) {
+        if let Some(a) = action_of(&m, &p, body.as_ref()) {
             req = req.action(a);
         }
         for (k, v) in params {
@@ -150,7 +184,7 @@ mod tests {
     fn methods_and_actions() {
         assert_eq!(method("get").unwrap(), Method::GET);
         assert!(method("TRACE").is_err());
-        let action = super::super::endpoints::actions::of;
+        let action = action_of;
         let body = serde_json::json!({"url": "https://x", "visibility": "Unlisted"});
         assert_eq!(
             action(&Method::POST, "/api/v1/scan/", Some(&body)).as_deref(),

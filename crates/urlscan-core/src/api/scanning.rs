@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::endpoints::actions;
+use super::actions;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{list_or_empty, AnyObject, Doc, ResultHead, Submission};

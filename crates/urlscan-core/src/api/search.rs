@@ -1,6 +1,6 @@
 //! Search, structure search (similar) and the phish feed: one page at a time.
 //! `core::paginate` walks the pages.
-use super::endpoints::actions;
+use super::actions;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{Doc, SearchPageHead};
@@ -82,9 +82,6 @@ impl SearchParams {
         }
         if let Some(q) = &self.q {
             validate::query(q)?;
-        }
-        if let Some(c) = &self.collapse {
-            validate::text("collapse", c)?;
         }
         if let Some(ds) = &self.datasource {
             let l = ds.trim().to_ascii_lowercase();

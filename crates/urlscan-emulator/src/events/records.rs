@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 /// A watched attribute of an incident changed between two observations;
-/// queued by the incident clock, turned into notifications by `events`.
+/// queued by the incident clock, then by `events` for the incident's
+/// channels (each one's frequency and `weekDays`).
 #[derive(Debug, Clone)]
 pub struct IncidentChange {
     pub owner: String,
@@ -35,7 +36,7 @@ pub struct Stored {
 /// The event state of the emulator (guarded by `AppState::events`).
 #[derive(Debug, Default)]
 pub struct Events {
-    /// Changes seen by incidents, not yet turned into notifications.
+    /// Changes seen by incidents, not yet queued for their channels.
     pub incident_changes: Vec<IncidentChange>,
     /// Every notification created, oldest first.
     pub notifications: Vec<Stored>,
@@ -62,7 +63,7 @@ pub(super) struct Engine {
     /// Hostnames in each owner's searchable scans, for hostnames searches;
     /// filled the first time the owner has such a subscription.
     pub(super) hosts_seen: HashMap<String, HashSet<String>>,
-    /// Matched items waiting for their batch.
+    /// Matched items and incident changes waiting for their batch.
     pub(super) queues: Vec<Queue>,
     /// Webhook notifications not yet delivered or given up.
     pub(super) webhooks: Vec<Webhook>,
@@ -77,16 +78,46 @@ pub(super) enum Target {
     Email,
 }
 
+/// What made the items of a queue.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Source {
+    /// The matches of one subscription (its id).
+    Subscription(String),
+    /// The changes of every incident that names the target channel.
+    Incidents,
+}
+
+/// Items waiting for the next batch of one target: a subscription's
+/// matches of one data source, or the incident changes for one channel.
+/// When a queue's items are due is one rule for both (`events::due_until`).
 #[derive(Debug)]
 pub(super) struct Queue {
-    pub(super) subscription: String,
+    pub(super) source: Source,
     pub(super) target: Target,
+    /// `scans` for incident changes.
     pub(super) datasource: &'static str,
     pub(super) items: Vec<Queued>,
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct Queued {
+pub(super) enum Queued {
+    Match(Matched),
+    Change(IncidentChange),
+}
+
+impl Queued {
+    /// When it matched or changed: it goes out in the first batch at or after.
+    pub(super) fn at_ms(&self) -> i64 {
+        match self {
+            Queued::Match(m) => m.at_ms,
+            Queued::Change(c) => c.at_ms,
+        }
+    }
+}
+
+/// An item a subscription matched.
+#[derive(Debug, Clone)]
+pub(super) struct Matched {
     /// When the item matched (the scan's finish time).
     pub(super) at_ms: i64,
     /// The hit's sort key: (epoch ms, id).

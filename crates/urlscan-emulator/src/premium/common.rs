@@ -148,6 +148,8 @@ pub(super) enum FieldType {
     Int(i64, i64),
     /// An array of strings.
     Strs,
+    /// An array of ids of other objects (`urlscan_rules::object_id`).
+    Ids,
     /// An array of values from the list.
     Each(&'static [&'static str]),
     /// An array of email addresses.
@@ -217,9 +219,14 @@ fn valid_email(s: &str) -> bool {
     urlscan_rules::email(s)
 }
 
-/// The length limit of free text (`urlscan_rules::TEXT_MAX_LEN`).
+/// Emulator behaviour: free text (names, descriptions, tags, user agents) of
+/// at most this many characters. The service states no limit, so the client
+/// checks none; the emulator keeps one so a test can see a 400 for text.
+pub(crate) const TEXT_MAX_LEN: usize = 8_000;
+
+/// The length limit of free text (`TEXT_MAX_LEN`).
 fn too_long(s: &str) -> bool {
-    s.chars().count() > urlscan_rules::TEXT_MAX_LEN
+    s.chars().count() > TEXT_MAX_LEN
 }
 
 /// The first problem of an array value: not an array, or the first element
@@ -256,7 +263,7 @@ fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
             None => Some(format!("\"{label}\" must be a string")),
             Some(s) if too_long(s) => Some(format!(
                 "\"{label}\" length must be less than or equal to {} characters long",
-                urlscan_rules::TEXT_MAX_LEN
+                TEXT_MAX_LEN
             )),
             Some(_) => None,
         },
@@ -267,7 +274,7 @@ fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
             }
             Some(s) if too_long(s) => Some(format!(
                 "\"{label}\" length must be less than or equal to {} characters long",
-                urlscan_rules::TEXT_MAX_LEN
+                TEXT_MAX_LEN
             )),
             Some(_) => None,
         },
@@ -288,7 +295,7 @@ fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
             Some(s) if !too_long(s) => None,
             _ => Some(format!(
                 "\"{l}\" must be a string of at most {} characters",
-                urlscan_rules::TEXT_MAX_LEN
+                TEXT_MAX_LEN
             )),
         }),
         FieldType::Each(list) => array(&|l, x| match x.as_str() {
@@ -298,6 +305,10 @@ fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
         FieldType::Emails => array(&|l, x| match x.as_str() {
             Some(s) if valid_email(s) => None,
             _ => Some(format!("\"{l}\" must be a valid email")),
+        }),
+        FieldType::Ids => array(&|l, x| match x.as_str() {
+            Some(s) if urlscan_rules::object_id(s) => None,
+            _ => Some(format!("\"{l}\" must be an id of letters, digits, - and _")),
         }),
         FieldType::Custom(f) => f(label, v),
         FieldType::NullOr(inner) => check_ty(label, *inner, v),

@@ -103,11 +103,22 @@ fn countries(label: &str, v: &Value) -> Option<String> {
     })
 }
 
-const INTERVAL: FieldType = FieldType::Int(
-    urlscan_rules::INCIDENT_INTERVAL_MIN,
-    urlscan_rules::INCIDENT_INTERVAL_MAX,
-);
-const DELAY: FieldType = FieldType::Int(0, urlscan_rules::INCIDENT_DELAY_MAX);
+// Emulator behaviour: the specification gives incident intervals, delays,
+// counts and expiry no bounds (the client checks none); the emulator, which
+// schedules real scans by them, keeps these.
+/// A minute to 30 days between scans.
+pub(crate) const INTERVAL_MIN: i64 = 60;
+pub(crate) const INTERVAL_MAX: i64 = 30 * 86_400;
+const YEAR_S: i64 = 365 * 86_400;
+/// Delays of up to a year; expiry a minute to a year ahead.
+pub(crate) const DELAY_MAX: i64 = YEAR_S;
+pub(crate) const EXPIRE_MIN: i64 = 60;
+pub(crate) const EXPIRE_MAX: i64 = YEAR_S;
+/// User agents and countries per interval: 1 to 10.
+pub(crate) const PER_INTERVAL_MAX: i64 = 10;
+const INTERVAL: FieldType = FieldType::Int(INTERVAL_MIN, INTERVAL_MAX);
+const DELAY: FieldType = FieldType::Int(0, DELAY_MAX);
+const PER_INTERVAL: FieldType = FieldType::Int(1, PER_INTERVAL_MAX);
 
 pub(super) const FIELDS: &[RequestField] = &[
     RequestField::required("observable", FieldType::Custom(observable)),
@@ -115,7 +126,7 @@ pub(super) const FIELDS: &[RequestField] = &[
         "visibility",
         FieldType::OneOf(urlscan_rules::INCIDENT_VISIBILITIES),
     ),
-    RequestField::required("channels", FieldType::Strs),
+    RequestField::required("channels", FieldType::Ids),
     // The specification allows null, to clear it.
     RequestField::optional(
         "extraPath",
@@ -128,22 +139,16 @@ pub(super) const FIELDS: &[RequestField] = &[
     ),
     RequestField::optional("watchedAttributes", FieldType::Each(ATTRIBUTES)),
     RequestField::optional("userAgents", FieldType::Strs),
-    RequestField::optional("userAgentsPerInterval", FieldType::Int(1, 10)),
+    RequestField::optional("userAgentsPerInterval", PER_INTERVAL),
     RequestField::optional("countries", FieldType::Custom(countries)),
-    RequestField::optional("countriesPerInterval", FieldType::Int(1, 10)),
+    RequestField::optional("countriesPerInterval", PER_INTERVAL),
     RequestField::optional("stopDelaySuspended", DELAY),
     RequestField::optional("stopDelayInactive", DELAY),
     RequestField::optional("stopDelayMalicious", DELAY),
     RequestField::optional("scanIntervalAfterSuspended", INTERVAL),
     RequestField::optional("scanIntervalAfterMalicious", INTERVAL),
     RequestField::optional("incidentProfile", FieldType::Str),
-    RequestField::optional(
-        "expireAfter",
-        FieldType::Int(
-            urlscan_rules::INCIDENT_EXPIRE_MIN,
-            urlscan_rules::INCIDENT_EXPIRE_MAX,
-        ),
-    ),
+    RequestField::optional("expireAfter", FieldType::Int(EXPIRE_MIN, EXPIRE_MAX)),
 ];
 
 /// Response-only fields a client may echo back; they are ignored.

@@ -34,7 +34,7 @@ fn watch_keys(label: &str, v: &Value) -> Option<String> {
 }
 
 pub(super) const FIELDS: &[RequestField] = &[
-    RequestField::required("searchIds", FieldType::Strs),
+    RequestField::required("searchIds", FieldType::Ids),
     FREQUENCY.on_create(),
     EMAILS.on_create(),
     RequestField::required("name", FieldType::Text),
@@ -43,8 +43,8 @@ pub(super) const FIELDS: &[RequestField] = &[
     IGNORE_TIME.on_create(),
     WEEK_DAYS,
     PERMISSIONS,
-    RequestField::optional("channelIds", FieldType::Strs),
-    RequestField::optional("incidentChannelIds", FieldType::Strs),
+    RequestField::optional("channelIds", FieldType::Ids),
+    RequestField::optional("incidentChannelIds", FieldType::Ids),
     RequestField::optional("incidentProfileId", FieldType::Str),
     RequestField::optional(
         "incidentVisibility",
