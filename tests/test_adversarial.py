@@ -609,3 +609,17 @@ def test_cli_messages_still_name_options() -> None:
         check=False,
     )
     assert proc.returncode == 2 and "--email-address" in proc.stderr and "hidden" not in proc.stderr, proc.stderr
+
+
+def test_a_live_scan_resource_is_never_silently_empty() -> None:
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        return 200, {"content-type": "application/octet-stream"}, b""
+
+    empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    with serve_raw(answer) as srv, Client(KEY, base_url=srv.url) as c:
+        for kind in ("result", "dom", "screenshot"):
+            with pytest.raises(DecodeError, match="empty"):
+                c.livescan.resource("de01", kind, UUID)
+        with pytest.raises(DecodeError, match="empty"):
+            c.livescan.resource("de01", "response", "a" * 64)
+        assert c.livescan.resource("de01", "response", empty) == b""

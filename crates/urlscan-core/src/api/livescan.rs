@@ -101,6 +101,14 @@ impl Client {
             validate::uuid("resource_id", resource_id)?
         };
         let req = Req::get(format!("/api/v1/livescan/{scanner}/{resource_type}/{id}"));
-        Ok(self.t.send(&req).await?.body)
+        let body = self.t.send(&req).await?.body;
+        // A result, DOM or screenshot is never empty; a response or a
+        // download only when it is the content of the hash of nothing.
+        if body.is_empty() && id != super::scanning::EMPTY_SHA256 {
+            return Err(Error::Decode(format!(
+                "the live scan's {resource_type} {id} came back empty (HTTP 200 without a body)"
+            )));
+        }
+        Ok(body)
     }
 }

@@ -15,7 +15,8 @@ use crate::transport::Req;
 use crate::validate;
 
 /// The SHA-256 of no bytes: the one response that is empty.
-const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+pub(crate) const EMPTY_SHA256: &str =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 /// The options of a scan submission besides the URL.
 #[derive(Debug, Clone, Default)]
