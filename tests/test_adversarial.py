@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -623,3 +623,59 @@ def test_a_live_scan_resource_is_never_silently_empty() -> None:
         with pytest.raises(DecodeError, match="empty"):
             c.livescan.resource("de01", "response", "a" * 64)
         assert c.livescan.resource("de01", "response", empty) == b""
+
+
+def shardable_search(concurrency_limit: str | None) -> tuple[Any, list[int]]:
+    """A search service over 400 scans that answers shard queries (`(q) AND task.uuid:(0* OR 1*)`)
+    slowly, announcing `concurrency_limit`; the second value holds the most searches that were
+    in flight at once."""
+    import random
+    import re
+    import threading
+
+    rng = random.Random(7)
+    scans = sorted(
+        ((1_700_000_000_000 - i * 1000, f"{rng.getrandbits(128):032x}") for i in range(400)),
+        key=lambda s: (s[0], s[1]),
+        reverse=True,
+    )
+    lock, in_flight, most = threading.Lock(), [0], [0]
+
+    def answer(request: BaseHTTPRequestHandler) -> tuple[int, dict[str, str], bytes]:
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        try:
+            time.sleep(0.03)
+            query = {k: v[0] for k, v in parse_qs(urlsplit(request.path).query).items()}
+            m = re.search(r"task\.uuid:\(([^)]*)\)", query.get("q", ""))
+            prefixes = tuple(p.rstrip("*") for p in m.group(1).split(" OR ")) if m else ("",)
+            hits = [s for s in scans if s[1].startswith(prefixes)]
+            total = len(hits)
+            if "search_after" in query:
+                ms, uid = query["search_after"].split(",")
+                hits = [s for s in hits if (s[0], s[1]) < (int(ms), uid)]
+            page = [{"_id": uid, "sort": [ms, uid], "task": {"uuid": uid}} for ms, uid in hits[: int(query["size"])]]
+            headers = {**JSON_HEADERS, **LIMIT_HEADERS, "x-rate-limit-remaining": "1000"}
+            if concurrency_limit is not None:
+                headers["x-rate-limit-concurrency-limit"] = concurrency_limit
+            return 200, headers, json.dumps({"results": page, "total": total, "has_more": False}).encode()
+        finally:
+            with lock:
+                in_flight[0] -= 1
+
+    return answer, most
+
+
+@pytest.mark.parametrize(("announced", "at_most"), [("2", 2), ("1", 1), (None, 16)])
+def test_shards_never_exceed_the_concurrency_the_service_announces(announced: str | None, at_most: int) -> None:
+    answer, most = shardable_search(announced)
+    with serve_raw(answer) as srv, Client(KEY, base_url=srv.url) as c:
+        single = [h.id for h in c.search("", size=20, parallel=1)]
+        assert len(single) == 400 and most[0] == 1
+        assert [h.id for h in c.search("", size=20, parallel=8)] == single
+        assert c.rate_limits[0]["concurrency_limit"] == (None if announced is None else int(announced))
+    if announced is None:
+        assert most[0] > 2  # the shards do run at once: the bound above is what holds them back
+    else:
+        assert most[0] <= at_most

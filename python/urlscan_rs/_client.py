@@ -467,9 +467,12 @@ class _BaseClient:
         still to come) is walked as N shards of the scans at once
         (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is
         exactly that of a single walk; ``parallel="auto"`` shards in 8 only
-        when pages are slow to come back (25 ms or more). Sharding rewrites the
-        query and multiplies the searches in flight on your key: the service's
-        answers to such queries are verified only against the emulator.
+        when pages are slow to come back (25 ms or more). Never more shards
+        run than the searches the service lets the key run at once (its
+        ``X-Rate-Limit-Concurrency-Limit``, when it sends one). Sharding
+        rewrites the query and multiplies the searches in flight on your key:
+        the service's answers to such queries are verified only against the
+        emulator.
 
         A walk always ends: a page whose cursor comes back or goes against the
         order of the pages before, more hits than an exact ``total``

@@ -202,6 +202,7 @@ impl NativeClient {
             d.set_item("remaining", rl.remaining)?;
             d.set_item("reset", rl.reset)?;
             d.set_item("reset_after", rl.reset_after)?;
+            d.set_item("concurrency_limit", rl.concurrency_limit)?;
             out.append(d)?;
         }
         Ok(out)

@@ -30,6 +30,9 @@ pub struct RateLimitInfo {
     /// ISO 8601 timestamp as sent.
     pub reset: Option<String>,
     pub reset_after: Option<f64>,
+    /// `X-Rate-Limit-Concurrency-Limit` (sent with search): requests of
+    /// the action the key may have in flight at once.
+    pub concurrency_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone)]

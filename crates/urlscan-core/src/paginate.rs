@@ -564,15 +564,28 @@ impl SearchCursor {
         let left = matching
             .min(p.limit.unwrap_or(u64::MAX))
             .saturating_sub(self.fetched);
-        keyed && left >= SHARD_MIN_PAGES * self.largest_page.max(1)
+        keyed && left >= SHARD_MIN_PAGES * self.largest_page.max(1) && self.shard_count() > 1
     }
 
-    fn start_shards(&mut self) {
+    /// How many shards: as asked (`AUTO_SHARDS` for "auto"), a power of two
+    /// up to 16, and never more than the searches the service lets the key
+    /// run at once (`X-Rate-Limit-Concurrency-Limit`, when it says).
+    fn shard_count(&self) -> usize {
         let wanted = match self.params.parallel {
             AUTO_PARALLEL => AUTO_SHARDS,
             n => n,
         };
-        let n = wanted.next_power_of_two().min(16);
+        let mut n = wanted.next_power_of_two().min(16);
+        if let Some(limit) = self.client.t.concurrency_limit(crate::api::actions::SEARCH) {
+            while n as u64 > limit.max(1) {
+                n /= 2;
+            }
+        }
+        n
+    }
+
+    fn start_shards(&mut self) {
+        let n = self.shard_count();
         let digits: Vec<char> = "0123456789abcdef".chars().collect();
         let per = 16 / n;
         let q = self

@@ -264,6 +264,12 @@ impl Transport {
         v
     }
 
+    /// The concurrency limit the service announced for `action`, if any.
+    pub fn concurrency_limit(&self, action: &str) -> Option<u64> {
+        let map = self.limits.lock().unwrap();
+        map.get(action)?.info.as_ref()?.concurrency_limit
+    }
+
     /// Send with retries; a non-2xx answer becomes `Error::Api`.
     pub async fn send(&self, req: &Req) -> Result<Resp> {
         let resp = self.send_raw(req).await?;
@@ -892,6 +898,8 @@ pub fn parse_rate_limit(h: &HeaderMap) -> Option<RateLimitInfo> {
         remaining: header_str(h, "x-rate-limit-remaining").and_then(|s| s.parse().ok()),
         reset: header_str(h, "x-rate-limit-reset").map(String::from),
         reset_after: header_f64(h, "x-rate-limit-reset-after"),
+        concurrency_limit: header_str(h, "x-rate-limit-concurrency-limit")
+            .and_then(|s| s.parse().ok()),
     };
     (info.action.is_some() || info.limit.is_some()).then_some(info)
 }
