@@ -24,6 +24,9 @@ static CLOCK_MOVED: Notify = Notify::const_new();
 
 /// At most this many waits for a window spent by others, per request.
 const MAX_LIMITED_WAITS: u32 = 100;
+/// A window spent by others is waited out without spending a retry only
+/// when its reset is at least this far away (see `send_with_retries`).
+const MIN_PACED_WAIT: Duration = Duration::from_millis(500);
 
 /// A server's clock jumped forward: forget the windows seen so far.
 pub fn server_clock_moved() {
@@ -311,7 +314,6 @@ impl Transport {
         // a window already waited out) spends a retry.
         let mut limited: u32 = 0;
         let mut waited: Vec<Option<String>> = Vec::new();
-        let mut waited_until: Option<Instant> = None;
         // Set at the first attempt: the retries end by then. A wait for a
         // slot before it is bounded by `retry_deadline` on its own.
         let mut deadline: Option<Option<Instant>> = None;
@@ -331,16 +333,13 @@ impl Transport {
             };
             let past_deadline = |d: Duration| end.is_some_and(|end| Instant::now() + d > end);
             // Each window (named by its `Reset` time) is waited out once,
-            // and only one that resets well after the last one waited out
-            // (windows last at least a second): a server announcing ever
-            // new windows a moment away is failing, not pacing.
-            let later = |d: Duration| {
-                waited_until.is_none_or(|u| Instant::now() + d >= u + Duration::from_millis(500))
-            };
+            // and only one at least `MIN_PACED_WAIT` away: a server
+            // announcing ever new windows a moment away is failing, not
+            // pacing (at most two such waits a second, within the deadline).
             let paced = self.cfg.max_retries > 0
                 && limited < MAX_LIMITED_WAITS
                 && window.as_ref().is_some_and(|w| !waited.contains(w))
-                && retry_in.is_some_and(later);
+                && retry_in.is_some_and(|d| d >= MIN_PACED_WAIT);
             let may_retry = paced || attempt < self.cfg.max_retries;
             match retry_in {
                 Some(delay) if may_retry && past_deadline(delay) => {
@@ -370,7 +369,6 @@ impl Transport {
                     }
                     limited += 1;
                     waited.extend(window);
-                    waited_until = Some(Instant::now());
                 }
                 Some(delay) if may_retry => {
                     let why = match &outcome {
