@@ -61,8 +61,16 @@ def parse_notification(body: bytes | bytearray | memoryview | str | dict[str, An
 
 
 # The declared fields besides id, type and results (README, "The notification payload").
-_STRING_FIELDS: tuple[str, ...] = ("createdAt", "frequency", "subscriptionId", "subscriptionName", "incidentId")
-_STRING_FIELDS += ("observable", "channelId", "datasource")
+_STRING_FIELDS = (
+    "createdAt",
+    "frequency",
+    "subscriptionId",
+    "subscriptionName",
+    "incidentId",
+    "observable",
+    "channelId",
+    "datasource",
+)
 _LIST_FIELDS = {"searchIds": (str, "strings"), "changes": (dict, "objects"), "results": (dict, "objects")}
 
 

@@ -2,12 +2,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use pyo3::exceptions::{PyKeyError, PyOverflowError, PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList};
 
 use super::convert::{json, to_pyerr};
-use super::options::{float_item, float_of, item, keywords};
+use super::options::{float_item, float_of, item, keywords, number_error, shown};
 use urlscan_core as core;
 use urlscan_emulator::{
     clock, Emulator, EmulatorConfig, FaultKind, FaultSpec, Latency, Limits, MAX_RESULT_SIZE,
@@ -198,49 +198,20 @@ fn invalid(py: Python<'_>, message: String) -> PyErr {
     to_pyerr(py, core::Error::Validation(message))
 }
 
-/// A value as a message shows it: its repr, cut short.
-fn shown(v: &Bound<'_, PyAny>) -> String {
-    match v.repr() {
-        Ok(r) => urlscan_rules::shown(&r.to_string_lossy(), 40),
-        // Python refuses to print ints of more than 4,300 digits.
-        Err(_) => "a number too large to show".into(),
-    }
-}
-
 /// An integer setting from `lo` to `hi`: `options::int_of` with the
 /// setting's own range. A bool (True is not a number), or an int out of the
 /// range, even far past 64 bits, is a ValidationError naming the setting
 /// and its range; a value that is not an int at all, a TypeError.
 fn int_in(v: &Bound<'_, PyAny>, name: &str, lo: u64, hi: u64) -> PyResult<u64> {
-    let py = v.py();
-    let out_of_range = || {
-        invalid(
-            py,
-            format!(
-                "{name} must be an integer from {lo} to {hi}, got {}",
-                shown(v)
-            ),
-        )
-    };
+    let what = format!("an integer from {lo} to {hi}");
+    let out_of_range = || invalid(v.py(), format!("{name} must be {what}, got {}", shown(v)));
     if v.is_instance_of::<PyBool>() {
         return Err(out_of_range());
     }
     match v.extract::<u64>() {
         Ok(n) if (lo..=hi).contains(&n) => Ok(n),
         Ok(_) => Err(out_of_range()),
-        Err(e) => {
-            if e.is_instance_of::<PyOverflowError>(py) {
-                Err(out_of_range())
-            } else if e.is_instance_of::<PyTypeError>(py) {
-                // As `options::int_of` words it.
-                Err(PyTypeError::new_err(format!(
-                    "argument '{name}': {}",
-                    e.value(py)
-                )))
-            } else {
-                Err(e)
-            }
-        }
+        Err(e) => Err(number_error(v, name, e, &what)),
     }
 }
 

@@ -249,16 +249,24 @@ fn not_bool(v: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
     Ok(())
 }
 
-fn number_error(v: &Bound<'_, PyAny>, name: &str, e: PyErr, what: &str) -> PyErr {
+/// A value as a message shows it: its repr, cut short.
+pub(super) fn shown(v: &Bound<'_, PyAny>) -> String {
+    match v.repr() {
+        Ok(r) => core::validate::shown(&r.to_string_lossy(), 40),
+        // Python refuses to print ints of more than 4,300 digits.
+        Err(_) => "a number too large to show".into(),
+    }
+}
+
+/// The error of a failed number extraction: an overflow is a
+/// `ValidationError` saying `name` must be `what`; a wrong type a
+/// `TypeError` naming the argument.
+pub(super) fn number_error(v: &Bound<'_, PyAny>, name: &str, e: PyErr, what: &str) -> PyErr {
     let py = v.py();
     if e.is_instance_of::<PyOverflowError>(py) {
-        let shown = v.str().map(|s| s.to_string()).unwrap_or_default();
         to_pyerr(
             py,
-            core::Error::Validation(format!(
-                "{name} must be {what}, got {}",
-                core::validate::shown(&shown, 40)
-            )),
+            core::Error::Validation(format!("{name} must be {what}, got {}", shown(v))),
         )
     } else if e.is_instance_of::<PyTypeError>(py) {
         PyTypeError::new_err(format!("argument '{name}': {}", e.value(py)))

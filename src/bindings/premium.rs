@@ -16,8 +16,9 @@ use urlscan_core::api::hostnames::HostnamePageHead;
 use urlscan_core::models::Doc;
 use urlscan_core::{self as core, Client};
 
-/// Python values to JSON (options of premium calls).
-pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+/// Python values to JSON (options of premium calls); a number out of range
+/// names `name` (the option or parameter it is, or is inside of).
+pub fn to_json(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {
     let bad =
         || {
             to_pyerr(
@@ -33,7 +34,7 @@ pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else if v.is_instance_of::<PyBool>() {
         Value::Bool(v.extract()?)
     } else if v.is_instance_of::<PyInt>() {
-        Value::Number(Number::from(int_of(v, "an option's number")?))
+        Value::Number(Number::from(int_of(v, name)?))
     } else if v.is_instance_of::<PyFloat>() {
         Number::from_f64(v.extract()?)
             .map(Value::Number)
@@ -43,13 +44,16 @@ pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else if let Ok(d) = v.cast::<PyDict>() {
         let mut m = Map::new();
         for (k, val) in d.iter() {
-            m.insert(k.extract::<String>().map_err(|_| bad())?, to_json(&val)?);
+            m.insert(
+                k.extract::<String>().map_err(|_| bad())?,
+                to_json(&val, name)?,
+            );
         }
         Value::Object(m)
     } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         Value::Array(
             v.try_iter()?
-                .map(|x| to_json(&x?))
+                .map(|x| to_json(&x?, name))
                 .collect::<PyResult<_>>()?,
         )
     } else {
@@ -61,11 +65,7 @@ pub fn to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
 /// repeats its key, None leaves the key out.
 fn query_pairs(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, String)>> {
     fn text(k: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
-        if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
-            // A number out of range names its parameter.
-            return Ok(int_of(v, &format!("params[{k:?}]"))?.to_string());
-        }
-        Ok(match to_json(v)? {
+        Ok(match to_json(v, &format!("params[{k:?}]"))? {
             Value::String(s) => s,
             Value::Bool(b) => b.to_string(),
             Value::Number(n) => n.to_string(),
@@ -106,12 +106,7 @@ fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
     let mut m = Map::new();
     for (k, v) in opts.iter().flat_map(|d| d.iter()) {
         let k: String = k.extract()?;
-        // A number out of range names its option.
-        let value = if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
-            Value::Number(int_of(&v, &k)?.into())
-        } else {
-            to_json(&v)?
-        };
+        let value = to_json(&v, &k)?;
         m.insert(k, value);
     }
     Ok(m)
@@ -235,7 +230,7 @@ impl NativeClient {
             None => Vec::new(),
         };
         let body = match json {
-            Some(j) if !j.is_none() => Some(to_json(&j)?),
+            Some(j) if !j.is_none() => Some(to_json(&j, "json")?),
             _ => None,
         };
         self.run(

@@ -410,12 +410,13 @@ impl SearchCursor {
         self.pages += 1;
         let seen = self.seen().after(&doc.head);
         (self.fetched, self.total, self.has_more) = (seen.fetched, seen.total, seen.has_more);
-        let sent = self.search_after.take();
         let cursor = doc.head.results.last().and_then(|h| h.cursor());
-        self.search_after = cursor.clone().or(sent.clone());
+        if cursor.is_some() {
+            self.search_after = cursor.clone();
+        }
         if n > 0 && self.params.limit.is_none_or(|l| self.fetched < l) {
             let more = self.has_more == Some(true) || n >= size;
-            self.check_cursor(sent.as_deref(), cursor.as_deref(), more)?;
+            self.check_cursor(cursor.as_deref(), more)?;
         }
         if n > 0 {
             let last = doc.head.results.last().map(|h| h.sort.as_slice());
@@ -449,30 +450,17 @@ impl SearchCursor {
     }
 
     /// A walk always ends: a page that announces more (`has_more`, or a
-    /// full page) must end with a readable cursor, and that cursor must move
-    /// on from the one sent; otherwise the next request could only repeat
-    /// this one (or the walk would stop silently).
-    fn check_cursor(&mut self, sent: Option<&str>, got: Option<&str>, more: bool) -> Result<()> {
-        let fail = |why: String| {
-            Err(Error::Decode(format!(
-                "search walk cannot go on after {} hits: {why}",
+    /// full page) must end with a readable cursor, or the walk would stop
+    /// silently. (That the cursor moves on is `check_progress`'s.)
+    fn check_cursor(&mut self, got: Option<&str>, more: bool) -> Result<()> {
+        if got.is_none() && more {
+            self.done = true;
+            return Err(Error::Decode(format!(
+                "search walk cannot go on after {} hits: the last hit's `sort` is missing or unreadable while more results are announced",
                 self.fetched
-            )))
-        };
-        match got {
-            None if more => {
-                self.done = true;
-                fail("the last hit's `sort` is missing or unreadable while more results are announced".into())
-            }
-            Some(c) if sent == Some(c) => {
-                self.done = true;
-                fail(format!(
-                    "the server answered search_after={:?} with a page ending at the same cursor (it does not advance)",
-                    urlscan_rules::shown(c, 80)
-                ))
-            }
-            _ => Ok(()),
+            )));
         }
+        Ok(())
     }
 
     /// A walk moves on: its cursors never come back, its first sort value
@@ -505,7 +493,7 @@ impl SearchCursor {
             return fail(
                 &mut self.done,
                 format!(
-                    "a page ended at cursor {:?} again (the pages go round in a circle)",
+                    "a page ended at cursor {:?}, where the walk had already been (it does not advance)",
                     urlscan_rules::shown(cursor, 80)
                 ),
             );

@@ -604,14 +604,11 @@ impl Transport {
     fn retry_delay_for_status(&self, req: &Req, r: &Resp, attempt: u32) -> Option<Duration> {
         match r.status {
             // When the service says when to come back, that is when.
-            502..=504 if req.idempotent() => Some(
-                header_f64(&r.headers, "retry-after")
-                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
-                    .unwrap_or_else(|| backoff(attempt)),
-            ),
+            502..=504 if req.idempotent() => {
+                Some(retry_after(&r.headers).unwrap_or_else(|| backoff(attempt)))
+            }
             // A 503 that says when to come back did not process the request.
-            503 => header_f64(&r.headers, "retry-after")
-                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0))),
+            503 => retry_after(&r.headers),
             _ => None,
         }
     }
@@ -722,6 +719,11 @@ fn reset_in(reset_after: Option<f64>, reset: Option<&str>) -> Option<Duration> {
     Some(Duration::from_secs_f64(secs.clamp(0.0, LONGEST_WINDOW)))
 }
 
+/// `Retry-After` in seconds, at most an hour.
+fn retry_after(h: &HeaderMap) -> Option<Duration> {
+    header_f64(h, "retry-after").map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+}
+
 /// The wait after a 429, and the window it announced when its reset is
 /// still ahead (then it may be a window others spent; see
 /// `send_with_retries`): its `Reset` time, or `None` for a window named by
@@ -731,8 +733,7 @@ fn limited_delay(h: &HeaderMap, attempt: u32) -> (Duration, Option<Option<String
     match reset_in(header_f64(h, "x-rate-limit-reset-after"), reset).filter(|d| !d.is_zero()) {
         Some(d) => (d, Some(reset.map(String::from))),
         None => (
-            header_f64(h, "retry-after")
-                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 3600.0)))
+            retry_after(h)
                 .filter(|d| !d.is_zero())
                 .unwrap_or_else(|| backoff(attempt)),
             None,

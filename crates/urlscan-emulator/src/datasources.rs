@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::content::{self, ScanSpec};
 pub use super::document::Doc;
+use super::premium::hostname_docs;
 use super::query::Query;
 use super::ratelimit::iso_ms;
 use super::state::{lookup, AppState, Caller, Page, TOTAL_CAP};
@@ -20,7 +21,7 @@ use super::state::{lookup, AppState, Caller, Page, TOTAL_CAP};
 /// The documents of `datasource` visible to the caller at `now`.
 pub fn documents(st: &AppState, c: &Caller, datasource: &str, now: i64) -> Vec<Doc> {
     match datasource {
-        "hostnames" => super::premium::hostname_docs::documents(st, c, now),
+        "hostnames" => hostname_docs::documents(st, c, now),
         "incidents" => super::premium::incident_model::incident_documents(st, c),
         "notifications" => notifications(st, c),
         "certificates" => certificates(st, c, now),
@@ -251,12 +252,6 @@ struct Scanned {
     page: Value,
 }
 
-/// A domain's `_id`: 24 hex characters of the SHA-256 of the domain.
-pub fn domain_id(domain: &str) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(domain.as_bytes()))[..24].to_string()
-}
-
 /// One document per domain that the caller's searchable scans loaded as
 /// their page (`page.domain`): `domain`, `apexDomain` (its registered
 /// domain), `firstSeen` and `lastSeen` (the first and the newest of those
@@ -315,10 +310,10 @@ fn domains(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
     }
     seen.into_iter()
         .map(|(domain, d)| {
-            let id = domain_id(&domain);
+            let id = hostname_docs::hostname_id(&domain);
             let apex = d
                 .apex
-                .unwrap_or_else(|| super::premium::hostname_docs::approx_apex(&domain));
+                .unwrap_or_else(|| hostname_docs::approx_apex(&domain));
             let field = |k: &str| text(&d.page, k).map_or(Value::Null, Value::String);
             Doc {
                 ms: d.last.0,

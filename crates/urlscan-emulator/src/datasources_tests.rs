@@ -578,7 +578,7 @@ async fn domains_datasource() {
     for d in &all {
         let domain = d["domain"].as_str().unwrap();
         assert!(names.contains(domain), "{domain}");
-        assert_eq!(d["_id"], super::datasources::domain_id(domain));
+        assert_eq!(d["_id"], crate::premium::hostname_docs::hostname_id(domain));
         assert_eq!(d["date"], d["lastSeen"]);
         assert!(d["firstSeen"].as_str() <= d["lastSeen"].as_str());
         // the newest scan of the domain gives the last-scan fields

@@ -468,18 +468,7 @@ fn enqueue(p: &PremiumState, eng: &mut Engine, m: Match) {
     if !day_allowed(sub, m.item.at_ms) {
         return;
     }
-    let mut targets = Vec::new();
-    for id in texts(sub, "channelIds") {
-        let Some(ch) = p.channels().iter().find(|c| c.id == id) else {
-            continue;
-        };
-        if active(ch)
-            && day_allowed(ch, m.item.at_ms)
-            && !targets.contains(&Target::Channel(id.clone()))
-        {
-            targets.push(Target::Channel(id));
-        }
-    }
+    let mut targets = channel_targets(p, &texts(sub, "channelIds"), m.item.at_ms);
     if !texts(sub, "emailAddresses").is_empty() {
         targets.push(Target::Email);
     }
@@ -489,25 +478,30 @@ fn enqueue(p: &PremiumState, eng: &mut Engine, m: Match) {
     }
 }
 
-/// Queue each incident change for the incident's channels that take it:
-/// active ones whose `weekDays` allow the UTC day of the change (or with
-/// `ignoreTime`); a change on another day is dropped for that channel.
+/// The channels among `ids` that take an item of `at_ms`, each once:
+/// existing, active, and with `weekDays` that allow its UTC day (or
+/// `ignoreTime`). An item of another day is dropped for a channel.
+fn channel_targets(p: &PremiumState, ids: &[String], at_ms: i64) -> Vec<Target> {
+    let mut targets = Vec::new();
+    for id in ids {
+        let Some(ch) = p.channels().iter().find(|c| c.id == *id) else {
+            continue;
+        };
+        let target = Target::Channel(id.clone());
+        if active(ch) && day_allowed(ch, at_ms) && !targets.contains(&target) {
+            targets.push(target);
+        }
+    }
+    targets
+}
+
+/// Queue each incident change for the incident's channels that take it
+/// (`channel_targets`).
 fn enqueue_changes(p: &PremiumState, ev: &mut Events) {
     for c in std::mem::take(&mut ev.incident_changes) {
-        let mut done: Vec<&str> = Vec::new();
-        for id in &c.channels {
-            if done.contains(&id.as_str()) {
-                continue;
-            }
-            done.push(id);
-            let Some(ch) = p.channels().iter().find(|x| x.id == *id) else {
-                continue;
-            };
-            if active(ch) && day_allowed(ch, c.at_ms) {
-                let target = Target::Channel(id.clone());
-                let item = Queued::Change(c.clone());
-                push(&mut ev.engine, Source::Incidents, target, "scans", item);
-            }
+        for target in channel_targets(p, &c.channels, c.at_ms) {
+            let item = Queued::Change(c.clone());
+            push(&mut ev.engine, Source::Incidents, target, "scans", item);
         }
     }
 }

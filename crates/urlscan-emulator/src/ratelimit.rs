@@ -62,25 +62,34 @@ impl Limits {
     }
 }
 
-/// The actions the service limits: the names `EmulatorConfig::rate_limits` takes.
-pub const ACTIONS: [&str; 6] = [
-    "public", "unlisted", "private", "retrieve", "search", "livescan",
+/// The actions the service limits, with the emulator's default quotas for a
+/// user key per minute, hour and day (anonymous callers get a tenth).
+const DEFAULT_QUOTAS: [(&str, [u64; 3]); 6] = [
+    ("public", [500, 5_000, 50_000]),
+    ("unlisted", [500, 5_000, 50_000]),
+    ("private", [500, 5_000, 50_000]),
+    ("retrieve", [5_000, 50_000, 500_000]),
+    ("search", [5_000, 50_000, 500_000]),
+    ("livescan", [100, 1_000, 10_000]),
 ];
 
-/// The actions the service limits, with the emulator's default quotas for a
-/// user key (anonymous callers get a tenth).
+/// The actions the service limits: the names `EmulatorConfig::rate_limits` takes.
+pub const ACTIONS: [&str; DEFAULT_QUOTAS.len()] = {
+    let mut names = [""; DEFAULT_QUOTAS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = DEFAULT_QUOTAS[i].0;
+        i += 1;
+    }
+    names
+};
+
+/// Every action with its default quotas.
 pub fn default_limits() -> HashMap<String, Limits> {
-    [
-        ("public", Limits::new(500, 5_000, 50_000)),
-        ("unlisted", Limits::new(500, 5_000, 50_000)),
-        ("private", Limits::new(500, 5_000, 50_000)),
-        ("retrieve", Limits::new(5_000, 50_000, 500_000)),
-        ("search", Limits::new(5_000, 50_000, 500_000)),
-        ("livescan", Limits::new(100, 1_000, 10_000)),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
+    DEFAULT_QUOTAS
+        .into_iter()
+        .map(|(k, [m, h, d])| (k.to_string(), Limits::new(m, h, d)))
+        .collect()
 }
 
 /// What goes into the X-Rate-Limit-* headers.

@@ -89,7 +89,7 @@ pub(crate) fn document(
     mut sources: Vec<&str>,
 ) -> Doc {
     sources.sort();
-    let id = hex_sha256(host.as_bytes())[..24].to_string();
+    let id = hostname_id(host);
     let doc = json!({
         "hostname": host,
         "domain": apex,
@@ -101,6 +101,12 @@ pub(crate) fn document(
         "_id": id,
     });
     Doc { ms: last, id, doc }
+}
+
+/// A hostname's `_id` (and a domain hit's, for the same name): 24 hex
+/// characters of the SHA-256 of the name.
+pub(crate) fn hostname_id(host: &str) -> String {
+    hex_sha256(host.as_bytes())[..24].to_string()
 }
 
 /// Registrable domain, for hosts no scanned page reported one for.
