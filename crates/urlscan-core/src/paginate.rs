@@ -493,7 +493,7 @@ impl SearchCursor {
             return fail(
                 &mut self.done,
                 format!(
-                    "a page ended at cursor {:?}, where the walk had already been (it does not advance)",
+                    "a page ended at cursor {:?} again (the pages go round in a circle: the walk does not advance)",
                     urlscan_rules::shown(cursor, 80)
                 ),
             );

@@ -102,13 +102,8 @@ impl Client {
         };
         let req = Req::get(format!("/api/v1/livescan/{scanner}/{resource_type}/{id}"));
         let body = self.t.send(&req).await?.body;
-        // A result, DOM or screenshot is never empty; a response or a
-        // download only when it is the content of the hash of nothing.
-        if body.is_empty() && id != super::scanning::EMPTY_SHA256 {
-            return Err(Error::Decode(format!(
-                "the live scan's {resource_type} {id} came back empty (HTTP 200 without a body)"
-            )));
-        }
-        Ok(body)
+        // Responses and downloads are their hash's content; the rest never empty.
+        let hash = matches!(resource_type, "response" | "download").then_some(id.as_str());
+        super::scanning::promised(body, &format!("the live scan's {resource_type} {id}"), hash)
     }
 }

@@ -15,8 +15,19 @@ use crate::transport::Req;
 use crate::validate;
 
 /// The SHA-256 of no bytes: the one response that is empty.
-pub(crate) const EMPTY_SHA256: &str =
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// A body an endpoint promises (a DOM, a result, a screenshot, a file):
+/// empty is a `DecodeError`, unless it is the content of `sha256` and that
+/// is the hash of nothing.
+pub(crate) fn promised(body: Bytes, what: &str, sha256: Option<&str>) -> Result<Bytes> {
+    if body.is_empty() && sha256 != Some(EMPTY_SHA256) {
+        return Err(Error::Decode(format!(
+            "{what} came back empty (HTTP 200 without a body)"
+        )));
+    }
+    Ok(body)
+}
 
 /// The options of a scan submission besides the URL.
 #[derive(Debug, Clone, Default)]
@@ -205,12 +216,8 @@ impl Client {
     pub async fn dom(&self, uuid: &str) -> Result<String> {
         let id = validate::uuid("uuid", uuid)?;
         let body = self.bytes(Req::get(format!("/dom/{id}/"))).await?;
-        if body.is_empty() {
-            // A page's DOM holds at least its root element: empty is no DOM.
-            return Err(Error::Decode(format!(
-                "the DOM of {id} came back empty (HTTP 200 without a body)"
-            )));
-        }
+        // A page's DOM holds at least its root element: empty is no DOM.
+        let body = promised(body, &format!("the DOM of {id}"), None)?;
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
@@ -218,11 +225,7 @@ impl Client {
     pub async fn response(&self, sha256: &str) -> Result<String> {
         let h = validate::sha256(sha256)?;
         let body = self.bytes(Req::get(format!("/responses/{h}/"))).await?;
-        if body.is_empty() && h != EMPTY_SHA256 {
-            return Err(Error::Decode(format!(
-                "the response {h} came back empty, which is not the content of that hash"
-            )));
-        }
+        let body = promised(body, &format!("the response {h}"), Some(&h))?;
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
