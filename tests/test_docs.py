@@ -18,6 +18,7 @@ import pytest
 
 import urlscan_rs
 from urlscan_rs import _namespaces, errors, events, models, pytest_plugin, testing
+from urlscan_rs._tables import Tabular
 
 ROOT = Path(__file__).resolve().parent.parent
 # A method and a path: "GET /api/v1/search/", "POST /api/v1/scan/", "GET /screenshots/{uuid}.png".
@@ -136,7 +137,8 @@ def _service_methods() -> Iterator[tuple[str, Any]]:
     for ns_name in _namespaces.__all__:
         cls = getattr(_namespaces, ns_name)
         for name, member in _own(cls):
-            if inspect.isfunction(member):
+            # A table of a walk reads the walk's pages: the iterator's method names the endpoint.
+            if inspect.isfunction(member) and not hasattr(Tabular, name):
                 yield f"{ns_name}.{name}", member
 
 

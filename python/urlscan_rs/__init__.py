@@ -5,9 +5,10 @@ import atexit as _atexit
 import logging as _logging
 from typing import Any as _Any
 
-from . import _native, errors, models
+from . import _native, errors, models, schema
 from ._client import AsyncClient, Client, SearchIterator
 from ._native import __version__
+from ._tables import ResultList, to_arrow
 from .errors import *  # noqa: F403  (the exception classes, as errors.__all__ names them)
 from .errors import __all__ as __all__  # that list by its own name: how type checkers read the star
 from .events import parse_notification
@@ -56,6 +57,9 @@ __all__ = [
     "SearchIterator",
     "errors",
     "models",
+    "schema",
+    "to_arrow",
+    "ResultList",
     *__all__,
     "parse_notification",
     "Notification",

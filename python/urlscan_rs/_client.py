@@ -28,12 +28,14 @@ from ._namespaces import (
     Subscriptions,
     _PagedIterator,
 )
+from ._tables import ResultList, Tabular
 from .errors import TransportError, ValidationError
+from .schema import _OF_DATASOURCE, Schema
 
 __all__ = ["Client", "AsyncClient", "SearchIterator"]
 
 
-class SearchIterator(_PagedIterator):
+class SearchIterator(_PagedIterator, Tabular):
     """Lazily walks search pages (``search_after`` from the last hit's ``sort``).
 
     Iterate with ``for`` (``Client``) or ``async for`` (``AsyncClient``).
@@ -45,14 +47,21 @@ class SearchIterator(_PagedIterator):
     The stubs type the iterator of a ``Client`` as ``SyncSearchIterator[Hit]``
     and that of an ``AsyncClient`` as ``AsyncSearchIterator[Hit]`` (where
     ``count()`` returns an awaitable), ``Hit`` being the model of the hits.
+
+    Tables: ``to_arrow()``, ``to_polars()``, ``to_pandas()``,
+    ``to_parquet(path)`` and the Arrow PyCapsule stream (``pyarrow.table(it)``,
+    ``polars.DataFrame(it)``, duckdb) read the rest of the walk into columns
+    of the data source's schema (:mod:`urlscan_rs.schema`), natively.
     """
 
-    __slots__ = ("_kind",)
+    __slots__ = ("_kind", "_datasource", "_after")
 
-    def __init__(self, cursor: Any, limit: int | None, kind: str = "search") -> None:
+    def __init__(self, cursor: Any, limit: int | None, kind: str = "search", datasource: str | None = None) -> None:
         super().__init__(cursor)
         self._set_limit(limit)
         self._kind = kind
+        self._datasource = datasource
+        self._after: str | None = None
 
     # -- state
 
@@ -69,6 +78,8 @@ class SearchIterator(_PagedIterator):
     @property
     def search_after(self) -> str | None:
         """The cursor to resume from: after the last hit handed out."""
+        if self._after is not None:
+            return self._after
         sort = getattr(self._last, "sort", None)
         if sort:
             return ",".join(str(v) for v in sort)
@@ -100,11 +111,32 @@ class SearchIterator(_PagedIterator):
         """Read the remaining hits into flat dicts (a sync iterator; honours ``limit``)."""
         return [hit.to_record() for hit in self]
 
-    def to_pandas(self) -> Any:
-        """The remaining hits as a pandas DataFrame (needs pandas: pip install pandas)."""
-        from ._display import to_pandas
+    # -- tables (see Tabular)
 
-        return to_pandas(self.to_records())
+    def _table_schema(self) -> Schema:
+        return _OF_DATASOURCE.get(self._datasource, _OF_DATASOURCE[None])
+
+    def _table_is_async(self) -> bool:
+        return bool(self._cursor.is_async)
+
+    def _fingerprint(self) -> str:
+        return str(_native.search_fingerprint(self._cursor))
+
+    def _table(self, columns: list[str] | None, resume: Any = None) -> Any:
+        name = self._table_schema().name
+        if resume is not None:
+            after, rows, _chunk = resume
+            left = self._remaining
+            left = None if left is None else max(left - rows, 0)
+            cursor = _native.search_resumed(self._cursor, after, left)
+            return _native.table_stream(name, columns, [], cursor, left)
+        items = self._drain()
+        left = self._remaining
+        return _native.table_stream(name, columns, items, self._cursor, None if left is None else left + len(items))
+
+    def _table_done(self, stream: Any) -> None:
+        if stream.cursor is not None:
+            self._after = stream.cursor
 
     def _repr_html_(self) -> str:
         from ._display import table
@@ -145,6 +177,10 @@ def _progress(progress: Any, label: str) -> Any:
             bar.close()
 
     return update
+
+
+async def _listed(out: Any) -> ResultList:
+    return ResultList(await out)
 
 
 def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
@@ -397,10 +433,15 @@ class _BaseClient:
         """The results of many scans, in input order (GET /api/v1/result/{uuid}/ each).
 
         Errors come back as values: each item is a :class:`ScanResult` or the
-        :class:`UrlscanError` its request raised. ``concurrency`` and ``progress``
+        :class:`UrlscanError` its request raised. The list has ``to_arrow()``,
+        ``to_pandas()``, ``to_polars()`` and ``to_parquet()`` (the results'
+        ``RESULTS`` (:mod:`urlscan_rs.schema`) columns, errors left out). ``concurrency`` and ``progress``
         are as in :meth:`bulk_scan`.
         """
-        return self._call("results", uuids, concurrency=concurrency, progress=_progress(progress, "results"))
+        out = self._call("results", uuids, concurrency=concurrency, progress=_progress(progress, "results"))
+        if self._is_async:
+            return _listed(out)
+        return ResultList(out)
 
     def screenshot(self, uuid: str) -> Any:
         """The PNG screenshot of a finished scan (GET /screenshots/{uuid}.png).
@@ -502,7 +543,7 @@ class _BaseClient:
             "parallel": parallel,
         }
         cur = self._c.search_cursor("search", options)
-        return SearchIterator(cur, limit, "search")
+        return SearchIterator(cur, limit, "search", datasource)
 
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None

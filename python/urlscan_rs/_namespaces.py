@@ -17,6 +17,8 @@ from functools import cache
 from typing import Any
 
 from . import _native
+from ._tables import Tabular
+from .schema import HOSTNAMES, Schema
 
 
 @cache
@@ -324,14 +326,31 @@ class _PagedIterator(_native.PagedWalk):
         return self._take()
 
 
-class HostnameIterator(_PagedIterator):
+class HostnameIterator(_PagedIterator, Tabular):
     """Lazily walks hostname history, following ``pageState`` (``for`` or ``async for``).
 
     Yields :class:`~urlscan_rs.models.HostnameRecord`; ``page_state`` resumes
     a walk later (``client.hostnames.history(name, page_state=...)``).
+    ``to_arrow()``, ``to_polars()``, ``to_pandas()``, ``to_parquet()`` and
+    the Arrow PyCapsule stream read the rest as a table of the
+    ``HOSTNAMES`` (:mod:`urlscan_rs.schema`) schema.
     """
 
     __slots__ = ()
+
+    def _table_schema(self) -> Schema:
+        return HOSTNAMES
+
+    def _table_is_async(self) -> bool:
+        return bool(self._cursor.is_async)
+
+    def _fingerprint(self) -> str:
+        return f"hostname history of {self._cursor.hostname}"
+
+    def _table(self, columns: list[str] | None, resume: Any = None) -> Any:
+        if resume is not None:
+            return _native.table_stream("HOSTNAMES", columns, [], self._cursor.resumed(resume[0]))
+        return _native.table_stream("HOSTNAMES", columns, self._drain(), self._cursor)
 
     @property
     def page_state(self) -> str | None:

@@ -9,6 +9,8 @@ from builtins import list as _List
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
+from ._tables import Tabular
+
 # BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
     Brand,
@@ -63,7 +65,7 @@ ScanIntervalMode = Literal["automatic", "manual"]
 # END GENERATED aliases
 ResourceType = Literal["result", "screenshot", "dom", "response", "download"]
 
-class HostnameIterator:
+class HostnameIterator(Tabular):
     @property
     def page_state(self) -> str | None: ...
     def __iter__(self) -> Iterator[HostnameRecord]: ...

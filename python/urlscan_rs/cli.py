@@ -953,8 +953,36 @@ def _paging(args: argparse.Namespace) -> dict[str, Any]:
     return {"limit": limit, "size": args.size if limit is None else min(args.size, limit)}
 
 
+def _export_search(args: argparse.Namespace, out: Output, it: Any, fmt: str, dest: str | None) -> int:
+    """--format / -o: the hits streamed to a file (or stdout) as JSON lines, CSV or Parquet."""
+    limit: int | None = None if args.all else args.limit
+    with out.progress("export", limit, enabled=limit is None or limit > SEARCH_PROGRESS_ABOVE) as bar:
+        if fmt == "parquet":
+            if not dest or dest == "-":
+                raise UsageError("--format parquet needs -o FILE (Parquet is not written to a terminal)")
+            rows = it.to_parquet(dest, progress=lambda n: bar.update(n, limit))
+        elif fmt == "csv":
+            rows = it.to_csv(dest or "-", progress=lambda n: bar.update(n, limit))
+        else:
+            rows = 0
+            sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
+            try:
+                for rows, hit in enumerate(it, 1):
+                    sink.write(json.dumps(hit.raw, separators=(",", ":"), ensure_ascii=False) + "\n")
+                    bar.update(rows, limit)
+            finally:
+                if sink is not sys.stdout:
+                    sink.close()
+    if dest and dest != "-":
+        _note(f"{rows:,} hits written to {dest} ({fmt})")
+    return EXIT_OK
+
+
 def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: str, what: str) -> int:
     """Walk a search iterator: JSON lines as hits arrive, or a table, a count line and the cursor to resume from."""
+    fmt, dest = getattr(args, "format", None), getattr(args, "output", None)
+    if (fmt is not None or dest is not None) and not args.count:
+        return _export_search(args, out, it, fmt or "jsonl", dest)
     if args.count:
         total = it.count()
         more = bool(it.has_more)
@@ -2165,6 +2193,13 @@ def _add_paging_options(p: argparse.ArgumentParser, *, cursor: bool = True) -> N
     how_many.add_argument("--all", action="store_true", help="every hit (no limit)")
     how_many.add_argument("--count", action="store_true", help="print only the number of hits (one request of size 0)")
     p.add_argument("--size", type=_positive_int, default=100, metavar="N", help="hits per request (default: 100)")
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "parquet"),
+        help="write the hits as JSON lines (as the service sent them), CSV or Parquet (the flat schema's columns; "
+        "see urlscan_rs.schema), streamed as pages come",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout (Parquet needs one)")
     if cursor:
         p.add_argument(
             "--search-after",

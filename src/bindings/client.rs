@@ -498,12 +498,25 @@ fn str_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
 
 /// Cursor values readable without waiting for a page in flight.
 #[derive(Default, Clone)]
-struct SearchCursorMirror {
+pub(super) struct SearchCursorMirror {
     total: Option<u64>,
     has_more: Option<bool>,
     search_after: Option<String>,
     fetched: u64,
     done: bool,
+}
+
+impl SearchCursorMirror {
+    /// What the Python side shows of the cursor, after a page read.
+    pub(super) fn of(c: &SearchCursor) -> SearchCursorMirror {
+        SearchCursorMirror {
+            total: c.total,
+            has_more: c.has_more,
+            search_after: c.search_after.clone(),
+            fetched: c.fetched,
+            done: c.is_done(),
+        }
+    }
 }
 
 /// The model of a hit of each search data source.
@@ -522,8 +535,8 @@ fn hit_class(datasource: Option<&str>) -> &'static str {
 pub struct NativeCursor {
     /// The model class of the hits.
     class: &'static str,
-    cursor: Arc<tokio::sync::Mutex<SearchCursor>>,
-    mirror: Arc<Mutex<SearchCursorMirror>>,
+    pub(super) cursor: Arc<tokio::sync::Mutex<SearchCursor>>,
+    pub(super) mirror: Arc<Mutex<SearchCursorMirror>>,
     is_async: bool,
 }
 
@@ -538,6 +551,18 @@ fn hits<'py>(
     }
 }
 
+impl NativeCursor {
+    /// Another walk with this one's hit class and mode.
+    pub(super) fn with(&self, cursor: SearchCursor) -> NativeCursor {
+        NativeCursor {
+            class: self.class,
+            cursor: Arc::new(tokio::sync::Mutex::new(cursor)),
+            mirror: Arc::new(Mutex::new(SearchCursorMirror::default())),
+            is_async: self.is_async,
+        }
+    }
+}
+
 #[pymethods]
 impl NativeCursor {
     /// The next page as a list of hits (`SearchHit`, or the data source's
@@ -548,13 +573,7 @@ impl NativeCursor {
         let fut = async move {
             let mut c = cursor.lock().await;
             let page = c.next_page().await?;
-            *mirror.lock().unwrap() = SearchCursorMirror {
-                total: c.total,
-                has_more: c.has_more,
-                search_after: c.search_after.clone(),
-                fetched: c.fetched,
-                done: c.is_done(),
-            };
+            *mirror.lock().unwrap() = SearchCursorMirror::of(&c);
             Ok(page)
         };
         let class = self.class;

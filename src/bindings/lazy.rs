@@ -83,6 +83,11 @@ impl LazyDoc {
         Ok(self.index.get_or_init(|| idx))
     }
 
+    /// The bytes and the members' spans (found now if not yet), for a table.
+    pub(super) fn parts(&self, py: Python<'_>) -> PyResult<(Bytes, DocIndex)> {
+        Ok((self.data.clone(), self.index(py)?.clone()))
+    }
+
     /// A copy over the same bytes (for a `LazyDoc` of its own).
     pub(super) fn copy(&self) -> LazyDoc {
         LazyDoc::with_index(self.data.clone(), self.index.clone())

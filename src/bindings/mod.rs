@@ -16,6 +16,7 @@ mod outcome;
 mod premium;
 mod reader;
 mod run;
+mod tables;
 mod walk;
 
 use pyo3::prelude::*;
@@ -117,6 +118,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCursor>()?;
     m.add_class::<premium::HostnameCursor>()?;
+    tables::register(m)?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -315,17 +315,25 @@ pub struct HostnameCursor {
     is_async: bool,
 }
 
-#[pymethods]
 impl HostnameCursor {
-    /// The next batch of records, or None at the end (follows `pageState`).
-    fn next_page(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    /// The state to resume from after the last page read.
+    pub(super) fn page_state_now(&self) -> Option<String> {
+        self.state.lock().unwrap().page_state.clone()
+    }
+
+    /// The next page's request: None at the end, or once a page came back
+    /// empty; a `pageState` that does not advance is an error (the walk ends).
+    pub(super) fn fetch(
+        &self,
+    ) -> impl std::future::Future<Output = core::Result<Option<Doc<HostnamePageHead>>>> + Send + 'static
+    {
         let (client, host, limit, state) = (
             self.client.clone(),
             self.hostname.clone(),
             self.limit,
             Arc::clone(&self.state),
         );
-        let fut = async move {
+        async move {
             let page_state = {
                 let s = state.lock().unwrap();
                 if s.done {
@@ -338,8 +346,7 @@ impl HostnameCursor {
                 .await?;
             let mut s = state.lock().unwrap();
             s.fetched += doc.head.results.len() as u64;
-            // No pageState means no more results; an empty page ends it too;
-            // a pageState that does not advance is an error (the walk ends).
+            // No pageState means no more results; an empty page ends it too.
             let next = core::api::hostnames::next_page_state(
                 &mut s.seen,
                 doc.head.page_state.as_deref(),
@@ -352,12 +359,42 @@ impl HostnameCursor {
             } else {
                 Some(doc)
             })
-        };
+        }
+    }
+}
+
+#[pymethods]
+impl HostnameCursor {
+    /// The next batch of records, or None at the end (follows `pageState`).
+    fn next_page(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let fut = self.fetch();
         let conv: Conv<Option<Doc<HostnamePageHead>>> = Box::new(|py, page| match page {
             None => Ok(py.None().into_bound(py)),
             Some(d) => model_list(py, "HostnameRecord", "results", d.body),
         });
         run(py, self.is_async, fut, conv)
+    }
+
+    /// A new walk of the same history from `page_state`.
+    fn resumed(&self, page_state: Option<String>) -> HostnameCursor {
+        HostnameCursor {
+            client: self.client.clone(),
+            hostname: self.hostname.clone(),
+            limit: self.limit,
+            state: Arc::new(Mutex::new(HostState {
+                seen: page_state.iter().cloned().collect(),
+                page_state,
+                done: false,
+                fetched: 0,
+            })),
+            is_async: self.is_async,
+        }
+    }
+
+    /// The hostname walked.
+    #[getter]
+    fn hostname(&self) -> String {
+        self.hostname.clone()
     }
 
     /// The state to resume from (after the last page read).

@@ -93,6 +93,29 @@ impl PagedWalk {
         Ok(())
     }
 
+    /// The items waiting (up to the limit), taken out and counted as handed
+    /// out: a table reads them before the pages still to come.
+    fn _drain(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
+        let mut s = self.state.lock().unwrap();
+        let room = s
+            .limit
+            .map_or(usize::MAX, |l| l.saturating_sub(s.handed_out) as usize);
+        let n = s.items.len().min(room);
+        let out: Vec<Py<PyAny>> = s.items.drain(..n).collect();
+        s.handed_out += n as u64;
+        if let Some(last) = out.last() {
+            s.last = Some(last.clone_ref(py));
+        }
+        out
+    }
+
+    /// Rows a table may still take (None: no limit).
+    #[getter]
+    fn _remaining(&self) -> Option<u64> {
+        let s = self.state.lock().unwrap();
+        s.limit.map(|l| l.saturating_sub(s.handed_out))
+    }
+
     /// The items waiting, in order (they stay queued).
     fn _waiting(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
         let s = self.state.lock().unwrap();

@@ -355,6 +355,39 @@ impl SearchCursor {
         })
     }
 
+    /// A new walk of the same search from `after` (None: from where this
+    /// one started), handing out at most `limit` hits.
+    pub fn resumed(&self, after: Option<String>, limit: Option<u64>) -> Result<SearchCursor> {
+        let mut p = self.params.clone();
+        if after.is_some() {
+            p.search_after = after;
+        }
+        p.limit = limit;
+        SearchCursor::new(self.client.clone(), p)
+    }
+
+    /// What this walk is of, for an export's state: its endpoint, query and
+    /// options (not its limit, which a resumed walk lowers).
+    pub fn fingerprint(&self) -> String {
+        let p = &self.params;
+        let kind = match &p.kind {
+            SearchKind::Search => "search".to_string(),
+            SearchKind::Similar(u) => format!("similar {u}"),
+            SearchKind::Phishfeed => "phishfeed".to_string(),
+        };
+        let mut out = format!("{kind} q={:?}", p.q.as_deref().unwrap_or(""));
+        for (k, v) in [
+            ("datasource", &p.datasource),
+            ("collapse", &p.collapse),
+            ("search_after", &p.search_after),
+        ] {
+            if let Some(v) = v {
+                out.push_str(&format!(" {k}={v:?}"));
+            }
+        }
+        out
+    }
+
     pub fn is_done(&self) -> bool {
         self.done
     }

@@ -180,6 +180,38 @@ fn value_end(body: &[u8], start: usize) -> Option<usize> {
     }
 }
 
+/// Where each element of a JSON array inside a body already parsed (so
+/// known to be valid JSON) sits: a scan of its structure, as
+/// `parsed_object_index` does for objects. None when the bytes are not an
+/// array after all.
+pub fn parsed_array_spans(body: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let ws = |mut i: usize| {
+        while body.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let mut out = Vec::new();
+    let mut i = ws(0);
+    if body.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = ws(i + 1);
+    if body.get(i) == Some(&b']') {
+        return (ws(i + 1) == body.len()).then_some(out);
+    }
+    loop {
+        let end = value_end(body, i)?;
+        out.push((i, end));
+        i = ws(end);
+        match body.get(i) {
+            Some(b',') => i = ws(i + 1),
+            Some(b']') => return (ws(i + 1) == body.len()).then_some(out),
+            _ => return None,
+        }
+    }
+}
+
 /// Where each element of the JSON array that is `body` sits.
 pub fn array_spans(body: &[u8]) -> Result<Vec<(usize, usize)>> {
     let t = text(body)?;

@@ -1,0 +1,836 @@
+//! JSON objects (hits, results, records) straight into Arrow columns: the
+//! values a table asks for are found by a scan of each object's structure
+//! (the same one-pass index the models use), and each is decoded into its
+//! column's builder. No value outside the table is decoded.
+//!
+//! The reading rules are the models' (`urlscan_rs.models`): missing and null
+//! read as null, `{}` where a list is expected as an empty list, numbers may
+//! come as numeric strings and date-times as epoch milliseconds; any other
+//! type is a `DecodeError` naming the JSON path and what was found.
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, ListBuilder, StringBuilder,
+    TimestampMicrosecondBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
+use chrono::{DateTime, NaiveDate, NaiveDateTime};
+use urlscan_core::models::index::DocIndex;
+use urlscan_core::models::index::{parsed_array_spans, parsed_object_index};
+use urlscan_core::{Error, Result};
+
+use crate::schema::{Col, Schema, Ty, VERSION};
+
+/// Where a row is in its answer (`results[3]`), for error messages; made
+/// into text only when a value is wrong.
+pub trait At {
+    fn path(&self) -> String;
+}
+
+/// Element `i` of the list under a key (`results[3]`), or the answer itself (`key` "").
+pub struct Item<'a>(pub &'a str, pub usize);
+
+impl At for Item<'_> {
+    fn path(&self) -> String {
+        if self.0.is_empty() {
+            String::new()
+        } else {
+            format!("{}[{}]", self.0, self.1)
+        }
+    }
+}
+
+impl At for String {
+    fn path(&self) -> String {
+        self.to_string()
+    }
+}
+
+fn join(base: &str, rest: &str) -> String {
+    match (base.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (_, true) => base.to_string(),
+        _ => format!("{base}.{rest}"),
+    }
+}
+
+/// What a wrong value is, shortly, as the models say it: `a string ("many")`.
+fn found(v: &[u8]) -> String {
+    let kind = match v.first() {
+        Some(b'{') => "an object",
+        Some(b'[') => "a list",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        _ => "a number",
+    };
+    let text = String::from_utf8_lossy(v);
+    let text = if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(37).collect::<String>())
+    } else {
+        text.into_owned()
+    };
+    format!("{kind} ({text})")
+}
+
+fn wrong(path: String, what: &str, v: &[u8]) -> Error {
+    let path = if path.is_empty() {
+        "(document)".into()
+    } else {
+        path
+    };
+    Error::Decode(format!("{path}: expected {what}, found {}", found(v)))
+}
+
+/// The text of a JSON string value (with its quotes).
+fn string_of(v: &[u8]) -> Option<Cow<'_, str>> {
+    let inner = v.get(1..v.len().checked_sub(1)?)?;
+    if !inner.contains(&b'\\') {
+        return std::str::from_utf8(inner).ok().map(Cow::Borrowed);
+    }
+    serde_json::from_slice::<String>(v).ok().map(Cow::Owned)
+}
+
+fn is_null(v: &[u8]) -> bool {
+    v == b"null"
+}
+
+/// A number, or a numeric string (as the models' `_int` and `_float` read them).
+fn number(v: &[u8]) -> Option<f64> {
+    match v.first()? {
+        b'"' => string_of(v)?.trim().parse::<f64>().ok(),
+        b'-' | b'0'..=b'9' => std::str::from_utf8(v).ok()?.parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+fn int(v: &[u8]) -> Option<i64> {
+    if let Some(i) = std::str::from_utf8(v)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+    {
+        return Some(i);
+    }
+    let f = number(v)?;
+    // Truncated like Python's int(float): finite values only.
+    (f.is_finite() && f.abs() < 9.2e18).then_some(f as i64)
+}
+
+/// An ISO 8601 date-time (`...Z`, an offset, or none for UTC; a day alone
+/// is its midnight) or epoch milliseconds, as microseconds since the epoch.
+fn micros(v: &[u8]) -> Option<Option<i64>> {
+    if v.first() == Some(&b'"') {
+        let s = string_of(v)?;
+        let s = s.trim();
+        if s.is_empty() {
+            return Some(None);
+        }
+        if let Ok(d) = DateTime::parse_from_rfc3339(s) {
+            return Some(Some(d.timestamp_micros()));
+        }
+        for f in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"] {
+            if let Ok(d) = NaiveDateTime::parse_from_str(s, f) {
+                return Some(Some(d.and_utc().timestamp_micros()));
+            }
+        }
+        if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+            return Some(Some(d.and_hms_opt(0, 0, 0)?.and_utc().timestamp_micros()));
+        }
+        return None;
+    }
+    let ms = number(v)?;
+    let us = ms * 1000.0;
+    (us.is_finite() && us.abs() < 9.2e18).then_some(Some(us as i64))
+}
+
+/// A day (`YYYY-MM-DD`, or the day of a date-time) as days since the epoch.
+fn days(v: &[u8]) -> Option<Option<i32>> {
+    let s = string_of(v)?;
+    let s = s.trim();
+    if s.is_empty() {
+        return Some(None);
+    }
+    let day = NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1)?;
+    Some(Some(i32::try_from((day - epoch).num_days()).ok()?))
+}
+
+/// A column's builder.
+enum Cells {
+    Str(StringBuilder),
+    Int(Int64Builder),
+    Float(Float64Builder),
+    Bool(BooleanBuilder),
+    Time(TimestampMicrosecondBuilder),
+    Date(Date32Builder),
+    List(ListBuilder<StringBuilder>),
+    /// An inferred column's values until its type is decided: the JSON text
+    /// of each (None for missing or null).
+    Raw(Vec<Option<String>>),
+}
+
+impl Cells {
+    fn new(ty: Ty, cap: usize) -> Cells {
+        match ty {
+            Ty::Str | Ty::Json | Ty::Report => {
+                Cells::Str(StringBuilder::with_capacity(cap, cap * 16))
+            }
+            Ty::Int | Ty::Count => Cells::Int(Int64Builder::with_capacity(cap)),
+            Ty::Float => Cells::Float(Float64Builder::with_capacity(cap)),
+            Ty::Bool => Cells::Bool(BooleanBuilder::with_capacity(cap)),
+            Ty::Time => {
+                Cells::Time(TimestampMicrosecondBuilder::with_capacity(cap).with_timezone("UTC"))
+            }
+            Ty::Date => Cells::Date(Date32Builder::with_capacity(cap)),
+            Ty::StrList => Cells::List(ListBuilder::new(StringBuilder::new())),
+            Ty::Infer => Cells::Raw(Vec::with_capacity(cap)),
+        }
+    }
+
+    fn null(&mut self) {
+        match self {
+            Cells::Str(b) => b.append_null(),
+            Cells::Int(b) => b.append_null(),
+            Cells::Float(b) => b.append_null(),
+            Cells::Bool(b) => b.append_null(),
+            Cells::Time(b) => b.append_null(),
+            Cells::Date(b) => b.append_null(),
+            Cells::List(b) => b.append_null(),
+            Cells::Raw(v) => v.push(None),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Cells::Str(b) => Arc::new(b.finish()),
+            Cells::Int(b) => Arc::new(b.finish()),
+            Cells::Float(b) => Arc::new(b.finish()),
+            Cells::Bool(b) => Arc::new(b.finish()),
+            Cells::Time(b) => Arc::new(b.finish()),
+            Cells::Date(b) => Arc::new(b.finish()),
+            Cells::List(b) => Arc::new(b.finish()),
+            Cells::Raw(_) => unreachable!("an inferred column is typed before it is finished"),
+        }
+    }
+}
+
+/// A column of a table being built.
+struct Column {
+    name: String,
+    ty: Ty,
+    /// The wire paths it reads, as slots of the row's spans (first wins).
+    slots: Vec<usize>,
+    /// The path named in errors (the first).
+    path: String,
+    /// An inferred whole-number column: a later fraction is an error, not truncated.
+    exact: bool,
+    cells: Cells,
+}
+
+/// A tree of the wire paths a table reads: each node a key, its value a
+/// slot when a column reads it, its children the keys read below it.
+#[derive(Default)]
+struct Node {
+    children: Vec<(String, Node)>,
+    slot: Option<usize>,
+}
+
+impl Node {
+    fn insert(&mut self, path: &[&str], slot: usize) {
+        let Some((head, rest)) = path.split_first() else {
+            self.slot = Some(slot);
+            return;
+        };
+        let i = match self.children.iter().position(|(k, _)| k == head) {
+            Some(i) => i,
+            None => {
+                self.children.push(((*head).to_string(), Node::default()));
+                self.children.len() - 1
+            }
+        };
+        self.children[i].1.insert(rest, slot);
+    }
+}
+
+/// A value's span in the row's body; the slot's path names it in errors.
+type Span = Option<(usize, usize)>;
+
+/// Builds record batches of one schema (or of the columns asked for) from
+/// JSON objects, batch after batch with the same Arrow schema.
+pub struct TableBuilder {
+    schema: &'static Schema,
+    columns: Vec<Column>,
+    tree: Node,
+    /// Each slot's dotted path.
+    paths: Vec<String>,
+    spans: Vec<Span>,
+    rows: usize,
+    arrow: Option<SchemaRef>,
+}
+
+/// A column asked for: its name, the wire paths it reads and its type.
+struct Spec {
+    name: String,
+    paths: Vec<String>,
+    ty: Ty,
+}
+
+impl Spec {
+    fn of(c: &Col) -> Spec {
+        Spec {
+            name: c.name.to_string(),
+            paths: c.paths.iter().map(|p| (*p).to_string()).collect(),
+            ty: c.ty,
+        }
+    }
+}
+
+/// A column asked for by name: a schema column, or else a wire path
+/// (`page.redirected`, `sort`; a leading dot is allowed: `._score`).
+fn column_of(schema: &'static Schema, name: &str) -> Result<Spec> {
+    if let Some(c) = schema.column(name) {
+        return Ok(Spec::of(c));
+    }
+    let path = name.strip_prefix('.').unwrap_or(name);
+    if path.split('.').any(str::is_empty) {
+        return Err(Error::Validation(format!(
+            "columns: {name:?} is not a wire path (an empty part)"
+        )));
+    }
+    // A path a schema column reads is that column's type.
+    let known = schema
+        .columns
+        .iter()
+        .find(|c| c.paths.first() == Some(&path));
+    Ok(Spec {
+        name: name.to_string(),
+        paths: vec![path.to_string()],
+        ty: known.map_or(Ty::Infer, |c| c.ty),
+    })
+}
+
+impl TableBuilder {
+    /// A builder of `schema`'s columns, or of `columns` (schema names or
+    /// wire paths) in that order and by those names.
+    pub fn new(schema: &'static Schema, columns: Option<&[String]>) -> Result<TableBuilder> {
+        let cols: Vec<Spec> = match columns {
+            None => schema.columns.iter().map(Spec::of).collect(),
+            Some(names) => {
+                let mut seen = std::collections::HashSet::new();
+                let mut out = Vec::with_capacity(names.len());
+                for n in names {
+                    if !seen.insert(n.as_str()) {
+                        return Err(Error::Validation(format!("columns: {n:?} is named twice")));
+                    }
+                    out.push(column_of(schema, n)?);
+                }
+                out
+            }
+        };
+        let mut tree = Node::default();
+        let mut paths: Vec<String> = Vec::new();
+        let mut columns = Vec::with_capacity(cols.len());
+        for col in cols {
+            let mut slots = Vec::with_capacity(col.paths.len());
+            for p in &col.paths {
+                let slot = match paths.iter().position(|q| q == p) {
+                    Some(s) => s,
+                    None => {
+                        paths.push(p.clone());
+                        let parts: Vec<&str> = p.split('.').collect();
+                        tree.insert(&parts, paths.len() - 1);
+                        paths.len() - 1
+                    }
+                };
+                slots.push(slot);
+            }
+            columns.push(Column {
+                name: col.name,
+                ty: col.ty,
+                slots,
+                path: col.paths[0].clone(),
+                exact: false,
+                cells: Cells::new(col.ty, 0),
+            });
+        }
+        let spans = vec![None; paths.len()];
+        Ok(TableBuilder {
+            schema,
+            columns,
+            tree,
+            paths,
+            spans,
+            rows: 0,
+            arrow: None,
+        })
+    }
+
+    /// Whether a column takes its type from its first values.
+    pub fn infers(&self) -> bool {
+        self.arrow.is_none() && self.columns.iter().any(|c| c.ty == Ty::Infer)
+    }
+
+    pub fn schema_name(&self) -> &'static str {
+        self.schema.name
+    }
+
+    /// Rows appended since the last batch.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Append the JSON object `body` (known to be valid JSON); `index` is
+    /// its members' spans when already found (a search page's hits),
+    /// relative to `body`; `at` names it in errors.
+    pub fn append(&mut self, body: &[u8], index: Option<&DocIndex>, at: &dyn At) -> Result<()> {
+        self.spans.iter_mut().for_each(|s| *s = None);
+        let own;
+        let index = match index {
+            Some(i) => i,
+            None => {
+                own = parsed_object_index(body).ok_or_else(|| {
+                    let end = body.len().min(60);
+                    wrong(at.path(), "an object", &body[..end])
+                })?;
+                &own
+            }
+        };
+        let entries: Vec<(usize, usize, &urlscan_core::models::index::Key)> =
+            index.iter().map(|e| (e.start, e.end, &e.key)).collect();
+        resolve(
+            &self.tree,
+            body,
+            &entries,
+            0,
+            &mut self.spans,
+            &|| at.path(),
+            "",
+        )?;
+        for c in &mut self.columns {
+            let span = c
+                .slots
+                .iter()
+                .map(|&s| self.spans[s])
+                .find(|s| s.is_some_and(|(a, b)| !is_null(&body[a..b])))
+                .flatten();
+            match span {
+                None => c.cells.null(),
+                Some((a, b)) => {
+                    let slot = c
+                        .slots
+                        .iter()
+                        .copied()
+                        .find(|&s| self.spans[s] == Some((a, b)));
+                    let path = slot.map_or(c.path.as_str(), |s| self.paths[s].as_str());
+                    let mut cell = c_ref(&mut c.cells, c.ty, c.exact);
+                    put(&mut cell, &body[a..b], &|| join(&at.path(), path))?;
+                }
+            }
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// The Arrow schema of the batches (inferred columns decided by the first batch).
+    pub fn arrow_schema(&self) -> SchemaRef {
+        if let Some(s) = &self.arrow {
+            return s.clone();
+        }
+        let fields: Vec<Field> = self
+            .columns
+            .iter()
+            .map(|c| Field::new(&c.name, c.ty.arrow(), true))
+            .collect();
+        Arc::new(ArrowSchema::new_with_metadata(fields, self.metadata()))
+    }
+
+    fn metadata(&self) -> std::collections::HashMap<String, String> {
+        [
+            (
+                "urlscan_rs.schema".to_string(),
+                self.schema.name.to_string(),
+            ),
+            ("urlscan_rs.schema_version".to_string(), VERSION.to_string()),
+        ]
+        .into_iter()
+        .collect()
+    }
+
+    /// The rows appended so far as a record batch (the builder starts anew).
+    pub fn finish(&mut self) -> Result<RecordBatch> {
+        for c in &mut self.columns {
+            if let Cells::Raw(values) = &mut c.cells {
+                let values = std::mem::take(values);
+                let (ty, exact) = infer(&values);
+                c.ty = ty;
+                c.exact = exact;
+                c.cells = Cells::new(ty, values.len());
+                for (i, v) in values.iter().enumerate() {
+                    match v {
+                        None => c.cells.null(),
+                        Some(text) => {
+                            let name = &c.path;
+                            put(
+                                &mut c_ref(&mut c.cells, c.ty, c.exact),
+                                text.as_bytes(),
+                                &|| format!("{name} (value {i} of the batch)"),
+                            )?;
+                        }
+                    }
+                }
+            }
+        }
+        let schema = self.arrow_schema();
+        self.arrow = Some(schema.clone());
+        let arrays: Vec<ArrayRef> = self.columns.iter_mut().map(|c| c.cells.finish()).collect();
+        self.rows = 0;
+        RecordBatch::try_new(schema, arrays)
+            .map_err(|e| Error::Internal(format!("a table batch does not fit its schema: {e}")))
+    }
+}
+
+/// A column's cells with its type, for `put` (inferred columns being typed).
+struct CellsRef<'a> {
+    cells: &'a mut Cells,
+    ty: Ty,
+    exact: bool,
+}
+
+fn c_ref(cells: &mut Cells, ty: Ty, exact: bool) -> CellsRef<'_> {
+    CellsRef { cells, ty, exact }
+}
+
+/// The type an inferred column takes from its first values: strings,
+/// booleans, whole numbers or numbers when all are; JSON text otherwise (or
+/// strings when all are null). The flag: whole numbers, read exactly.
+fn infer(values: &[Option<String>]) -> (Ty, bool) {
+    let mut kinds = values.iter().flatten().map(|v| match v.as_bytes()[0] {
+        b'"' => 0u8,
+        b't' | b'f' => 1,
+        b'{' | b'[' => 4,
+        _ if v.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) => 3,
+        _ => 2,
+    });
+    let Some(first) = kinds.next() else {
+        return (Ty::Str, false);
+    };
+    let mut kind = first;
+    for k in kinds {
+        kind = match (kind, k) {
+            (a, b) if a == b => a,
+            (2 | 3, 2 | 3) => 3,
+            _ => 4,
+        };
+    }
+    match kind {
+        0 => (Ty::Str, false),
+        1 => (Ty::Bool, false),
+        2 => (Ty::Int, true),
+        3 => (Ty::Float, false),
+        _ => (Ty::Json, false),
+    }
+}
+
+/// Find the spans of the tree's paths in the object whose members are
+/// `entries` (spans relative to `body`, shifted by `base`).
+fn resolve(
+    node: &Node,
+    body: &[u8],
+    entries: &[(usize, usize, &urlscan_core::models::index::Key)],
+    base: usize,
+    spans: &mut [Span],
+    at: &dyn Fn() -> String,
+    prefix: &str,
+) -> Result<()> {
+    for (key, child) in &node.children {
+        // The last of duplicate keys wins, as with json.loads.
+        let Some(&(a, b, _)) = entries
+            .iter()
+            .rev()
+            .find(|(_, _, k)| k.is(&body[base..], key))
+        else {
+            continue;
+        };
+        let (a, b) = (base + a, base + b);
+        if let Some(s) = child.slot {
+            spans[s] = Some((a, b));
+        }
+        if child.children.is_empty() {
+            continue;
+        }
+        let v = &body[a..b];
+        if is_null(v) {
+            continue;
+        }
+        let path = || join(&at(), &join(prefix, key));
+        let sub = match v.first() {
+            Some(b'{') => parsed_object_index(v).ok_or_else(|| wrong(path(), "an object", v))?,
+            _ => return Err(wrong(path(), "an object", v)),
+        };
+        let sub: Vec<_> = sub.iter().map(|e| (e.start, e.end, &e.key)).collect();
+        // Keys of the sub-index are relative to `v`: compare them there.
+        resolve(child, body, &sub, a, spans, at, &join(prefix, key))?;
+    }
+    Ok(())
+}
+
+/// Decode one present, non-null value into a column.
+fn put(col: &mut CellsRef<'_>, v: &[u8], path: &dyn Fn() -> String) -> Result<()> {
+    let exact = col.exact;
+    match (&mut *col.cells, col.ty) {
+        (Cells::Str(b), Ty::Str) => {
+            let s = (v.first() == Some(&b'"'))
+                .then(|| string_of(v))
+                .flatten()
+                .ok_or_else(|| wrong(path(), "a string", v))?;
+            b.append_value(s);
+        }
+        (Cells::Str(b), Ty::Report) => {
+            let s = (v.first() == Some(&b'"'))
+                .then(|| string_of(v))
+                .flatten()
+                .ok_or_else(|| wrong(path(), "a string", v))?;
+            b.append_value(s.replacen("/api/v1/result/", "/result/", 1));
+        }
+        (Cells::Str(b), _) => {
+            // JSON text, as sent (valid JSON: the answer was parsed).
+            b.append_value(std::str::from_utf8(v).map_err(|_| wrong(path(), "JSON", v))?);
+        }
+        (Cells::Int(b), Ty::Count) => match v.first() {
+            Some(b'[') => {
+                let n = parsed_array_spans(v)
+                    .ok_or_else(|| wrong(path(), "a list", v))?
+                    .len();
+                b.append_value(n as i64);
+            }
+            Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => b.append_value(0),
+            _ => return Err(wrong(path(), "a list", v)),
+        },
+        (Cells::Int(b), _) => {
+            if v.first() == Some(&b't') || v.first() == Some(&b'f') {
+                return Err(wrong(path(), "a number", v));
+            }
+            let n = if exact {
+                std::str::from_utf8(v)
+                    .ok()
+                    .and_then(|s| s.parse::<i64>().ok())
+            } else {
+                int(v)
+            };
+            let what = if exact {
+                "a whole number (the column's type, from its first values)"
+            } else {
+                "a number"
+            };
+            b.append_value(n.ok_or_else(|| wrong(path(), what, v))?);
+        }
+        (Cells::Float(b), _) => {
+            b.append_value(number(v).ok_or_else(|| wrong(path(), "a number", v))?);
+        }
+        (Cells::Bool(b), _) => match v {
+            b"true" => b.append_value(true),
+            b"false" => b.append_value(false),
+            _ => return Err(wrong(path(), "a boolean", v)),
+        },
+        (Cells::Time(b), _) => {
+            if !matches!(v.first(), Some(b'"' | b'-' | b'0'..=b'9')) {
+                return Err(wrong(path(), "a date-time", v));
+            }
+            match micros(v).ok_or_else(|| wrong(path(), "a date-time", v))? {
+                Some(us) => b.append_value(us),
+                None => b.append_null(),
+            }
+        }
+        (Cells::Date(b), _) => {
+            if v.first() != Some(&b'"') {
+                return Err(wrong(path(), "a date", v));
+            }
+            match days(v).ok_or_else(|| wrong(path(), "a date", v))? {
+                Some(d) => b.append_value(d),
+                None => b.append_null(),
+            }
+        }
+        (Cells::List(b), _) => match v.first() {
+            Some(b'[') => {
+                let items = parsed_array_spans(v).ok_or_else(|| wrong(path(), "a list", v))?;
+                for (i, (x, y)) in items.into_iter().enumerate() {
+                    let item = &v[x..y];
+                    if is_null(item) {
+                        b.values().append_null();
+                        continue;
+                    }
+                    let s = (item.first() == Some(&b'"'))
+                        .then(|| string_of(item))
+                        .flatten()
+                        .ok_or_else(|| wrong(format!("{}[{i}]", path()), "a string", item))?;
+                    b.values().append_value(s);
+                }
+                b.append(true);
+            }
+            Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => b.append(true),
+            _ => return Err(wrong(path(), "a list", v)),
+        },
+        (Cells::Raw(values), _) => values.push(Some(String::from_utf8_lossy(v).into_owned())),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{HOSTNAMES, RESULTS, SCANS};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int64Type, TimestampMicrosecondType};
+    use arrow_array::Array;
+
+    fn table(schema: &'static Schema, cols: Option<&[&str]>, rows: &[&str]) -> Result<RecordBatch> {
+        let cols: Option<Vec<String>> = cols.map(|c| c.iter().map(|s| s.to_string()).collect());
+        let mut b = TableBuilder::new(schema, cols.as_deref())?;
+        for (i, r) in rows.iter().enumerate() {
+            b.append(r.as_bytes(), None, &Item("results", i))?;
+        }
+        b.finish()
+    }
+
+    fn err(schema: &'static Schema, cols: Option<&[&str]>, rows: &[&str]) -> String {
+        table(schema, cols, rows).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn values_are_read_as_the_models_read_them() {
+        let rows = [
+            r#"{"_id":"a","task":{"time":"2026-11-20T13:01:02.500Z","tags":["x","y"]},"page":{"domain":"d\u00e9.example","tlsValidDays":"90"},"stats":{"uniqIPs":3.0},"verdicts":{"malicious":true},"result":"https://h/api/v1/result/a/"}"#,
+            r#"{"_id":"b","task":{"time":1700000000000,"tags":{}},"page":null,"verdicts":{}}"#,
+            r#"{"task":{"uuid":"c","time":""}}"#,
+        ];
+        let b = table(&SCANS, None, &rows).unwrap();
+        assert_eq!(b.num_rows(), 3);
+        let s = |n: &str| b.column_by_name(n).unwrap().as_string::<i32>().clone();
+        assert_eq!(s("uuid").value(0), "a");
+        // The first present path wins: `_id`, else `task.uuid`.
+        assert_eq!(s("uuid").value(2), "c");
+        assert_eq!(s("domain").value(0), "dé.example");
+        assert!(s("domain").is_null(1));
+        assert_eq!(s("report").value(0), "https://h/result/a/");
+        let t = b
+            .column_by_name("time")
+            .unwrap()
+            .as_primitive::<TimestampMicrosecondType>();
+        assert_eq!(t.value(0), 1_795_179_662_500_000);
+        assert_eq!(t.value(1), 1_700_000_000_000_000);
+        assert!(t.is_null(2));
+        let i = |n: &str| {
+            b.column_by_name(n)
+                .unwrap()
+                .as_primitive::<Int64Type>()
+                .clone()
+        };
+        assert_eq!(i("tls_valid_days").value(0), 90);
+        assert_eq!(i("uniq_ips").value(0), 3);
+        let m = b.column_by_name("malicious").unwrap().as_boolean().clone();
+        assert!(m.value(0) && m.is_null(1) && m.is_null(2));
+        let tags = b.column_by_name("tags").unwrap().as_list::<i32>().clone();
+        assert_eq!(tags.value(0).len(), 2);
+        assert!(tags.is_valid(1) && tags.value(1).is_empty());
+        assert!(tags.is_null(2));
+    }
+
+    #[test]
+    fn wrong_types_name_their_path() {
+        let ok = r#"{"page":{"asn":"AS1"}}"#;
+        let e = err(&SCANS, None, &[ok, r#"{"page":{"asn":15169}}"#]);
+        assert!(
+            e.contains("results[1].page.asn: expected a string, found a number (15169)"),
+            "{e}"
+        );
+        let e = err(&SCANS, None, &[r#"{"page":[1]}"#]);
+        assert!(
+            e.contains("results[0].page: expected an object, found a list"),
+            "{e}"
+        );
+        let e = err(&SCANS, None, &[r#"{"task":{"tags":["a",1]}}"#]);
+        assert!(
+            e.contains("results[0].task.tags[1]: expected a string"),
+            "{e}"
+        );
+        let e = err(&SCANS, None, &[r#"{"verdicts":{"malicious":0}}"#]);
+        assert!(
+            e.contains("results[0].verdicts.malicious: expected a boolean"),
+            "{e}"
+        );
+        let e = err(&RESULTS, None, &[r#"{"data":{"requests":7}}"#]);
+        assert!(
+            e.contains("results[0].data.requests: expected a list"),
+            "{e}"
+        );
+        let e = err(&HOSTNAMES, None, &[r#"{"seen_on":"soon"}"#]);
+        assert!(e.contains("results[0].seen_on: expected a date"), "{e}");
+    }
+
+    #[test]
+    fn paths_outside_the_schema_take_the_type_of_their_first_values() {
+        let rows = [
+            r#"{"a":1,"b":1.5,"c":"x","d":true,"e":{"k":1},"f":null,"g":2}"#,
+            r#"{"a":2,"b":2,"c":"y","d":false,"e":[1],"g":"z"}"#,
+        ];
+        let cols = ["a", "b", "c", "d", "e", "f", "g", ".a"];
+        let b = table(&SCANS, Some(&cols), &rows).unwrap();
+        let types: Vec<String> = b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.data_type().to_string())
+            .collect();
+        assert_eq!(
+            types,
+            ["Int64", "Float64", "Utf8", "Boolean", "Utf8", "Utf8", "Utf8", "Int64"]
+        );
+        let e = b.column_by_name("e").unwrap().as_string::<i32>().clone();
+        assert_eq!((e.value(0), e.value(1)), (r#"{"k":1}"#, "[1]"));
+        // Mixed values are kept as JSON text.
+        let g = b.column_by_name("g").unwrap().as_string::<i32>().clone();
+        assert_eq!((g.value(0), g.value(1)), ("2", "\"z\""));
+        // Once decided (by the first batch), a type holds: a fraction in a whole-number column is an error.
+        let mut bld = TableBuilder::new(&SCANS, Some(&["a".to_string()])).unwrap();
+        bld.append(br#"{"a":1}"#, None, &Item("results", 0))
+            .unwrap();
+        bld.finish().unwrap();
+        let e = bld
+            .append(br#"{"a":1.5}"#, None, &Item("results", 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("results[1].a: expected a whole number"), "{e}");
+        assert!(TableBuilder::new(&SCANS, Some(&["x".into(), "x".into()])).is_err());
+    }
+
+    #[test]
+    fn an_empty_batch_has_every_column() {
+        let b = table(&RESULTS, None, &[]).unwrap();
+        assert_eq!(b.num_rows(), 0);
+        assert_eq!(b.num_columns(), RESULTS.columns.len());
+        assert_eq!(b.schema().metadata()["urlscan_rs.schema"], "RESULTS");
+    }
+
+    #[test]
+    fn escaped_keys_and_duplicate_keys_read_as_json_loads_does() {
+        let b = table(
+            &SCANS,
+            Some(&["domain", "uuid"]),
+            &[r#"{"page":{"dom\u0061in":"a","domain":"b"},"_id":"x","_id":"y"}"#],
+        )
+        .unwrap();
+        let s = |n: &str| {
+            b.column_by_name(n)
+                .unwrap()
+                .as_string::<i32>()
+                .value(0)
+                .to_string()
+        };
+        assert_eq!((s("domain"), s("uuid")), ("b".to_string(), "y".to_string()));
+    }
+}

@@ -1,0 +1,9 @@
+//! Tables out of the urlscan.io API: answers decoded from their bytes into
+//! Arrow record batches (`decode`), by the documented flat schemas
+//! (`schema`), and written as Parquet files as a walk goes (`parquet_out`).
+pub mod csv_out;
+pub mod decode;
+pub mod parquet_out;
+pub mod schema;
+
+pub use decode::{At, Item, TableBuilder};

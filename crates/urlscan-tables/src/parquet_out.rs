@@ -1,0 +1,602 @@
+//! Parquet exports written as a walk goes, safe to resume.
+//!
+//! Batches are gathered into chunks of about `row_group_rows` rows; each
+//! chunk becomes complete Parquet files (one row group each) before the
+//! export records, in its state file, the walk's cursor after the chunk's
+//! last row. An interrupted export so leaves only complete files behind
+//! plus a cursor that matches them: a rerun with `resume` deletes files of a
+//! chunk it had not recorded and walks on from that cursor (no duplicate, no
+//! gap). A single-file export stages its chunks in `<path>.parts/` and joins
+//! them at the end by copying their row groups (no re-encoding); a
+//! partitioned one writes `key=value/part-<chunk>.parquet` under `path`.
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, UInt32Array};
+use arrow_schema::{DataType, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, GzipLevel, ZstdLevel};
+use parquet::column::writer::ColumnCloseResult;
+use parquet::file::metadata::ParquetMetaDataReader;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use serde_json::{json, Value};
+use urlscan_core::{Error, Result};
+
+/// The state file's name (a leading `_`: engines reading the folder skip it).
+const STATE: &str = "_urlscan_export.json";
+/// The partition value of a null, as Hive and the engines spell it.
+const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
+
+/// How an export writes.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Hive partition keys: column names, or "date" (the UTC day of `time`).
+    pub partition_by: Vec<String>,
+    pub compression: Compression,
+    /// Rows per chunk (per row group and file); memory grows with it.
+    pub row_group_rows: usize,
+    /// What the export is of (the query and its options): a resume checks it.
+    pub fingerprint: String,
+}
+
+/// The codec named (`zstd`, `snappy`, `gzip`, `none`).
+pub fn compression(name: &str) -> Result<Compression> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "zstd" => Compression::ZSTD(ZstdLevel::default()),
+        "snappy" => Compression::SNAPPY,
+        "gzip" => Compression::GZIP(GzipLevel::default()),
+        "none" | "uncompressed" => Compression::UNCOMPRESSED,
+        _ => {
+            return Err(Error::Validation(format!(
+                "compression: {name:?} is not one of zstd, snappy, gzip, none"
+            )))
+        }
+    })
+}
+
+fn io(what: &str, path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Validation(format!("{what} {}: {e}", path.display()))
+}
+
+fn pq(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Internal(format!("writing Parquet {}: {e}", path.display()))
+}
+
+/// Where an interrupted export stopped (its state file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resume {
+    /// The walk's cursor after the last recorded chunk (None: at the start).
+    pub cursor: Option<String>,
+    pub rows: u64,
+    pub chunk: u64,
+}
+
+/// A Parquet export in progress.
+pub struct Export {
+    dest: PathBuf,
+    /// Where the chunk files go: `<path>.parts/` for one file, `path` when partitioned.
+    dir: PathBuf,
+    opts: Options,
+    props: WriterProperties,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    cursor: Option<String>,
+    rows: u64,
+    chunk: u64,
+    schema: Option<SchemaRef>,
+}
+
+impl Export {
+    fn dir_of(dest: &Path, opts: &Options) -> PathBuf {
+        if opts.partition_by.is_empty() {
+            let mut name = dest.file_name().unwrap_or_default().to_os_string();
+            name.push(".parts");
+            dest.with_file_name(name)
+        } else {
+            dest.to_path_buf()
+        }
+    }
+
+    /// Where a previous run of the same export stopped, if it left a state
+    /// file; an error when that state is of another export.
+    pub fn resume_point(dest: &Path, opts: &Options) -> Result<Option<Resume>> {
+        let state = Export::dir_of(dest, opts).join(STATE);
+        let text = match fs::read_to_string(&state) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io("cannot read", &state, e)),
+        };
+        let v: Value = serde_json::from_str(&text).map_err(|e| io("cannot read", &state, e))?;
+        if v["fingerprint"].as_str() != Some(opts.fingerprint.as_str()) {
+            return Err(Error::Validation(format!(
+                "resume: {} holds an interrupted export of something else ({}), not of {}; remove it or write elsewhere",
+                dest.display(),
+                v["fingerprint"].as_str().unwrap_or("?"),
+                opts.fingerprint
+            )));
+        }
+        if v["partition_by"] != json!(opts.partition_by) {
+            return Err(Error::Validation(format!(
+                "resume: {} was partitioned by {}, not {:?}",
+                dest.display(),
+                v["partition_by"],
+                opts.partition_by
+            )));
+        }
+        Ok(Some(Resume {
+            cursor: v["cursor"].as_str().map(str::to_string),
+            rows: v["rows"].as_u64().unwrap_or(0),
+            chunk: v["chunk"].as_u64().unwrap_or(0),
+        }))
+    }
+
+    /// Start an export to `dest` (a file, or a folder when partitioned),
+    /// continuing `resume` when given.
+    pub fn start(dest: &Path, opts: Options, resume: Option<Resume>) -> Result<Export> {
+        let dir = Export::dir_of(dest, &opts);
+        if opts.row_group_rows == 0 {
+            return Err(Error::Validation(
+                "row_group_rows: must be at least 1".into(),
+            ));
+        }
+        match &resume {
+            Some(r) => drop_unrecorded(&dir, r.chunk)?,
+            None => {
+                if opts.partition_by.is_empty() {
+                    // Our own staging folder of an earlier run: not resumed, so gone.
+                    if dir.exists() {
+                        fs::remove_dir_all(&dir).map_err(|e| io("cannot remove", &dir, e))?;
+                    }
+                } else if dir.exists()
+                    && fs::read_dir(&dir)
+                        .map_err(|e| io("cannot read", &dir, e))?
+                        .next()
+                        .is_some()
+                {
+                    return Err(Error::Validation(format!(
+                        "{} exists and is not empty: give resume=True to continue an interrupted export there, or write elsewhere",
+                        dir.display()
+                    )));
+                }
+            }
+        }
+        fs::create_dir_all(&dir).map_err(|e| io("cannot create", &dir, e))?;
+        let props = WriterProperties::builder()
+            .set_compression(opts.compression)
+            // A chunk is one row group, however many pages made it.
+            .set_max_row_group_row_count(Some(usize::MAX))
+            .build();
+        let (cursor, rows, chunk) = resume.map_or((None, 0, 0), |r| (r.cursor, r.rows, r.chunk));
+        Ok(Export {
+            dest: dest.to_path_buf(),
+            dir,
+            opts,
+            props,
+            pending: Vec::new(),
+            pending_rows: 0,
+            cursor,
+            rows,
+            chunk,
+            schema: None,
+        })
+    }
+
+    /// Rows taken so far, written or waiting for their chunk (with those of a resumed run).
+    pub fn rows(&self) -> u64 {
+        self.rows + self.pending_rows as u64
+    }
+
+    /// Add a batch; `cursor` resumes the walk after its last row.
+    pub fn write(&mut self, batch: RecordBatch, cursor: Option<String>) -> Result<()> {
+        if self.schema.is_none() {
+            self.schema = Some(batch.schema());
+        }
+        self.pending_rows += batch.num_rows();
+        if batch.num_rows() > 0 {
+            self.pending.push(batch);
+        }
+        self.cursor = cursor.or(self.cursor.take());
+        if self.pending_rows >= self.opts.row_group_rows {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Write the rows gathered as a chunk, then record it.
+    fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let batches = std::mem::take(&mut self.pending);
+        let rows = std::mem::take(&mut self.pending_rows) as u64;
+        if self.opts.partition_by.is_empty() {
+            let path = self.dir.join(format!("part-{}.parquet", self.chunk));
+            write_file(&path, &batches, &self.props)?;
+        } else {
+            for (dir, part) in partitions(&batches, &self.opts.partition_by)? {
+                let dir = self.dir.join(dir);
+                fs::create_dir_all(&dir).map_err(|e| io("cannot create", &dir, e))?;
+                write_file(
+                    &dir.join(format!("part-{}.parquet", self.chunk)),
+                    &part,
+                    &self.props,
+                )?;
+            }
+        }
+        self.chunk += 1;
+        self.rows += rows;
+        self.record()
+    }
+
+    fn record(&self) -> Result<()> {
+        let state = self.dir.join(STATE);
+        let v = json!({
+            "fingerprint": self.opts.fingerprint,
+            "partition_by": self.opts.partition_by,
+            "cursor": self.cursor,
+            "rows": self.rows,
+            "chunk": self.chunk,
+        });
+        let tmp = self.dir.join(format!("{STATE}.tmp"));
+        fs::write(&tmp, v.to_string()).map_err(|e| io("cannot write", &tmp, e))?;
+        fs::rename(&tmp, &state).map_err(|e| io("cannot write", &state, e))
+    }
+
+    /// Write what is left and finish: a single file is joined from its
+    /// chunks; the state file goes. `schema` is the table's, for an export
+    /// that wrote no row (an empty file that still has its columns).
+    pub fn finish(mut self, schema: SchemaRef) -> Result<u64> {
+        self.flush()?;
+        if self.opts.partition_by.is_empty() {
+            let parts = chunk_files(&self.dir)?;
+            let tmp = tmp_of(&self.dest);
+            if parts.is_empty() {
+                write_file(&tmp, &[RecordBatch::new_empty(schema)], &self.props)?;
+            } else {
+                concat(&parts, &tmp)?;
+            }
+            fs::rename(&tmp, &self.dest).map_err(|e| io("cannot write", &self.dest, e))?;
+            fs::remove_dir_all(&self.dir).map_err(|e| io("cannot remove", &self.dir, e))?;
+        } else {
+            let state = self.dir.join(STATE);
+            fs::remove_file(&state).map_err(|e| io("cannot remove", &state, e))?;
+        }
+        Ok(self.rows)
+    }
+}
+
+fn tmp_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Write batches as one complete file: to `<path>.tmp`, renamed when whole.
+fn write_file(path: &Path, batches: &[RecordBatch], props: &WriterProperties) -> Result<()> {
+    let tmp = tmp_of(path);
+    let file = File::create(&tmp).map_err(|e| io("cannot create", &tmp, e))?;
+    let schema = batches[0].schema();
+    let mut w = ArrowWriter::try_new(file, schema, Some(props.clone())).map_err(|e| pq(path, e))?;
+    for b in batches {
+        w.write(b).map_err(|e| pq(path, e))?;
+    }
+    w.close().map_err(|e| pq(path, e))?;
+    fs::rename(&tmp, path).map_err(|e| io("cannot write", path, e))
+}
+
+/// The chunk number of a file name `part-<n>.parquet`.
+fn chunk_of(name: &str) -> Option<u64> {
+    name.strip_prefix("part-")?
+        .strip_suffix(".parquet")?
+        .parse()
+        .ok()
+}
+
+/// The chunk files of a staging folder, in chunk order.
+fn chunk_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut parts: Vec<(u64, PathBuf)> = fs::read_dir(dir)
+        .map_err(|e| io("cannot read", dir, e))?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let n = chunk_of(e.file_name().to_str()?)?;
+            Some((n, e.path()))
+        })
+        .collect();
+    parts.sort();
+    Ok(parts.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Remove files of chunks from `from` on, and unfinished files, under `dir`
+/// (an interrupted run wrote them after its last record).
+fn drop_unrecorded(dir: &Path, from: u64) -> Result<()> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            drop_unrecorded(&path, from)?;
+        } else if name.ends_with(".parquet.tmp") || chunk_of(&name).is_some_and(|n| n >= from) {
+            fs::remove_file(&path).map_err(|e| io("cannot remove", &path, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Join Parquet files of one schema into one, copying their row groups.
+fn concat(parts: &[PathBuf], out: &Path) -> Result<()> {
+    let inputs = parts
+        .iter()
+        .map(|p| {
+            let f = File::open(p).map_err(|e| io("cannot read", p, e))?;
+            let meta = ParquetMetaDataReader::new()
+                .parse_and_finish(&f)
+                .map_err(|e| pq(p, e))?;
+            Ok((f, meta))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let first = &inputs[0].1;
+    let props = WriterProperties::builder()
+        .set_key_value_metadata(first.file_metadata().key_value_metadata().cloned())
+        .build();
+    let schema = first.file_metadata().schema_descr().root_schema_ptr();
+    let file = File::create(out).map_err(|e| io("cannot create", out, e))?;
+    let mut w = SerializedFileWriter::new(file, schema, Arc::new(props)).map_err(|e| pq(out, e))?;
+    for (input, meta) in &inputs {
+        for rg in meta.row_groups() {
+            let mut rg_out = w.next_row_group().map_err(|e| pq(out, e))?;
+            for column in rg.columns() {
+                let result = ColumnCloseResult {
+                    bytes_written: column.compressed_size() as _,
+                    rows_written: rg.num_rows() as _,
+                    metadata: column.clone(),
+                    bloom_filter: None,
+                    column_index: None,
+                    offset_index: None,
+                };
+                rg_out
+                    .append_column(input, result)
+                    .map_err(|e| pq(out, e))?;
+            }
+            rg_out.close().map_err(|e| pq(out, e))?;
+        }
+    }
+    w.close().map_err(|e| pq(out, e))?;
+    Ok(())
+}
+
+/// A partition value as a path part: Hive's escapes for what a path cannot hold.
+fn escape(v: &str) -> String {
+    const SET: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b'/')
+        .add(b'\\')
+        .add(b'=')
+        .add(b'%')
+        .add(b':')
+        .add(b'"')
+        .add(b'#')
+        .add(b'*')
+        .add(b'?')
+        .add(b'<')
+        .add(b'>')
+        .add(b'|')
+        .add(b'{')
+        .add(b'[')
+        .add(b'^');
+    percent_encoding::utf8_percent_encode(v, SET).to_string()
+}
+
+/// The value of each row of a partition column, as text (a timestamp or a
+/// date as its UTC day).
+fn key_texts(col: &ArrayRef, name: &str) -> Result<Vec<Option<String>>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Date32Type, Int64Type, TimestampMicrosecondType};
+    let n = col.len();
+    let day = |days: i64| {
+        chrono::DateTime::from_timestamp(days * 86_400, 0).map(|d| d.format("%Y-%m-%d").to_string())
+    };
+    let out = match col.data_type() {
+        DataType::Utf8 => {
+            let a = col.as_string::<i32>();
+            (0..n).map(|i| a.is_valid(i).then(|| a.value(i).to_string())).collect()
+        }
+        DataType::Int64 => {
+            let a = col.as_primitive::<Int64Type>();
+            (0..n).map(|i| a.is_valid(i).then(|| a.value(i).to_string())).collect()
+        }
+        DataType::Boolean => {
+            let a = col.as_boolean();
+            (0..n).map(|i| a.is_valid(i).then(|| a.value(i).to_string())).collect()
+        }
+        DataType::Date32 => {
+            let a = col.as_primitive::<Date32Type>();
+            (0..n).map(|i| a.is_valid(i).then(|| day(i64::from(a.value(i)))).flatten()).collect()
+        }
+        DataType::Timestamp(..) => {
+            let a = col.as_primitive::<TimestampMicrosecondType>();
+            (0..n)
+                .map(|i| a.is_valid(i).then(|| day(a.value(i).div_euclid(86_400_000_000))).flatten())
+                .collect()
+        }
+        other => {
+            return Err(Error::Validation(format!(
+                "partition_by: {name:?} is a column of type {other}, not a string, number, boolean, date or time"
+            )))
+        }
+    };
+    Ok(out)
+}
+
+/// The rows of `batches` split by the partition keys: (the relative folder,
+/// its rows without the key columns), in the order the folders first occur.
+fn partitions(
+    batches: &[RecordBatch],
+    keys: &[String],
+) -> Result<Vec<(PathBuf, Vec<RecordBatch>)>> {
+    let schema = batches[0].schema();
+    // Each key's column: "date" is the UTC day of `time` unless there is a `date` column.
+    let mut sources = Vec::with_capacity(keys.len());
+    for k in keys {
+        let src = if schema.index_of(k).is_ok() {
+            k.as_str()
+        } else if k == "date" && schema.index_of("time").is_ok() {
+            "time"
+        } else {
+            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            return Err(Error::Validation(format!(
+                "partition_by: {k:?} is not a column of the table ({}), nor \"date\" (the day of `time`)",
+                names.join(", ")
+            )));
+        };
+        sources.push(src);
+    }
+    // The key columns are in the folder names, not in the files (Hive's way);
+    // `time` stays when it only gives the day.
+    let dropped: Vec<&String> = keys.iter().filter(|k| schema.index_of(k).is_ok()).collect();
+    let kept: Vec<usize> = (0..schema.fields().len())
+        .filter(|&i| !dropped.iter().any(|k| schema.field(i).name() == *k))
+        .collect();
+    let mut order: Vec<PathBuf> = Vec::new();
+    let mut groups: HashMap<PathBuf, Vec<RecordBatch>> = HashMap::new();
+    for batch in batches {
+        let texts = keys
+            .iter()
+            .zip(&sources)
+            .map(|(k, src)| key_texts(batch.column_by_name(src).expect("checked above"), k))
+            .collect::<Result<Vec<_>>>()?;
+        let mut rows: HashMap<PathBuf, Vec<u32>> = HashMap::new();
+        let mut batch_order = Vec::new();
+        for i in 0..batch.num_rows() {
+            let mut dir = PathBuf::new();
+            for (k, t) in keys.iter().zip(&texts) {
+                let v = t[i]
+                    .as_deref()
+                    .map_or_else(|| NULL_PARTITION.to_string(), escape);
+                dir.push(format!("{}={v}", escape(k)));
+            }
+            rows.entry(dir.clone())
+                .or_insert_with(|| {
+                    batch_order.push(dir);
+                    Vec::new()
+                })
+                .push(i as u32);
+        }
+        let projected = batch
+            .project(&kept)
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        for dir in batch_order {
+            let idx = UInt32Array::from(rows.remove(&dir).unwrap_or_default());
+            let part = arrow_select::take::take_record_batch(&projected, &idx)
+                .map_err(|e| Error::Internal(e.to_string()))?;
+            if !groups.contains_key(&dir) {
+                order.push(dir.clone());
+            }
+            groups.entry(dir).or_default().push(part);
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|d| {
+            let g = groups.remove(&d).unwrap_or_default();
+            (d, g)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::SCANS;
+    use crate::{Item, TableBuilder};
+
+    fn batch(from: usize, n: usize) -> RecordBatch {
+        let mut b = TableBuilder::new(&SCANS, None).unwrap();
+        for i in from..from + n {
+            let row = format!(
+                r#"{{"_id":"u{i}","task":{{"time":"2026-11-2{}T00:00:00Z"}},"page":{{"country":"C/{}"}}}}"#,
+                i % 2,
+                i % 3
+            );
+            b.append(row.as_bytes(), None, &Item("results", i)).unwrap();
+        }
+        b.finish().unwrap()
+    }
+
+    fn opts(keys: &[&str]) -> Options {
+        Options {
+            partition_by: keys.iter().map(|k| k.to_string()).collect(),
+            compression: compression("zstd").unwrap(),
+            row_group_rows: 10,
+            fingerprint: "test".into(),
+        }
+    }
+
+    fn rows_of(path: &Path) -> i64 {
+        let f = File::open(path).unwrap();
+        ParquetMetaDataReader::new()
+            .parse_and_finish(&f)
+            .unwrap()
+            .file_metadata()
+            .num_rows()
+    }
+
+    #[test]
+    fn a_file_is_joined_from_its_chunks_and_resumes_after_the_last_recorded() {
+        let dir = std::env::temp_dir().join(format!("urlscan-tables-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join("a.parquet");
+        let mut e = Export::start(&dest, opts(&[]), None).unwrap();
+        e.write(batch(0, 6), Some("c6".into())).unwrap();
+        e.write(batch(6, 6), Some("c12".into())).unwrap(); // a chunk of 12 is recorded
+        e.write(batch(12, 3), Some("c15".into())).unwrap(); // pending, then lost
+        drop(e);
+        let point = Export::resume_point(&dest, &opts(&[])).unwrap().unwrap();
+        assert_eq!(
+            point,
+            Resume {
+                cursor: Some("c12".into()),
+                rows: 12,
+                chunk: 1
+            }
+        );
+        let other = Options {
+            fingerprint: "other".into(),
+            ..opts(&[])
+        };
+        assert!(Export::resume_point(&dest, &other).is_err());
+        // A chunk written after the last record is dropped.
+        fs::write(dir.join("a.parquet.parts/part-1.parquet"), b"junk").unwrap();
+        let mut e = Export::start(&dest, opts(&[]), Some(point)).unwrap();
+        e.write(batch(12, 8), Some("c20".into())).unwrap();
+        assert_eq!(e.finish(batch(0, 0).schema()).unwrap(), 20);
+        assert_eq!(rows_of(&dest), 20);
+        assert!(!dir.join("a.parquet.parts").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn partitions_are_hive_folders_with_escaped_values() {
+        let dir = std::env::temp_dir().join(format!("urlscan-tables-p-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let mut e = Export::start(&dir, opts(&["date", "country"]), None).unwrap();
+        e.write(batch(0, 12), None).unwrap();
+        e.finish(batch(0, 0).schema()).unwrap();
+        let day = dir.join("date=2026-11-20");
+        let names: Vec<String> = fs::read_dir(&day)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"country=C%2F0".to_string()), "{names:?}");
+        assert_eq!(rows_of(&day.join("country=C%2F0/part-0.parquet")), 2);
+        assert!(!dir.join(STATE).exists());
+        // Not empty: a new export there is refused without resume.
+        assert!(Export::start(&dir, opts(&["date"]), None).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

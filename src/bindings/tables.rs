@@ -1,0 +1,553 @@
+//! Tables for Python: a walk's pages (or a list of models) decoded into
+//! Arrow record batches by `urlscan_tables`, handed out as an Arrow
+//! PyCapsule stream (pyarrow, polars, duckdb read it with no copy) or
+//! written as Parquet, with no Python object per row.
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, StructArray};
+use arrow_schema::{ArrowError, Field, SchemaRef};
+use bytes::Bytes;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyCapsule, PyString};
+use pyo3_arrow::ffi::{to_schema_pycapsule, to_stream_pycapsule, ArrayIterator};
+use serde_json::Value;
+use tokio::sync::Mutex as AsyncMutex;
+
+use super::client::{NativeCursor, SearchCursorMirror};
+use super::convert::{json, to_pyerr};
+use super::lazy::ModelBase;
+use super::premium::HostnameCursor;
+use super::run::block_on;
+use urlscan_core::models::index::{self, parsed_array_spans, DocIndex};
+use urlscan_core::paginate::SearchCursor;
+use urlscan_core::{self as core};
+use urlscan_tables::parquet_out::{self, Export, Options, Resume};
+use urlscan_tables::{schema, Item, TableBuilder};
+
+/// Where the pages of a table come from.
+enum Source {
+    /// Nothing more: the rows given at the start only.
+    Done,
+    Search(
+        Arc<AsyncMutex<SearchCursor>>,
+        Arc<Mutex<SearchCursorMirror>>,
+    ),
+    Hostnames(Py<HostnameCursor>),
+}
+
+/// A table being read: batches ready, and the walk that makes more.
+struct Walk {
+    builder: TableBuilder,
+    ready: VecDeque<(RecordBatch, Option<String>)>,
+    source: Source,
+    /// Rows still to hand out (the iterator's limit).
+    remaining: Option<u64>,
+    /// The cursor after the last row handed out.
+    cursor: Arc<Mutex<Option<String>>>,
+    rows: u64,
+}
+
+fn decode_err(py: Python<'_>, e: core::Error) -> PyErr {
+    to_pyerr(py, e)
+}
+
+impl Walk {
+    /// The next batch and the cursor after its last row; None at the end.
+    fn next(&mut self, py: Python<'_>) -> PyResult<Option<RecordBatch>> {
+        loop {
+            if let Some((b, c)) = self.ready.pop_front() {
+                self.rows += b.num_rows() as u64;
+                if c.is_some() {
+                    *self.cursor.lock().unwrap() = c;
+                }
+                return Ok(Some(b));
+            }
+            if self.remaining == Some(0) {
+                return Ok(None);
+            }
+            if !self.read_page(py)? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Read one page into `ready`; false once the source has no more.
+    fn read_page(&mut self, py: Python<'_>) -> PyResult<bool> {
+        let remaining = self.remaining.map_or(usize::MAX, |r| r as usize);
+        let (batch, cursor) = match &self.source {
+            Source::Done => return Ok(false),
+            Source::Search(cursor, mirror) => {
+                let (cursor, mirror) = (Arc::clone(cursor), Arc::clone(mirror));
+                let fut = async move {
+                    let mut c = cursor.lock().await;
+                    let page = c.next_page().await?;
+                    *mirror.lock().unwrap() = SearchCursorMirror::of(&c);
+                    Ok(page)
+                };
+                let Some(doc) = block_on(py, fut)?.map_err(|e| decode_err(py, e))? else {
+                    self.source = Source::Done;
+                    return Ok(false);
+                };
+                let builder = &mut self.builder;
+                py.detach(|| -> core::Result<_> {
+                    let body = doc.body;
+                    let hits = if doc.head.hits.len() == doc.head.results.len() {
+                        doc.head.hits
+                    } else {
+                        index::search_page(body.clone())?.head.hits
+                    };
+                    let n = hits.len().min(remaining);
+                    for (i, idx) in hits.iter().take(n).enumerate() {
+                        builder.append(&body, Some(idx), &Item("results", i))?;
+                    }
+                    let cursor = n.checked_sub(1).and_then(|i| doc.head.results[i].cursor());
+                    Ok((builder.finish()?, cursor))
+                })
+                .map_err(|e| decode_err(py, e))?
+            }
+            Source::Hostnames(cursor) => {
+                let fut = cursor.get().fetch();
+                let Some(doc) = block_on(py, fut)?.map_err(|e| decode_err(py, e))? else {
+                    self.source = Source::Done;
+                    return Ok(false);
+                };
+                let after = cursor.get().page_state_now();
+                let builder = &mut self.builder;
+                py.detach(|| -> core::Result<_> {
+                    let body = doc.body;
+                    let top = index::object_index(&body)?;
+                    let Some(e) = top.iter().rev().find(|e| e.key_is(&body, "results")) else {
+                        return Ok((builder.finish()?, after));
+                    };
+                    let list = &body[e.start..e.end];
+                    let items = parsed_array_spans(list).unwrap_or_default();
+                    let n = items.len().min(remaining);
+                    for (i, (a, b)) in items.into_iter().take(n).enumerate() {
+                        builder.append(&list[a..b], None, &Item("results", i))?;
+                    }
+                    Ok((builder.finish()?, after))
+                })
+                .map_err(|e| decode_err(py, e))?
+            }
+        };
+        if let Some(r) = &mut self.remaining {
+            *r = r.saturating_sub(batch.num_rows() as u64);
+        }
+        self.ready.push_back((batch, cursor));
+        Ok(true)
+    }
+
+    /// The schema of the batches: known at once, unless a column's type
+    /// comes from its first values (then the first batch is read now).
+    fn schema(&mut self, py: Python<'_>) -> PyResult<SchemaRef> {
+        if self.ready.is_empty() && self.builder.infers() {
+            while self.ready.is_empty() && self.read_page(py)? {}
+        }
+        Ok(match self.ready.front() {
+            Some((b, _)) => b.schema(),
+            None => self.builder.arrow_schema(),
+        })
+    }
+}
+
+/// The Arrow stream a consumer reads (pyarrow, polars, duckdb), on whatever
+/// thread it reads from: each page is fetched with the GIL released.
+struct Reader {
+    walk: Walk,
+    schema: SchemaRef,
+}
+
+impl Iterator for Reader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Python::attach(|py| match self.walk.next(py) {
+            Ok(b) => b.map(Ok),
+            Err(e) => {
+                let name = e
+                    .get_type(py)
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                Some(Err(ArrowError::ExternalError(
+                    format!("{name}: {}", e.value(py)).into(),
+                )))
+            }
+        })
+    }
+}
+
+impl RecordBatchReader for Reader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+/// A table of rows, read lazily: the Arrow PyCapsule stream of a search,
+/// a hostname walk or a list of models (`__arrow_c_stream__`), or all of it
+/// at once (`collect`), or written as Parquet (`write_parquet`).
+#[pyclass(module = "urlscan_rs._native", frozen)]
+pub struct TableStream {
+    walk: Mutex<Option<Walk>>,
+    cursor: Arc<Mutex<Option<String>>>,
+    rows: Arc<Mutex<u64>>,
+}
+
+impl TableStream {
+    fn new(walk: Walk) -> TableStream {
+        TableStream {
+            cursor: Arc::clone(&walk.cursor),
+            walk: Mutex::new(Some(walk)),
+            rows: Arc::new(Mutex::new(0)),
+        }
+    }
+
+    fn take(&self) -> PyResult<Walk> {
+        self.walk.lock().unwrap().take().ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(
+                "this table was read already: a walk is read once (start a new search for another table)",
+            )
+        })
+    }
+}
+
+#[pymethods]
+impl TableStream {
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let mut guard = self.walk.lock().unwrap();
+        let walk = guard.as_mut().ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err("this table was read already")
+        })?;
+        let schema = walk.schema(py)?;
+        Ok(to_schema_pycapsule(py, schema.as_ref())?)
+    }
+
+    /// The Arrow C stream of the rows (read once).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyCapsule>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let mut walk = self.take()?;
+        let schema = walk.schema(py)?;
+        let reader = Reader {
+            walk,
+            schema: schema.clone(),
+        };
+        let arrays = reader.map(|b| b.map(|b| Arc::new(StructArray::from(b)) as ArrayRef));
+        let field = Field::new_struct("", schema.fields().clone(), false)
+            .with_metadata(schema.metadata().clone());
+        let stream = Box::new(ArrayIterator::new(arrays, field.into()));
+        Ok(to_stream_pycapsule(py, stream, requested_schema)?)
+    }
+
+    /// Every row read now (errors raised as themselves): a table over the
+    /// batches, in memory.
+    fn collect(&self, py: Python<'_>) -> PyResult<TableStream> {
+        let mut walk = self.take()?;
+        let schema = walk.schema(py)?;
+        let mut ready = VecDeque::new();
+        while let Some(b) = walk.next(py)? {
+            ready.push_back((b, None));
+        }
+        *self.rows.lock().unwrap() = walk.rows;
+        let builder = walk.builder;
+        let mut out = Walk {
+            builder,
+            ready,
+            source: Source::Done,
+            remaining: None,
+            cursor: Arc::new(Mutex::new(walk.cursor.lock().unwrap().clone())),
+            rows: 0,
+        };
+        if out.ready.is_empty() {
+            out.ready.push_back((RecordBatch::new_empty(schema), None));
+        }
+        Ok(TableStream::new(out))
+    }
+
+    /// Write the rows as Parquet (see `parquet_out`); the rows written in
+    /// all (with those of the run resumed). `progress(rows)` is called after
+    /// each page.
+    #[pyo3(signature = (path, *, partition_by, compression, row_group_rows, fingerprint, resume=None, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn write_parquet(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        partition_by: Vec<String>,
+        compression: &str,
+        row_group_rows: usize,
+        fingerprint: String,
+        resume: Option<(Option<String>, u64, u64)>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
+        let opts = Options {
+            partition_by,
+            compression: parquet_out::compression(compression).map_err(|e| to_pyerr(py, e))?,
+            row_group_rows,
+            fingerprint,
+        };
+        let resume = resume.map(|(cursor, rows, chunk)| Resume {
+            cursor,
+            rows,
+            chunk,
+        });
+        let mut walk = self.take()?;
+        let schema = walk.schema(py)?;
+        let mut export = py
+            .detach(|| Export::start(&path, opts, resume))
+            .map_err(|e| to_pyerr(py, e))?;
+        while let Some(batch) = walk.next(py)? {
+            let cursor = walk.cursor.lock().unwrap().clone();
+            py.detach(|| export.write(batch, cursor))
+                .map_err(|e| to_pyerr(py, e))?;
+            *self.rows.lock().unwrap() = walk.rows;
+            if let Some(p) = &progress {
+                p.call1((export.rows(),))?;
+            }
+        }
+        py.detach(|| export.finish(schema))
+            .map_err(|e| to_pyerr(py, e))
+    }
+
+    /// Write the rows as CSV to `path` ("-": standard output) as pages
+    /// come; the rows written. `progress(rows)` is called after each page.
+    #[pyo3(signature = (path, *, progress=None))]
+    fn write_csv(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
+        let mut walk = self.take()?;
+        let schema = walk.schema(py)?;
+        let sink: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            let file = std::fs::File::create(&path).map_err(|e| {
+                to_pyerr(
+                    py,
+                    core::Error::Validation(format!("cannot create {}: {e}", path.display())),
+                )
+            })?;
+            Box::new(std::io::BufWriter::new(file))
+        };
+        let mut out = urlscan_tables::csv_out::CsvOut::new(sink);
+        let mut rows = 0u64;
+        let mut wrote = false;
+        while let Some(batch) = walk.next(py)? {
+            rows += batch.num_rows() as u64;
+            py.detach(|| out.write(&batch))
+                .map_err(|e| to_pyerr(py, e))?;
+            wrote = true;
+            if let Some(p) = &progress {
+                p.call1((rows,))?;
+            }
+        }
+        if !wrote {
+            // The header, for a table with no row.
+            py.detach(|| out.write(&RecordBatch::new_empty(schema)))
+                .map_err(|e| to_pyerr(py, e))?;
+        }
+        let mut sink = out.into_inner();
+        sink.flush().map_err(|e| {
+            to_pyerr(
+                py,
+                core::Error::Validation(format!("cannot write {}: {e}", path.display())),
+            )
+        })?;
+        *self.rows.lock().unwrap() = rows;
+        Ok(rows)
+    }
+
+    /// The cursor after the last row read (resumes the walk there).
+    #[getter]
+    fn cursor(&self) -> Option<String> {
+        self.cursor.lock().unwrap().clone()
+    }
+
+    /// Rows read so far.
+    #[getter]
+    fn rows(&self) -> u64 {
+        *self.rows.lock().unwrap()
+    }
+}
+
+/// The rows of models (or dicts, or JSON bytes) given from Python: each
+/// one's bytes, its members' spans when known, and its path in errors.
+fn rows_of(items: &Bound<'_, PyAny>) -> PyResult<Vec<(Bytes, Option<DocIndex>, String)>> {
+    let py = items.py();
+    let dumps = py.import("json")?.getattr("dumps")?;
+    let mut out = Vec::new();
+    for (i, item) in items.try_iter()?.enumerate() {
+        let item = item?;
+        if let Ok(m) = item.cast::<ModelBase>() {
+            let m = m.get();
+            let path = m.path().text(py)?.to_str()?.to_string();
+            let path = if path.is_empty() {
+                format!("[{i}]")
+            } else {
+                path
+            };
+            if let Some(d) = m.doc() {
+                let (data, idx) = d.parts(py)?;
+                out.push((data, Some(idx), path));
+                continue;
+            }
+            let dict = item.call_method0("to_dict")?;
+            let text = dumps.call1((dict,))?;
+            out.push((
+                Bytes::from(text.cast::<PyString>()?.to_str()?.to_owned()),
+                None,
+                path,
+            ));
+        } else if let Ok(b) = item.cast::<PyBytes>() {
+            out.push((Bytes::copy_from_slice(b.as_bytes()), None, format!("[{i}]")));
+        } else {
+            let text = dumps.call1((item,))?;
+            out.push((
+                Bytes::from(text.cast::<PyString>()?.to_str()?.to_owned()),
+                None,
+                format!("[{i}]"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn builder(py: Python<'_>, schema: &str, columns: Option<Vec<String>>) -> PyResult<TableBuilder> {
+    let s = schema::by_name(schema).ok_or_else(|| {
+        to_pyerr(
+            py,
+            core::Error::Validation(format!("no table schema {schema:?}")),
+        )
+    })?;
+    TableBuilder::new(s, columns.as_deref()).map_err(|e| to_pyerr(py, e))
+}
+
+/// A walk's table: the rows waiting in the iterator (`items`), then the
+/// pages of `cursor` (a search or hostname cursor), at most `limit` rows.
+#[pyfunction]
+#[pyo3(signature = (schema, columns, items, cursor=None, limit=None))]
+pub fn table_stream(
+    py: Python<'_>,
+    schema: &str,
+    columns: Option<Vec<String>>,
+    items: &Bound<'_, PyAny>,
+    cursor: Option<&Bound<'_, PyAny>>,
+    limit: Option<u64>,
+) -> PyResult<TableStream> {
+    let mut builder = builder(py, schema, columns)?;
+    let rows = rows_of(items)?;
+    let n = rows.len().min(limit.map_or(usize::MAX, |l| l as usize));
+    let mut ready = VecDeque::new();
+    if n > 0 {
+        let batch = py
+            .detach(|| -> core::Result<_> {
+                for (body, idx, path) in &rows[..n] {
+                    builder.append(body, idx.as_ref(), path)?;
+                }
+                builder.finish()
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+        ready.push_back((batch, None));
+    }
+    let source = match cursor {
+        None => Source::Done,
+        Some(c) => {
+            if let Ok(c) = c.cast::<NativeCursor>() {
+                let c = c.get();
+                Source::Search(Arc::clone(&c.cursor), Arc::clone(&c.mirror))
+            } else if let Ok(h) = c.cast::<HostnameCursor>() {
+                Source::Hostnames(h.clone().unbind())
+            } else {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "cursor: a search or hostname cursor",
+                ));
+            }
+        }
+    };
+    Ok(TableStream::new(Walk {
+        builder,
+        ready,
+        source,
+        remaining: limit.map(|l| l.saturating_sub(n as u64)),
+        cursor: Arc::new(Mutex::new(None)),
+        rows: 0,
+    }))
+}
+
+/// Where an interrupted export to `path` stopped: (cursor, rows, chunk), or None.
+#[pyfunction]
+pub fn parquet_resume_point(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    partition_by: Vec<String>,
+    fingerprint: String,
+) -> PyResult<Option<(Option<String>, u64, u64)>> {
+    let opts = Options {
+        partition_by,
+        compression: parquet_out::compression("none").map_err(|e| to_pyerr(py, e))?,
+        row_group_rows: 1,
+        fingerprint,
+    };
+    Ok(Export::resume_point(&path, &opts)
+        .map_err(|e| to_pyerr(py, e))?
+        .map(|r| (r.cursor, r.rows, r.chunk)))
+}
+
+/// The documented schemas, for `urlscan_rs.schema` and the reference.
+#[pyfunction]
+pub fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let all: Vec<Value> = schema::ALL
+        .iter()
+        .map(|s| {
+            let cols: Vec<Value> = s
+                .columns
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "name": c.name, "type": c.ty.name(), "paths": c.paths, "doc": c.doc,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "name": s.name, "row": s.row, "version": schema::VERSION, "columns": cols,
+            })
+        })
+        .collect();
+    json(py, Value::Array(all).to_string().as_bytes())
+}
+
+/// A search cursor's walk again from `after` (a resumed export), and what it is of.
+#[pyfunction]
+pub fn search_resumed(
+    py: Python<'_>,
+    cursor: &NativeCursor,
+    after: Option<String>,
+    limit: Option<u64>,
+) -> PyResult<NativeCursor> {
+    let c = cursor.cursor.blocking_lock();
+    let fresh = c.resumed(after, limit).map_err(|e| to_pyerr(py, e))?;
+    Ok(cursor.with(fresh))
+}
+
+/// What a search cursor's walk is of (its endpoint, query and options).
+#[pyfunction]
+pub fn search_fingerprint(cursor: &NativeCursor) -> String {
+    cursor.cursor.blocking_lock().fingerprint()
+}
+
+pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    m.add_class::<TableStream>()?;
+    m.add_function(wrap_pyfunction!(table_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet_resume_point, m)?)?;
+    m.add_function(wrap_pyfunction!(search_resumed, m)?)?;
+    m.add_function(wrap_pyfunction!(search_fingerprint, m)?)?;
+    Ok(())
+}
