@@ -345,6 +345,64 @@ def w_search_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> N
         )
 
 
+def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
+    hits = 5_000 if a.quick else 50_000
+    big = 10_000 if a.quick else 100_000
+    n = 100
+    log(f"tables: {hits} search hits to pandas/Arrow, {big} to Parquet, {n} results to Arrow")
+    with Emu(scans=big + 500, seed=1) as emu:
+        theirs = repeat(a.repeat, "table_pandas_official", emu, hits=hits)
+        pandas = repeat(a.repeat, "table_pandas_rs", emu, hits=hits)
+        arrow = repeat(a.repeat, "table_arrow_rs", emu, hits=hits)
+        rep.row(
+            "search export to a table (CPU)",
+            f"client CPU s / {hits} hits, nine columns, to_pandas()",
+            med(pandas, "cpu"),
+            med(theirs, "cpu"),
+            20,
+            "official iterator + pandas.json_normalize",
+        )
+        rep.row(
+            "search export to a table (CPU)",
+            f"client CPU s / {hits} hits, nine columns, to_arrow()",
+            med(arrow, "cpu"),
+            med(theirs, "cpu"),
+            30,
+            "official iterator + pandas.json_normalize",
+        )
+        walk = repeat(a.repeat, "walk_rs", emu, hits=big)
+        parquet = repeat(a.repeat, "table_parquet_rs", emu, hits=big)
+        rep.row(
+            "search export to Parquet (CPU)",
+            f"client CPU s / {big} hits, every SCANS column, to_parquet() "
+            "(ratio: walk alone / Parquet; target: Parquet at most 1.5x the walk)",
+            med(parquet, "cpu"),
+            med(walk, "cpu"),
+            1 / 1.5,
+            "urlscan-rs walk alone (no field read)",
+        )
+        peak = med(parquet, "rss_peak_kb") / 1024
+        rep.extra.append(
+            (
+                f"search export to Parquet: peak RSS of the process, {big} hits",
+                f"{peak:.0f} MB ({'PASS' if peak < 300 else 'MISS'}, target < 300 MB); "
+                f"the walk alone {med(walk, 'rss_peak_kb') / 1024:.0f} MB",
+            )
+        )
+    with Emu(scans=n + 50, seed=3, result_size=[100_000, 2_000_000]) as emu:
+        uf = uuids_file(emu, n, "tables")
+        ours = repeat(a.repeat, "table_results_rs", emu, uuids_file=uf, n=n)
+        theirs = repeat(a.repeat, "table_results_official", emu, uuids_file=uf, n=n)
+        rep.row(
+            "results to a table (CPU)",
+            f"client CPU s / {n} results of 100 KB to 2 MB, RESULTS columns, results().to_arrow()",
+            med(ours, "cpu"),
+            med(theirs, "cpu"),
+            20,
+            "official get_result loop + pandas.json_normalize",
+        )
+
+
 def w_results_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     n = 100 if a.quick else 500
     log(f"result fetch, CPU regime: {n} results of 100 KB to 2 MB")
@@ -722,6 +780,7 @@ WORKLOADS = {
     # CPU-regime workloads first, while nothing else runs; the latency ones mostly wait.
     "search_cpu": w_search_cpu,
     "results_cpu": w_results_cpu,
+    "tables": w_tables,
     "fanout": w_fanout,
     "emulator": w_emulator,
     "import": w_import,

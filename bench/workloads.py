@@ -89,6 +89,84 @@ def walk_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     return _export(_official_client(cfg), cfg, lambda hit: 0)
 
 
+# --- tables ---------------------------------------------------------------------------------------
+
+# The nine columns of a search export to a DataFrame: the official client's documented recipe
+# (iterate, then pandas.json_normalize) against ours, built in Rust.
+NINE_WIRE = ["_id", "page.domain", "page.ip", "page.country", "page.asn", "page.status", "task.time", "task.url", "stats.uniqIPs"]
+NINE_RS = ["uuid", "domain", "ip", "country", "asn", "status", "time", "submitted_url", "uniq_ips"]
+
+
+def table_pandas_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import pandas as pd
+
+    client = _official_client(cfg)
+
+    def run() -> dict[str, Any]:
+        hits = list(client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]))
+        df = pd.json_normalize(hits)[NINE_WIRE]
+        return {"count": len(df)}
+
+    return run
+
+
+def table_pandas_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        df = client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]).to_pandas(columns=NINE_RS)
+        return {"count": len(df)}
+
+    return run
+
+
+def table_arrow_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        t = client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]).to_arrow(columns=NINE_RS)
+        return {"count": t.num_rows}
+
+    return run
+
+
+def table_parquet_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import os
+    import tempfile
+
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        with tempfile.TemporaryDirectory() as d:
+            n = client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]).to_parquet(os.path.join(d, "x.parquet"))
+        return {"count": n}
+
+    return run
+
+
+def table_results_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import pandas as pd
+
+    client, uuids = _official_client(cfg), cfg["uuids"]
+
+    def run() -> dict[str, Any]:
+        docs = [client.get_result(u) for u in uuids]
+        df = pd.json_normalize(docs)
+        return {"count": len(df)}
+
+    return run
+
+
+def table_results_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client, uuids = _rs_client(cfg), cfg["uuids"]
+
+    def run() -> dict[str, Any]:
+        t = client.results(uuids, concurrency=None).to_arrow()
+        return {"count": t.num_rows}
+
+    return run
+
+
 # --- result fetch ---------------------------------------------------------------------------------
 
 # Ten fields a playbook reads of a result, across page, verdicts, stats, lists and task (each
@@ -315,6 +393,12 @@ SIDES: dict[str, Callable[[dict[str, Any]], Callable[[], dict[str, Any]]]] = {
         threads_rs,
         fanout_rs,
         quota_rs,
+        table_pandas_official,
+        table_pandas_rs,
+        table_arrow_rs,
+        table_parquet_rs,
+        table_results_official,
+        table_results_rs,
     )
 }
 
