@@ -111,6 +111,9 @@ def table_pandas_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def table_pandas_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import pandas  # noqa: F401  (imported before the timed run, as the official side's)
+    import pyarrow  # noqa: F401
+
     client = _rs_client(cfg)
 
     def run() -> dict[str, Any]:
@@ -121,6 +124,8 @@ def table_pandas_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def table_arrow_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import pyarrow  # noqa: F401  (imported before the timed run)
+
     client = _rs_client(cfg)
 
     def run() -> dict[str, Any]:
@@ -158,6 +163,8 @@ def table_results_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
 
 def table_results_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import pyarrow  # noqa: F401  (imported before the timed run)
+
     client, uuids = _rs_client(cfg), cfg["uuids"]
 
     def run() -> dict[str, Any]:

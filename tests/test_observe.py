@@ -5,6 +5,7 @@ awaited with a bound."""
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import urlscan_rs
 from urlscan_rs import Client, SearchHit
 from urlscan_rs.models import CertificateHit, HostnameHit, IncidentHit, NotificationHit
 from urlscan_rs.testing import Emulator, WebhookReceiver
@@ -346,6 +348,18 @@ def test_every_data_source_is_searchable(emu: Emulator, client: Client) -> None:
     [i] = client.search("observable:sources.example.net AND state:active", datasource="incidents")
     assert isinstance(i, IncidentHit) and i.id == inc.id and i.source_type == "api"
     assert n.results and isinstance(n.results[0], SearchHit)
+
+    # Their tables (urlscan_rs.schema.NOTIFICATIONS, INCIDENTS), read from the same bytes.
+    if importlib.util.find_spec("pyarrow") is not None:
+        [nrow] = client.search(f"subscriptionId:{sub_id}", datasource="notifications").to_arrow().to_pylist()
+        assert (nrow["id"], nrow["type"], nrow["subscription_id"], nrow["datasource"]) == (n.id, n.type, sub_id, "scans")
+        assert nrow["results"] == len(n.results) and nrow["total"] == n.total and nrow["date"] == n.date
+        [irow] = client.search("observable:sources.example.net", datasource="incidents").to_arrow().to_pylist()
+        assert (irow["id"], irow["observable"], irow["state"], irow["source_type"]) == (inc.id, i.observable, i.state, "api")
+        assert irow["created_at"] == i.created_at and irow["expire_at"] == i.expire_at and irow["labels"] == i.labels
+        # A notification as a webhook delivers it: the same columns.
+        [wrow] = urlscan_rs.to_arrow([urlscan_rs.parse_notification(n.to_dict())]).to_pylist()
+        assert {k: v for k, v in wrow.items() if k != "date"} == {k: v for k, v in nrow.items() if k != "date"}
 
     certs = list(client.search("", datasource="certificates", limit=50))
     assert certs and all(isinstance(c, CertificateHit) and c.id and c.issuer for c in certs)

@@ -421,3 +421,44 @@ def test_cli_exports_in_every_format(emu: Emulator, client: Client, tmp_path: Pa
     assert [json.loads(x)["_id"] for x in (tmp_path / "h.jsonl").read_text().splitlines()] == ids
     p = run_cli("search", "", "--all", "--format", "parquet", emu=emu)
     assert p.returncode == 2 and "needs -o FILE" in p.stderr
+
+
+@pytest.mark.parametrize(
+    ("datasource", "name", "fields"),
+    [
+        (
+            "hostnames",
+            "HOSTNAME_HITS",
+            {"hostname": "hostname", "domain": "domain", "apex_domain": "apex_domain", "sources": "sources"},
+        ),
+        (
+            "certificates",
+            "CERTIFICATES",
+            {"domain": "domain", "issuer": "issuer", "subject_name": "subject_name", "hostnames": "hostnames"},
+        ),
+        ("domains", "DOMAINS", {"domain": "domain", "scan_count": "scan_count", "last_scan_id": "last_scan_id", "asn": "asn"}),
+    ],
+)
+def test_data_source_columns_agree_with_their_models(client: Client, datasource: str, name: str, fields: dict[str, str]) -> None:
+    hits = list(client.search("", datasource=datasource, limit=80))
+    table = client.search("", datasource=datasource, limit=80).to_arrow()
+    assert hits and table.column_names == list(getattr(schema, name).names)
+    rows = table.to_pylist()
+    for h, r in zip(hits, rows, strict=True):
+        assert r["id"] == h.id and r["date"] == _utc(h.date)
+        for col in fields:
+            v = getattr(h, col)
+            assert r[col] == (_utc(v) if isinstance(v, datetime) else v), (col, r[col], v)
+
+
+def test_cli_output_file_on_commands_that_print(emu: Emulator, tmp_path: Path) -> None:
+    from .test_cli import run_cli
+
+    target = tmp_path / "quotas.jsonl"
+    p = run_cli("--json", "quotas", "-o", str(target), emu=emu)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "" and all(json.loads(line) for line in target.read_text().splitlines())
+    p = run_cli("countries", "-o", str(tmp_path / "countries.txt"), emu=emu)
+    assert p.returncode == 0 and p.stdout == "" and "de" in (tmp_path / "countries.txt").read_text().lower()
+    p = run_cli("quotas", "-o", str(tmp_path / "no" / "such" / "dir"), emu=emu)
+    assert p.returncode == 2 and "cannot write" in p.stderr

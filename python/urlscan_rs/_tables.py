@@ -135,7 +135,8 @@ class Tabular:
 
         def read() -> Any:
             stream = self._table(cols)
-            table = pa.table(stream.collect())
+            # Not pa.table(obj): it looks for a pandas DataFrame first, importing pandas.
+            table = pa.RecordBatchReader.from_stream(stream.collect()).read_all()
             self._table_done(stream)
             return table
 
@@ -166,7 +167,7 @@ class Tabular:
 
         def read() -> Any:
             stream = self._table(cols)
-            frame = _pandas_of(pyarrow().table(stream.collect()))
+            frame = _pandas_of(pyarrow().RecordBatchReader.from_stream(stream.collect()).read_all())
             self._table_done(stream)
             return frame
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import contextlib
 import dataclasses
 import difflib
 import getpass
@@ -2454,6 +2455,12 @@ def build_parser() -> argparse.ArgumentParser:
     d = command(["demo"], "a tour against the built-in emulator", cmd_demo, api=False)
     d.add_argument("--scan-duration", type=_seconds, default=3.0, metavar="SECONDS", help="how long scans take (default: 3)")
     d.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object per step")
+    # Every command that prints (JSON with --json) can write it to a file instead; the commands
+    # that write files of their own (screenshots, downloads, exports) keep their -o, and the
+    # servers (emulator, listen) and the demo print for a person watching.
+    for path, leaf in leaf_commands(p).items():
+        if "-o" not in leaf._option_string_actions and path[0] not in ("emulator", "listen", "demo"):
+            leaf.add_argument("-o", "--output", dest="output_file", metavar="FILE", help="write the output to FILE, not stdout")
     return p
 
 
@@ -2514,6 +2521,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help, --version and usage errors (argparse printed them)
         return _exit_status(e.code)
+    target = getattr(args, "output_file", None)
+    if target and target != "-":
+        try:
+            redirected = open(target, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        except OSError as e:
+            _err(f"cannot write {target}: {e.strerror or e}")
+            return EXIT_USAGE
+        with redirected, contextlib.redirect_stdout(redirected):
+            return _run(args)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     out = Output(args.json)
     notes = _show_waits(out)
     try:

@@ -18,7 +18,9 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use urlscan_core::models::index::DocIndex;
-use urlscan_core::models::index::{parsed_array_spans, parsed_object_index};
+use urlscan_core::models::index::{
+    parsed_array_spans, parsed_object_index, parsed_object_index_into, Entry,
+};
 use urlscan_core::{Error, Result};
 
 use crate::schema::{Col, Schema, Ty, VERSION};
@@ -234,6 +236,8 @@ struct Column {
 struct Node {
     children: Vec<(String, Node)>,
     slot: Option<usize>,
+    /// How many nodes with children are below this one (their scratch indexes).
+    below: usize,
 }
 
 impl Node {
@@ -251,6 +255,12 @@ impl Node {
         };
         self.children[i].1.insert(rest, slot);
     }
+
+    /// Set `below` everywhere; the number of nodes with children at or below this one's children.
+    fn count(&mut self) -> usize {
+        self.below = self.children.iter_mut().map(|(_, c)| c.count()).sum();
+        self.below + usize::from(!self.children.is_empty())
+    }
 }
 
 /// A value's span in the row's body; the slot's path names it in errors.
@@ -265,6 +275,10 @@ pub struct TableBuilder {
     /// Each slot's dotted path.
     paths: Vec<String>,
     spans: Vec<Span>,
+    /// A reusable index per object the tree opens (no allocation per row).
+    scratch: Vec<DocIndex>,
+    /// The top-level index of rows given without one.
+    top: DocIndex,
     rows: usize,
     arrow: Option<SchemaRef>,
 }
@@ -355,12 +369,16 @@ impl TableBuilder {
             });
         }
         let spans = vec![None; paths.len()];
+        tree.count();
+        let scratch = vec![DocIndex::new(); tree.below];
         Ok(TableBuilder {
             schema,
             columns,
             tree,
             paths,
             spans,
+            scratch,
+            top: DocIndex::new(),
             rows: 0,
             arrow: None,
         })
@@ -389,27 +407,24 @@ impl TableBuilder {
     /// relative to `body`; `at` names it in errors.
     pub fn append(&mut self, body: &[u8], index: Option<&DocIndex>, at: &dyn At) -> Result<()> {
         self.spans.iter_mut().for_each(|s| *s = None);
-        let own;
         let index = match index {
             Some(i) => i,
             None => {
-                own = parsed_object_index(body).ok_or_else(|| {
+                if parsed_object_index_into(body, &mut self.top).is_none() {
                     let end = body.len().min(60);
-                    wrong(at.path(), "an object", &body[..end])
-                })?;
-                &own
+                    return Err(wrong(at.path(), "an object", &body[..end]));
+                }
+                &self.top
             }
         };
-        let entries: Vec<(usize, usize, &urlscan_core::models::index::Key)> =
-            index.iter().map(|e| (e.start, e.end, &e.key)).collect();
         resolve(
             &self.tree,
             body,
-            &entries,
+            index,
             0,
             &mut self.spans,
+            &mut self.scratch,
             &|| at.path(),
-            "",
         )?;
         for c in &mut self.columns {
             let span = c
@@ -537,26 +552,31 @@ fn infer(values: &[Option<String>]) -> (Ty, bool) {
 }
 
 /// Find the spans of the tree's paths in the object whose members are
-/// `entries` (spans relative to `body`, shifted by `base`).
+/// `entries` (spans relative to `body[base..]`). `scratch` holds a reusable
+/// index per tree node below the top (in tree order); `path` names the object.
 fn resolve(
     node: &Node,
     body: &[u8],
-    entries: &[(usize, usize, &urlscan_core::models::index::Key)],
+    entries: &[Entry],
     base: usize,
     spans: &mut [Span],
-    at: &dyn Fn() -> String,
-    prefix: &str,
+    scratch: &mut [DocIndex],
+    path: &dyn Fn() -> String,
 ) -> Result<()> {
+    let here = &body[base..];
+    let mut next = 0;
     for (key, child) in &node.children {
+        // Each child with children owns `scratch[next]`, then its own children's
+        // scratch follows it: a tree laid out in pre-order.
+        let own = next;
+        if !child.children.is_empty() {
+            next += 1 + child.below;
+        }
         // The last of duplicate keys wins, as with json.loads.
-        let Some(&(a, b, _)) = entries
-            .iter()
-            .rev()
-            .find(|(_, _, k)| k.is(&body[base..], key))
-        else {
+        let Some(e) = entries.iter().rev().find(|e| e.key.is(here, key)) else {
             continue;
         };
-        let (a, b) = (base + a, base + b);
+        let (a, b) = (base + e.start, base + e.end);
         if let Some(s) = child.slot {
             spans[s] = Some((a, b));
         }
@@ -567,14 +587,22 @@ fn resolve(
         if is_null(v) {
             continue;
         }
-        let path = || join(&at(), &join(prefix, key));
-        let sub = match v.first() {
-            Some(b'{') => parsed_object_index(v).ok_or_else(|| wrong(path(), "an object", v))?,
-            _ => return Err(wrong(path(), "an object", v)),
-        };
-        let sub: Vec<_> = sub.iter().map(|e| (e.start, e.end, &e.key)).collect();
-        // Keys of the sub-index are relative to `v`: compare them there.
-        resolve(child, body, &sub, a, spans, at, &join(prefix, key))?;
+        let child_path = || join(&path(), key);
+        let (sub, rest) = scratch[own..]
+            .split_first_mut()
+            .expect("a scratch index per node");
+        if v.first() != Some(&b'{') || parsed_object_index_into(v, sub).is_none() {
+            return Err(wrong(child_path(), "an object", v));
+        }
+        resolve(
+            child,
+            body,
+            sub,
+            a,
+            spans,
+            &mut rest[..child.below],
+            &child_path,
+        )?;
     }
     Ok(())
 }

@@ -55,6 +55,17 @@ pub fn parsed_object_index(body: &[u8]) -> Option<DocIndex> {
     Some(out)
 }
 
+/// `parsed_object_index` into `out` (cleared first), so a caller that reads
+/// many objects reuses one buffer. None (and `out` partly filled) when the
+/// bytes are not an object after all.
+pub fn parsed_object_index_into(body: &[u8], out: &mut DocIndex) -> Option<()> {
+    out.clear();
+    scan_members(body, |key, start, end| {
+        out.push(Entry { key, start, end });
+        Some(())
+    })
+}
+
 /// The span of the value of `key` in a JSON object inside a body already
 /// parsed, as `parsed_object_index` would give it (the last of duplicate
 /// keys), without building the index: `Some(None)` when absent, None when
