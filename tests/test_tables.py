@@ -462,3 +462,14 @@ def test_cli_output_file_on_commands_that_print(emu: Emulator, tmp_path: Path) -
     assert p.returncode == 0 and p.stdout == "" and "de" in (tmp_path / "countries.txt").read_text().lower()
     p = run_cli("quotas", "-o", str(tmp_path / "no" / "such" / "dir"), emu=emu)
     assert p.returncode == 2 and "cannot write" in p.stderr
+
+
+def test_an_export_goes_past_ten_thousand_hits(tmp_path: Path) -> None:
+    # The service answers at most 10,000 hits a query; the walk goes on with search_after.
+    with Emulator(scans=10_500, seed=2) as e, e.client() as c:
+        assert c.search("").count() >= 10_000
+        path = tmp_path / "all.parquet"
+        assert c.search("", size=1000).to_parquet(path, row_group_size=4000) == 10_500
+    ids = pq.read_table(path, columns=["uuid"]).column("uuid").to_pylist()
+    assert len(ids) == len(set(ids)) == 10_500
+    assert pq.ParquetFile(path).metadata.num_row_groups == 3
