@@ -5,7 +5,7 @@ import atexit as _atexit
 import logging as _logging
 from typing import Any as _Any
 
-from . import _native, errors, models, schema
+from . import _native, datadumps, errors, models, schema
 from ._client import AsyncClient, Client, SearchIterator
 from ._native import __version__
 from ._tables import ResultList, to_arrow
@@ -58,6 +58,7 @@ __all__ = [
     "errors",
     "models",
     "schema",
+    "datadumps",
     "to_arrow",
     "ResultList",
     *__all__,

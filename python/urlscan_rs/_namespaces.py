@@ -13,7 +13,9 @@ more than one table call, are written here by hand.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from . import _native
@@ -276,6 +278,11 @@ class Incidents(_Namespace):
         return self._call("incident_action", "restart", incident_id)
 
 
+async def _then_path(call: Any, target: Path) -> Path:
+    await call
+    return target
+
+
 class _PagedIterator(_native.PagedWalk):
     """A lazy walk over a native cursor's pages, read as the walk needs them:
     ``for`` with a Client's cursor, ``async for`` with an AsyncClient's.
@@ -436,6 +443,27 @@ class DataDumps(_Namespace):
         not followed, so the API key is never sent to the download host.
         """
         return self._call("datadump_link", path)
+
+    def download(self, path: str, dest: str | os.PathLike[str] = ".", *, progress: Any = False) -> Any:
+        """Download a data-dump file (GET /api/v1/datadump/link/{path}, then the
+        temporary address it redirects to); the path of the file written.
+
+        ``dest`` is a file, or a folder to put the file in under its own name.
+        The API key is never sent to the download host. The file is streamed to
+        ``.<name>.part`` beside it, checked against the size the listing
+        announces, and renamed into place only when whole. A dropped connection
+        resumes with a ``Range`` request (up to ``max_retries`` times); then the
+        call raises with the bytes it had and leaves no file under the final
+        name. ``progress`` is ``True`` (a counter on stderr) or a callable
+        given ``(bytes, total)``.
+        """
+        target = Path(dest)
+        if target.is_dir():
+            target = target / path.rstrip("/").rsplit("/", 1)[-1]
+        call = self._call("datadump_download", path, os.fspath(target), progress=progress or None)
+        if self._client._is_async:
+            return _then_path(call, target)
+        return target
 
 
 # Every namespace class, in the order Client lists them (the order they are defined in).

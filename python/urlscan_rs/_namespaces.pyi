@@ -5,8 +5,10 @@
 # classes (from the plain ones). Only the hand-written methods below are
 # edited here.
 import datetime as _dt
+import os
 from builtins import list as _List
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 from ._tables import Tabular
@@ -294,6 +296,9 @@ class Files:
 class DataDumps:
     def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
     def link(self, path: str) -> str: ...
+    def download(
+        self, path: str, dest: str | os.PathLike[str] = ".", *, progress: bool | Callable[[int, int], object] = False
+    ) -> Path: ...
 
 # BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
 class AsyncLiveScan:
@@ -505,5 +510,8 @@ class AsyncFiles:
 class AsyncDataDumps:
     async def list(self, time_window: TimeWindow, file_type: FileType, date: str | _dt.date) -> _List[DataDumpFile]: ...
     async def link(self, path: str) -> str: ...
+    async def download(
+        self, path: str, dest: str | os.PathLike[str] = ".", *, progress: bool | Callable[[int, int], object] = False
+    ) -> Path: ...
 
 # END GENERATED async

@@ -1052,6 +1052,44 @@ def cmd_phishfeed(args: argparse.Namespace, out: Output) -> int:
         return _print_search(args, out, it, "scans", "the phishing feed" + (f" ({query!r})" if query else ""))
 
 
+def cmd_datadump_download(args: argparse.Namespace, out: Output) -> int:
+    with _client(args) as c, out.progress("download") as bar:
+        path = c.datadumps.download(args.path, args.output, progress=lambda done, total: bar.update(done, total or None))
+    size = path.stat().st_size
+    if out.json:
+        out.emit({"path": str(path), "bytes": size})
+    else:
+        out.line(str(path))
+    return EXIT_OK
+
+
+def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
+    from . import datadumps
+
+    f = datadumps.read(args.file, type=args.type)
+    dest = args.output
+    if args.format == "parquet":
+        if not dest or dest == "-":
+            raise UsageError("--format parquet needs -o FILE (Parquet is not written to a terminal)")
+        rows = f.to_parquet(dest)
+    elif args.format == "csv":
+        rows = f.to_csv(dest or "-")
+    else:
+        rows = 0
+        sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
+        try:
+            for item in f:
+                obj = {"uuid": item[0], "bytes": len(item[1])} if isinstance(item, tuple) else item.raw
+                sink.write(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n")
+                rows += 1
+        finally:
+            if sink is not sys.stdout:
+                sink.close()
+    if dest and dest != "-":
+        _note(f"{rows:,} items written to {dest} ({args.format})")
+    return EXIT_OK
+
+
 def _read_urls(source: str) -> list[str]:
     if source == "-":
         text = sys.stdin.read()
@@ -1385,6 +1423,9 @@ NAMESPACE_GROUPS: dict[str, tuple[str, str, str]] = {
     "datadump": ("datadumps", "DataDumps", "bulk data dumps (premium)"),
 }
 
+# Namespace methods whose commands are written by hand (they do more than print an answer).
+HAND_WRITTEN = {("datadumps", "download")}
+
 # Client methods with one derived command each (the others have hand-written commands).
 CLIENT_COMMANDS: dict[tuple[str, ...], str] = {
     ("user",): "user",
@@ -1553,6 +1594,8 @@ def endpoints() -> list[Endpoint]:
     for group, (attr, cls, _) in NAMESPACE_GROUPS.items():
         methods = spaces[cls]
         for name, sig in methods.items():
+            if (attr, name) in HAND_WRITTEN:
+                continue
             if sig.any_fields:  # update(id, **fields): the keyword fields of create, none required
                 given = {p.name for p in sig.positional}
                 fields = tuple(dataclasses.replace(p, required=False) for p in methods["create"].options if p.name not in given)
@@ -2393,6 +2436,28 @@ def build_parser() -> argparse.ArgumentParser:
         group(name, help)
     for path in list(derived):
         derive(*path)
+    dd = command(
+        ["datadump", "download"],
+        "download a data-dump file (resumed if the connection drops; checked against its listed size)",
+        cmd_datadump_download,
+    )
+    dd.add_argument("path", help=FIELD_HELP["path"])
+    dd.add_argument("-o", "--output", metavar="DIR", default=".", help="folder (or file name) to write to (default: here)")
+    dr = command(
+        ["datadump", "read"],
+        "print or convert a data-dump file (search and api: hits or results; screenshots and dom: files)",
+        cmd_datadump_read,
+        api=False,
+    )
+    dr.add_argument("file", help="a data-dump file as downloaded (.gz)")
+    dr.add_argument("--type", choices=("search", "api", "screenshots", "dom"), help="what it holds (default: from its path)")
+    dr.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "parquet"),
+        default="jsonl",
+        help="jsonl: the items as served (screenshots and dom: uuid and size); csv, parquet: the flat schema (default: jsonl)",
+    )
+    dr.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout (Parquet needs one)")
 
     # -- tools
     ls = command(

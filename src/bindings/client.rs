@@ -37,7 +37,7 @@ fn doc_model<'py, T>(py: Python<'py>, class: &str, d: Doc<T>) -> PyResult<Bound<
 }
 
 /// `True` prints a counter on stderr; a callable gets (done, total).
-fn progress_fn(p: Option<Bound<'_, PyAny>>) -> Option<Progress> {
+pub(super) fn progress_fn(p: Option<Bound<'_, PyAny>>) -> Option<Progress> {
     let p = p.filter(|p| !p.is_none())?;
     if let Ok(flag) = p.extract::<bool>() {
         if !flag {

@@ -270,6 +270,29 @@ impl NativeClient {
         )
     }
 
+    /// Download a data-dump file to `dest` (the listing's size checked, a cut
+    /// connection resumed); the bytes written.
+    #[pyo3(signature = (path, dest, *, progress=None))]
+    fn datadump_download(
+        &self,
+        py: Python<'_>,
+        path: String,
+        dest: std::path::PathBuf,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let progress = super::client::progress_fn(progress);
+        self.run(
+            py,
+            move |c| async move {
+                let expected = c.datadump_size(&path).await?;
+                c.datadump_download(&path, &dest, expected, progress).await
+            },
+            Box::new(|py, d: core::api::datadumps::Downloaded| {
+                Ok(d.bytes.into_pyobject(py)?.into_any())
+            }),
+        )
+    }
+
     /// A lazy cursor over hostname history pages.
     #[pyo3(signature = (hostname, *, limit, page_state=None))]
     fn hostname_cursor(

@@ -26,6 +26,9 @@ use urlscan_core::{self as core};
 use urlscan_tables::parquet_out::{self, Export, Options, Resume};
 use urlscan_tables::{schema, Item, TableBuilder};
 
+/// JSON lines of a data-dump file decoded per batch.
+const DUMP_BATCH: usize = 4096;
+
 /// Where the pages of a table come from.
 enum Source {
     /// Nothing more: the rows given at the start only.
@@ -35,6 +38,8 @@ enum Source {
         Arc<Mutex<SearchCursorMirror>>,
     ),
     Hostnames(Py<HostnameCursor>),
+    /// The JSON lines of a data-dump file.
+    Dump(Py<DumpReader>),
 }
 
 /// A table being read: batches ready, and the walk that makes more.
@@ -130,6 +135,27 @@ impl Walk {
                     Ok((builder.finish()?, after))
                 })
                 .map_err(|e| decode_err(py, e))?
+            }
+            Source::Dump(reader) => {
+                let reader = reader.get();
+                let builder = &mut self.builder;
+                let batch = py
+                    .detach(|| -> core::Result<_> {
+                        let lines = reader.lines(remaining.min(DUMP_BATCH))?;
+                        if lines.is_empty() {
+                            return Ok(None);
+                        }
+                        for (n, body, idx) in &lines {
+                            builder.append(body, Some(idx), &format!("line {n}"))?;
+                        }
+                        Ok(Some(builder.finish()?))
+                    })
+                    .map_err(|e| decode_err(py, e))?;
+                let Some(batch) = batch else {
+                    self.source = Source::Done;
+                    return Ok(false);
+                };
+                (batch, None)
             }
         };
         if let Some(r) = &mut self.remaining {
@@ -464,9 +490,11 @@ pub fn table_stream(
                 Source::Search(Arc::clone(&c.cursor), Arc::clone(&c.mirror))
             } else if let Ok(h) = c.cast::<HostnameCursor>() {
                 Source::Hostnames(h.clone().unbind())
+            } else if let Ok(d) = c.cast::<DumpReader>() {
+                Source::Dump(d.clone().unbind())
             } else {
                 return Err(pyo3::exceptions::PyTypeError::new_err(
-                    "cursor: a search or hostname cursor",
+                    "cursor: a search or hostname cursor, or a data-dump reader",
                 ));
             }
         }
@@ -544,10 +572,137 @@ pub fn search_fingerprint(cursor: &NativeCursor) -> String {
 
 pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<TableStream>()?;
+    m.add_class::<DumpReader>()?;
     m.add_function(wrap_pyfunction!(table_stream, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_resume_point, m)?)?;
     m.add_function(wrap_pyfunction!(search_resumed, m)?)?;
     m.add_function(wrap_pyfunction!(search_fingerprint, m)?)?;
     Ok(())
+}
+
+enum DumpInner {
+    Lines(Box<urlscan_tables::dumps::Lines>),
+    Members(urlscan_tables::dumps::Members),
+}
+
+/// A data-dump file being read: its JSON lines as models (or table rows),
+/// or its archive's members as `(uuid, bytes)`.
+#[pyclass(module = "urlscan_rs._native", frozen)]
+pub struct DumpReader {
+    path: std::path::PathBuf,
+    kind: urlscan_tables::dumps::Kind,
+    inner: Mutex<DumpInner>,
+}
+
+impl DumpReader {
+    /// Up to `max` JSON lines, each checked to be a JSON object (its index
+    /// found), errors naming the file and line.
+    fn lines(&self, max: usize) -> core::Result<Vec<(u64, Bytes, DocIndex)>> {
+        let mut inner = self.inner.lock().unwrap();
+        let DumpInner::Lines(lines) = &mut *inner else {
+            return Ok(Vec::new());
+        };
+        lines
+            .next_batch(max)?
+            .into_iter()
+            .map(|(n, line)| {
+                let idx = index::object_index(&line).map_err(|e| {
+                    core::Error::Decode(format!("data dump {} line {n}: {e}", self.path.display()))
+                })?;
+                Ok((n, Bytes::from(line), idx))
+            })
+            .collect()
+    }
+}
+
+#[pymethods]
+impl DumpReader {
+    #[new]
+    #[pyo3(signature = (path, kind=None))]
+    fn py_new(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        kind: Option<&str>,
+    ) -> PyResult<DumpReader> {
+        use urlscan_tables::dumps::{Kind, Lines, Members};
+        let kind = match kind {
+            Some(k) => Kind::named(k).ok_or_else(|| {
+                to_pyerr(
+                    py,
+                    core::Error::Validation(format!(
+                        "type must be one of {}, got {k:?}",
+                        Kind::NAMES.join(", ")
+                    )),
+                )
+            })?,
+            None => Kind::of_path(&path).ok_or_else(|| {
+                to_pyerr(
+                    py,
+                    core::Error::Validation(format!(
+                        "cannot tell what {} holds from its path: give type= one of {}",
+                        path.display(),
+                        Kind::NAMES.join(", ")
+                    )),
+                )
+            })?,
+        };
+        let inner = py
+            .detach(|| -> core::Result<_> {
+                Ok(if kind.is_lines() {
+                    DumpInner::Lines(Box::new(Lines::open(&path)?))
+                } else {
+                    DumpInner::Members(Members::open(&path)?)
+                })
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+        Ok(DumpReader {
+            path,
+            kind,
+            inner: Mutex::new(inner),
+        })
+    }
+
+    /// What the file holds: "search", "api", "screenshots" or "dom".
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// Up to `max` items: `SearchHit`s (search), `ScanResult`s (api) or
+    /// `(uuid, bytes)` (screenshots, dom); an empty list at the end.
+    fn next_items<'py>(
+        &self,
+        py: Python<'py>,
+        max: usize,
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let out = pyo3::types::PyList::empty(py);
+        if self.kind.is_lines() {
+            let class = if self.kind == urlscan_tables::dumps::Kind::Search {
+                "SearchHit"
+            } else {
+                "ScanResult"
+            };
+            let lines = py.detach(|| self.lines(max)).map_err(|e| to_pyerr(py, e))?;
+            for (_, body, idx) in lines {
+                out.append(super::lazy::lazy_model(py, class, body, idx)?)?;
+            }
+            return Ok(out);
+        }
+        while out.len() < max {
+            let next = py
+                .detach(|| match &mut *self.inner.lock().unwrap() {
+                    DumpInner::Members(m) => m.next_member(),
+                    DumpInner::Lines(_) => Ok(None),
+                })
+                .map_err(|e| to_pyerr(py, e))?;
+            let Some((name, data)) = next else { break };
+            if name.ends_with('/') {
+                continue;
+            }
+            let uuid = urlscan_tables::dumps::uuid_of(&name).to_string();
+            out.append((uuid, PyBytes::new(py, &data)))?;
+        }
+        Ok(out)
+    }
 }

@@ -224,6 +224,21 @@ impl Transport {
         }
     }
 
+    /// A GET of an absolute address on another host (a data-dump file's
+    /// temporary link): no API key, no redirect followed, from byte `from`
+    /// on (a `Range` request) when not 0. The answer's body is the caller's
+    /// to stream.
+    pub async fn get_elsewhere(&self, url: &str, from: u64) -> Result<reqwest::Response> {
+        if *self.closed.borrow() {
+            return Err(Error::Closed);
+        }
+        let mut rb = self.http_no_redirect.get(url);
+        if from > 0 {
+            rb = rb.header(reqwest::header::RANGE, format!("bytes={from}-"));
+        }
+        rb.send().await.map_err(map_reqwest_error)
+    }
+
     /// End every call in flight (they fail with `Error::Closed`) and refuse new ones.
     pub fn close(&self) {
         self.closed.send_replace(true);

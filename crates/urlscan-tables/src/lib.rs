@@ -1,8 +1,10 @@
 //! Tables out of the urlscan.io API: answers decoded from their bytes into
 //! Arrow record batches (`decode`), by the documented flat schemas
-//! (`schema`), and written as Parquet files as a walk goes (`parquet_out`).
+//! (`schema`), and written as Parquet files as a walk goes (`parquet_out`);
+//! data-dump files read as served (`dumps`).
 pub mod csv_out;
 pub mod decode;
+pub mod dumps;
 pub mod parquet_out;
 pub mod schema;
 

@@ -116,3 +116,189 @@ impl Client {
             })
     }
 }
+
+/// A downloaded file: its size, and the attempts (1 when nothing was resumed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Downloaded {
+    pub bytes: u64,
+    pub attempts: u32,
+}
+
+/// Where a download in progress is written: `.<name>.part` beside `dest`.
+pub fn part_of(dest: &std::path::Path) -> std::path::PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dest.with_file_name(format!(".{name}.part"))
+}
+
+/// The total size a `Content-Range: bytes a-b/N` names.
+fn range_total(v: &str) -> Option<u64> {
+    v.rsplit('/').next()?.trim().parse().ok()
+}
+
+fn io_err(what: &str, path: &std::path::Path, e: std::io::Error) -> Error {
+    Error::Validation(format!("cannot {what} {}: {e}", path.display()))
+}
+
+impl Client {
+    /// The size the listing announces for a dump file (its window, type and
+    /// day are in its path); None when the listing does not have it.
+    pub async fn datadump_size(&self, path: &str) -> Result<Option<u64>> {
+        let p = dump_path(path)?;
+        let parts: Vec<&str> = p.split('/').collect();
+        let (Some(window), Some(ftype), Some(day)) = (parts.first(), parts.get(1), parts.get(2))
+        else {
+            return Ok(None);
+        };
+        let day = day.trim_end_matches(".gz").trim_end_matches(".tar");
+        let day: String = day.chars().take(8).collect();
+        let body = self.datadump_list(window, ftype, &day).await?;
+        let v: Value = crate::models::decode(&body, "data-dump listing")?;
+        // The listing as the endpoint table reads it: the files, or the answer holding them.
+        let files = match &v {
+            Value::Array(a) => a.clone(),
+            other => other
+                .get("files")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        Ok(files
+            .iter()
+            .find(|f| f.get("path").and_then(Value::as_str) == Some(p.as_str()))
+            .and_then(|f| {
+                crate::models::json::lenient_value_u64(f.get("size").unwrap_or(&Value::Null))
+                    .ok()
+                    .flatten()
+            }))
+    }
+
+    /// Download a dump file to `dest`: its temporary link (the API key is not
+    /// sent to that host), streamed to `.<name>.part` beside `dest`, checked
+    /// against `expected` bytes (the listing's size), renamed into place only
+    /// when whole. A connection dropped mid-file resumes with a `Range`
+    /// request; after `max_retries` such retries the call fails with the
+    /// bytes it had, and removes the part file (no half file under `dest`).
+    /// `progress(bytes, total)` follows the bytes (total 0 when unknown).
+    pub async fn datadump_download(
+        &self,
+        path: &str,
+        dest: &std::path::Path,
+        expected: Option<u64>,
+        progress: Option<super::batch::Progress>,
+    ) -> Result<Downloaded> {
+        use tokio::io::AsyncWriteExt;
+        let p = dump_path(path)?;
+        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+            tokio::fs::create_dir_all(dir)
+                .await
+                .map_err(|e| io_err("create", dir, e))?;
+        }
+        let part = part_of(dest);
+        let url = self.datadump_link(&p).await?;
+        let mut file = tokio::fs::File::create(&part)
+            .await
+            .map_err(|e| io_err("write", &part, e))?;
+        let budget = self.config().max_retries;
+        let mut have: u64 = 0;
+        // The size the download host gives (its Content-Length or Content-Range);
+        // the listing's `expected` is checked once the host's answer is whole.
+        let mut total: Option<u64> = None;
+        let mut attempts = 0u32;
+        let outcome: Result<()> = async {
+            loop {
+                attempts += 1;
+                let retry_left = attempts <= budget;
+                let resp = match self.t.get_elsewhere(&url, have).await {
+                    Ok(r) => r,
+                    Err(e) if retry_left && matches!(e, Error::Transport(_) | Error::Timeout(_)) => {
+                        tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(attempts))).await;
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                let status = resp.status().as_u16();
+                let announced = resp
+                    .headers()
+                    .get(reqwest::header::CONTENT_RANGE)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(range_total);
+                match status {
+                    206 => total = announced.or(total),
+                    200 => {
+                        if have > 0 {
+                            // The host ignored the range: start over.
+                            file.set_len(0).await.map_err(|e| io_err("write", &part, e))?;
+                            file = tokio::fs::File::create(&part).await.map_err(|e| io_err("write", &part, e))?;
+                            have = 0;
+                        }
+                        total = resp.content_length().or(total);
+                    }
+                    416 if total.is_some_and(|t| t == have) => return Ok(()),
+                    _ => {
+                        return Err(Error::Decode(format!(
+                            "data-dump file {p}: the download host answered HTTP {status}"
+                        )))
+                    }
+                }
+                let mut resp = resp;
+                let cut = loop {
+                    match resp.chunk().await {
+                        Ok(Some(chunk)) => {
+                            file.write_all(&chunk).await.map_err(|e| io_err("write", &part, e))?;
+                            have += chunk.len() as u64;
+                            if let Some(cb) = &progress {
+                                cb(have as usize, expected.or(total).unwrap_or(0) as usize);
+                            }
+                        }
+                        Ok(None) => break None,
+                        Err(e) => break Some(e.to_string()),
+                    }
+                };
+                let short = total.is_some_and(|t| have < t);
+                if cut.is_none() && !short {
+                    return Ok(());
+                }
+                if !retry_left {
+                    let of = total.map_or(String::new(), |t| format!(" of {t}"));
+                    let why = cut.unwrap_or_else(|| "the connection closed early".into());
+                    return Err(Error::Transport(format!(
+                        "data-dump file {p}: the download stopped at {have}{of} bytes after {attempts} attempts ({why})"
+                    )));
+                }
+                log::info!("data-dump file {p}: resuming at byte {have}");
+            }
+        }
+        .await;
+        let finish = async {
+            outcome?;
+            file.flush().await.map_err(|e| io_err("write", &part, e))?;
+            file.sync_all()
+                .await
+                .map_err(|e| io_err("write", &part, e))?;
+            if let Some(t) = expected {
+                if have != t {
+                    return Err(Error::Decode(format!(
+                        "data-dump file {p}: {have} bytes downloaded where {t} were announced"
+                    )));
+                }
+            }
+            tokio::fs::rename(&part, dest)
+                .await
+                .map_err(|e| io_err("write", dest, e))
+        };
+        match finish.await {
+            Ok(()) => Ok(Downloaded {
+                bytes: have,
+                attempts,
+            }),
+            Err(e) => {
+                drop(file);
+                let _ = tokio::fs::remove_file(&part).await;
+                Err(e)
+            }
+        }
+    }
+}

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 use chrono::NaiveDate;
@@ -257,7 +257,19 @@ async fn link(Path(path): Path<String>, req: Entry<need::Premium>) -> Response {
     (StatusCode::FOUND, [(header::LOCATION, location)]).into_response()
 }
 
-async fn file(State(st): St, Path(path): Path<String>, RawQuery(raw): RawQuery) -> Response {
+/// `Range: bytes=N-` (the only form a resumed download sends): N.
+fn range_start(headers: &HeaderMap) -> Option<usize> {
+    let v = headers.get(header::RANGE)?.to_str().ok()?;
+    let n = v.strip_prefix("bytes=")?.strip_suffix('-')?;
+    n.trim().parse().ok()
+}
+
+async fn file(
+    State(st): St,
+    Path(path): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Response {
     let now = now(&st);
     let token = url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
         .find(|(k, _)| k == "token")
@@ -282,15 +294,30 @@ async fn file(State(st): St, Path(path): Path<String>, RawQuery(raw): RawQuery) 
     };
     let ftype = path.split('/').nth(1).unwrap_or("search").to_string();
     let name = f.path.rsplit('/').next().unwrap_or("dump.gz").to_string();
-    (
-        [
-            (header::CONTENT_TYPE, "application/gzip".to_string()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        build(&st, &ftype, &f),
-    )
-        .into_response()
+    let body = build(&st, &ftype, &f);
+    let kind = [
+        (header::CONTENT_TYPE, "application/gzip".to_string()),
+        (
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ),
+    ];
+    // A resumed download asks for the rest, as object stores answer it.
+    match range_start(&headers) {
+        Some(from) if from >= body.len() => (
+            StatusCode::RANGE_NOT_SATISFIABLE,
+            [(header::CONTENT_RANGE, format!("bytes */{}", body.len()))],
+        )
+            .into_response(),
+        Some(from) => {
+            let range = format!("bytes {from}-{}/{}", body.len() - 1, body.len());
+            let mut resp =
+                (StatusCode::PARTIAL_CONTENT, kind, body[from..].to_vec()).into_response();
+            if let Ok(v) = header::HeaderValue::from_str(&range) {
+                resp.headers_mut().insert(header::CONTENT_RANGE, v);
+            }
+            resp
+        }
+        None => (kind, body).into_response(),
+    }
 }

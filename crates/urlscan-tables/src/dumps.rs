@@ -1,0 +1,258 @@
+//! Data-dump files read as they are served, without unpacking them to disk.
+//!
+//! `search` and `api` files are gzipped newline-delimited JSON (a search hit
+//! or a result per line); `screenshots` and `dom` files are gzipped tar
+//! archives of `{uuid}.png` / `{uuid}.html`. A file may be several gzip
+//! members one after the other (flate2's `MultiGzDecoder` reads them as one
+//! stream), and a tar stream may be several archives (zero blocks between
+//! them are skipped).
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use flate2::read::MultiGzDecoder;
+use urlscan_core::{Error, Result};
+
+/// What a dump file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Search,
+    Api,
+    Screenshots,
+    Dom,
+}
+
+impl Kind {
+    pub const NAMES: [&'static str; 4] = ["search", "api", "screenshots", "dom"];
+
+    pub fn named(name: &str) -> Option<Kind> {
+        Some(match name {
+            "search" => Kind::Search,
+            "api" => Kind::Api,
+            "screenshots" => Kind::Screenshots,
+            "dom" => Kind::Dom,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Search => "search",
+            Kind::Api => "api",
+            Kind::Screenshots => "screenshots",
+            Kind::Dom => "dom",
+        }
+    }
+
+    /// The kind a dump path names (`hours/search/20261120/20261120-13.gz`):
+    /// the first folder that is a kind's name.
+    pub fn of_path(path: &Path) -> Option<Kind> {
+        path.iter().filter_map(|p| p.to_str()).find_map(Kind::named)
+    }
+
+    /// Whether the file holds JSON lines (else a tar archive).
+    pub fn is_lines(self) -> bool {
+        matches!(self, Kind::Search | Kind::Api)
+    }
+}
+
+fn open(path: &Path) -> Result<MultiGzDecoder<BufReader<File>>> {
+    let file = File::open(path)
+        .map_err(|e| Error::Validation(format!("cannot read {}: {e}", path.display())))?;
+    Ok(MultiGzDecoder::new(BufReader::with_capacity(1 << 16, file)))
+}
+
+fn broken(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Decode(format!("data dump {}: {e}", path.display()))
+}
+
+/// The lines of a `search` or `api` dump.
+pub struct Lines {
+    path: std::path::PathBuf,
+    reader: BufReader<MultiGzDecoder<BufReader<File>>>,
+    /// Lines read so far (1-based numbers in errors).
+    line: u64,
+}
+
+impl Lines {
+    pub fn open(path: &Path) -> Result<Lines> {
+        Ok(Lines {
+            path: path.to_path_buf(),
+            reader: BufReader::with_capacity(1 << 16, open(path)?),
+            line: 0,
+        })
+    }
+
+    /// Up to `max` lines that are not blank: (line number, bytes without the
+    /// newline). Empty at the end.
+    pub fn next_batch(&mut self, max: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+        let mut out = Vec::with_capacity(max.min(4096));
+        while out.len() < max {
+            let mut buf = Vec::new();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| broken(&self.path, e))?;
+            if n == 0 {
+                break;
+            }
+            self.line += 1;
+            while buf.last().is_some_and(|b| b.is_ascii_whitespace()) {
+                buf.pop();
+            }
+            if !buf.is_empty() {
+                out.push((self.line, buf));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The members of a `screenshots` or `dom` dump: (name, bytes), read on a
+/// thread of their own and handed over a few at a time (memory stays
+/// bounded by the largest member, not the archive).
+pub struct Members {
+    rx: Receiver<Result<(String, Vec<u8>)>>,
+}
+
+impl Members {
+    pub fn open(path: &Path) -> Result<Members> {
+        let gz = open(path)?;
+        let path = path.to_path_buf();
+        let (tx, rx) = sync_channel(4);
+        std::thread::Builder::new()
+            .name("urlscan-dump".into())
+            .spawn(move || {
+                let mut archive = tar::Archive::new(gz);
+                // Several archives one after the other read as one.
+                archive.set_ignore_zeros(true);
+                let entries = match archive.entries() {
+                    Ok(e) => e,
+                    Err(e) => {
+                        let _ = tx.send(Err(broken(&path, e)));
+                        return;
+                    }
+                };
+                for entry in entries {
+                    let item = entry.map_err(|e| broken(&path, e)).and_then(|mut e| {
+                        let name = e
+                            .path()
+                            .map_err(|x| broken(&path, x))?
+                            .to_string_lossy()
+                            .into_owned();
+                        let mut data = Vec::with_capacity(e.size() as usize);
+                        e.read_to_end(&mut data).map_err(|x| broken(&path, x))?;
+                        Ok((name, data))
+                    });
+                    let failed = item.is_err();
+                    // The reader went away (dropped): stop.
+                    if tx.send(item).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Error::Internal(format!("cannot start a reader thread: {e}")))?;
+        Ok(Members { rx })
+    }
+
+    /// The next member (directories and other entries without data skipped
+    /// by the caller), or None at the end.
+    pub fn next_member(&mut self) -> Result<Option<(String, Vec<u8>)>> {
+        match self.rx.recv() {
+            Ok(item) => item.map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+/// The uuid a member's name gives (`a/b/{uuid}.png` -> `{uuid}`).
+pub fn uuid_of(name: &str) -> &str {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.split('.').next().unwrap_or(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+
+    fn gz(parts: &[&[u8]]) -> Vec<u8> {
+        // Each part its own gzip member, as a file written in pieces would be.
+        let mut out = Vec::new();
+        for p in parts {
+            let mut e = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(p).unwrap();
+            out.extend(e.finish().unwrap());
+        }
+        out
+    }
+
+    fn tar_of(members: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, data) in members {
+            let mut h = tar::Header::new_ustar();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_cksum();
+            b.append_data(&mut h, name, *data).unwrap();
+        }
+        b.into_inner().unwrap()
+    }
+
+    fn temp(name: &str, data: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("urlscan-dumps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+
+    #[test]
+    fn lines_of_several_gzip_members() {
+        let p = temp(
+            "lines.gz",
+            &gz(&[b"{\"a\":1}\n\n{\"a\":2}\n", b"{\"a\":3}"]),
+        );
+        let mut l = Lines::open(&p).unwrap();
+        let got = l.next_batch(2).unwrap();
+        assert_eq!(
+            got,
+            vec![(1, b"{\"a\":1}".to_vec()), (3, b"{\"a\":2}".to_vec())]
+        );
+        assert_eq!(l.next_batch(10).unwrap(), vec![(4, b"{\"a\":3}".to_vec())]);
+        assert!(l.next_batch(10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn members_of_a_tar_split_over_gzip_members_and_archives() {
+        let one = tar_of(&[("x/u1.png", b"png1"), ("u2.png", b"")]);
+        let two = tar_of(&[("u3.png", b"png3")]);
+        let p = temp("shots.tar.gz", &gz(&[&one[..700], &one[700..], &two]));
+        let mut m = Members::open(&p).unwrap();
+        let mut names = Vec::new();
+        while let Some((name, data)) = m.next_member().unwrap() {
+            names.push((uuid_of(&name).to_string(), data));
+        }
+        assert_eq!(
+            names,
+            vec![
+                ("u1".to_string(), b"png1".to_vec()),
+                ("u2".to_string(), vec![]),
+                ("u3".to_string(), b"png3".to_vec())
+            ]
+        );
+        assert_eq!(
+            Kind::of_path(Path::new("hours/screenshots/20261120/x.tar.gz")),
+            Some(Kind::Screenshots)
+        );
+    }
+
+    #[test]
+    fn a_broken_file_is_an_error() {
+        let p = temp("broken.gz", b"not gzip at all");
+        assert!(Lines::open(&p).unwrap().next_batch(5).is_err());
+        assert!(Members::open(&p).unwrap().next_member().is_err());
+    }
+}

@@ -1,0 +1,153 @@
+"""Data-dump files, read as the service serves them (no unpacking to disk).
+
+``search`` and ``api`` files are gzipped JSON lines: :func:`read` gives their
+search hits or results as the same models, with the same strict-on-wrong
+rule, as the API; their tables (``to_arrow()``, ``to_parquet()``, ...) use
+the ``SCANS`` and ``RESULTS`` schemas (:mod:`urlscan_rs.schema`), decoded in
+Rust in batches. ``screenshots`` and ``dom`` files are gzipped tar archives,
+read as ``(uuid, bytes)``. Files of several gzip members, and tar streams of
+several archives, read as one::
+
+    from urlscan_rs import datadumps
+
+    for hit in datadumps.read("hours/search/20261120/20261120-13.gz"):
+        print(hit.page.domain)
+    datadumps.read("hours/api/20261120/20261120-13.gz").to_parquet("13.parquet")
+    datadumps.to_parquet("dumps/", "lake/")   # type=search/date=2026-11-20/hour=13/part-0.parquet
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from . import _native
+from ._tables import Tabular
+from .schema import RESULTS, SCANS, Schema
+
+__all__ = ["DumpFile", "read", "to_parquet", "ConvertReport"]
+
+# Items read from the file per call into the core.
+_BATCH = 1000
+
+
+class DumpFile(Tabular):
+    """A data-dump file being read: iterate it once for its items
+    (:class:`~urlscan_rs.models.SearchHit`, :class:`~urlscan_rs.models.ScanResult`
+    or ``(uuid, bytes)``), or make a table of it (``search`` and ``api`` files)."""
+
+    __slots__ = ("path", "type", "_reader")
+
+    def __init__(self, path: str | os.PathLike[str], type: str | None = None) -> None:
+        self.path = Path(path)
+        self._reader = _native.DumpReader(os.fspath(path), type)
+        self.type: str = self._reader.kind
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            items = self._reader.next_items(_BATCH)
+            if not items:
+                return
+            yield from items
+
+    def __repr__(self) -> str:
+        return f"DumpFile({str(self.path)!r}, type={self.type!r})"
+
+    # -- tables (see Tabular)
+
+    def _table_schema(self) -> Schema:
+        if self.type == "search":
+            return SCANS
+        if self.type == "api":
+            return RESULTS
+        raise TypeError(f"a {self.type} dump holds files, not rows: iterate it for (uuid, bytes)")
+
+    def _fingerprint(self) -> str:
+        return f"data dump {self.path}"
+
+    def _table(self, columns: list[str] | None, resume: Any = None) -> Any:
+        return _native.table_stream(self._table_schema().name, columns, [], self._reader)
+
+
+def read(path: str | os.PathLike[str], *, type: str | None = None) -> DumpFile:
+    """Open a data-dump file. ``type`` ("search", "api", "screenshots" or
+    "dom") is read from the path (``hours/search/...``) unless given.
+
+    Raises:
+        ValidationError: The file cannot be opened, or its type is unknown.
+        DecodeError: (while reading) The file is not what its type says; the
+            message names the line.
+    """
+    return DumpFile(path, type)
+
+
+class ConvertReport(dict[str, int]):
+    """What :func:`to_parquet` did: ``files`` converted, ``skipped`` (already
+    converted), ``rows`` written."""
+
+    @property
+    def files(self) -> int:
+        return self["files"]
+
+    @property
+    def skipped(self) -> int:
+        return self["skipped"]
+
+    @property
+    def rows(self) -> int:
+        return self["rows"]
+
+
+_STAMP = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:-(\d{2}))?(?:-?(\d{2}))?")
+
+
+def _partition(src: Path, f: Path) -> Path | None:
+    """``type=search/date=2026-11-20/hour=13`` for a dump file, None for what is not one."""
+    kind = next((p for p in f.relative_to(src).parts if p in ("search", "api")), None)
+    m = _STAMP.match(f.name)
+    if kind is None or m is None:
+        return None
+    year, month, day, hour, minute = m.groups()
+    parts = [f"type={kind}", f"date={year}-{month}-{day}"]
+    if hour is not None:
+        parts.append(f"hour={hour}")
+    if minute is not None:
+        parts.append(f"minute={minute}")
+    return Path(*parts)
+
+
+def to_parquet(src_dir: str | os.PathLike[str], dest_dir: str | os.PathLike[str], *, workers: int | None = None) -> ConvertReport:
+    """Turn a folder of ``search`` and ``api`` dump files (as ``client.datadumps``
+    keeps them) into Hive-partitioned Parquet:
+    ``dest_dir/type=search/date=2026-11-20/hour=13/part-0.parquet``.
+
+    Each file is decoded once, in Rust, in batches (memory is bounded by the
+    batch, not the file), on ``workers`` threads at once (default: the
+    machine's cores; the decoding runs without the GIL). A file whose Parquet
+    already exists is skipped, so a rerun converts only new files.
+    """
+    src, dest = Path(src_dir), Path(dest_dir)
+    jobs = []
+    skipped = 0
+    for f in sorted(p for p in src.rglob("*") if p.is_file()):
+        part = _partition(src, f)
+        if part is None:
+            continue
+        out = dest / part / "part-0.parquet"
+        if out.exists():
+            skipped += 1
+            continue
+        jobs.append((f, out))
+
+    def convert(job: tuple[Path, Path]) -> int:
+        f, out = job
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return int(read(f).to_parquet(out))
+
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        rows = sum(pool.map(convert, jobs))
+    return ConvertReport(files=len(jobs), skipped=skipped, rows=rows)
