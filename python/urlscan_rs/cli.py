@@ -965,18 +965,25 @@ def _export_search(args: argparse.Namespace, out: Output, it: Any, fmt: str, des
         elif fmt == "csv":
             rows = it.to_csv(dest or "-", progress=lambda n: bar.update(n, limit))
         else:
-            rows = 0
-            sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
-            try:
-                for rows, hit in enumerate(it, 1):
-                    sink.write(json.dumps(hit.raw, separators=(",", ":"), ensure_ascii=False) + "\n")
-                    bar.update(rows, limit)
-            finally:
-                if sink is not sys.stdout:
-                    sink.close()
+            rows = _write_jsonl(it, dest, lambda hit: hit.raw, lambda n: bar.update(n, limit))
     if dest and dest != "-":
         _note(f"{rows:,} hits written to {dest} ({fmt})")
     return EXIT_OK
+
+
+def _write_jsonl(items: Any, dest: str | None, wire: Callable[[Any], Any], done: Callable[[int], object]) -> int:
+    """Each item's wire form as one JSON line, to `dest` (None or -: stdout); the lines written."""
+    rows = 0
+    sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        for item in items:
+            sink.write(json.dumps(wire(item), separators=(",", ":"), ensure_ascii=False) + "\n")
+            rows += 1
+            done(rows)
+    finally:
+        if sink is not sys.stdout:
+            sink.close()
+    return rows
 
 
 def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: str, what: str) -> int:
@@ -1075,16 +1082,11 @@ def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
     elif args.format == "csv":
         rows = f.to_csv(dest or "-")
     else:
-        rows = 0
-        sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
-        try:
-            for item in f:
-                obj = {"uuid": item[0], "bytes": len(item[1])} if isinstance(item, tuple) else item.raw
-                sink.write(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n")
-                rows += 1
-        finally:
-            if sink is not sys.stdout:
-                sink.close()
+
+        def wire(item: Any) -> Any:
+            return {"uuid": item[0], "bytes": len(item[1])} if isinstance(item, tuple) else item.raw
+
+        rows = _write_jsonl(f, dest, wire, lambda n: None)
     if dest and dest != "-":
         _note(f"{rows:,} items written to {dest} ({args.format})")
     return EXIT_OK
