@@ -852,6 +852,11 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
         ("datadump", "download"): Case(
             ["datadump", "download", o["path"], "-o", str(tmp / "dump.gz")], ["datadump", "download", "days/api/nope.gz"], 2
         ),
+        ("datadump", "sync"): Case(
+            ["datadump", "sync", str(tmp / "sync"), "--window", "days", "--days", "1"],
+            ["datadump", "sync", str(tmp / "sync"), "--days", "0"],
+            2,
+        ),
         ("datadump", "read"): Case(
             ["datadump", "read", str(_dump_file(tmp))], ["datadump", "read", str(tmp / "unknown.gz")], 2, api=False, again=False
         ),

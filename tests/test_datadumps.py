@@ -224,3 +224,68 @@ def test_cli_download_and_read(dumps: tuple[Path, str], tmp_path: Path) -> None:
     assert p.returncode == 0 and all(json.loads(x)["bytes"] > 0 for x in p.stdout.splitlines())
     p = run_cli("datadump", "read", str(got), "--type", "search", "--format", "parquet")
     assert p.returncode == 2 and "needs -o FILE" in p.stderr
+
+
+# ---------------------------------------------------------------- sync
+
+
+def test_sync_keeps_a_folder_current_and_retries_what_failed(tmp_path: Path) -> None:
+    day = _yesterday()
+    with Emulator(scans=200, seed=5) as emu, emu.client() as c:
+        broken = c.datadumps.list("days", "api", day)[0].path
+        emu.inject("status", path=f"/datadump-files/{broken}", status=500, count=None)
+        first = c.datadumps.sync(tmp_path, window="days", days=3)
+        assert [p for p, _ in first.failed] == [broken] and "HTTP 500" in first.failed[0][1]
+        assert first.downloaded and not (tmp_path / broken).exists()
+        for p in first.downloaded:
+            window, kind, name = p.split("/")
+            listed = {f.path: f.size for f in c.datadumps.list(window, kind, name.removesuffix(".gz"))}
+            assert (tmp_path / p).stat().st_size == listed[p]
+        emu.clear_faults()
+        second = c.datadumps.sync(tmp_path, window="days", days=3)
+        # Only the failed file is fetched again (a window that ended meanwhile would be new, never a repeat).
+        assert broken in second.downloaded and not set(second.downloaded) & set(first.downloaded)
+        third = c.datadumps.sync(tmp_path, window="days", days=3)
+        assert not set(third.downloaded) & (set(first.downloaded) | set(second.downloaded)) and not third.failed
+        assert set(first.downloaded) | set(second.downloaded) <= set(third.skipped)
+        # A file removed from the folder is fetched again.
+        (tmp_path / broken).unlink()
+        assert broken in c.datadumps.sync(tmp_path, window="days", days=3).downloaded
+        with pytest.raises(ValidationError, match="window"):
+            c.datadumps.sync(tmp_path, window="weeks")
+        with pytest.raises(ValidationError, match="types"):
+            c.datadumps.sync(tmp_path, types=("pdf",))
+        with pytest.raises(ValidationError, match="days"):
+            c.datadumps.sync(tmp_path, days=0)
+
+
+def test_two_syncs_at_once_share_the_work(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    with Emulator(scans=200, seed=5) as emu:
+        argv = [sys.executable, "-m", "urlscan_rs", "--base-url", emu.url, "--api-key", emu.api_key, "--json"]
+        argv += ["datadump", "sync", str(tmp_path), "--type", "search", "--days", "2"]
+        procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert all(p.returncode == 0 for p in procs), outs
+        reports = [json.loads(o) for o, _ in outs]
+        with emu.client() as c:
+            listed = {f.path for d in (0, 1) for f in c.datadumps.list("hours", "search", _day(d))}
+    a, b = (set(r["downloaded"]) for r in reports)
+    assert not a & b and listed <= a | b
+    assert all((tmp_path / p).exists() for p in listed)
+
+
+def test_sync_async(tmp_path: Path) -> None:
+    with Emulator(scans=50, seed=2) as emu:
+        ac = emu.async_client()
+        try:
+            report = run(ac.datadumps.sync(tmp_path, window="days", types=("search",), days=2))
+        finally:
+            ac.close()
+    assert report.downloaded and not report.failed
+
+
+def _day(back: int) -> str:
+    return (datetime.now(timezone.utc) - timedelta(days=back)).strftime("%Y%m%d")

@@ -12,8 +12,11 @@ more than one table call, are written here by hand.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import os
+import sys
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -443,6 +446,47 @@ class DataDumps(_Namespace):
         not followed, so the API key is never sent to the download host.
         """
         return self._call("datadump_link", path)
+
+    def sync(
+        self,
+        dest_dir: str | os.PathLike[str],
+        *,
+        window: str = "hours",
+        types: Sequence[str] = ("search", "api"),
+        days: int = 7,
+        progress: Any = False,
+    ) -> Any:
+        """Download every file of the last ``days`` days (today included, UTC) of
+        ``window`` and ``types`` that ``dest_dir`` does not hold complete yet
+        (GET /api/v1/datadump/list/{time_window}/{file_type}/{date}, then :meth:`download` each); a
+        :class:`~urlscan_rs.datadumps.SyncReport` (``downloaded``, ``skipped``,
+        ``failed``).
+
+        Files keep their dump paths (``dest_dir/hours/search/20261120/20261120-13.gz``).
+        The state (what was fetched, its size and when; what failed and why) is
+        in SQLite inside ``dest_dir``, so the call is safe to run periodically
+        and from two processes at once: one of them fetches each file, the
+        other skips it. A failed file is tried again on the next run.
+        ``progress`` is ``True`` (a counter of files on stderr) or a callable
+        given ``(files done, files listed)``.
+        """
+        from .datadumps import _sync
+
+        if progress is True:
+
+            def progress(done: int, total: int) -> None:
+                print(f"\r{done}/{total} files", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+        args = (dest_dir, window, types, days, progress or None)
+        if self._client._is_async:
+            # The same steps, each call awaited in a worker thread's own loop.
+            return asyncio.to_thread(
+                _sync,
+                lambda w, t, d: asyncio.run(self.list(w, t, d)),
+                lambda p, target: asyncio.run(self.download(p, target)),
+                *args,
+            )
+        return _sync(self.list, self.download, *args)
 
     def download(self, path: str, dest: str | os.PathLike[str] = ".", *, progress: Any = False) -> Any:
         """Download a data-dump file (GET /api/v1/datadump/link/{path}, then the

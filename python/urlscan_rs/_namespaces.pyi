@@ -7,11 +7,12 @@
 import datetime as _dt
 import os
 from builtins import list as _List
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from ._tables import Tabular
+from .datadumps import SyncReport
 
 # BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
@@ -299,6 +300,15 @@ class DataDumps:
     def download(
         self, path: str, dest: str | os.PathLike[str] = ".", *, progress: bool | Callable[[int, int], object] = False
     ) -> Path: ...
+    def sync(
+        self,
+        dest_dir: str | os.PathLike[str],
+        *,
+        window: TimeWindow = "hours",
+        types: Sequence[FileType] = ("search", "api"),
+        days: int = 7,
+        progress: bool | Callable[[int, int], object] = False,
+    ) -> SyncReport: ...
 
 # BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
 class AsyncLiveScan:
@@ -513,5 +523,14 @@ class AsyncDataDumps:
     async def download(
         self, path: str, dest: str | os.PathLike[str] = ".", *, progress: bool | Callable[[int, int], object] = False
     ) -> Path: ...
+    async def sync(
+        self,
+        dest_dir: str | os.PathLike[str],
+        *,
+        window: TimeWindow = "hours",
+        types: Sequence[FileType] = ("search", "api"),
+        days: int = 7,
+        progress: bool | Callable[[int, int], object] = False,
+    ) -> SyncReport: ...
 
 # END GENERATED async

@@ -1070,6 +1070,21 @@ def cmd_datadump_download(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+def cmd_datadump_sync(args: argparse.Namespace, out: Output) -> int:
+    types = tuple(args.types or ("search", "api"))
+    with _client(args) as c, out.progress("sync") as bar:
+        report = c.datadumps.sync(args.dir, window=args.window, types=types, days=args.days, progress=bar.update)
+    if out.json:
+        out.emit({"downloaded": report.downloaded, "skipped": len(report.skipped), "failed": dict(report.failed)})
+    else:
+        for path in report.downloaded:
+            out.line(path)
+        for path, why in report.failed:
+            _err(f"{path}: {why}")
+        out.line(out.paint(str(report), DIM))
+    return EXIT_ERROR if report.failed else EXIT_OK
+
+
 def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
     from . import datadumps
 
@@ -1426,7 +1441,7 @@ NAMESPACE_GROUPS: dict[str, tuple[str, str, str]] = {
 }
 
 # Namespace methods whose commands are written by hand (they do more than print an answer).
-HAND_WRITTEN = {("datadumps", "download")}
+HAND_WRITTEN = {("datadumps", "download"), ("datadumps", "sync")}
 
 # Client methods with one derived command each (the others have hand-written commands).
 CLIENT_COMMANDS: dict[tuple[str, ...], str] = {
@@ -2445,6 +2460,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dd.add_argument("path", help=FIELD_HELP["path"])
     dd.add_argument("-o", "--output", metavar="DIR", default=".", help="folder (or file name) to write to (default: here)")
+    ds = command(
+        ["datadump", "sync"],
+        "download every data-dump file of the last days that a folder does not hold yet (safe to run from cron)",
+        cmd_datadump_sync,
+    )
+    ds.add_argument("dir", help="the folder to keep current (its state is in .urlscan-datadumps.sqlite3 there)")
+    ds.add_argument("--window", choices=("days", "hours", "minutes"), default="hours", help="length of one file (default: hours)")
+    ds.add_argument(
+        "--type",
+        dest="types",
+        action="append",
+        choices=("search", "api", "screenshots", "dom"),
+        help="kind of data, repeatable (default: search and api)",
+    )
+    ds.add_argument("--days", type=_positive_int, default=7, metavar="N", help="the last N days, today included (default: 7)")
     dr = command(
         ["datadump", "read"],
         "print or convert a data-dump file (search and api: hits or results; screenshots and dom: files)",

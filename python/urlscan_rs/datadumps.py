@@ -18,10 +18,15 @@ several archives, read as one::
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-from collections.abc import Iterator
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +34,7 @@ from . import _native
 from ._tables import Tabular
 from .schema import RESULTS, SCANS, Schema
 
-__all__ = ["DumpFile", "read", "to_parquet", "ConvertReport"]
+__all__ = ["DumpFile", "read", "to_parquet", "ConvertReport", "SyncReport"]
 
 # Items read from the file per call into the core.
 _BATCH = 1000
@@ -151,3 +156,130 @@ def to_parquet(src_dir: str | os.PathLike[str], dest_dir: str | os.PathLike[str]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         rows = sum(pool.map(convert, jobs))
     return ConvertReport(files=len(jobs), skipped=skipped, rows=rows)
+
+
+# ---------------------------------------------------------------- keeping a local copy current
+
+STATE_FILE = ".urlscan-datadumps.sqlite3"
+# A claim older than this is an abandoned run's (a killed process): another run may take the file.
+_STALE_SECONDS = 3600.0
+
+
+@dataclasses.dataclass
+class SyncReport:
+    """What :meth:`client.datadumps.sync <urlscan_rs._namespaces.DataDumps.sync>` did:
+    the dump paths ``downloaded``, ``skipped`` (complete already, or being
+    fetched by another run) and ``failed`` (path and why; the next run tries
+    them again)."""
+
+    downloaded: list[str] = dataclasses.field(default_factory=list)
+    skipped: list[str] = dataclasses.field(default_factory=list)
+    failed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{len(self.downloaded)} downloaded, {len(self.skipped)} skipped, {len(self.failed)} failed"
+
+
+class _State:
+    """The sync state in SQLite inside the folder: what was fetched (size,
+    when), what failed and why, and which run holds which file. Claims are
+    taken in ``BEGIN IMMEDIATE`` transactions, so of two runs at once one
+    wins each file."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        # The default rollback journal: switching to WAL races between two first runs.
+        self.db = sqlite3.connect(folder / STATE_FILE, timeout=60, isolation_level=None)
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, status TEXT NOT NULL, "
+            "fetched_at TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0, owner TEXT, claimed_at REAL)"
+        )
+        self.me = uuid.uuid4().hex
+
+    def claim(self, path: str, size: int | None, have: int | None) -> bool:
+        """Whether this run should fetch `path` (and then holds it)."""
+        now = time.time()
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self.db.execute("SELECT status, size, owner, claimed_at FROM files WHERE path = ?", (path,)).fetchone()
+            if row is not None:
+                status, known, owner, claimed = row
+                if status == "done" and known == size and have == size:
+                    return False
+                if status == "downloading" and owner != self.me and now - (claimed or 0) < _STALE_SECONDS:
+                    return False
+            self.db.execute(
+                "INSERT INTO files (path, size, status, attempts, owner, claimed_at) VALUES (?, ?, 'downloading', 1, ?, ?) "
+                "ON CONFLICT(path) DO UPDATE SET status = 'downloading', size = excluded.size, "
+                "attempts = attempts + 1, owner = excluded.owner, claimed_at = excluded.claimed_at",
+                (path, size, self.me, now),
+            )
+            return True
+        finally:
+            self.db.execute("COMMIT")
+
+    def done(self, path: str, size: int) -> None:
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.db.execute(
+            "UPDATE files SET status = 'done', size = ?, fetched_at = ?, error = NULL, owner = NULL WHERE path = ?",
+            (size, stamp, path),
+        )
+
+    def failed(self, path: str, why: str) -> None:
+        self.db.execute("UPDATE files SET status = 'failed', error = ?, owner = NULL WHERE path = ?", (why, path))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _sync(
+    list_files: Callable[[str, str, date], Any],
+    download: Callable[[str, Path], Any],
+    dest_dir: str | os.PathLike[str],
+    window: str,
+    types: Sequence[str],
+    days: int,
+    progress: Callable[[int, int], object] | None,
+) -> SyncReport:
+    """The sync of a client's ``datadumps`` (its list and download calls given)."""
+    from .errors import UrlscanError, ValidationError
+
+    if window not in ("days", "hours", "minutes"):
+        raise ValidationError(f"window must be one of days, hours, minutes, got {window!r}")
+    if isinstance(types, str):
+        types = (types,)
+    bad = [t for t in types if t not in ("search", "api", "screenshots", "dom")]
+    if bad or not types:
+        raise ValidationError(f"types must be some of search, api, screenshots, dom, got {list(types)!r}")
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        raise ValidationError(f"days must be a whole number of at least 1, got {days!r}")
+    folder = Path(dest_dir)
+    state = _State(folder)
+    report = SyncReport()
+    try:
+        today = datetime.now(timezone.utc).date()
+        listed = [
+            (f.path, f.size)
+            for back in range(days)
+            for kind in types
+            for f in list_files(window, kind, today - timedelta(days=back))
+        ]
+        for n, (path, size) in enumerate(listed, 1):
+            target = folder / path
+            have = target.stat().st_size if target.is_file() else None
+            if not state.claim(path, size, have):
+                report.skipped.append(path)
+            else:
+                try:
+                    download(path, target)
+                except UrlscanError as e:
+                    state.failed(path, str(e))
+                    report.failed.append((path, str(e)))
+                else:
+                    state.done(path, target.stat().st_size)
+                    report.downloaded.append(path)
+            if progress is not None:
+                progress(n, len(listed))
+    finally:
+        state.close()
+    return report
