@@ -483,10 +483,10 @@ class DataDumps(_Namespace):
             return asyncio.to_thread(
                 _sync,
                 lambda w, t, d: asyncio.run(self.list(w, t, d)),
-                lambda p, target: asyncio.run(self.download(p, target)),
+                lambda p, target, size: asyncio.run(self._fetch(p, target, size)),
                 *args,
             )
-        return _sync(self.list, self.download, *args)
+        return _sync(self.list, self._fetch, *args)
 
     def download(self, path: str, dest: str | os.PathLike[str] = ".", *, progress: Any = False) -> Any:
         """Download a data-dump file (GET /api/v1/datadump/link/{path}, then the
@@ -504,7 +504,11 @@ class DataDumps(_Namespace):
         target = Path(dest)
         if target.is_dir():
             target = target / path.rstrip("/").rsplit("/", 1)[-1]
-        call = self._call("datadump_download", path, os.fspath(target), progress=progress or None)
+        return self._fetch(path, target, None, progress or None)
+
+    def _fetch(self, path: str, target: Path, size: int | None, progress: Any = None) -> Any:
+        """Download to `target`, checked against `size` (None: the listing's, read first)."""
+        call = self._call("datadump_download", path, os.fspath(target), size=size, progress=progress)
         if self._client._is_async:
             return _then_path(call, target)
         return target

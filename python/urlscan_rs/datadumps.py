@@ -196,11 +196,13 @@ class _State:
         )
         self.me = uuid.uuid4().hex
 
-    def claim(self, path: str, size: int | None, have: int | None) -> bool:
-        """Whether this run should fetch `path` (and then holds it)."""
+    def claim(self, path: str, size: int | None, target: Path) -> bool:
+        """Whether this run should fetch `path` to `target` (and then holds it)."""
         now = time.time()
         self.db.execute("BEGIN IMMEDIATE")
         try:
+            # Looked at under the lock: another run may have just finished the file.
+            have = target.stat().st_size if target.is_file() else None
             row = self.db.execute("SELECT status, size, owner, claimed_at FROM files WHERE path = ?", (path,)).fetchone()
             if row is not None:
                 status, known, owner, claimed = row
@@ -234,14 +236,14 @@ class _State:
 
 def _sync(
     list_files: Callable[[str, str, date], Any],
-    download: Callable[[str, Path], Any],
+    download: Callable[[str, Path, int | None], Any],
     dest_dir: str | os.PathLike[str],
     window: str,
     types: Sequence[str],
     days: int,
     progress: Callable[[int, int], object] | None,
 ) -> SyncReport:
-    """The sync of a client's ``datadumps`` (its list and download calls given)."""
+    """The sync of a client's ``datadumps`` (its list call, and a download given the listed size)."""
     from .errors import UrlscanError, ValidationError
 
     if window not in ("days", "hours", "minutes"):
@@ -266,12 +268,11 @@ def _sync(
         ]
         for n, (path, size) in enumerate(listed, 1):
             target = folder / path
-            have = target.stat().st_size if target.is_file() else None
-            if not state.claim(path, size, have):
+            if not state.claim(path, size, target):
                 report.skipped.append(path)
             else:
                 try:
-                    download(path, target)
+                    download(path, target, size)
                 except UrlscanError as e:
                     state.failed(path, str(e))
                     report.failed.append((path, str(e)))

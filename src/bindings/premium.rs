@@ -270,21 +270,26 @@ impl NativeClient {
         )
     }
 
-    /// Download a data-dump file to `dest` (the listing's size checked, a cut
-    /// connection resumed); the bytes written.
-    #[pyo3(signature = (path, dest, *, progress=None))]
+    /// Download a data-dump file to `dest` (checked against `size`, else the
+    /// size its listing announces; a cut connection resumed); the bytes written.
+    #[pyo3(signature = (path, dest, *, size=None, progress=None))]
     fn datadump_download(
         &self,
         py: Python<'_>,
         path: String,
         dest: std::path::PathBuf,
+        size: Option<u64>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let progress = super::client::progress_fn(progress);
         self.run(
             py,
             move |c| async move {
-                let expected = c.datadump_size(&path).await?;
+                // A caller holding the listing already (a sync) gives the size.
+                let expected = match size {
+                    Some(n) => Some(n),
+                    None => c.datadump_size(&path).await?,
+                };
                 c.datadump_download(&path, &dest, expected, progress).await
             },
             Box::new(|py, d: core::api::datadumps::Downloaded| {

@@ -122,11 +122,11 @@ impl Walk {
                 let builder = &mut self.builder;
                 py.detach(|| -> core::Result<_> {
                     let body = doc.body;
-                    let top = index::object_index(&body)?;
-                    let Some(e) = top.iter().rev().find(|e| e.key_is(&body, "results")) else {
+                    // The page was checked whole when its head was decoded: a scan finds the list.
+                    let Some(Some((a, b))) = index::parsed_member(&body, "results") else {
                         return Ok((builder.finish()?, after));
                     };
-                    let list = &body[e.start..e.end];
+                    let list = &body[a..b];
                     let items = parsed_array_spans(list).unwrap_or_default();
                     let n = items.len().min(remaining);
                     for (i, (a, b)) in items.into_iter().take(n).enumerate() {
