@@ -204,8 +204,8 @@ class Tabular:
         """Write the rows as Parquet as the walk goes; the number of rows written.
 
         Memory stays bounded by ``row_group_size`` rows (one row group, and
-        one file per partition, per that many rows), not by the walk's
-        length. Without ``partition_by``, ``path`` is one file (its row
+        one file per partition, per that many rows; fewer when their columns
+        reach 16 MiB), not by the walk's length. Without ``partition_by``, ``path`` is one file (its row
         groups are staged in ``<path>.parts/`` and joined at the end); with
         it, ``path`` is a folder of Hive partitions:
         ``partition_by=["date"]`` writes ``date=2026-11-20/part-0.parquet``

@@ -28,6 +28,9 @@ use urlscan_tables::{schema, Item, TableBuilder};
 
 /// JSON lines of a data-dump file decoded per batch.
 const DUMP_BATCH: usize = 4096;
+/// ... or fewer lines once they hold this many bytes: memory is bounded by it,
+/// not by the file (a full result can be megabytes).
+const DUMP_BATCH_BYTES: usize = 16 << 20;
 
 /// Where the pages of a table come from.
 enum Source {
@@ -604,7 +607,7 @@ impl DumpReader {
             return Ok(Vec::new());
         };
         lines
-            .next_batch(max)?
+            .next_batch(max, DUMP_BATCH_BYTES)?
             .into_iter()
             .map(|(n, line)| {
                 let idx = index::object_index(&line).map_err(|e| {

@@ -85,10 +85,13 @@ impl Lines {
     }
 
     /// Up to `max` lines that are not blank: (line number, bytes without the
-    /// newline). Empty at the end.
-    pub fn next_batch(&mut self, max: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+    /// newline), fewer once they hold `max_bytes` (at least one line, so a
+    /// batch of full results stays bounded however big each is). Empty at
+    /// the end.
+    pub fn next_batch(&mut self, max: usize, max_bytes: usize) -> Result<Vec<(u64, Vec<u8>)>> {
         let mut out = Vec::with_capacity(max.min(4096));
-        while out.len() < max {
+        let mut bytes = 0;
+        while out.len() < max && bytes < max_bytes {
             let mut buf = Vec::new();
             let n = self
                 .reader
@@ -102,6 +105,7 @@ impl Lines {
                 buf.pop();
             }
             if !buf.is_empty() {
+                bytes += buf.len();
                 out.push((self.line, buf));
             }
         }
@@ -216,13 +220,19 @@ mod tests {
             &gz(&[b"{\"a\":1}\n\n{\"a\":2}\n", b"{\"a\":3}"]),
         );
         let mut l = Lines::open(&p).unwrap();
-        let got = l.next_batch(2).unwrap();
+        let got = l.next_batch(2, usize::MAX).unwrap();
         assert_eq!(
             got,
             vec![(1, b"{\"a\":1}".to_vec()), (3, b"{\"a\":2}".to_vec())]
         );
-        assert_eq!(l.next_batch(10).unwrap(), vec![(4, b"{\"a\":3}".to_vec())]);
-        assert!(l.next_batch(10).unwrap().is_empty());
+        assert_eq!(
+            l.next_batch(10, 1).unwrap(),
+            vec![(4, b"{\"a\":3}".to_vec())]
+        );
+        assert!(l.next_batch(10, 1).unwrap().is_empty());
+        // A batch ends once it holds the bytes asked for (a line is never split).
+        assert_eq!(Lines::open(&p).unwrap().next_batch(10, 7).unwrap().len(), 1);
+        assert_eq!(Lines::open(&p).unwrap().next_batch(10, 8).unwrap().len(), 2);
     }
 
     #[test]
@@ -252,7 +262,7 @@ mod tests {
     #[test]
     fn a_broken_file_is_an_error() {
         let p = temp("broken.gz", b"not gzip at all");
-        assert!(Lines::open(&p).unwrap().next_batch(5).is_err());
+        assert!(Lines::open(&p).unwrap().next_batch(5, usize::MAX).is_err());
         assert!(Members::open(&p).unwrap().next_member().is_err());
     }
 }

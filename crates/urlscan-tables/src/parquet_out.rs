@@ -1,6 +1,7 @@
 //! Parquet exports written as a walk goes, safe to resume.
 //!
-//! Batches are gathered into chunks of about `row_group_rows` rows; each
+//! Batches are gathered into chunks of about `row_group_rows` rows (fewer
+//! when their columns reach `CHUNK_BYTES` in memory); each
 //! chunk becomes complete Parquet files (one row group each) before the
 //! export records, in its state file, the walk's cursor after the chunk's
 //! last row. An interrupted export so leaves only complete files behind
@@ -27,6 +28,9 @@ use urlscan_core::{Error, Result};
 
 /// The state file's name (a leading `_`: engines reading the folder skip it).
 const STATE: &str = "_urlscan_export.json";
+/// A chunk is written once its batches hold this much memory, whatever its rows: rows of full
+/// results are wide, and memory must not grow with the rows asked for per row group.
+const CHUNK_BYTES: usize = 16 << 20;
 /// The partition value of a null, as Hive and the engines spell it.
 const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 
@@ -36,7 +40,7 @@ pub struct Options {
     /// Hive partition keys: column names, or "date" (the UTC day of `time`).
     pub partition_by: Vec<String>,
     pub compression: Compression,
-    /// Rows per chunk (per row group and file); memory grows with it.
+    /// Rows per chunk (per row group and file), at most: memory grows with it up to `CHUNK_BYTES`.
     pub row_group_rows: usize,
     /// What the export is of (the query and its options): a resume checks it.
     pub fingerprint: String,
@@ -83,6 +87,7 @@ pub struct Export {
     props: WriterProperties,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
+    pending_bytes: usize,
     cursor: Option<String>,
     rows: u64,
     chunk: u64,
@@ -177,6 +182,7 @@ impl Export {
             props,
             pending: Vec::new(),
             pending_rows: 0,
+            pending_bytes: 0,
             cursor,
             rows,
             chunk,
@@ -196,10 +202,11 @@ impl Export {
         }
         self.pending_rows += batch.num_rows();
         if batch.num_rows() > 0 {
+            self.pending_bytes += batch.get_array_memory_size();
             self.pending.push(batch);
         }
         self.cursor = cursor.or(self.cursor.take());
-        if self.pending_rows >= self.opts.row_group_rows {
+        if self.pending_rows >= self.opts.row_group_rows || self.pending_bytes >= CHUNK_BYTES {
             self.flush()?;
         }
         Ok(())
@@ -212,6 +219,7 @@ impl Export {
         }
         let batches = std::mem::take(&mut self.pending);
         let rows = std::mem::take(&mut self.pending_rows) as u64;
+        self.pending_bytes = 0;
         if self.opts.partition_by.is_empty() {
             let path = self.dir.join(format!("part-{}.parquet", self.chunk));
             write_file(&path, &batches, &self.props)?;
@@ -543,6 +551,35 @@ mod tests {
             .unwrap()
             .file_metadata()
             .num_rows()
+    }
+
+    #[test]
+    fn a_chunk_is_written_once_its_batches_reach_the_memory_cap() {
+        let dir = std::env::temp_dir().join(format!("urlscan-tables-cap-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let wide = |i: usize| {
+            let mut b = TableBuilder::new(&SCANS, None).unwrap();
+            let title = "x".repeat(CHUNK_BYTES / 2 + 1);
+            let row = format!(r#"{{"_id":"w{i}","page":{{"title":"{title}"}}}}"#);
+            b.append(row.as_bytes(), None, &Item("results", i)).unwrap();
+            b.finish().unwrap()
+        };
+        let mut o = opts(&[]);
+        o.row_group_rows = 1000;
+        let mut e = Export::start(&dir.join("w.parquet"), o, None).unwrap();
+        e.write(wide(0), None).unwrap();
+        assert_eq!(e.chunk, 0, "half the cap is kept");
+        e.write(wide(1), None).unwrap();
+        assert_eq!(
+            (e.chunk, e.rows, e.pending_bytes),
+            (1, 2, 0),
+            "two rows reach it"
+        );
+        e.write(wide(2), None).unwrap();
+        assert_eq!(e.finish(batch(0, 0).schema()).unwrap(), 3);
+        assert_eq!(rows_of(&dir.join("w.parquet")), 3);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
