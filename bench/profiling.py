@@ -1,6 +1,6 @@
 """Profile one side of a workload (where does the client's CPU go?).
 
-    python bench/profile.py SIDE '{"scans": 20000}' '{"hits": 20000}' [--tool perf|py-spy] [--freq HZ]
+    python bench/profiling.py SIDE '{"scans": 20000}' '{"hits": 20000}' [--tool perf|py-spy] [--freq HZ]
 
 Starts an emulator in its own process (keywords as JSON), then runs
 ``bench/workloads.py SIDE`` under ``perf record -g`` (every thread of the

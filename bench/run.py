@@ -408,6 +408,80 @@ def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         )
 
 
+def w_datadumps(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
+    """One hour of search and api dumps to Parquet, each side downloading the files; our
+    converter's peak RSS on the hour and on files ten times as big; the hour through Spark."""
+    import tempfile
+
+    import urlscan_rs
+
+    scans = 20_000 if a.quick else 100_000
+    with Emu(scans=scans, seed=5) as emu:
+        # The corpus is densest just before its start: an hour on, the hour it started in is complete.
+        emu.cmd("advance 3600")
+        with urlscan_rs.Client(emu.key, base_url=emu.url) as c:
+            now = c.datadumps.list("hours", "search", time.strftime("%Y%m%d", time.gmtime()))
+            if not now:  # just after midnight: the last hour of yesterday
+                now = c.datadumps.list("hours", "search", time.strftime("%Y%m%d", time.gmtime(time.time() - 3600)))
+            hour = now[-1]
+            api = [f for f in c.datadumps.list("hours", "api", hour.path.split("/")[2]) if f.path.endswith(hour.path[-8:])]
+        paths = [hour.path, api[0].path]
+        hour_mb = (hour.size + api[0].size) / 1e6
+        log(f"datadumps: {paths} ({hour_mb:.1f} MB gzip) of a {scans}-scan corpus")
+        theirs = repeat(a.slow_repeat, "dumps_official", emu, paths=paths)
+        ours = repeat(a.repeat, "dumps_rs", emu, paths=paths)
+        rows = int(ours[0]["count"])
+        rep.row(
+            "data dumps to Parquet (CPU)",
+            f"client CPU s / one hour's search and api files ({rows} rows, {hour_mb:.1f} MB gzip), downloaded and converted",
+            med(ours, "cpu"),
+            med(theirs, "cpu"),
+            10,
+            "official download_file + extract + pandas.read_json(lines=True) + to_parquet",
+        )
+        with tempfile.TemporaryDirectory() as d, urlscan_rs.Client(emu.key, base_url=emu.url) as c:
+            for path in paths:
+                (Path(d) / "hour" / path).parent.mkdir(parents=True, exist_ok=True)
+                c.datadumps.download(path, Path(d) / "hour" / path)
+            # Files of the same content repeated (valid dumps of several gzip members): as many
+            # copies as make a chunk of the Parquet writer's memory cap, then four times that.
+            copies = max(1, math.ceil(25_000 / (rows / 2)))
+            for name, n in (("big", copies), ("bigger", 4 * copies)):
+                for path in paths:
+                    (Path(d) / name / path).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(d) / name / path).write_bytes((Path(d) / "hour" / path).read_bytes() * n)
+            big = repeat(a.repeat, "dumps_rs", emu, local=str(Path(d) / "big"), paths=[])
+            bigger = repeat(a.repeat, "dumps_rs", emu, local=str(Path(d) / "bigger"), paths=[])
+            peak_big, peak_bigger = med(big, "rss_peak_kb") / 1024, med(bigger, "rss_peak_kb") / 1024
+            rep.extra.append(
+                (
+                    "data dumps to Parquet: peak RSS against file size (files on disk)",
+                    f"{peak_big:.0f} MB for the hour's files {copies} times over ({big[0]['count']} rows), "
+                    f"{peak_bigger:.0f} MB for them {4 * copies} times over ({bigger[0]['count']} rows) "
+                    f"({'PASS' if peak_bigger < 1.15 * peak_big else 'MISS'}, target: not growing with the file); "
+                    f"the official side on the hour alone: {med(theirs, 'rss_peak_kb') / 1024:.0f} MB",
+                )
+            )
+            # Spark reads the same hour as its 60 minute files (60 partitions on two task slots).
+            day, hh = hour.path.split("/")[2], hour.path[-5:-3]
+            for kind in ("search", "api"):
+                for f in c.datadumps.list("minutes", kind, day):
+                    if f.path.rsplit("/", 1)[-1].startswith(f"{day}-{hh}-"):
+                        (Path(d) / "minutes" / f.path).parent.mkdir(parents=True, exist_ok=True)
+                        c.datadumps.download(f.path, Path(d) / "minutes" / f.path)
+                single = side("dumps_single", emu, local=str(Path(d) / "hour"), type=kind)
+                spark = side("dumps_spark", emu, local=str(Path(d) / "minutes"), type=kind)
+                same = (single["count"], single["digest"]) == (spark["count"], spark["digest"])
+                rep.extra.append(
+                    (
+                        f"data dumps on Spark (local[2]): the hour's {kind} rows",
+                        f"{spark['count']} rows from its minute files in {spark['partitions']} partitions, "
+                        f"{'equal to' if same else 'DIFFERENT from'} the single-machine reader's of the hour's file "
+                        f"({single['count']} rows; uuid digest {single['digest']})",
+                    )
+                )
+
+
 def w_results_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     n = 100 if a.quick else 500
     log(f"result fetch, CPU regime: {n} results of 100 KB to 2 MB")
@@ -786,6 +860,7 @@ WORKLOADS = {
     "search_cpu": w_search_cpu,
     "results_cpu": w_results_cpu,
     "tables": w_tables,
+    "datadumps": w_datadumps,
     "fanout": w_fanout,
     "emulator": w_emulator,
     "import": w_import,
