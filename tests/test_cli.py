@@ -331,6 +331,18 @@ def test_bulk_all_good_and_no_wait(emu: Emulator, tmp_path: Path) -> None:
     assert run_cli("bulk", str(tmp_path / "nope.txt"), emu=emu).returncode == 2
 
 
+def test_bulk_refangs_unless_told_not_to_and_scan_when_told(emu: Emulator, tmp_path: Path) -> None:
+    urls = tmp_path / "iocs.txt"
+    urls.write_text("hxxps://evil[.]example/a\nbad[.]example\n203.0.113[.]7\n")
+    out = run_cli("--json", "bulk", str(urls), "--no-wait", emu=emu)
+    assert out.returncode == 0, out.stderr
+    assert [r["url"] for r in json_lines(out)] == ["https://evil.example/a", "http://bad.example", "http://203.0.113.7"]
+    out = run_cli("--json", "bulk", str(urls), "--no-wait", "--no-refang", emu=emu)
+    assert out.returncode == 1 and [r["ok"] for r in json_lines(out)] == [False, False, False]
+    out = run_cli("--json", "scan", "hxxps://evil[.]example/a", "--refang", emu=emu)
+    assert out.returncode == 0 and json_lines(out)[0]["url"] == "https://evil.example/a"
+
+
 # ---------------------------------------------------------------- exit codes
 
 

@@ -5,9 +5,10 @@ import atexit as _atexit
 import logging as _logging
 from typing import Any as _Any
 
-from . import _native, datadumps, errors, models, schema
+from . import _native, datadumps, errors, models, query, schema
 from ._client import AsyncClient, Client, SearchIterator
 from ._native import __version__
+from ._refang import refang
 from ._tables import ResultList, to_arrow
 from .errors import *  # noqa: F403  (the exception classes, as errors.__all__ names them)
 from .errors import __all__ as __all__  # that list by its own name: how type checkers read the star
@@ -59,6 +60,8 @@ __all__ = [
     "models",
     "schema",
     "datadumps",
+    "query",
+    "refang",
     "to_arrow",
     "ResultList",
     *__all__,

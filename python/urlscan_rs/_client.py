@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from . import _native
+from . import _native, _refang
 from ._arguments import explained
 from ._keys import KEYRING_SOURCE, stored_key
 from ._namespaces import (
@@ -327,6 +327,7 @@ class _BaseClient:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> Any:
         """Submit a URL for scanning (POST /api/v1/scan/).
 
@@ -345,11 +346,15 @@ class _BaseClient:
             referer: The Referer header the scanner sends.
             custom_agent: The User-Agent the scanner uses (see :meth:`user_agents`).
             override_safety: The wire ``overrideSafety`` (a boolean), sent only when given.
+            refang: Undo defanging first (``hxxps://evil[.]example`` is scanned as
+                ``https://evil.example``; see :func:`urlscan_rs.refang`).
 
         Raises:
             ValidationError: A bad URL or option; nothing was sent.
             ScanRefusedError: The service refused to scan the URL.
         """
+        if refang:
+            url = _refang.refang(url)
         options = {
             "visibility": visibility,
             "tags": tags,
@@ -384,9 +389,11 @@ class _BaseClient:
     ) -> Any:
         """Submit a URL and wait for its result (POST /api/v1/scan/, then GET /api/v1/result/{uuid}/).
 
-        ``scan_options`` are those of :meth:`scan`; ``timeout``, ``initial_wait``
+        ``scan_options`` are those of :meth:`scan` (``refang`` too); ``timeout``, ``initial_wait``
         and ``interval`` those of :meth:`wait_for_result`.
         """
+        if scan_options.pop("refang", False):
+            url = _refang.refang(url)
         return self._call("scan_and_wait", url, scan_options, _wait(timeout, initial_wait, interval))
 
     def bulk_scan(
@@ -399,6 +406,7 @@ class _BaseClient:
         timeout: float = 120.0,
         initial_wait: float = 10.0,
         interval: float = 2.0,
+        refang: bool = False,
         **scan_options: Any,
     ) -> Any:
         """Scan many URLs: one :class:`ScanOutcome` per URL, in input order (POST /api/v1/scan/ each,
@@ -419,7 +427,11 @@ class _BaseClient:
             timeout: As in :meth:`wait_for_result`.
             initial_wait: As in :meth:`wait_for_result`.
             interval: As in :meth:`wait_for_result`.
+            refang: Undo defanging of each line first, and scan a bare domain or
+                IP address as ``http://`` (as for a list of indicators pasted from a report).
         """
+        if refang:
+            urls = map(_refang.as_url, urls)
         return self._call(
             "bulk_scan",
             urls,

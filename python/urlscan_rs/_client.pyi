@@ -121,6 +121,7 @@ class Client:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> Submission: ...
     def result(self, uuid: str) -> ScanResult: ...
     def wait_for_result(
@@ -139,6 +140,7 @@ class Client:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> ScanResult: ...
     def bulk_scan(
         self,
@@ -156,6 +158,7 @@ class Client:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> list[ScanOutcome]: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
     def screenshot(self, uuid: str) -> Screenshot: ...
@@ -304,6 +307,7 @@ class AsyncClient:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> Submission: ...
     async def result(self, uuid: str) -> ScanResult: ...
     async def wait_for_result(
@@ -322,6 +326,7 @@ class AsyncClient:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> ScanResult: ...
     async def bulk_scan(
         self,
@@ -339,6 +344,7 @@ class AsyncClient:
         referer: str | None = None,
         custom_agent: str | None = None,
         override_safety: Any = None,
+        refang: bool = False,
     ) -> list[ScanOutcome]: ...
     async def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
     async def screenshot(self, uuid: str) -> Screenshot: ...

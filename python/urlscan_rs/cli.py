@@ -64,6 +64,7 @@ from ._client import AsyncClient, Client
 from ._keys import KEYRING_INSTALL, KEYRING_SERVICE, KEYRING_SOURCE, KEYRING_USER, stored_key
 from ._keys import keyring as _keyring
 from ._progress import ProgressBar
+from ._refang import as_url
 from .errors import (
     APIError,
     AuthenticationError,
@@ -865,7 +866,7 @@ def _wait_options(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_scan(args: argparse.Namespace, out: Output) -> int:
     url = _arg(args, args.url, "URL")
     with _client(args) as c:
-        sub = c.scan(url, **_scan_options(args))
+        sub = c.scan(url, refang=args.refang, **_scan_options(args))
         if not args.wait:
             _print_submission(out, sub)
             return EXIT_OK
@@ -1176,6 +1177,8 @@ async def _bulk(
 
 def cmd_bulk(args: argparse.Namespace, out: Output) -> int:
     urls = _read_urls(args.file)
+    if not args.no_refang:
+        urls = [as_url(u) for u in urls]
     if not urls:
         _note(f"no URLs in {'stdin' if args.file == '-' else args.file} (blank lines and # comments are skipped)")
         return EXIT_OK
@@ -2322,6 +2325,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("url", metavar="URL")
     s.add_argument("--wait", action="store_true", help="wait for the scan to finish and print the result")
+    s.add_argument("--refang", action="store_true", help="undo defanging first (hxxps://evil[.]example)")
     _add_scan_options(s)
     _add_wait_options(s)
 
@@ -2363,6 +2367,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("file", metavar="FILE")
     b.add_argument("--concurrency", type=_positive_int, default=8, metavar="N", help="requests in flight (default: 8)")
     b.add_argument("--no-wait", action="store_true", help="only submit; do not wait for the results")
+    b.add_argument(
+        "--no-refang",
+        action="store_true",
+        help="send each line as written (by default defanging is undone and a bare domain or IP is scanned as http://)",
+    )
     _add_scan_options(b)
     _add_wait_options(b)
 

@@ -1814,6 +1814,33 @@ mod tests {
         assert!(Query::parse(&nots).unwrap().matches(&doc(), NOW) == m("NOT NOT a"));
     }
 
+    /// Every query the Python package's builder renders for its tests (values with spaces,
+    /// quotes, `/`, `:`, unicode, keywords): the grammar takes each one.
+    #[test]
+    fn the_python_query_builder_renders_only_what_parses() {
+        let file = include_str!("../tests/rendered_queries.txt");
+        let mut n = 0;
+        for line in file.lines() {
+            let mut q = String::new();
+            let mut chars = line.chars();
+            while let Some(c) = chars.next() {
+                match (c, c == '\\') {
+                    (_, true) => match chars.next() {
+                        Some('n') => q.push('\n'),
+                        Some(other) => q.push(other),
+                        None => panic!("a line ends in an escape: {line:?}"),
+                    },
+                    (c, false) => q.push(c),
+                }
+            }
+            if let Err(e) = Query::parse(&q) {
+                panic!("{q:?} is refused: {e:?}");
+            }
+            n += 1;
+        }
+        assert!(n > 100, "only {n} rendered queries");
+    }
+
     #[test]
     fn parse_never_panics_on_random_input() {
         const ALPHABET: &[&str] = &[
