@@ -36,6 +36,7 @@ paths (``page.redirected``); its types are what the columns are cast to.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -44,11 +45,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-try:
-    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-    from pyspark.sql.types import StructType
-except ImportError as e:  # without the extra
-    raise ImportError(f'urlscan_rs.spark needs pyspark 4: pip install "urlscan-rs[spark]" ({e})') from e
+if importlib.util.find_spec("pyspark") is None:
+    raise ImportError('urlscan_rs.spark needs pyspark 4: pip install "urlscan-rs[spark]"')
+
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import StructType
 
 from . import _native, datadumps
 from ._tables import pyarrow
