@@ -19,11 +19,14 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timezone
-from typing import Any, ClassVar, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
 from . import _native
 from ._native import LazyDoc
 from .errors import DecodeError
+
+if TYPE_CHECKING:
+    from .playbook import Indicators, VerdictSummary
 
 __all__ = [
     "Model",
@@ -976,6 +979,42 @@ class _ScanRecord:
         from ._display import table
 
         return table([self])
+
+    # -- playbooks (see urlscan_rs.playbook)
+
+    def indicators(self) -> Indicators:
+        """The scan's :class:`~urlscan_rs.playbook.Indicators` (URLs, domains, IPs,
+        ASNs, hashes, certificates, redirects, links), read natively from its bytes."""
+        from .playbook import indicators
+
+        return indicators(self)
+
+    @property
+    def verdict(self) -> VerdictSummary:
+        """The verdicts taken together (:class:`~urlscan_rs.playbook.VerdictSummary`):
+        ``malicious`` (None when unknown), ``score``, ``categories``, ``brands``, ``tags``."""
+        from .playbook import verdict
+
+        return verdict(self)
+
+    def is_malicious(self, threshold: int = 50) -> bool | None:
+        """True when a verdict says malicious or the score reaches ``threshold``
+        (-100 to 100); False when the verdicts say otherwise; None when unknown."""
+        from .playbook import is_malicious
+
+        return is_malicious(self, threshold)
+
+    def to_stix(self, threshold: int = 50) -> dict[str, Any]:
+        """A STIX 2.1 bundle of the scan (see :func:`urlscan_rs.playbook.to_stix`)."""
+        from .playbook import to_stix
+
+        return to_stix(self, threshold)
+
+    def to_misp(self, threshold: int = 50) -> dict[str, Any]:
+        """A MISP event of the scan (see :func:`urlscan_rs.playbook.to_misp`)."""
+        from .playbook import to_misp
+
+        return to_misp(self, threshold)
 
 
 class ScanResult(_ScanRecord, Model):

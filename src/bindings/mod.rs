@@ -13,6 +13,7 @@ mod emulator;
 mod lazy;
 mod options;
 mod outcome;
+mod playbook;
 mod premium;
 mod reader;
 mod run;
@@ -119,6 +120,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeCursor>()?;
     m.add_class::<premium::HostnameCursor>()?;
     tables::register(m)?;
+    playbook::register(m)?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -408,7 +408,9 @@ impl TableStream {
 
 /// The rows of models (or dicts, or JSON bytes) given from Python: each
 /// one's bytes, its members' spans when known, and its path in errors.
-fn rows_of(items: &Bound<'_, PyAny>) -> PyResult<Vec<(Bytes, Option<DocIndex>, String)>> {
+pub(super) fn rows_of(
+    items: &Bound<'_, PyAny>,
+) -> PyResult<Vec<(Bytes, Option<DocIndex>, String)>> {
     let py = items.py();
     let dumps = py.import("json")?.getattr("dumps")?;
     let mut out = Vec::new();

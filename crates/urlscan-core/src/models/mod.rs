@@ -5,6 +5,7 @@
 pub mod check;
 pub mod doc;
 pub mod index;
+pub mod indicators;
 pub mod json;
 pub mod scanning;
 pub mod search;

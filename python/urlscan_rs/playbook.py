@@ -1,0 +1,345 @@
+"""What a playbook reads of a scan: indicators, a verdict summary, STIX 2.1 and MISP.
+
+These are the values behind :meth:`ScanResult.indicators()
+<urlscan_rs.models.ScanResult.indicators>`, ``result.verdict``,
+``result.is_malicious()``, ``result.to_stix()`` and ``result.to_misp()`` (and
+the same on a :class:`~urlscan_rs.models.SearchHit`, for what a hit carries)::
+
+    result = client.scan_and_wait("https://evil.example/")
+    if result.is_malicious(threshold=50):        # True, False, or None when unknown
+        ind = result.indicators()
+        block(ind.domains, ind.ipv4, ind.hashes)
+        send_to_tip(result.to_stix())            # a STIX 2.1 bundle (a dict)
+
+Indicators are read natively from the document's bytes; every list is
+deduplicated and keeps the order of first appearance, so the same result
+gives the same indicators, bundle and event (ids included).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid as _uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from . import _native
+
+__all__ = ["Indicators", "Certificate", "VerdictSummary", "indicators", "verdict", "is_malicious", "to_stix", "to_misp"]
+
+# The STIX 2.1 namespace for the deterministic ids of cyber-observable objects (spec 2.9).
+_STIX_SCO = _uuid.UUID("00abedb4-aa42-466c-9c01-fed23315a9b7")
+# This package's namespace for the ids of what it makes (bundle, observed-data, indicator, MISP).
+_OURS = _uuid.uuid5(_uuid.NAMESPACE_URL, "https://github.com/urlscan-rs")
+
+
+@dataclasses.dataclass(frozen=True)
+class Certificate:
+    """A TLS certificate the page's connections presented (``lists.certificates``)."""
+
+    subject: str | None
+    issuer: str | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    san: tuple[str, ...]
+    sha256: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Indicators:
+    """A scan's indicators, each deduplicated, in order of first appearance.
+
+    ``urls`` (the submitted URL, the final page, then every request's),
+    ``domains``, ``apex_domains``, ``ipv4`` and ``ipv6`` (kept apart; ``ips``
+    is both), ``asns`` (``AS15169``), ``hashes`` (SHA-256 of the responses),
+    ``certificates``, ``redirects`` (the chain from the submitted URL to the
+    final page; empty without a redirect) and ``links`` (the page's links).
+    """
+
+    urls: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    apex_domains: tuple[str, ...] = ()
+    ipv4: tuple[str, ...] = ()
+    ipv6: tuple[str, ...] = ()
+    asns: tuple[str, ...] = ()
+    hashes: tuple[str, ...] = ()
+    certificates: tuple[Certificate, ...] = ()
+    redirects: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+
+    @property
+    def ips(self) -> tuple[str, ...]:
+        """Every IP address: the IPv4 ones, then the IPv6 ones."""
+        return self.ipv4 + self.ipv6
+
+
+@dataclasses.dataclass(frozen=True)
+class VerdictSummary:
+    """The verdicts of a scan taken together (``overall``, ``urlscan``, ``engines``, ``community``).
+
+    ``malicious`` is the overall verdict when the service gave one, else True
+    when any part says malicious, False when a part says not, and None when no
+    part says anything (unknown is None, never False). ``score`` is the
+    overall score (-100 legitimate to 100 malicious), else the highest of the
+    parts'. ``categories``, ``brands`` (keys, else names) and ``tags`` are
+    those of every part; ``sources`` the parts that said something.
+    """
+
+    malicious: bool | None = None
+    score: int | None = None
+    categories: tuple[str, ...] = ()
+    brands: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+
+def _when(seconds: int | None) -> datetime | None:
+    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def indicators(model: Any) -> Indicators:
+    """The indicators of a :class:`~urlscan_rs.models.ScanResult` or
+    :class:`~urlscan_rs.models.SearchHit` (or their JSON as a dict or bytes).
+
+    Raises:
+        DecodeError: A value of the wrong type; the message names its path.
+    """
+    d = _native.indicators(model)
+    certs = tuple(
+        Certificate(c["subject"], c["issuer"], _when(c["valid_from"]), _when(c["valid_to"]), tuple(c["san"]), c["sha256"])
+        for c in d.pop("certificates")
+    )
+    return Indicators(certificates=certs, **{k: tuple(v) for k, v in d.items()})
+
+
+def _unique(values: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v for v in values if v))
+
+
+def verdict(model: Any) -> VerdictSummary:
+    """The :class:`VerdictSummary` of a result (its four verdict parts) or a
+    search hit (the one verdict it carries)."""
+    from .models import ScanResult, VerdictBrand
+
+    if isinstance(model, ScanResult):
+        v = model.verdicts
+        parts = [("overall", v.overall), ("urlscan", v.urlscan), ("engines", v.engines), ("community", v.community)]
+    else:
+        parts = [("overall", model.verdicts)]
+    said: list[tuple[str, bool]] = []
+    scores: list[int] = []
+    categories: list[str] = []
+    brands: list[str] = []
+    tags: list[str] = []
+    sources = []
+    for name, part in parts:
+        if not part.raw:
+            continue
+        m = part.malicious
+        # The engines' verdict may be the list of engines that found the page malicious.
+        flag = bool(m) if isinstance(m, list) and m else m if isinstance(m, bool) else None
+        if flag is not None:
+            said.append((name, flag))
+        if part.score is not None:
+            scores.append(part.score)
+        if flag is not None or part.score is not None or part.categories or part.brands or part.tags:
+            sources.append(name)
+        categories += part.categories
+        brands += [(b.key or b.name or "") if isinstance(b, VerdictBrand) else str(b) for b in part.brands]
+        tags += part.tags
+    overall = dict(said).get("overall")
+    malicious = overall if overall is not None else (any(f for _, f in said) if said else None)
+    first = parts[0][1]
+    score = first.score if first.raw and first.score is not None else (max(scores) if scores else None)
+    return VerdictSummary(malicious, score, _unique(categories), _unique(brands), _unique(tags), tuple(sources))
+
+
+def is_malicious(model: Any, threshold: int = 50) -> bool | None:
+    """True when a verdict says malicious or the score reaches ``threshold``; False
+    when the verdicts say otherwise; None when there is no verdict at all."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int):
+        raise TypeError(f"threshold is a whole number (a score from -100 to 100), got {threshold!r}")
+    v = verdict(model)
+    if v.malicious is True or (v.score is not None and v.score >= threshold):
+        return True
+    if v.malicious is False or v.score is not None:
+        return False
+    return None
+
+
+# ---------------------------------------------------------------- STIX 2.1
+
+
+def _stamp(t: datetime | None) -> str:
+    t = t or datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def _sco(kind: str, contributing: dict[str, Any], **props: Any) -> dict[str, Any]:
+    """A cyber-observable object with its deterministic id (uuid5 of its id-contributing properties)."""
+    canonical = json.dumps(contributing, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {"type": kind, "spec_version": "2.1", "id": f"{kind}--{_uuid.uuid5(_STIX_SCO, canonical)}", **props}
+
+
+def _pattern_text(v: str) -> str:
+    return v.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _scan_id(model: Any) -> str:
+    return str(model.uuid or "")
+
+
+def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
+    """A STIX 2.1 bundle of the scan: ``url``, ``domain-name``, ``ipv4-addr``,
+    ``ipv6-addr``, ``file`` (response hashes) and ``x509-certificate`` objects, an
+    ``observed-data`` that refers to them, and for a malicious verdict (see
+    :func:`is_malicious`) an ``indicator`` with a pattern for the submitted URL.
+    Ids are deterministic: the same scan gives the same bundle."""
+    ind = indicators(model)
+    when = model.time if hasattr(model, "time") else model.task.time
+    stamp = _stamp(when)
+    scos: list[dict[str, Any]] = []
+    scos += [_sco("url", {"value": u}, value=u) for u in ind.urls]
+    scos += [_sco("domain-name", {"value": d}, value=d) for d in ind.domains]
+    scos += [_sco("ipv4-addr", {"value": a}, value=a) for a in ind.ipv4]
+    scos += [_sco("ipv6-addr", {"value": a}, value=a) for a in ind.ipv6]
+    scos += [_sco("file", {"hashes": {"SHA-256": h}}, hashes={"SHA-256": h}) for h in ind.hashes]
+    for c in ind.certificates:
+        props: dict[str, Any] = {}
+        if c.sha256:
+            props["hashes"] = {"SHA-256": c.sha256}
+        if c.subject:
+            props["subject"] = c.subject
+        if c.issuer:
+            props["issuer"] = c.issuer
+        if c.valid_from:
+            props["validity_not_before"] = _stamp(c.valid_from)
+        if c.valid_to:
+            props["validity_not_after"] = _stamp(c.valid_to)
+        if not props:
+            continue
+        # A certificate's id comes from its hash; without one, from what is known of it.
+        contributing = {"hashes": props["hashes"]} if "hashes" in props else props
+        scos.append(_sco("x509-certificate", contributing, **props))
+    scan = _scan_id(model)
+    objects: list[dict[str, Any]] = list(scos)
+    if scos:
+        objects.append(
+            {
+                "type": "observed-data",
+                "spec_version": "2.1",
+                "id": f"observed-data--{_uuid.uuid5(_OURS, 'observed-data:' + scan)}",
+                "created": stamp,
+                "modified": stamp,
+                "first_observed": stamp,
+                "last_observed": stamp,
+                "number_observed": 1,
+                "object_refs": [o["id"] for o in scos],
+                "external_references": _references(model),
+            }
+        )
+    if is_malicious(model, threshold) and ind.urls:
+        v = verdict(model)
+        objects.append(
+            {
+                "type": "indicator",
+                "spec_version": "2.1",
+                "id": f"indicator--{_uuid.uuid5(_OURS, 'indicator:' + scan)}",
+                "created": stamp,
+                "modified": stamp,
+                "name": f"Malicious URL: {ind.urls[0]}",
+                "indicator_types": ["malicious-activity"],
+                "pattern": f"[url:value = '{_pattern_text(ind.urls[0])}']",
+                "pattern_type": "stix",
+                "valid_from": stamp,
+                "labels": list(v.categories) or ["malicious"],
+                "external_references": _references(model),
+            }
+        )
+    return {"type": "bundle", "id": f"bundle--{_uuid.uuid5(_OURS, 'bundle:' + scan)}", "objects": objects}
+
+
+def _report_url(model: Any) -> str | None:
+    task = getattr(model, "task", None)
+    url = getattr(task, "report_url", None) if task is not None else None
+    return url or (f"https://urlscan.io/result/{model.uuid}/" if getattr(model, "uuid", None) else None)
+
+
+def _references(model: Any) -> list[dict[str, str]]:
+    url = _report_url(model)
+    ref = {"source_name": "urlscan.io"}
+    if getattr(model, "uuid", None):
+        ref["external_id"] = str(model.uuid)
+    if url:
+        ref["url"] = url
+    return [ref]
+
+
+# ---------------------------------------------------------------- MISP
+
+# The MISP object templates used (misp-objects: objects/<name>/definition.json).
+_MISP_TEMPLATES = {
+    "url": ("60efb77b-40b5-4c46-871b-ed1ed999fce5", "9"),
+    "domain-ip": ("43b3b146-77eb-4931-b4cc-b66c60f28734", "11"),
+    "file": ("688c46fb-5edb-40a3-8273-1af7923e2215", "24"),
+}
+
+
+def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
+    """A MISP event (a dict ``pymisp.MISPEvent().from_dict(**event)`` loads) with a
+    ``url`` object per URL, a ``domain-ip`` object for the page's domain and
+    address and for each other domain, a ``file`` object per response hash,
+    and the report as a link. Malicious scans (see :func:`is_malicious`) are
+    tagged ``urlscan:verdict="malicious"``. Ids are deterministic."""
+    ind = indicators(model)
+    scan = _scan_id(model)
+    when = model.time if hasattr(model, "time") else model.task.time
+    ids = iter(range(1 << 30))
+
+    def uid(what: str) -> str:
+        return str(_uuid.uuid5(_OURS, f"misp:{scan}:{what}:{next(ids)}"))
+
+    def attr(relation: str, kind: str, value: str, ids_flag: bool = False) -> dict[str, Any]:
+        return {"object_relation": relation, "type": kind, "value": value, "to_ids": ids_flag, "uuid": uid(relation)}
+
+    def obj(name: str, attributes: list[dict[str, Any]]) -> dict[str, Any]:
+        template, version = _MISP_TEMPLATES[name]
+        meta = {"url": "network", "domain-ip": "network", "file": "file"}[name]
+        return {
+            "name": name,
+            "meta-category": meta,
+            "template_uuid": template,
+            "template_version": version,
+            "uuid": uid(name),
+            "Attribute": attributes,
+        }
+
+    bad = is_malicious(model, threshold) is True
+    objects = [obj("url", [attr("url", "url", u, bad and i == 0)]) for i, u in enumerate(ind.urls)]
+    page_domain = model.page.domain
+    page_ip = model.page.ip
+    for d in ind.domains:
+        attrs = [attr("domain", "domain", d, bad and d == page_domain)]
+        if d == page_domain and page_ip:
+            attrs.append(attr("ip", "ip-dst", page_ip))
+        objects.append(obj("domain-ip", attrs))
+    objects += [obj("file", [attr("sha256", "sha256", h)]) for h in ind.hashes]
+    report = _report_url(model)
+    attributes = (
+        [{"type": "link", "category": "External analysis", "value": report, "to_ids": False, "uuid": uid("link")}]
+        if report
+        else []
+    )
+    event: dict[str, Any] = {
+        "uuid": str(_uuid.uuid5(_OURS, f"misp-event:{scan}")),
+        "info": f"urlscan.io scan of {ind.urls[0] if ind.urls else scan}",
+        "date": (when or datetime(1970, 1, 1, tzinfo=timezone.utc)).strftime("%Y-%m-%d"),
+        "threat_level_id": "1" if bad else "4",
+        "analysis": "2",
+        "distribution": "0",
+        "Attribute": attributes,
+        "Object": objects,
+        "Tag": [{"name": 'urlscan:verdict="malicious"'}] if bad else [],
+    }
+    return event
