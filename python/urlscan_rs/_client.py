@@ -9,10 +9,11 @@ for each class are in ``_client.pyi``.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from . import _native, _refang
+from . import _artifacts, _native, _refang
 from ._arguments import explained
 from ._keys import KEYRING_SOURCE, stored_key
 from ._namespaces import (
@@ -181,6 +182,10 @@ def _progress(progress: Any, label: str) -> Any:
 
 async def _listed(out: Any) -> ResultList:
     return ResultList(await out)
+
+
+async def _then_saved(client: Any, out: Any, dest: str | os.PathLike[str]) -> Any:
+    return await _artifacts.save_outcomes(client, await out, dest)
 
 
 def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
@@ -407,6 +412,7 @@ class _BaseClient:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        save_to: str | os.PathLike[str] | None = None,
         **scan_options: Any,
     ) -> Any:
         """Scan many URLs: one :class:`ScanOutcome` per URL, in input order (POST /api/v1/scan/ each,
@@ -429,10 +435,15 @@ class _BaseClient:
             interval: As in :meth:`wait_for_result`.
             refang: Undo defanging of each line first, and scan a bare domain or
                 IP address as ``http://`` (as for a list of indicators pasted from a report).
+            save_to: A folder to save each finished scan's artifacts in, as :meth:`save`
+                does (needs ``wait``); a scan whose artifacts cannot be fetched gets
+                that error as its outcome's.
         """
+        if save_to is not None and not wait:
+            raise ValidationError("save_to saves finished scans: it needs wait=True")
         if refang:
             urls = map(_refang.as_url, urls)
-        return self._call(
+        out = self._call(
             "bulk_scan",
             urls,
             scan_options,
@@ -440,6 +451,29 @@ class _BaseClient:
             concurrency=concurrency,
             progress=_progress(progress, "bulk scan"),
         )
+        if save_to is None:
+            return out
+        if self._is_async:
+            return _then_saved(self, out, save_to)
+        return _artifacts.save_outcomes(self, out, save_to)
+
+    def save(
+        self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[str] | str = ("json", "png", "dom")
+    ) -> Any:
+        """Save a finished scan's artifacts in ``dest_dir`` (created if missing):
+        ``<uuid>.json`` (the result as served, GET /api/v1/result/{uuid}/),
+        ``<uuid>.png`` (GET /screenshots/{uuid}.png) and ``<uuid>.html`` (the DOM,
+        GET /dom/{uuid}/); ``what`` picks some of "json", "png" and "dom".
+
+        Everything asked for is fetched before anything is written, and each
+        file is written whole (under a temporary name, then renamed). Returns
+        the paths written, by kind: ``{"json": Path(...), ...}``.
+
+        Raises:
+            ScanPendingError: The scan has not finished.
+            ValidationError: A bad ``uuid`` or ``what``.
+        """
+        return _artifacts.save(self, uuid, dest_dir, what)
 
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Any = False) -> Any:
         """The results of many scans, in input order (GET /api/v1/result/{uuid}/ each).

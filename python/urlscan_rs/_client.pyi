@@ -1,6 +1,8 @@
 # Typed signatures of Client and AsyncClient (one implementation serves both).
 # AsyncClient's is written from Client's by `python -m urlscan_rs._generate`.
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar, overload
 
@@ -48,6 +50,7 @@ Visibility = Literal["public", "unlisted", "private"]
 VisibilityOrDeleted = Literal["public", "unlisted", "private", "deleted"]
 Datasource = Literal["scans", "hostnames", "incidents", "notifications", "certificates", "domains"]
 Progress = bool | Callable[[int, int], object] | None
+Artifact = Literal["json", "png", "dom"]
 
 _T = TypeVar("_T")
 
@@ -159,8 +162,12 @@ class Client:
         custom_agent: str | None = None,
         override_safety: Any = None,
         refang: bool = False,
+        save_to: str | os.PathLike[str] | None = None,
     ) -> list[ScanOutcome]: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
+    def save(
+        self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[Artifact] | Artifact = ("json", "png", "dom")
+    ) -> dict[Artifact, Path]: ...
     def screenshot(self, uuid: str) -> Screenshot: ...
     def dom(self, uuid: str) -> str: ...
     def response(self, sha256: str) -> str: ...
@@ -345,8 +352,12 @@ class AsyncClient:
         custom_agent: str | None = None,
         override_safety: Any = None,
         refang: bool = False,
+        save_to: str | os.PathLike[str] | None = None,
     ) -> list[ScanOutcome]: ...
     async def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
+    async def save(
+        self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[Artifact] | Artifact = ("json", "png", "dom")
+    ) -> dict[Artifact, Path]: ...
     async def screenshot(self, uuid: str) -> Screenshot: ...
     async def dom(self, uuid: str) -> str: ...
     async def response(self, sha256: str) -> str: ...

@@ -60,6 +60,8 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeGuard, TypeVar
 
 from . import __version__
+from ._artifacts import KINDS as ARTIFACTS
+from ._artifacts import save as save_artifacts
 from ._client import AsyncClient, Client
 from ._keys import KEYRING_INSTALL, KEYRING_SERVICE, KEYRING_SOURCE, KEYRING_USER, stored_key
 from ._keys import keyring as _keyring
@@ -865,6 +867,8 @@ def _wait_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_scan(args: argparse.Namespace, out: Output) -> int:
     url = _arg(args, args.url, "URL")
+    if args.output and not args.wait:
+        raise UsageError("-o saves the finished scan's files: add --wait")
     with _client(args) as c:
         sub = c.scan(url, refang=args.refang, **_scan_options(args))
         if not args.wait:
@@ -879,6 +883,9 @@ def cmd_scan(args: argparse.Namespace, out: Output) -> int:
                 result = c.wait_for_result(sub.uuid, **_wait_options(args))
         except KeyboardInterrupt:
             raise Interrupted([(sub.uuid, sub.url or url)]) from None
+        if args.output:
+            saved = save_artifacts(c, result.uuid, args.output, tuple(ARTIFACTS), result)
+            _note("saved " + ", ".join(str(p) for p in saved.values()))
         _print_result(out, result, c.base_url)
     return EXIT_OK
 
@@ -2326,6 +2333,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("url", metavar="URL")
     s.add_argument("--wait", action="store_true", help="wait for the scan to finish and print the result")
     s.add_argument("--refang", action="store_true", help="undo defanging first (hxxps://evil[.]example)")
+    s.add_argument(
+        "-o", "--output", metavar="DIR", help="with --wait, save UUID.json, UUID.png and UUID.html in DIR (created if missing)"
+    )
     _add_scan_options(s)
     _add_wait_options(s)
 

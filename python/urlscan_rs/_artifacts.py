@@ -1,0 +1,116 @@
+"""A scan's artifacts saved in one call: ``<uuid>.json``, ``<uuid>.png`` and ``<uuid>.html``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ._native import LazyDoc
+from .errors import UrlscanError, ValidationError
+
+KINDS = {"json": ".json", "png": ".png", "dom": ".html"}
+
+
+def kinds(what: Iterable[str] | str) -> tuple[str, ...]:
+    """The artifacts asked for, checked (in the order given, each once)."""
+    asked = (what,) if isinstance(what, str) else tuple(what)
+    bad = [w for w in asked if w not in KINDS]
+    if bad or not asked:
+        raise ValidationError(f"what: each of json, png, dom, at least one; got {list(asked)!r}")
+    return tuple(dict.fromkeys(asked))
+
+
+def result_bytes(result: Any) -> bytes:
+    """A result's JSON as the service sent it (its bytes when the model still has them)."""
+    doc = object.__getattribute__(result, "_json")
+    if type(doc) is LazyDoc:
+        return bytes(doc.json())
+    return json.dumps(result.raw, ensure_ascii=False).encode()
+
+
+def write(dest: Path, uuid: str, found: dict[str, bytes]) -> dict[str, Path]:
+    """Each artifact written whole (to a temporary name, then renamed)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for kind, data in found.items():
+        path = dest / f"{uuid}{KINDS[kind]}"
+        tmp = path.with_name(f".{path.name}.part")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        out[kind] = path
+    return out
+
+
+def _checked_uuid(uuid: str) -> str:
+    if not isinstance(uuid, str) or not uuid or "/" in uuid or "\\" in uuid or uuid in (".", ".."):
+        raise ValidationError(f"uuid: a scan's uuid, got {uuid!r}")
+    return uuid
+
+
+def save(client: Any, uuid: str, dest_dir: str | os.PathLike[str], what: Iterable[str] | str, result: Any = None) -> Any:
+    """``client.save``: every artifact fetched first, then each written (a sync
+    client's dict of paths, or an async client's awaitable of it)."""
+    uuid = _checked_uuid(uuid)
+    asked = kinds(what)
+    dest = Path(dest_dir)
+    if client._is_async:
+        return _save_async(client, uuid, dest, asked, result)
+    found: dict[str, bytes] = {}
+    for kind in asked:
+        if kind == "json":
+            found[kind] = result_bytes(result if result is not None else client.result(uuid))
+        elif kind == "png":
+            found[kind] = bytes(client.screenshot(uuid))
+        else:
+            found[kind] = client.dom(uuid).encode()
+    return write(dest, uuid, found)
+
+
+async def _save_async(client: Any, uuid: str, dest: Path, asked: tuple[str, ...], result: Any) -> dict[str, Path]:
+    async def one(kind: str) -> bytes:
+        if kind == "json":
+            return result_bytes(result if result is not None else await client.result(uuid))
+        if kind == "png":
+            return bytes(await client.screenshot(uuid))
+        return str(await client.dom(uuid)).encode()
+
+    datas = await asyncio.gather(*(one(k) for k in asked))
+    return await asyncio.to_thread(write, dest, uuid, dict(zip(asked, datas, strict=True)))
+
+
+def save_outcomes(client: Any, outcomes: list[Any], dest_dir: str | os.PathLike[str]) -> Any:
+    """``bulk_scan(..., save_to=)``: the artifacts of each finished scan saved; a
+    scan whose artifacts could not be fetched gets that error as its outcome's."""
+    from .models import ScanOutcome
+
+    def failed(o: Any, e: UrlscanError) -> Any:
+        return ScanOutcome(o.url, o.submission, o.result, e)
+
+    if client._is_async:
+
+        async def run() -> list[Any]:
+            async def one(o: Any) -> Any:
+                if not o.ok or o.result is None:
+                    return o
+                try:
+                    await save(client, o.result.uuid, dest_dir, tuple(KINDS), o.result)
+                except UrlscanError as e:
+                    return failed(o, e)
+                return o
+
+            return list(await asyncio.gather(*(one(o) for o in outcomes)))
+
+        return run()
+    out = []
+    for o in outcomes:
+        if o.ok and o.result is not None:
+            try:
+                save(client, o.result.uuid, dest_dir, tuple(KINDS), o.result)
+            except UrlscanError as e:
+                o = failed(o, e)
+        out.append(o)
+    return out
