@@ -599,6 +599,39 @@ def test_listen_json_lines() -> None:
     assert [json.loads(line) for line in out.splitlines()] == [SUBSCRIPTION_PAYLOAD, INCIDENT_PAYLOAD]
 
 
+def test_listen_forwards_to_a_local_app() -> None:
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from urlscan_rs import webhooks
+
+    from .test_events import INCIDENT_PAYLOAD, SUBSCRIPTION_PAYLOAD
+
+    got: list[str] = []
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    token = "forward-token-0123456789"
+    httpd = make_server("127.0.0.1", 0, webhooks.wsgi_app(lambda n: got.append(n.id), token=token), handler_class=Quiet)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        proc, url = _listen("--count", "2", "--forward-to", f"http://127.0.0.1:{httpd.server_port}/{token}")
+        _post(url, SUBSCRIPTION_PAYLOAD)
+        _post(url, INCIDENT_PAYLOAD)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0 and err.count("not forwarded") == 0, err
+        assert got == [SUBSCRIPTION_PAYLOAD["id"], INCIDENT_PAYLOAD["id"]]
+        # A target that refuses: the notification is still printed, and the failure said.
+        proc, url = _listen("--count", "1", "--forward-to", f"http://127.0.0.1:{httpd.server_port}/wrong-token-0123456789")
+        _post(url, SUBSCRIPTION_PAYLOAD)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0 and out and "not forwarded" in err and "HTTP 404" in err
+    finally:
+        httpd.shutdown()
+
+
 def test_listen_streams_and_stops_on_ctrl_c() -> None:
     from .test_events import SUBSCRIPTION_PAYLOAD
 
@@ -752,6 +785,7 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
         ("result",): Case(["result", o["uuid"]], ["result", UNKNOWN_SCAN], 3),
         ("screenshot",): Case(["screenshot", o["uuid"], "-o", str(tmp / "s.png")], ["screenshot", UNKNOWN_SCAN], 3),
         ("dom",): Case(["dom", o["uuid"]], ["dom", UNKNOWN_SCAN], 3),
+        ("save",): Case(["save", o["uuid"], "-o", str(tmp / "saved")], ["save", o["uuid"], "--what", "pdf"], 2),
         ("response",): Case(["response", o["sha"]], ["response", "0" * 64], 3),
         ("visibility", "set"): Case(["visibility", "set", o["uuid"], "public"], ["visibility", "set", UNKNOWN_SCAN, "public"], 3),
         ("visibility", "reset"): Case(["visibility", "reset", o["uuid"]], ["visibility", "reset", "nope"], 2),
@@ -931,6 +965,7 @@ def test_every_client_method_has_a_command() -> None:
         "result": "result",
         "results": "result (several uuids)",
         "bulk_scan": "bulk",
+        "save": "save",
         "screenshot": "screenshot",
         "dom": "dom",
         "search": "search",

@@ -940,6 +940,21 @@ def cmd_screenshot(args: argparse.Namespace, out: Output) -> int:
         return _each(args, uuids, save)
 
 
+def cmd_save(args: argparse.Namespace, out: Output) -> int:
+    uuids = _args(args, args.uuid, "uuid")
+    what = [w.strip() for w in args.what.split(",") if w.strip()]
+    with _client(args) as c:
+
+        def one(uuid: str) -> None:
+            saved = c.save(uuid, args.output, what=what)
+            if out.json:
+                out.emit({"uuid": uuid, **{k: str(p) for k, p in saved.items()}})
+            else:
+                out.line("  ".join(str(p) for p in saved.values()))
+
+        return _each(args, uuids, one)
+
+
 def cmd_dom(args: argparse.Namespace, out: Output) -> int:
     uuids = _args(args, args.uuid, "uuid")
     with _client(args) as c:
@@ -1838,6 +1853,39 @@ def notification_line(n: Notification) -> str:
     return f"{_when(n.created_at)}  {n.type}  {about}  {total} result{'s' if total != 1 else ''}{first}"
 
 
+# Attempts to forward one notification, and the pause before each retry (seconds).
+FORWARD_ATTEMPTS = 3
+FORWARD_PAUSE = 1.0
+
+
+def _forward(url: str, n: Notification) -> bool:
+    """POST a received notification's body to `url` as the service would; a few
+    tries for a 5xx or a refused connection, then a note on stderr."""
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps(n.raw).encode()
+    why = ""
+    for attempt in range(1, FORWARD_ATTEMPTS + 1):
+        req = urllib.request.Request(url, data=body, method="POST")
+        req.add_header("Content-Type", "application/json")
+        req.add_header("X-Urlscan-Notification-Id", n.id)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                r.read()
+                return True
+        except urllib.error.HTTPError as e:
+            why = f"HTTP {e.code}"
+            if e.code < 500:
+                break
+        except (urllib.error.URLError, OSError) as e:
+            why = str(getattr(e, "reason", e))
+        if attempt < FORWARD_ATTEMPTS:
+            time.sleep(FORWARD_PAUSE * attempt)
+    _note(f"notification {n.id} not forwarded to {url}: {why}")
+    return False
+
+
 def cmd_listen(args: argparse.Namespace, out: Output) -> int:
     from .testing import WebhookReceiver
 
@@ -1861,6 +1909,8 @@ def cmd_listen(args: argparse.Namespace, out: Output) -> int:
                     else:
                         out.line(notification_line(n))
                     sys.stdout.flush()
+                    if args.forward_to:
+                        _forward(args.forward_to, n)
                     shown += 1
                     if count is not None and shown >= count:
                         break
@@ -2362,6 +2412,14 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("-o", "--output", metavar="FILE", help="file to write, a directory, or - for stdout (default: UUID.png here)")
 
     per_scan("dom", "print a scan's DOM", cmd_dom, "Print the DOM of each scan (- reads uuids from stdin).")
+    sv = per_scan(
+        "save",
+        "save a scan's result, screenshot and DOM",
+        cmd_save,
+        "Save UUID.json (the result as served), UUID.png and UUID.html of each scan in a folder\n(- reads uuids from stdin).",
+    )
+    sv.add_argument("-o", "--output", metavar="DIR", default=".", help="folder to save in (default: here; created if missing)")
+    sv.add_argument("--what", default="json,png,dom", metavar="KINDS", help="some of json,png,dom (default: all three)")
     derive("response")
 
     b = command(
@@ -2525,6 +2583,9 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     ls.add_argument("--port", type=_port, default=8080, help="port to listen on (default: 8080; 0 picks a free one)")
     ls.add_argument("--count", type=_positive_int, metavar="N", help="stop after N notifications (default: run until Ctrl-C)")
+    ls.add_argument(
+        "--forward-to", metavar="URL", help="also POST each notification to URL (a local app; tried 3 times, failures on stderr)"
+    )
     ls.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object per line")
 
     e = command(

@@ -1,0 +1,317 @@
+"""The service's webhooks received inside your own web application.
+
+:func:`asgi_app` is an ASGI application (mount it under Starlette, FastAPI or
+any ASGI server) and :func:`wsgi_app` a WSGI one (Flask, Django, any WSGI
+server). Each answers ``POST /<token>`` relative to where it is mounted and
+hands every new notification to your handler::
+
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+    from urlscan_rs import webhooks
+
+    async def on_notification(note):            # or a plain function (run in a thread)
+        for hit in note.results:
+            await triage(hit.task.url)
+
+    app = Starlette(routes=[Mount("/urlscan", webhooks.asgi_app(on_notification, token=SECRET))])
+    # the channel's webhook URL: https://soc.example.com/urlscan/<SECRET>
+
+The service does not sign deliveries, so the secret token in the path is
+what keeps others out; ``allow`` narrows senders to networks, and
+``verify=client`` re-reads each referenced scan through the API, so what the
+handler acts on comes from the API, not from the request body.
+
+Answers:
+
+- ``200``: handed over (or a repeated delivery id, dropped: the service
+  retries with the same id);
+- ``400``: a body that is not a notification (with the reason), never handed
+  over; ``403`` a sender outside ``allow``; ``404`` any other path;
+  ``405`` another method; ``413`` a body over ``max_body`` bytes;
+- ``500``: the handler raised (the service then retries); ``503`` the same id
+  is being handled right now, or ``verify`` could not reach the API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hmac
+import inspect
+import ipaddress
+import json
+import threading
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+
+from .errors import DecodeError, NotFoundError, UrlscanError
+from .events import parse_notification
+from .models import Notification
+
+__all__ = ["asgi_app", "wsgi_app"]
+
+Handler = Callable[..., Any]
+# The ASGI interface's shapes (asgiref's names).
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
+_MAX_BODY = 10 << 20
+
+
+class _Receiver:
+    """What both apps share: the checks, the parse, the de-duplication."""
+
+    def __init__(
+        self,
+        handler: Handler,
+        token: str,
+        allow: Iterable[str] | None,
+        verify: Any,
+        dedupe: int,
+        max_body: int,
+    ) -> None:
+        if not callable(handler):
+            raise TypeError(f"handler must be callable, got {type(handler).__name__}")
+        if not isinstance(token, str) or len(token) < 16 or "/" in token:
+            raise ValueError("token must be a secret of at least 16 characters without '/' (e.g. secrets.token_urlsafe())")
+        if isinstance(dedupe, bool) or not isinstance(dedupe, int) or dedupe < 0:
+            raise ValueError(f"dedupe must be a whole number of ids to remember (0: none), got {dedupe!r}")
+        self.handler = handler
+        self.path = "/" + token
+        self.allow = [ipaddress.ip_network(n, strict=False) for n in allow] if allow is not None else None
+        self.verify = verify
+        self.dedupe = dedupe
+        self.max_body = max_body
+        self.seen: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self.busy: set[str] = set()
+        self.lock = threading.Lock()
+
+    def route(self, method: str, path: str, remote: str | None) -> tuple[int, str] | None:
+        """An early answer for the request line, or None to read the body."""
+        # Compared in constant time: the token is the only secret a delivery carries.
+        if not hmac.compare_digest((path.rstrip("/") or "/").encode(), self.path.encode()):
+            return 404, "not found"
+        if self.allow is not None:
+            try:
+                addr = ipaddress.ip_address((remote or "").split("%", 1)[0])
+            except ValueError:
+                return 403, "sender not allowed"
+            if not any(addr in net for net in self.allow):
+                return 403, "sender not allowed"
+        if method != "POST":
+            return 405, "POST only"
+        return None
+
+    def parse(self, body: bytes) -> Notification | tuple[int, str]:
+        try:
+            return parse_notification(body)
+        except DecodeError as e:
+            return 400, str(e)
+
+    def claim(self, nid: str) -> int | None:
+        """None to handle `nid`; else the answer (200: seen before, 503: being handled)."""
+        with self.lock:
+            if nid in self.seen:
+                self.seen.move_to_end(nid)
+                return 200
+            if nid in self.busy:
+                return 503
+            self.busy.add(nid)
+            return None
+
+    def release(self, nid: str, handled: bool) -> None:
+        with self.lock:
+            self.busy.discard(nid)
+            if handled and self.dedupe:
+                self.seen[nid] = None
+                while len(self.seen) > self.dedupe:
+                    self.seen.popitem(last=False)
+
+    def uuids(self, note: Notification) -> list[str]:
+        return [str(h.uuid) for h in note.results or [] if getattr(h, "uuid", None)]
+
+
+def _answer(status: int, reason: str) -> bytes:
+    return json.dumps({"ok": 200 <= status < 300, "status": status, "reason": reason}).encode()
+
+
+def asgi_app(
+    handler: Handler,
+    *,
+    token: str,
+    allow: Iterable[str] | None = None,
+    verify: Any = None,
+    dedupe: int = 10_000,
+    max_body: int = _MAX_BODY,
+) -> ASGIApp:
+    """An ASGI application receiving the service's webhooks on ``POST /<token>``.
+
+    Parameters:
+        handler: Called with each new :class:`~urlscan_rs.models.Notification`
+            (an ``async def`` is awaited, a plain function runs in a thread);
+            with ``verify``, called as ``handler(notification, results)``.
+            Raising answers 500, so the service delivers again.
+        token: The secret path segment (at least 16 characters; put it in the
+            channel's webhook URL).
+        allow: Networks allowed to deliver (``["203.0.113.0/24"]``); None: any.
+        verify: A :class:`~urlscan_rs.Client` or :class:`~urlscan_rs.AsyncClient`:
+            each hit's scan is read through the API first and the handler gets
+            those results (a :class:`~urlscan_rs.models.ScanResult` list, in
+            the order of ``notification.results``); a scan the API does not
+            know makes the delivery a 400.
+        dedupe: How many delivery ids to remember (a repeated one is answered
+            200 and dropped); 0 remembers none.
+        max_body: The largest body taken, in bytes.
+    """
+    r = _Receiver(handler, token, allow, verify, dedupe, max_body)
+
+    async def call_handler(note: Notification) -> tuple[int, str]:
+        results = None
+        if r.verify is not None:
+            try:
+                results = await _read_scans(r.verify, r.uuids(note))
+            except NotFoundError as e:
+                return 400, f"a scan the delivery names is unknown to the API: {e}"
+            except UrlscanError as e:
+                return 503, f"the API could not be asked: {e}"
+        args = (note,) if results is None else (note, results)
+        if inspect.iscoroutinefunction(r.handler):
+            await r.handler(*args)
+        else:
+            out = await asyncio.to_thread(r.handler, *args)
+            if inspect.isawaitable(out):
+                await out
+        return 200, "handled"
+
+    async def app(scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                msg = await receive()
+                if msg["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif msg["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        path = scope.get("path", "")
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):  # Starlette's Mount keeps the prefix in path
+            path = path[len(root) :]
+        client = scope.get("client")
+        early = r.route(scope.get("method", ""), path, client[0] if client else None)
+        status, reason = early if early is not None else (0, "")
+        if early is None:
+            body = bytearray()
+            while True:
+                msg = await receive()
+                if msg["type"] == "http.disconnect":
+                    return
+                body += msg.get("body", b"")
+                if len(body) > r.max_body:
+                    status, reason = 413, f"body over {r.max_body} bytes"
+                    break
+                if not msg.get("more_body"):
+                    break
+            if not status:
+                status, reason = await _deliver(r, bytes(body), call_handler)
+        payload = _answer(status, reason)
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        if status == 405:
+            headers.append((b"allow", b"POST"))
+        if status == 503:
+            headers.append((b"retry-after", b"10"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
+
+
+async def _deliver(r: _Receiver, body: bytes, call: Callable[[Notification], Awaitable[tuple[int, str]]]) -> tuple[int, str]:
+    note = r.parse(body)
+    if isinstance(note, tuple):
+        return note
+    claimed = r.claim(note.id)
+    if claimed is not None:
+        return claimed, "already handled" if claimed == 200 else "being handled"
+    handled = False
+    try:
+        status, reason = await call(note)
+        handled = status == 200
+        return status, reason
+    except Exception as e:  # the handler's failure: answered 500 so the service retries
+        return 500, f"the handler raised {type(e).__name__}"
+    finally:
+        r.release(note.id, handled)
+
+
+async def _read_scans(client: Any, uuids: list[str]) -> list[Any]:
+    if getattr(client, "_is_async", False):
+        return list(await asyncio.gather(*(client.result(u) for u in uuids)))
+    return await asyncio.to_thread(lambda: [client.result(u) for u in uuids])
+
+
+def wsgi_app(
+    handler: Handler,
+    *,
+    token: str,
+    allow: Iterable[str] | None = None,
+    verify: Any = None,
+    dedupe: int = 10_000,
+    max_body: int = _MAX_BODY,
+) -> Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]:
+    """:func:`asgi_app` for WSGI frameworks and servers (the same parameters and
+    answers; an ``async def`` handler is run to completion, ``verify`` takes a
+    :class:`~urlscan_rs.Client`)."""
+    r = _Receiver(handler, token, allow, verify, dedupe, max_body)
+
+    async def call_handler(note: Notification) -> tuple[int, str]:
+        results = None
+        if r.verify is not None:
+            try:
+                results = [r.verify.result(u) for u in r.uuids(note)]
+            except NotFoundError as e:
+                return 400, f"a scan the delivery names is unknown to the API: {e}"
+            except UrlscanError as e:
+                return 503, f"the API could not be asked: {e}"
+        out = r.handler(note) if results is None else r.handler(note, results)
+        if inspect.isawaitable(out):
+            await out
+        return 200, "handled"
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        early = r.route(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""), environ.get("REMOTE_ADDR"))
+        if early is not None:
+            status, reason = early
+        else:
+            try:
+                length = int(environ.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                length = -1
+            if length < 0 or length > r.max_body:
+                status, reason = 413, f"body over {r.max_body} bytes"
+            else:
+                body = environ["wsgi.input"].read(length) if length else b""
+                status, reason = asyncio.run(_deliver(r, body, call_handler))
+        payload = _answer(status, reason)
+        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
+        if status == 405:
+            headers.append(("Allow", "POST"))
+        if status == 503:
+            headers.append(("Retry-After", "10"))
+        start_response(f"{status} {_REASONS.get(status, 'Error')}", headers)
+        return [payload]
+
+    return app
+
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Payload Too Large",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
