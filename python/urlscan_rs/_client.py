@@ -295,6 +295,18 @@ class _BaseClient:
         """The latest X-Rate-Limit-* values seen, one dict per action."""
         return self._core.rate_limits()  # type: ignore[no-any-return]
 
+    @property
+    def with_raw_response(self) -> Any:
+        """Every method and namespace, returning the HTTP answer with the value:
+        ``client.with_raw_response.result(uuid)`` is a
+        :class:`~urlscan_rs._raw.RawResponse` (``status_code``, ``headers`` with every
+        ``X-Rate-Limit-*``, ``content``, and ``parse()``, the value the plain method
+        returns); awaitable with an AsyncClient. A call of several requests
+        answers with the last; a walk (``search``) is refused, its pages come later."""
+        from ._raw import RawClient
+
+        return RawClient(self, self._is_async)
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled with its settings so it can cross a process pool, but never
         # with the key (a pickle ends up in files, queues and caches): the

@@ -121,6 +121,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<premium::HostnameCursor>()?;
     tables::register(m)?;
     playbook::register(m)?;
+    m.add_class::<run::RawCapture>()?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -8,13 +8,19 @@ use pyo3::prelude::*;
 use super::convert::to_pyerr;
 use super::outcome::{convert, panic_free, Conv};
 use urlscan_core as core;
+use urlscan_core::transport::RawCell;
 
 pub fn run<T, F>(py: Python<'_>, is_async: bool, fut: F, conv: Conv<T>) -> PyResult<Py<PyAny>>
 where
     F: Future<Output = core::Result<T>> + Send + 'static,
     T: Send + 'static,
 {
-    let fut = panic_free(fut);
+    // A call made inside `with RawCapture()` records its last answer there (an async
+    // call's future is made now, so it records even when awaited after the block).
+    let fut = panic_free(match capturing(py)? {
+        Some(cell) => futures::future::Either::Left(core::transport::RAW_RESPONSE.scope(cell, fut)),
+        None => futures::future::Either::Right(fut),
+    });
     if is_async {
         Ok(super::bridge::awaitable(py, fut, conv)?.unbind())
     } else {
@@ -68,4 +74,91 @@ where
             }
         })
     })
+}
+
+/// The capture of the innermost `with RawCapture()` in the calling context: a
+/// context variable, so concurrent asyncio tasks each see only their own.
+static CAPTURE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+fn capture_var(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    CAPTURE
+        .get_or_try_init(py, || {
+            let var = py
+                .import("contextvars")?
+                .getattr("ContextVar")?
+                .call1(("urlscan_rs_raw_capture",))?;
+            Ok::<_, PyErr>(var.unbind())
+        })
+        .map(|v| v.bind(py))
+}
+
+fn capturing(py: Python<'_>) -> PyResult<Option<RawCell>> {
+    let current = capture_var(py)?.call_method1("get", (py.None(),))?;
+    Ok(current
+        .cast::<RawCapture>()
+        .ok()
+        .map(|c| c.get().cell.clone()))
+}
+
+/// `with RawCapture() as cap:` records the last HTTP answer of the client calls
+/// made in the block (`client.with_raw_response`).
+#[pyclass(module = "urlscan_rs._native", frozen)]
+pub struct RawCapture {
+    cell: RawCell,
+    /// The context variable's token while the block runs.
+    token: std::sync::Mutex<Option<Py<PyAny>>>,
+}
+
+#[pymethods]
+impl RawCapture {
+    #[new]
+    fn py_new() -> RawCapture {
+        RawCapture {
+            cell: RawCell::default(),
+            token: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        let token = capture_var(slf.py())?.call_method1("set", (&slf,))?;
+        *slf.get().token.lock().unwrap() = Some(token.unbind());
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<()> {
+        if let Some(token) = self.token.lock().unwrap().take() {
+            capture_var(py)?.call_method1("reset", (token,))?;
+        }
+        Ok(())
+    }
+
+    /// `(method, url, status, [(header, value), ...], body)` of the last answer, or None.
+    fn response<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+        let last = self.cell.lock().unwrap().clone();
+        let Some((method, url, resp)) = last else {
+            return Ok(None);
+        };
+        let headers: Vec<(String, String)> = resp
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let body = pyo3::types::PyBytes::new(py, &resp.body);
+        Ok(Some(pyo3::types::PyTuple::new(
+            py,
+            [
+                method.into_pyobject(py)?.into_any(),
+                url.into_pyobject(py)?.into_any(),
+                resp.status.into_pyobject(py)?.into_any(),
+                headers.into_pyobject(py)?.into_any(),
+                body.into_any(),
+            ],
+        )?))
+    }
 }

@@ -107,6 +107,14 @@ pub struct Resp {
     pub body: Bytes,
 }
 
+/// Where a call made under `RAW_RESPONSE.scope(...)` finds the last answer its
+/// requests got (the Python `with_raw_response`): method, URL and the answer.
+pub type RawCell = Arc<Mutex<Option<(String, String, Resp)>>>;
+
+tokio::task_local! {
+    pub static RAW_RESPONSE: RawCell;
+}
+
 /// Rate-limit state per action, shared by every request of one client.
 ///
 /// Pacing: a request takes a slot only while the server's `remaining` (from
@@ -317,7 +325,14 @@ impl Transport {
         if self.cfg.api_key.is_none() && !anonymous_ok(&req.path) {
             return Err(no_key_error(req));
         }
-        self.guarded(self.send_with_retries(req)).await
+        let out = self.guarded(self.send_with_retries(req)).await;
+        if let Ok(resp) = &out {
+            let _ = RAW_RESPONSE.try_with(|cell| {
+                let url = format!("{}{}", self.cfg.base_url.trim_end_matches('/'), req.path);
+                *cell.lock().unwrap() = Some((req.method.to_string(), url, resp.clone()));
+            });
+        }
+        out
     }
 
     async fn send_with_retries(&self, req: &Req) -> Result<Resp> {
