@@ -410,7 +410,9 @@ def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
 
 def w_datadumps(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     """One hour of search and api dumps to Parquet, each side downloading the files; our
-    converter's peak RSS on the hour and on files ten times as big; the hour through Spark."""
+    converter's peak RSS on the hour's files repeated, and repeated four times as often; the
+    hour through Spark."""
+    import gzip
     import tempfile
 
     import urlscan_rs
@@ -443,9 +445,10 @@ def w_datadumps(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             for path in paths:
                 (Path(d) / "hour" / path).parent.mkdir(parents=True, exist_ok=True)
                 c.datadumps.download(path, Path(d) / "hour" / path)
-            # Files of the same content repeated (valid dumps of several gzip members): as many
-            # copies as make a chunk of the Parquet writer's memory cap, then four times that.
-            copies = max(1, math.ceil(25_000 / (rows / 2)))
+            # Files of the same content repeated (valid dumps of several gzip members): enough
+            # copies for 25,000 rows a file (past one 16 MiB Parquet chunk of full results), then
+            # four times as many.
+            copies = max(1, math.ceil(25_000 / max(1, rows // 2)))
             for name, n in (("big", copies), ("bigger", 4 * copies)):
                 for path in paths:
                     (Path(d) / name / path).parent.mkdir(parents=True, exist_ok=True)
@@ -462,20 +465,21 @@ def w_datadumps(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
                     f"the official side on the hour alone: {med(theirs, 'rss_peak_kb') / 1024:.0f} MB",
                 )
             )
-            # Spark reads the same hour as its 60 minute files (60 partitions on two task slots).
-            day, hh = hour.path.split("/")[2], hour.path[-5:-3]
-            for kind in ("search", "api"):
-                for f in c.datadumps.list("minutes", kind, day):
-                    if f.path.rsplit("/", 1)[-1].startswith(f"{day}-{hh}-"):
-                        (Path(d) / "minutes" / f.path).parent.mkdir(parents=True, exist_ok=True)
-                        c.datadumps.download(f.path, Path(d) / "minutes" / f.path)
+            # Spark reads the same hour split into 60 files (60 partitions on two task slots); the
+            # emulator's own minute files would take it minutes to list for a 100,000-scan day.
+            for kind, path in (("search", paths[0]), ("api", paths[1])):
+                lines = gzip.decompress((Path(d) / "hour" / path).read_bytes()).splitlines(keepends=True)
+                split = Path(d) / "split" / kind
+                split.mkdir(parents=True)
+                for i in range(60):
+                    (split / f"part-{i:02d}.gz").write_bytes(gzip.compress(b"".join(lines[i::60])))
                 single = side("dumps_single", emu, local=str(Path(d) / "hour"), type=kind)
-                spark = side("dumps_spark", emu, local=str(Path(d) / "minutes"), type=kind)
+                spark = side("dumps_spark", emu, local=str(split), type=kind)
                 same = (single["count"], single["digest"]) == (spark["count"], spark["digest"])
                 rep.extra.append(
                     (
                         f"data dumps on Spark (local[2]): the hour's {kind} rows",
-                        f"{spark['count']} rows from its minute files in {spark['partitions']} partitions, "
+                        f"{spark['count']} rows from the hour's file split in 60, in {spark['partitions']} partitions, "
                         f"{'equal to' if same else 'DIFFERENT from'} the single-machine reader's of the hour's file "
                         f"({single['count']} rows; uuid digest {single['digest']})",
                     )

@@ -248,7 +248,7 @@ def dumps_single(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
 
     def run() -> dict[str, Any]:
         uuids = []
-        for f in sorted(Path(cfg["local"]).rglob(f"{cfg['type']}/*/*.gz")):
+        for f in sorted(Path(cfg["local"]).rglob(f"{cfg['type']}/**/*.gz")):
             uuids += datadumps.read(f).to_arrow(columns=["uuid"]).column("uuid").to_pylist()
         return {"count": len(uuids), "digest": _uuid_digest(uuids)}
 

@@ -27,13 +27,14 @@ def _finished(emu: Emulator) -> str:
         return str(next(iter(c.search("", limit=1))).id)
 
 
-def test_save_writes_the_result_as_served_the_screenshot_and_the_dom(emu: Emulator, tmp_path: Path) -> None:
+def test_save_writes_the_result_as_served_the_screenshot_and_the_dom(
+    emu: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     uuid = _finished(emu)
     with emu.client() as c:
         paths = c.save(uuid, tmp_path / "new")
         assert paths == {k: tmp_path / "new" / f"{uuid}{s}" for k, s in (("json", ".json"), ("png", ".png"), ("dom", ".html"))}
-        served = c.result(uuid)
-        assert json.loads(paths["json"].read_bytes()) == served.raw
+        assert paths["json"].read_bytes() == c.with_raw_response.result(uuid).content  # byte for byte
         assert ScanResult(json.loads(paths["json"].read_text())).uuid == uuid
         assert paths["png"].read_bytes() == bytes(c.screenshot(uuid)) and paths["png"].read_bytes().startswith(b"\x89PNG")
         assert paths["dom"].read_text() == c.dom(uuid)
@@ -43,10 +44,16 @@ def test_save_writes_the_result_as_served_the_screenshot_and_the_dom(emu: Emulat
             c.save(uuid, tmp_path, what=["pdf"])
         with pytest.raises(ValidationError, match="uuid"):
             c.save("../x", tmp_path)
-        # Nothing is written unless everything asked for was fetched.
+
+        # Nothing is written unless everything asked for was fetched: the result is, the DOM is not.
+        def no_dom(self: object, uuid: str) -> str:
+            raise NotFoundError("no DOM", status=404)
+
+        monkeypatch.setattr(type(c), "dom", no_dom)
         with pytest.raises(NotFoundError):
-            c.save("00000000-0000-4000-8000-000000000000", tmp_path / "none")
-        assert not (tmp_path / "none").exists()
+            c.save(uuid, tmp_path / "none")
+        assert not (tmp_path / "none").exists() or list((tmp_path / "none").iterdir()) == []
+        assert c.save(uuid.upper(), tmp_path / "upper", what="json") == {"json": tmp_path / "upper" / f"{uuid}.json"}
 
 
 def test_save_async(emu: Emulator, tmp_path: Path) -> None:

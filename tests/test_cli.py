@@ -628,6 +628,8 @@ def test_listen_forwards_to_a_local_app() -> None:
         _post(url, SUBSCRIPTION_PAYLOAD)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0 and out and "not forwarded" in err and "HTTP 404" in err
+        bad = run_cli("listen", "--forward-to", "localhost:8000/x")
+        assert bad.returncode == 2 and "http:// or https://" in bad.stderr
     finally:
         httpd.shutdown()
 

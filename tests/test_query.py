@@ -88,7 +88,14 @@ def test_values_and_queries_render_as_documented() -> None:
     assert quote(5) == "5" and quote(True) == "true" and quote(dt.date(2026, 1, 2)) == "2026-01-02"
     assert quote(dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=2)))) == '"2026-01-02T01:04:05.000Z"'
     q = Q.domain("x.com") & Q.date(">now-7d") | ~Q.ip("1.2.3.4")
-    assert isinstance(q, str) and q == "(domain:x.com AND date:>now-7d) OR NOT ip:1.2.3.4"
+    assert isinstance(q, str) and q == "(domain:x.com AND date:>now-7d) OR (NOT ip:1.2.3.4)"
+    # A NOT is bare under AND and at the top, in parentheses under OR (Lucene reads a bare
+    # `a OR NOT b` as `a AND NOT b`).
+    assert str(~Q.ip("1") & Q.ip("2")) == "NOT ip:1 AND ip:2" and str(~Q.ip("1")) == "NOT ip:1"
+    # After `>` only a plain word; anything else becomes an open range, where `:` and `/` are safe.
+    assert str(Q.date(">=2026-11-20T13:00:00Z")) == "date:[2026-11-20T13:00:00Z TO *]"
+    assert str(Q.compare("stats.uniqIPs", "<", "a/b")) == "stats.uniqIPs:[* TO a/b}"
+    assert str(Q.compare("x", ">", "*")) == 'x:{"*" TO *]' and str(Q.range("x", gt=-1.5)) == "x:>-1.5"
     assert str(Q.domain("https://evil.example/login/")) == "domain:evil.example"
     assert str(Q.domain("evil.example/")) == "domain:evil.example"
     assert str(Q.asn(15169)) == str(Q.asn("15169")) == "asn:AS15169"

@@ -44,6 +44,11 @@ def test_namespaces_posts_and_errors(emu: Emulator) -> None:
         for call in (c.with_raw_response.quotas, c.with_raw_response.user, c.with_raw_response.user_agents):
             raw = call()
             assert raw.status_code == 200 and raw.content and raw.parse() is not None
+        # A call of several requests (made on tasks of their own) answers with its last.
+        uuids = [h.id for h in c.search("", limit=3)]
+        many = c.with_raw_response.results(uuids)
+        assert many.status_code == 200 and "/api/v1/result/" in many.url
+        assert [r.uuid for r in many.parse()] == uuids
         with pytest.raises(NotFoundError):
             c.with_raw_response.result("00000000-0000-4000-8000-000000000000")
         with pytest.raises(TypeError, match="walk"):

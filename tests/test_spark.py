@@ -121,7 +121,7 @@ def test_a_given_schema_picks_and_casts_columns(world: tuple[Emulator, Any, Path
     assert got.column("page.domain").to_pylist() == want.column("domain").to_pylist()
 
 
-def test_bad_options_are_refused_with_the_reason() -> None:
+def test_bad_options_are_refused_with_the_reason(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="screenshots and dom dumps hold files"):
         DataDumpsSource({"type": "screenshots", "path": "x"})
     with pytest.raises(ValidationError, match='give a "path"'):
@@ -133,3 +133,11 @@ def test_bad_options_are_refused_with_the_reason() -> None:
     source = DataDumpsSource({"path": "/nonexistent/dumps"})
     with pytest.raises(ValidationError, match="neither a dump file nor a folder"):
         source.reader(source.schema()).partitions()
+    for name in ("days/search/20261125.gz", "hours/search/20261125/20261125-01.gz"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    mixed = DataDumpsSource({"path": str(tmp_path)})
+    with pytest.raises(ValidationError, match=r"several windows \(days, hours\)"):
+        mixed.reader(mixed.schema()).partitions()
+    hours = DataDumpsSource({"path": str(tmp_path), "window": "hours"})
+    assert [p.value.rsplit("/", 1)[-1] for p in hours.reader(hours.schema()).partitions()] == ["20261125-01.gz"]

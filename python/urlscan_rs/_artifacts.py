@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -39,16 +40,25 @@ def write(dest: Path, uuid: str, found: dict[str, bytes]) -> dict[str, Path]:
     for kind, data in found.items():
         path = dest / f"{uuid}{KINDS[kind]}"
         tmp = path.with_name(f".{path.name}.part")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
         out[kind] = path
     return out
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def _checked_uuid(uuid: str) -> str:
-    if not isinstance(uuid, str) or not uuid or "/" in uuid or "\\" in uuid or uuid in (".", ".."):
-        raise ValidationError(f"uuid: a scan's uuid, got {uuid!r}")
-    return uuid
+    """A scan's uuid as the file names use it (lower case); anything else is refused."""
+    u = uuid.strip().lower() if isinstance(uuid, str) else ""
+    if not _UUID.fullmatch(u):
+        raise ValidationError(f"uuid: a scan's uuid (8-4-4-4-12 hex digits), got {uuid!r}")
+    return u
 
 
 def save(client: Any, uuid: str, dest_dir: str | os.PathLike[str], what: Iterable[str] | str, result: Any = None) -> Any:
@@ -82,23 +92,27 @@ async def _save_async(client: Any, uuid: str, dest: Path, asked: tuple[str, ...]
     return await asyncio.to_thread(write, dest, uuid, dict(zip(asked, datas, strict=True)))
 
 
-def save_outcomes(client: Any, outcomes: list[Any], dest_dir: str | os.PathLike[str]) -> Any:
-    """``bulk_scan(..., save_to=)``: the artifacts of each finished scan saved; a
-    scan whose artifacts could not be fetched gets that error as its outcome's."""
+def save_outcomes(client: Any, outcomes: list[Any], dest_dir: str | os.PathLike[str], concurrency: int | None) -> Any:
+    """``bulk_scan(..., save_to=)``: the artifacts of each finished scan saved (an
+    async client's at most ``concurrency`` at once); a scan whose artifacts could
+    not be fetched or written gets that error as its outcome's."""
     from .models import ScanOutcome
 
-    def failed(o: Any, e: UrlscanError) -> Any:
+    def failed(o: Any, e: Exception) -> Any:
         return ScanOutcome(o.url, o.submission, o.result, e)
 
     if client._is_async:
 
         async def run() -> list[Any]:
+            gate = asyncio.Semaphore(concurrency or 8)
+
             async def one(o: Any) -> Any:
                 if not o.ok or o.result is None:
                     return o
                 try:
-                    await save(client, o.result.uuid, dest_dir, tuple(KINDS), o.result)
-                except UrlscanError as e:
+                    async with gate:
+                        await save(client, o.result.uuid, dest_dir, tuple(KINDS), o.result)
+                except (UrlscanError, OSError) as e:  # the outcome says so; the others are kept
                     return failed(o, e)
                 return o
 
@@ -110,7 +124,7 @@ def save_outcomes(client: Any, outcomes: list[Any], dest_dir: str | os.PathLike[
         if o.ok and o.result is not None:
             try:
                 save(client, o.result.uuid, dest_dir, tuple(KINDS), o.result)
-            except UrlscanError as e:
+            except (UrlscanError, OSError) as e:
                 o = failed(o, e)
         out.append(o)
     return out

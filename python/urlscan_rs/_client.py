@@ -184,8 +184,8 @@ async def _listed(out: Any) -> ResultList:
     return ResultList(await out)
 
 
-async def _then_saved(client: Any, out: Any, dest: str | os.PathLike[str]) -> Any:
-    return await _artifacts.save_outcomes(client, await out, dest)
+async def _then_saved(client: Any, out: Any, dest: str | os.PathLike[str], concurrency: int | None) -> Any:
+    return await _artifacts.save_outcomes(client, await out, dest, concurrency)
 
 
 def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
@@ -448,8 +448,8 @@ class _BaseClient:
             refang: Undo defanging of each line first, and scan a bare domain or
                 IP address as ``http://`` (as for a list of indicators pasted from a report).
             save_to: A folder to save each finished scan's artifacts in, as :meth:`save`
-                does (needs ``wait``); a scan whose artifacts cannot be fetched gets
-                that error as its outcome's.
+                does (needs ``wait``); a scan whose artifacts cannot be fetched or
+                written gets that error as its outcome's.
         """
         if save_to is not None and not wait:
             raise ValidationError("save_to saves finished scans: it needs wait=True")
@@ -466,8 +466,8 @@ class _BaseClient:
         if save_to is None:
             return out
         if self._is_async:
-            return _then_saved(self, out, save_to)
-        return _artifacts.save_outcomes(self, out, save_to)
+            return _then_saved(self, out, save_to, concurrency)
+        return _artifacts.save_outcomes(self, out, save_to, concurrency)
 
     def save(
         self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[str] | str = ("json", "png", "dom")

@@ -2257,6 +2257,13 @@ def _port(text: str) -> int:
     return value
 
 
+def _http_url(text: str) -> str:
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(f"must be an http:// or https:// URL, got {text!r}")
+    return text
+
+
 def _seconds(text: str) -> float:
     value = _number(text, float, "seconds")
     if not value >= 0 or value == float("inf"):
@@ -2584,7 +2591,10 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--port", type=_port, default=8080, help="port to listen on (default: 8080; 0 picks a free one)")
     ls.add_argument("--count", type=_positive_int, metavar="N", help="stop after N notifications (default: run until Ctrl-C)")
     ls.add_argument(
-        "--forward-to", metavar="URL", help="also POST each notification to URL (a local app; tried 3 times, failures on stderr)"
+        "--forward-to",
+        metavar="URL",
+        type=_http_url,
+        help="also POST each notification to URL (a local app; tried 3 times, failures on stderr)",
     )
     ls.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object per line")
 

@@ -10,7 +10,7 @@ and :class:`Q` builds whole queries from parts, each value quoted::
     >>> quote("https://evil.example/a b")
     '"https://evil.example/a b"'
     >>> str(Q.domain("x.com") & Q.date(">now-7d") | ~Q.ip("1.2.3.4"))
-    '(domain:x.com AND date:>now-7d) OR NOT ip:1.2.3.4'
+    '(domain:x.com AND date:>now-7d) OR (NOT ip:1.2.3.4)'
 
 A :class:`Q` is a ``str``, so it goes wherever a query does:
 ``client.search(Q.hash(sha256))``.
@@ -31,8 +31,8 @@ _TERM = re.compile(r'[^\s+\-!():^\[\]"{}~\\/*?&|<>=][^\s!():^\[\]"{}~\\/*?&|]*')
 _KEYWORDS = frozenset({"AND", "OR", "NOT", "TO"})
 # Field names as the service takes them (no wildcards: it refuses them).
 _FIELD = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9_@.\-]*")
-# A comparison's value left as written: `now-7d`, `2026-11-20T13:00:00Z`, `100`.
-_CMP_WORD = re.compile(r'[^\s()\[\]{}"^~\\]+')
+# A comparison's value left as written after `>`: `now-7d`, `2026-11-20`, `100`, `-1.5`.
+_CMP_WORD = re.compile(r"[A-Za-z0-9_.+\-]+")
 _RANGE_WORD = re.compile(r'[^\s\[\]{}"\\]+')
 _CMP = re.compile(r"(>=|<=|>|<)(.*)", re.S)
 
@@ -191,7 +191,13 @@ class Q(str):
         if op not in (">", ">=", "<", "<="):
             raise ValueError(f"op must be >, >=, < or <=, got {op!r}")
         s = _text(value)
-        return _Atom(f"{_name(name)}:{op}{s if _CMP_WORD.fullmatch(s) else _phrase(s)}")
+        if _CMP_WORD.fullmatch(s):
+            return _Atom(f"{_name(name)}:{op}{s}")
+        # `:` or `/` would end the value or start a regex after `>`: an open range takes any bound.
+        low, high = {">": ("{", None), ">=": ("[", None), "<": (None, "}"), "<=": (None, "]")}[op]
+        if low is not None:
+            return _Atom(f"{_name(name)}:{low}{_bound(s)} TO *]")
+        return _Atom(f"{_name(name)}:[* TO {_bound(s)}{high}")
 
     @classmethod
     def date(cls, spec: str | _dt.date | None = None, **bounds: Value | None) -> Q:
@@ -224,8 +230,12 @@ class Q(str):
         return _Not(f"NOT {self._as(_Not)}")
 
     def _as(self, parent: type[Q]) -> str:
-        """This query as a part of a `parent` operator: in parentheses unless it binds as one."""
-        if isinstance(self, (_Atom, _Not)) or type(self) is parent:
+        """This query as a part of a `parent` operator: in parentheses unless it binds as one.
+
+        A NOT under an OR is put in parentheses too: written bare (``a OR NOT b``),
+        Lucene's parser makes it a clause every match must satisfy (``a AND NOT b``);
+        alone in its group it matches everything but ``b``."""
+        if isinstance(self, _Atom) or type(self) is parent or (isinstance(self, _Not) and parent is not _Or):
             return str(self)
         return f"({self})"
 
@@ -246,7 +256,7 @@ def _phrase(s: str) -> str:
 def _bound(v: Value) -> str:
     """A range bound: as it is when the range syntax allows, else a phrase."""
     s = _text(v)
-    return s if _RANGE_WORD.fullmatch(s) and s != "TO" else _phrase(s)
+    return s if _RANGE_WORD.fullmatch(s) and s not in ("TO", "*") else _phrase(s)
 
 
 class _Atom(Q):

@@ -160,6 +160,13 @@ class _Reader(DataSourceReader):
             if s.days and not any(f.name.startswith(d) for d in s.days):
                 continue
             found.append(f)
+        windows = sorted({_nearest(f, _WINDOWS) or "?" for f in found})
+        if s.window is None and len(windows) > 1:
+            # Each window holds the same scans: reading two would give every row twice.
+            raise ValidationError(
+                f"path {str(root)!r} holds dumps of several windows ({', '.join(windows)}): "
+                'give .option("window", ...) to read one'
+            )
         return found
 
     def read(self, partition: InputPartition) -> Iterator[Any]:

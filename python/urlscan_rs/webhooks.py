@@ -17,7 +17,8 @@ hands every new notification to your handler::
     # the channel's webhook URL: https://soc.example.com/urlscan/<SECRET>
 
 The service does not sign deliveries, so the secret token in the path is
-what keeps others out; ``allow`` narrows senders to networks, and
+what keeps others out; ``allow`` narrows senders to networks (the peer
+address: behind a reverse proxy, that is the proxy's), and
 ``verify=client`` re-reads each referenced scan through the API, so what the
 handler acts on comes from the API, not from the request body.
 
@@ -40,6 +41,7 @@ import hmac
 import inspect
 import ipaddress
 import json
+import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
@@ -51,6 +53,7 @@ from .models import Notification
 __all__ = ["asgi_app", "wsgi_app"]
 
 Handler = Callable[..., Any]
+_log = logging.getLogger("urlscan_rs.webhooks")
 # The ASGI interface's shapes (asgiref's names).
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -96,6 +99,9 @@ class _Receiver:
                 addr = ipaddress.ip_address((remote or "").split("%", 1)[0])
             except ValueError:
                 return 403, "sender not allowed"
+            # A dual-stack server reports an IPv4 sender as ::ffff:a.b.c.d.
+            if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+                addr = addr.ipv4_mapped
             if not any(addr in net for net in self.allow):
                 return 403, "sender not allowed"
         if method != "POST":
@@ -127,12 +133,32 @@ class _Receiver:
                 while len(self.seen) > self.dedupe:
                     self.seen.popitem(last=False)
 
+    async def verified(
+        self, note: Notification, read: Callable[[list[str]], Awaitable[list[Any]]]
+    ) -> tuple[Any, ...] | tuple[int, str]:
+        """The handler's arguments (with ``verify``, the scans read through the API), or the answer."""
+        if self.verify is None:
+            return (note,)
+        try:
+            return (note, await read(self.uuids(note)))
+        except NotFoundError as e:
+            return 400, f"a scan the delivery names is unknown to the API: {e}"
+        except UrlscanError as e:
+            return 503, f"the API could not be asked: {e}"
+
     def uuids(self, note: Notification) -> list[str]:
         return [str(h.uuid) for h in note.results or [] if getattr(h, "uuid", None)]
 
 
-def _answer(status: int, reason: str) -> bytes:
-    return json.dumps({"ok": 200 <= status < 300, "status": status, "reason": reason}).encode()
+def _answer(status: int, reason: str) -> tuple[bytes, list[tuple[str, str]]]:
+    """The body and headers of an answer."""
+    payload = json.dumps({"ok": 200 <= status < 300, "status": status, "reason": reason}).encode()
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
+    if status == 405:
+        headers.append(("Allow", "POST"))
+    if status == 503:
+        headers.append(("Retry-After", "10"))
+    return payload, headers
 
 
 def asgi_app(
@@ -166,15 +192,9 @@ def asgi_app(
     r = _Receiver(handler, token, allow, verify, dedupe, max_body)
 
     async def call_handler(note: Notification) -> tuple[int, str]:
-        results = None
-        if r.verify is not None:
-            try:
-                results = await _read_scans(r.verify, r.uuids(note))
-            except NotFoundError as e:
-                return 400, f"a scan the delivery names is unknown to the API: {e}"
-            except UrlscanError as e:
-                return 503, f"the API could not be asked: {e}"
-        args = (note,) if results is None else (note, results)
+        args = await r.verified(note, lambda uuids: _read_scans(r.verify, uuids))
+        if isinstance(args[0], int):  # an answer (status, reason), not the handler's arguments
+            return args
         if inspect.iscoroutinefunction(r.handler):
             await r.handler(*args)
         else:
@@ -215,13 +235,9 @@ def asgi_app(
                     break
             if not status:
                 status, reason = await _deliver(r, bytes(body), call_handler)
-        payload = _answer(status, reason)
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
-        if status == 405:
-            headers.append((b"allow", b"POST"))
-        if status == 503:
-            headers.append((b"retry-after", b"10"))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
+        payload, headers = _answer(status, reason)
+        raw = [(k.lower().encode(), v.encode()) for k, v in headers]
+        await send({"type": "http.response.start", "status": status, "headers": raw})
         await send({"type": "http.response.body", "body": payload})
 
     return app
@@ -240,6 +256,7 @@ async def _deliver(r: _Receiver, body: bytes, call: Callable[[Notification], Awa
         handled = status == 200
         return status, reason
     except Exception as e:  # the handler's failure: answered 500 so the service retries
+        _log.exception("the webhook handler raised on notification %s", note.id)
         return 500, f"the handler raised {type(e).__name__}"
     finally:
         r.release(note.id, handled)
@@ -265,16 +282,14 @@ def wsgi_app(
     :class:`~urlscan_rs.Client`)."""
     r = _Receiver(handler, token, allow, verify, dedupe, max_body)
 
+    async def read(uuids: list[str]) -> list[Any]:
+        return [r.verify.result(u) for u in uuids]
+
     async def call_handler(note: Notification) -> tuple[int, str]:
-        results = None
-        if r.verify is not None:
-            try:
-                results = [r.verify.result(u) for u in r.uuids(note)]
-            except NotFoundError as e:
-                return 400, f"a scan the delivery names is unknown to the API: {e}"
-            except UrlscanError as e:
-                return 503, f"the API could not be asked: {e}"
-        out = r.handler(note) if results is None else r.handler(note, results)
+        args = await r.verified(note, read)
+        if isinstance(args[0], int):  # an answer (status, reason), not the handler's arguments
+            return args
+        out = r.handler(*args)
         if inspect.isawaitable(out):
             await out
         return 200, "handled"
@@ -293,12 +308,7 @@ def wsgi_app(
             else:
                 body = environ["wsgi.input"].read(length) if length else b""
                 status, reason = asyncio.run(_deliver(r, body, call_handler))
-        payload = _answer(status, reason)
-        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
-        if status == 405:
-            headers.append(("Allow", "POST"))
-        if status == 503:
-            headers.append(("Retry-After", "10"))
+        payload, headers = _answer(status, reason)
         start_response(f"{status} {_REASONS.get(status, 'Error')}", headers)
         return [payload]
 

@@ -61,7 +61,13 @@ pub(crate) struct Task<T>(JoinHandle<T>);
 
 impl<T: Send + 'static> Task<T> {
     pub(crate) fn spawn(fut: impl Future<Output = T> + Send + 'static) -> Task<T> {
-        Task(tokio::spawn(fut))
+        // A call's raw-answer capture (`with_raw_response`) follows its work into the task.
+        match crate::transport::RAW_RESPONSE.try_with(|cell| cell.clone()) {
+            Ok(cell) => Task(tokio::spawn(
+                crate::transport::RAW_RESPONSE.scope(cell, fut),
+            )),
+            Err(_) => Task(tokio::spawn(fut)),
+        }
     }
 
     /// The task's output; `what` names it if the task panicked.

@@ -207,8 +207,6 @@ struct Lists {
     asns: List<Asn>,
     hashes: List<Option<String>>,
     certificates: List<Cert>,
-    #[serde(rename = "linkDomains")]
-    link_domains: List<Option<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -398,10 +396,18 @@ pub fn indicators_in(body: &[u8], index: &DocIndex) -> Result<Indicators> {
 /// the final page; the two ends alone when the hops are not recorded (as in
 /// older results) but the page is elsewhere; empty without a redirect.
 fn chain(start: Option<&str>, end: Option<&str>, hops: &[Redirect]) -> Vec<String> {
-    let mut out = Ordered::default();
+    // A URL may come back (a→b→a): only a hop to the address already reached is left out.
+    fn step(out: &mut Vec<String>, u: Option<&str>) {
+        if let Some(u) = u.map(str::trim).filter(|u| !u.is_empty()) {
+            if !same_url(out.last().map(String::as_str), Some(u)) {
+                out.push(u.to_string());
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    step(&mut out, start);
     let mut at = start.map(str::to_string);
     let mut used = vec![false; hops.len()];
-    out.push(at.as_deref());
     // Follow from→to edges from the submitted URL; each edge once, so a loop ends.
     while let Some(cur) = at.take() {
         let next = hops
@@ -410,24 +416,22 @@ fn chain(start: Option<&str>, end: Option<&str>, hops: &[Redirect]) -> Vec<Strin
             .find(|(i, h)| !used[*i] && same_url(h.from.as_deref(), Some(&cur)));
         if let Some((i, h)) = next {
             used[i] = true;
-            out.push(h.to.as_deref());
+            step(&mut out, h.to.as_deref());
             at = h.to.clone();
         }
     }
-    if out.out.len() == 1 && !hops.is_empty() {
+    if start.is_some() && out.len() == 1 && !hops.is_empty() {
         // The hops do not start at the submitted URL (it was normalised): take them in order.
         for h in hops {
-            out.push(h.from.as_deref());
-            out.push(h.to.as_deref());
+            step(&mut out, h.from.as_deref());
+            step(&mut out, h.to.as_deref());
         }
     }
-    if !same_url(out.out.last().map(String::as_str), end) {
-        out.push(end);
-    }
-    if out.out.len() < 2 {
+    step(&mut out, end);
+    if out.len() < 2 {
         return Vec::new();
     }
-    out.out
+    out
 }
 
 /// Whether two URLs are the same address (`https://a.example` is `https://a.example/`).
@@ -530,14 +534,18 @@ mod tests {
     }
 
     #[test]
-    fn a_redirect_loop_ends() {
+    fn a_redirect_loop_ends_at_the_final_page() {
         let doc =
             br#"{"task": {"url": "https://a.example/"}, "page": {"url": "https://a.example/"},
             "data": {"redirects": [{"from": "https://a.example/", "to": "https://b.example/"},
                                    {"from": "https://b.example/", "to": "https://a.example/"}]}}"#;
         assert_eq!(
             indicators(doc).unwrap().redirects,
-            ["https://a.example/", "https://b.example/"]
+            [
+                "https://a.example/",
+                "https://b.example/",
+                "https://a.example/"
+            ]
         );
     }
 }
