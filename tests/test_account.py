@@ -17,6 +17,10 @@ def test_quotas_and_user(client: Client) -> None:
     assert q.scope == "team"
     assert q.limits["search"]["minute"]["limit"] > 0
     assert q.remaining("public", "day") == q.limits["public"]["day"]["remaining"]
+    # The repr says what is left of each action's day, not only the scope.
+    day = q.limits["public"]["day"]
+    assert f"public={day['remaining']}/{day['limit']}" in repr(q) and "scope='team'" in repr(q)
+    assert repr(urlscan_rs.Quotas({})) == "Quotas(scope=None, left today: unknown)"
     u = client.user()
     assert u.username == "analyst"
     assert u.team is not None and u.team.name == "blue-team"

@@ -283,6 +283,9 @@ def test_incident_lifecycle(emu: Emulator, client: Client) -> None:
     assert states and all(s["incident"] == iid for s in states)
     table = run_cli("incident", "states", iid, emu=emu)
     assert table.stdout.split()[:2] == ["START", "(UTC)"] and len(table.stdout.splitlines()) == 1 + len(states)
+    # The table shows what each state saw, read from the typed observation.
+    first = states[0]["state"]
+    assert first["scanId"] in table.stdout and (first.get("ip") or "-") in table.stdout.splitlines()[1]
 
     closed = run_cli("incident", "close", iid, emu=emu)
     assert closed.returncode == 0 and "closed" in closed.stdout

@@ -580,3 +580,24 @@ def test_fixture_gives_a_receiver(urlscan_webhook: WebhookReceiver) -> None:
 def test_fixture_takes_marker_options(urlscan_webhook: WebhookReceiver) -> None:
     assert post(urlscan_webhook.url, payload("n1"))[0] == 503
     assert post(urlscan_webhook.url, payload("n1"))[0] == 200
+
+
+def test_the_readme_example_reads_the_attempt_after_the_receiver_has_it() -> None:
+    """The README's flow, twenty times: hook.wait() returns when the request is in, and
+    wait_deliveries() when the emulator has recorded its answer (no race between them)."""
+    with Emulator(scans=10, seed=4) as emu, WebhookReceiver() as hook, emu.client() as client:
+        ch = client.channels.create(type="webhook", name="soc", webhook_url=hook.url)
+        s = client.saved_searches.create(datasource="scans", name="lookalikes", query="page.domain:*paypal*")
+        client.subscriptions.create(
+            search_ids=[s.id], channel_ids=[ch.id], frequency="live", email_addresses=["soc@example.com"],
+            name="live", is_active=True, ignore_time=True,
+        )  # fmt: skip
+        for n in range(1, 21):
+            client.scan(f"https://paypal-login-{n}.example.net/")
+            emu.advance(60)
+            notes = hook.wait(count=n, timeout=10.0)
+            attempts = emu.wait_deliveries(n)
+            assert attempts[n - 1].status == 200 and attempts[n - 1].attempt == 1
+            assert {a.notification.id for a in attempts} == {x.id for x in notes}
+        with pytest.raises(TimeoutError, match="21"):
+            emu.wait_deliveries(21, timeout=0.05)

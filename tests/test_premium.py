@@ -221,6 +221,14 @@ def test_incident_lifecycle(pe: Emulator, pc: Client) -> None:
     agents = [st.state["userAgent"] for st in states]
     assert set(agents) == {"UA-1", "UA-2", "UA-3"}  # rotated per interval
     assert {st.state["country"] for st in states} == {"de", "us"}
+    # Typed: each state's observation as attributes, and the scan it made readable.
+    assert [st.state.user_agent for st in states] == agents
+    assert all(st.scan_id and st.scan_id == st.state.scan_id == st.state["scanId"] for st in states)
+    assert all(st.status == st.state.status == "active" and isinstance(st.malicious, bool) for st in states)
+    assert pc.result(states[-1].scan_id).uuid == states[-1].scan_id
+    assert "scan_id=" in repr(states[0]) and "scan_id=" in repr(states[0].state)
+    with pytest.raises(KeyError):
+        states[0].state["noSuchKey"]
     assert "dns" in pc.incidents.watchable_attributes()
 
     closed = pc.incidents.close(inc.id)

@@ -628,21 +628,21 @@ _TABLES: dict[type, tuple[list[str], Callable[[Any], list[list[Cell]]]]] = {
 def _print_states(out: Output, states: Sequence[IncidentState]) -> None:
     rows: list[list[Cell]] = []
     for st in states:
-        s = st.state if isinstance(st.state, dict) else {}
-        mal = s.get("malicious")
+        seen, mal = st.state, st.malicious
         rows.append(
             [
                 _when(st.time_start, minutes=True),
                 _when(st.time_end, minutes=True),
-                str(s.get("status") or "-"),
+                str(seen.status or "-"),
                 ("yes", RED) if mal else ("no" if mal is False else "-"),
-                str(s.get("country") or "-"),
-                str(s.get("ip") or "-"),
-                _clip(str(s.get("title") or ""), 40),
+                str(seen.country or "-"),
+                str(seen.ip or "-"),
+                _clip(str(seen.title or ""), 40),
+                str(seen.scan_id or "-"),
                 st.id,
             ]
         )
-    out.table(["START (UTC)", "END", "STATUS", "MALICIOUS", "CC", "IP", "TITLE", "ID"], rows)
+    out.table(["START (UTC)", "END", "STATUS", "MALICIOUS", "CC", "IP", "TITLE", "SCAN", "ID"], rows)
 
 
 def _print_models(out: Output, items: Sequence[Any], empty: str) -> None:

@@ -56,6 +56,7 @@ __all__ = [
     "Channel",
     "Incident",
     "IncidentState",
+    "IncidentObservation",
     "HostnameRecord",
     "Brand",
     "BrandSummary",
@@ -1091,6 +1092,17 @@ class Quotas(Model):
     limits: dict[str, Any] | None = _field("limits")
     _repr_fields = ("scope",)
 
+    @_safe_repr
+    def __repr__(self) -> str:
+        # What is left of each action's day, the figure a user looks for first.
+        lim = self._raw.get("limits")
+        left = []
+        for action, windows in (lim or {}).items() if isinstance(lim, dict) else ():
+            day = windows.get("day") if isinstance(windows, dict) else None
+            if isinstance(day, dict):
+                left.append(f"{action}={day.get('remaining')}/{day.get('limit')}")
+        return f"Quotas(scope={self.scope!r}, left today: {', '.join(left) or 'unknown'})"
+
     def remaining(self, action: str, window: str = "day") -> int | None:
         """Requests left for an action in a window, or None when unknown."""
         lim = self._raw.get("limits")
@@ -1274,16 +1286,56 @@ class Incident(Model):
     _repr_fields = ("id", "observable", "state", "state_count")
 
 
+class IncidentObservation(Model):
+    """What one incident state saw (``state.state``). The service documents only
+    ``status``; the rest is what the emulator records (and None where absent).
+    Wire keys also work as items (``state.state["scanId"]``)."""
+
+    __slots__ = ()
+    status: str | None = _field("status")
+    malicious: bool | None = _field("malicious")
+    observable: str | None = _field("observable")
+    url: str | None = _field("url")
+    user_agent: str | None = _field("userAgent")
+    country: str | None = _field("country")
+    ip: str | None = _field("ip")
+    title: str | None = _field("title")
+    scan_id: str | None = _field("scanId")
+    attributes: dict[str, Any] | None = _field("attributes")
+    _repr_fields = ("status", "scan_id", "ip", "title")
+
+    def __getitem__(self, key: str) -> Any:
+        """The wire value of ``key`` (``KeyError`` when absent), as when this was a dict."""
+        return self._raw[key]
+
+
 class IncidentState(Model):
-    """One observation of an incident's observable."""
+    """One observation of an incident's observable: ``state`` is what was seen
+    (:class:`IncidentObservation`); ``scan_id``, ``status`` and ``malicious``
+    read from it directly."""
 
     __slots__ = ()
     id: str = _field("_id")
     incident: str | None = _field("incident")
-    state: dict[str, Any] | None = _field("state")
+    state: IncidentObservation = _field("state", _model(IncidentObservation))
     time_start: datetime | None = _field("timeStart", _datetime)
     time_end: datetime | None = _field("timeEnd", _datetime)
-    _repr_fields = ("id", "incident", "time_start")
+    _repr_fields = ("id", "incident", "time_start", "scan_id")
+
+    @property
+    def scan_id(self) -> str | None:
+        """The scan this observation made (read it with ``client.result(scan_id)``)."""
+        return self.state.scan_id
+
+    @property
+    def status(self) -> str | None:
+        """The observable's status then (``active``, ``inactive``, ``suspended``)."""
+        return self.state.status
+
+    @property
+    def malicious(self) -> bool | None:
+        """Whether the scan then was found malicious (None when not said)."""
+        return self.state.malicious
 
 
 class HostnameRecord(Model):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -296,6 +297,22 @@ class Emulator(_Serving):
         """Every webhook attempt so far, oldest first (a retried notification
         has one entry per attempt, all with the same notification id)."""
         return [Delivery._from_wire(d) for d in self._native.deliveries()]
+
+    def wait_deliveries(self, count: int = 1, timeout: float = 10.0) -> list[Delivery]:
+        """Block until at least ``count`` webhook attempts are recorded, and return
+        them all; raise ``TimeoutError`` after ``timeout`` (wall-clock) seconds.
+
+        An attempt is recorded once its answer is back, a moment after the
+        receiver has the request: read ``deliveries`` through this after
+        ``WebhookReceiver.wait()``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.deliveries
+            if len(got) >= count:
+                return got
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"{len(got)} webhook attempts recorded in {timeout:g} s; waited for {count}")
+            time.sleep(0.005)
 
     @property
     def notifications(self) -> list[Notification]:
