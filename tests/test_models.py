@@ -232,3 +232,16 @@ def test_unknown_verdict_is_not_clean() -> None:
     assert text.startswith("no verdict") and "not malicious" not in text
     assert ScanResult({"verdicts": {"overall": {"malicious": False}}}).malicious is False
     assert ScanResult({"verdicts": {"overall": {"malicious": True}}}).malicious is True
+
+
+def test_report_links_point_at_the_host_that_served_the_scan() -> None:
+    from urlscan_rs.testing import Emulator
+
+    with Emulator(scans=5, seed=1) as emu, emu.client() as c:
+        hit = next(iter(c.search("", limit=1)))
+        result = c.result(hit.id)
+        want = f"{emu.url}/result/{hit.id}/"
+        assert hit.to_record()["report"] == result.to_record()["report"] == want
+        assert hit.to_stix()["objects"][-1]["external_references"][0]["url"] == want
+    # Without a link of its own, a hit's report is on the service.
+    assert urlscan_rs.SearchHit({"_id": "x"}).to_record()["report"] == "https://urlscan.io/result/x/"

@@ -10,12 +10,26 @@ from typing import Any
 COLUMNS = ("time", "url", "domain", "ip", "country", "score", "malicious", "report", "screenshot")
 
 
+def report_link(obj: Any) -> str | None:
+    """A scan's report page: the result's ``task.reportURL``; for a search hit, made
+    from its API link (so on the host that served it, an emulator too); else the
+    service's address."""
+    task = obj.task
+    if task.report_url:
+        return str(task.report_url)
+    api = getattr(obj, "result", None)
+    if isinstance(api, str) and "/api/v1/result/" in api:
+        return api.replace("/api/v1/result/", "/result/", 1)
+    uuid = getattr(obj, "uuid", None) or task.uuid
+    return f"https://urlscan.io/result/{uuid}/" if uuid else None
+
+
 def record(obj: Any) -> dict[str, Any]:
     """A flat record of a ScanResult or SearchHit: what a table needs."""
     task, page = obj.task, obj.page
     verdict = obj.verdicts.overall if hasattr(obj.verdicts, "overall") else obj.verdicts
     uuid = getattr(obj, "uuid", None) or task.uuid
-    report = task.report_url or (f"https://urlscan.io/result/{uuid}/" if uuid else None)
+    report = report_link(obj)
     return {
         "uuid": uuid,
         "time": task.time,

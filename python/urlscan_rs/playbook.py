@@ -261,9 +261,9 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
 
 
 def _report_url(model: Any) -> str | None:
-    task = getattr(model, "task", None)
-    url = getattr(task, "report_url", None) if task is not None else None
-    return url or (f"https://urlscan.io/result/{model.uuid}/" if getattr(model, "uuid", None) else None)
+    from ._display import report_link
+
+    return report_link(model)
 
 
 def _references(model: Any) -> list[dict[str, str]]:
