@@ -912,6 +912,8 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
             ["datadump", "read", str(_dump_file(tmp))], ["datadump", "read", str(tmp / "unknown.gz")], 2, api=False, again=False
         ),
         ("listen",): lambda run: (_listen_once(), run(["listen", "--port", "65536"], code=2, api=False)),
+        # tests/test_mcp.py drives the server with an MCP client; here: a bad option is refused.
+        ("mcp",): lambda run: run(["mcp", "--timeout", "-1"], code=2, api=False),
         ("emulator",): lambda run: (_background_emulator_once(), run(["emulator", "--port", "-1"], code=2, api=False)),
         ("demo",): Case(["demo", "--scan-duration", "0"], ["demo", "--scan-duration", "-1"], 2, api=False, again=False),
     }

@@ -1853,6 +1853,16 @@ def notification_line(n: Notification) -> str:
     return f"{_when(n.created_at)}  {n.type}  {about}  {total} result{'s' if total != 1 else ''}{first}"
 
 
+def cmd_mcp(args: argparse.Namespace, out: Output) -> int:
+    from .mcp_server import serve
+
+    try:
+        serve(_async_client(args))
+    except ImportError as e:
+        raise UsageError(str(e)) from None
+    return EXIT_OK
+
+
 # Attempts to forward one notification, and the pause before each retry (seconds).
 FORWARD_ATTEMPTS = 3
 FORWARD_PAUSE = 1.0
@@ -2598,6 +2608,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ls.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object per line")
 
+    command(
+        ["mcp"],
+        "serve the API to assistants (Model Context Protocol over stdio)",
+        cmd_mcp,
+        description=(
+            "A Model Context Protocol server on stdin/stdout with tools to scan, read results and their\n"
+            "indicators, search scans and data sources, and read quotas, through this client (its pacing\n"
+            'and errors). Needs the mcp package: pip install "urlscan-rs[mcp]". Register it with an MCP\n'
+            'client as {"command": "urlscan-rs", "args": ["mcp"]} with URLSCAN_API_KEY in its environment.'
+        ),
+    )
+
     e = command(
         ["emulator"],
         "serve the local emulator of the service",
@@ -2646,7 +2668,7 @@ def build_parser() -> argparse.ArgumentParser:
     # that write files of their own (screenshots, downloads, exports) keep their -o, and the
     # servers (emulator, listen) and the demo print for a person watching.
     for path, leaf in leaf_commands(p).items():
-        if "-o" not in leaf._option_string_actions and path[0] not in ("emulator", "listen", "demo"):
+        if "-o" not in leaf._option_string_actions and path[0] not in ("emulator", "listen", "demo", "mcp"):
             leaf.add_argument("-o", "--output", dest="output_file", metavar="FILE", help="write the output to FILE, not stdout")
     return p
 
