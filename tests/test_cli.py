@@ -334,6 +334,24 @@ def test_bulk_all_good_and_no_wait(emu: Emulator, tmp_path: Path) -> None:
     assert run_cli("bulk", str(tmp_path / "nope.txt"), emu=emu).returncode == 2
 
 
+def test_scan_opens_the_report_in_a_browser(emu: Emulator, tmp_path: Path) -> None:
+    opened = tmp_path / "opened.txt"
+    # webbrowser runs BROWSER's command with the URL for %s: here, one that writes it down.
+    browser = f"{sys.executable} -c \"import sys; open({str(opened)!r}, 'a').write(sys.argv[1] + '\\n')\" %s"
+    env = {**_env(), "BROWSER": browser}
+    out = run_cli("--json", "scan", "https://www.example.com/", "--wait", *POLL, "--open", emu=emu, env=env)
+    assert out.returncode == 0, out.stderr
+    uuid = json.loads(out.stdout)["task"]["uuid"]
+    out = run_cli("scan", "https://www.example.com/", "--open", emu=emu, env=env)
+    assert out.returncode == 0, out.stderr
+    for _ in range(100):  # the browser command runs in the background
+        if opened.exists() and len(opened.read_text().splitlines()) == 2:
+            break
+        time.sleep(0.05)
+    first, second = opened.read_text().splitlines()
+    assert first == f"{emu.url}/result/{uuid}/" and second.startswith(f"{emu.url}/result/")
+
+
 def test_bulk_refangs_unless_told_not_to_and_scan_when_told(emu: Emulator, tmp_path: Path) -> None:
     urls = tmp_path / "iocs.txt"
     urls.write_text("hxxps://evil[.]example/a\nbad[.]example\n203.0.113[.]7\n")
@@ -835,6 +853,7 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
         ("saved-search", "delete"): Case(
             ["saved-search", "delete", o["ss_gone"]], ["saved-search", "delete", NO_ID], 3, again=False
         ),
+        ("saved-search", "get"): Case(["saved-search", "get", o["ss"]], ["saved-search", "get", NO_ID], 3),
         ("saved-search", "results"): Case(
             ["saved-search", "results", o["ss"], "--size", "2"], ["saved-search", "results", NO_ID], 3
         ),

@@ -873,6 +873,8 @@ def cmd_scan(args: argparse.Namespace, out: Output) -> int:
         sub = c.scan(url, refang=args.refang, **_scan_options(args))
         if not args.wait:
             _print_submission(out, sub)
+            if args.open:
+                _open_report(sub.result or f"{c.base_url.rstrip('/')}/result/{sub.uuid}/")
             return EXIT_OK
         try:
             # Named before the wait starts, and Ctrl-C from here on names it again, so that the scan
@@ -887,7 +889,17 @@ def cmd_scan(args: argparse.Namespace, out: Output) -> int:
             saved = save_artifacts(c, result.uuid, args.output, tuple(ARTIFACTS), result)
             _note("saved " + ", ".join(str(p) for p in saved.values()))
         _print_result(out, result, c.base_url)
+        if args.open:
+            _open_report(result.task.report_url or f"{c.base_url.rstrip('/')}/result/{result.uuid}/")
     return EXIT_OK
+
+
+def _open_report(url: str) -> None:
+    """The report page in the user's browser (``BROWSER`` picks it, as for Python's webbrowser)."""
+    import webbrowser
+
+    if not webbrowser.open(url):
+        _note(f"no browser to open {url} in")
 
 
 def _each(args: argparse.Namespace, items: Sequence[str], run: Callable[[str], None]) -> int:
@@ -1106,6 +1118,19 @@ def cmd_datadump_sync(args: argparse.Namespace, out: Output) -> int:
             _err(f"{path}: {why}")
         out.line(out.paint(str(report), DIM))
     return EXIT_ERROR if report.failed else EXIT_OK
+
+
+def cmd_saved_search_get(args: argparse.Namespace, out: Output) -> int:
+    # The service has no endpoint for one saved search: it is found in the list (one request).
+    with _client(args) as c:
+        found = next((x for x in c.saved_searches.list() if x.id == args.search_id), None)
+    if found is None:
+        raise NotFoundError(f"no saved search {args.search_id!r} among yours", status=404)
+    if out.json:
+        out.emit(found.to_dict())
+    else:
+        _model_block(out, found, f"Saved search {found.id}", skip="id")
+    return EXIT_OK
 
 
 def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
@@ -2400,6 +2425,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("url", metavar="URL")
     s.add_argument("--wait", action="store_true", help="wait for the scan to finish and print the result")
     s.add_argument("--refang", action="store_true", help="undo defanging first (hxxps://evil[.]example)")
+    s.add_argument("--open", action="store_true", help="open the report page in a browser (after the result with --wait)")
     s.add_argument(
         "-o", "--output", metavar="DIR", help="with --wait, save UUID.json, UUID.png and UUID.html in DIR (created if missing)"
     )
@@ -2569,6 +2595,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="kind of data, repeatable (default: search and api)",
     )
     ds.add_argument("--days", type=_positive_int, default=7, metavar="N", help="the last N days, today included (default: 7)")
+    sg = command(
+        ["saved-search", "get"],
+        "one of your saved searches",
+        cmd_saved_search_get,
+        description="Print one saved search by its id (found in the list of yours: the service has no endpoint for one).",
+    )
+    sg.add_argument("search_id", metavar="ID")
+
     dr = command(
         ["datadump", "read"],
         "print or convert a data-dump file (search and api: hits or results; screenshots and dom: files)",
