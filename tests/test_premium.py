@@ -229,6 +229,10 @@ def test_incident_lifecycle(pe: Emulator, pc: Client) -> None:
     assert "scan_id=" in repr(states[0]) and "scan_id=" in repr(states[0].state)
     with pytest.raises(KeyError):
         states[0].state["noSuchKey"]
+    # ... and it still reads as the dict it was before it was typed.
+    seen = states[0].state
+    assert "scanId" in seen and "noSuchKey" not in seen and seen.get("noSuchKey", 1) == 1
+    assert dict(seen) == seen.raw and list(seen.keys()) == list(seen.raw)
     assert "dns" in pc.incidents.watchable_attributes()
 
     closed = pc.incidents.close(inc.id)

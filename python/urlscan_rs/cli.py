@@ -628,17 +628,20 @@ _TABLES: dict[type, tuple[list[str], Callable[[Any], list[list[Cell]]]]] = {
 def _print_states(out: Output, states: Sequence[IncidentState]) -> None:
     rows: list[list[Cell]] = []
     for st in states:
-        seen, mal = st.state, st.malicious
+        # The wire values as text: most keys are known only from the emulator, and one odd
+        # value must not cost the whole table.
+        seen = st.state.raw if isinstance(st.state.raw, dict) else {}
+        mal = seen.get("malicious")
         rows.append(
             [
                 _when(st.time_start, minutes=True),
                 _when(st.time_end, minutes=True),
-                str(seen.status or "-"),
-                ("yes", RED) if mal else ("no" if mal is False else "-"),
-                str(seen.country or "-"),
-                str(seen.ip or "-"),
-                _clip(str(seen.title or ""), 40),
-                str(seen.scan_id or "-"),
+                str(seen.get("status") or "-"),
+                ("yes", RED) if mal is True else ("no" if mal is False else "-"),
+                str(seen.get("country") or "-"),
+                str(seen.get("ip") or "-"),
+                _clip(str(seen.get("title") or ""), 40),
+                str(seen.get("scanId") or "-"),
                 st.id,
             ]
         )
@@ -1879,12 +1882,13 @@ def notification_line(n: Notification) -> str:
 
 
 def cmd_mcp(args: argparse.Namespace, out: Output) -> int:
-    from .mcp_server import serve
+    from .mcp_server import server
 
     try:
-        serve(_async_client(args))
-    except ImportError as e:
+        app = server(_async_client(args))
+    except ImportError as e:  # the mcp package missing, or of the 1.x line
         raise UsageError(str(e)) from None
+    app.run("stdio")
     return EXIT_OK
 
 

@@ -81,10 +81,14 @@ def _plain(value: Any) -> Any:
 
 def server(client: AsyncClient) -> Any:
     """The MCP server (an ``mcp.server.mcpserver.MCPServer``) whose tools call ``client``."""
+    hint = 'the MCP server needs the mcp package, 2.0 or later: pip install "urlscan-rs[mcp]"'
     if importlib.util.find_spec("mcp") is None:
-        raise ImportError('the MCP server needs the mcp package: pip install "urlscan-rs[mcp]"')
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+        raise ImportError(hint)
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+    except ImportError as e:  # mcp 1.x (its server was FastMCP)
+        raise ImportError(f"{hint} ({e})") from e
 
     def anticipated(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
         """The client's errors (and bad arguments) as tool errors the assistant reads, with

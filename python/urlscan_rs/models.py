@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
@@ -1289,7 +1289,8 @@ class Incident(Model):
 class IncidentObservation(Model):
     """What one incident state saw (``state.state``). The service documents only
     ``status``; the rest is what the emulator records (and None where absent).
-    Wire keys also work as items (``state.state["scanId"]``)."""
+    It also reads as a dict of wire keys: ``state.state["scanId"]``, ``"ip" in``,
+    ``.get()``, ``.keys()``, ``dict(...)``."""
 
     __slots__ = ()
     status: str | None = _field("status")
@@ -1304,9 +1305,24 @@ class IncidentObservation(Model):
     attributes: dict[str, Any] | None = _field("attributes")
     _repr_fields = ("status", "scan_id", "ip", "title")
 
+    # Read as a dict of wire keys too, as it was before it was typed.
     def __getitem__(self, key: str) -> Any:
-        """The wire value of ``key`` (``KeyError`` when absent), as when this was a dict."""
+        """The wire value of ``key`` (``KeyError`` when absent)."""
         return self._raw[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The wire value of ``key``, or ``default``."""
+        return self._raw.get(key, default)
+
+    def keys(self) -> Any:
+        """The wire keys."""
+        return self._raw.keys()
 
 
 class IncidentState(Model):
