@@ -6,6 +6,8 @@ import dataclasses
 import io
 import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -333,6 +335,22 @@ def test_bulk_all_good_and_no_wait(emu: Emulator, tmp_path: Path) -> None:
     out = run_cli("bulk", str(urls), "--no-wait", emu=emu)
     assert out.returncode == 0 and [line.split()[0] for line in out.stdout.splitlines()] == ["submitted", "submitted"]
     assert run_cli("bulk", str(tmp_path / "nope.txt"), emu=emu).returncode == 2
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_completion_completes_commands_and_options(tmp_path: Path) -> None:
+    script = tmp_path / "c.sh"
+    script.write_text(cli.completion_script("bash"))
+    probe = (
+        f"source {shlex.quote(str(script))}; "
+        't(){ COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _urlscan_rs; echo "${COMPREPLY[*]}"; }; '
+        "t urlscan-rs sa; t urlscan-rs saved-search g; t urlscan-rs --api-key K scan https://x.example/ --re; "
+        't urlscan-rs datadump ""'
+    )
+    out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["save saved-search", "get", "--refang --referer", "download link list read sync"]
+    assert cli.completion_script("zsh").startswith("autoload -U +X bashcompinit && bashcompinit\n")
 
 
 def test_scan_opens_the_report_in_a_browser(
@@ -933,6 +951,7 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
             ["datadump", "read", str(_dump_file(tmp))], ["datadump", "read", str(tmp / "unknown.gz")], 2, api=False, again=False
         ),
         ("listen",): lambda run: (_listen_once(), run(["listen", "--port", "65536"], code=2, api=False)),
+        ("completion",): Case(["completion", "bash"], ["completion", "fish"], 2, api=False, again=False),
         # tests/test_mcp.py drives the server with an MCP client; here: a bad option is refused.
         ("mcp",): lambda run: run(["mcp", "--timeout", "-1"], code=2, api=False),
         ("emulator",): lambda run: (_background_emulator_once(), run(["emulator", "--port", "-1"], code=2, api=False)),

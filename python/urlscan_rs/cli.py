@@ -1881,6 +1881,46 @@ def notification_line(n: Notification) -> str:
     return f"{_when(n.created_at)}  {n.type}  {about}  {total} result{'s' if total != 1 else ''}{first}"
 
 
+def completion_script(shell: str) -> str:
+    """A bash (or zsh, through bashcompinit) completion script made from the parser:
+    command words, then each command's options."""
+    parser = build_parser()
+    nexts: dict[str, set[str]] = {"": {o for a in parser._actions for o in a.option_strings}}
+    opts: dict[str, list[str]] = {}
+    for path, p in leaf_commands(parser).items():
+        for i in range(len(path)):
+            nexts.setdefault(" ".join(path[:i]), set()).add(path[i])
+        opts[" ".join(path)] = sorted(o for a in p._actions for o in a.option_strings if o.startswith("--"))
+    # Global options whose value is the next word (skipped when finding the command).
+    valued = sorted(o for a in parser._actions for o in a.option_strings if a.nargs != 0 and o.startswith("--"))
+    cases = [f'    "{k}") words="{" ".join(sorted(v))}";;' for k, v in sorted(nexts.items())]
+    cases += [f'    "{k}") words="{" ".join(v)}";;' for k, v in sorted(opts.items()) if k not in nexts]
+    known = "|".join(f'"{k}"' for k in sorted(set(nexts) | set(opts)) if k)
+    script = f"""# urlscan-rs completion ({shell}): eval "$(urlscan-rs completion {shell})"
+_urlscan_rs() {{
+  local cur="${{COMP_WORDS[COMP_CWORD]}}" path="" w i words=""
+  for ((i=1; i<COMP_CWORD; i++)); do
+    w="${{COMP_WORDS[i]}}"
+    case "$w" in {"|".join(valued)}) ((i++)); continue;; -*) continue;; esac
+    case "$path${{path:+ }}$w" in {known}) path="$path${{path:+ }}$w";; *) break;; esac
+  done
+  case "$path" in
+{chr(10).join(cases)}
+  esac
+  COMPREPLY=( $(compgen -W "$words" -- "$cur") )
+}}
+complete -F _urlscan_rs urlscan-rs
+"""
+    if shell == "zsh":
+        script = "autoload -U +X bashcompinit && bashcompinit\n" + script
+    return script
+
+
+def cmd_completion(args: argparse.Namespace, out: Output) -> int:
+    out.line(completion_script(args.shell).rstrip("\n"))
+    return EXIT_OK
+
+
 def cmd_mcp(args: argparse.Namespace, out: Output) -> int:
     from .mcp_server import server
 
@@ -2646,6 +2686,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ls.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object per line")
 
+    cp = command(
+        ["completion"],
+        "print a shell completion script",
+        cmd_completion,
+        api=False,
+        description='Print a completion script for bash or zsh: eval "$(urlscan-rs completion bash)" in ~/.bashrc\n'
+        '(zsh: eval "$(urlscan-rs completion zsh)" in ~/.zshrc).',
+    )
+    cp.add_argument("shell", choices=("bash", "zsh"))
+
     command(
         ["mcp"],
         "serve the API to assistants (Model Context Protocol over stdio)",
@@ -2706,7 +2756,7 @@ def build_parser() -> argparse.ArgumentParser:
     # that write files of their own (screenshots, downloads, exports) keep their -o, and the
     # servers (emulator, listen) and the demo print for a person watching.
     for path, leaf in leaf_commands(p).items():
-        if "-o" not in leaf._option_string_actions and path[0] not in ("emulator", "listen", "demo", "mcp"):
+        if "-o" not in leaf._option_string_actions and path[0] not in ("emulator", "listen", "demo", "mcp", "completion"):
             leaf.add_argument("-o", "--output", dest="output_file", metavar="FILE", help="write the output to FILE, not stdout")
     return p
 
