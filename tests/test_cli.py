@@ -337,6 +337,18 @@ def test_bulk_all_good_and_no_wait(emu: Emulator, tmp_path: Path) -> None:
     assert run_cli("bulk", str(tmp_path / "nope.txt"), emu=emu).returncode == 2
 
 
+def test_search_fields_lists_what_this_key_may_search(emu: Emulator) -> None:
+    with emu.client() as c:
+        want = c.user().limits["queryableFields"]
+    out = run_cli("search", "--fields", emu=emu)
+    assert out.returncode == 0 and out.stdout.splitlines() == want and "page.domain" in want
+    assert json_lines(run_cli("--json", "search", "--fields", emu=emu)) == [{"fields": want}]
+    free = run_cli("search", "--fields", emu=emu, key="free")
+    assert free.returncode == 0 and len(free.stdout.splitlines()) < len(want)  # fewer fields without premium
+    bad = run_cli("search", emu=emu)
+    assert bad.returncode == 2 and "needs a QUERY" in bad.stderr
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_completion_completes_commands_and_options(tmp_path: Path) -> None:
     script = tmp_path / "c.sh"

@@ -1069,6 +1069,21 @@ def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: st
 
 
 def cmd_search(args: argparse.Namespace, out: Output) -> int:
+    if args.fields:
+        # The fields this key may search: the service lists them with the user (limits.queryableFields).
+        with _client(args) as c:
+            limits = c.user().limits or {}
+        fields = limits.get("queryableFields") if isinstance(limits, dict) else None
+        if not isinstance(fields, list):
+            raise CliError("the service did not list the queryable fields of this key")
+        if out.json:
+            out.emit({"fields": fields})
+        else:
+            for f in fields:
+                out.line(str(f))
+        return EXIT_OK
+    if args.query is None:
+        raise UsageError("search needs a QUERY ('' for everything), or --fields")
     query = _query(args, args.query) or ""
     datasource: str = args.datasource
     with _client(args) as c:
@@ -2545,7 +2560,8 @@ def build_parser() -> argparse.ArgumentParser:
             "or domains instead (premium). When it stops at --limit, the cursor to resume from is printed on stderr."
         ),
     )
-    q.add_argument("query", metavar="QUERY", help="the query ('' for everything)")
+    q.add_argument("query", metavar="QUERY", nargs="?", help="the query ('' for everything)")
+    q.add_argument("--fields", action="store_true", help="list the fields this key may search, instead of searching")
     q.add_argument("--datasource", choices=list(HIT_HEADERS), default="scans", help="what to search (default: scans)")
     _add_paging_options(q)
     q.add_argument("--collapse", metavar="FIELD", help="one hit per value of FIELD")
