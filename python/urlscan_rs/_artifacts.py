@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from . import _native
 from ._native import LazyDoc
 from .errors import UrlscanError, ValidationError
 
@@ -50,21 +50,10 @@ def write(dest: Path, uuid: str, found: dict[str, bytes]) -> dict[str, Path]:
     return out
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _checked_uuid(uuid: str) -> str:
-    """A scan's uuid as the file names use it (lower case); anything else is refused."""
-    u = uuid.strip().lower() if isinstance(uuid, str) else ""
-    if not _UUID.fullmatch(u):
-        raise ValidationError(f"uuid: a scan's uuid (8-4-4-4-12 hex digits), got {uuid!r}")
-    return u
-
-
 def save(client: Any, uuid: str, dest_dir: str | os.PathLike[str], what: Iterable[str] | str, result: Any = None) -> Any:
     """``client.save``: every artifact fetched first, then each written (a sync
     client's dict of paths, or an async client's awaitable of it)."""
-    uuid = _checked_uuid(uuid)
+    uuid = _native.scan_uuid(uuid)  # the core's check; also the file names' form (lower case)
     asked = kinds(what)
     dest = Path(dest_dir)
     if client._is_async:

@@ -29,6 +29,7 @@ __all__ = [
     "search_resumed",
     "search_fingerprint",
     "indicators",
+    "scan_uuid",
     "RawCapture",
     "__version__",
 ]
@@ -310,6 +311,7 @@ def parquet_resume_point(path: str, partition_by: list[str], fingerprint: str) -
 def search_resumed(cursor: NativeCursor, after: str | None, limit: int | None) -> NativeCursor: ...
 def search_fingerprint(cursor: NativeCursor) -> str: ...
 def indicators(item: Any) -> dict[str, Any]: ...
+def scan_uuid(uuid: str) -> str: ...
 
 @final
 class RawCapture:

@@ -67,8 +67,12 @@ class RawResponse:
         return f"<RawResponse {self.method} {self.url} [{self.status_code}]>"
 
 
-def _no_request(name: str) -> TypeError:
-    return TypeError(f"{name}() sent no request of its own to answer with (a walk fetches its pages as it is iterated)")
+def _answered(cap: Any, value: Any, name: str) -> RawResponse:
+    """The call's value with the last answer its requests got."""
+    answer = cap.response()
+    if answer is None:
+        raise TypeError(f"{name}() sent no request of its own to answer with (a walk fetches its pages as it is iterated)")
+    return RawResponse(answer, value)
 
 
 class RawClient:
@@ -96,10 +100,7 @@ class RawClient:
                 value = attr(*args, **kwargs)
             if self._async and inspect.isawaitable(value):
                 return _finish(cap, value, name)
-            answer = cap.response()
-            if answer is None:
-                raise _no_request(name)
-            return RawResponse(answer, value)
+            return _answered(cap, value, name)
 
         call.__name__ = name
         call.__doc__ = getattr(attr, "__doc__", None)
@@ -113,7 +114,4 @@ async def _finish(cap: Any, value: Any, name: str) -> RawResponse:
     # An AsyncClient's method is a coroutine: its native call is made when awaited, here.
     with cap:
         out = await value
-    answer = cap.response()
-    if answer is None:
-        raise _no_request(name)
-    return RawResponse(answer, out)
+    return _answered(cap, out, name)

@@ -110,9 +110,14 @@ class ConvertReport(dict[str, int]):
 _STAMP = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:-(\d{2}))?(?:-?(\d{2}))?")
 
 
+def _nearest(path: Path, names: tuple[str, ...]) -> str | None:
+    """The folder name of `names` nearest above a file (``hours/search/20261120/...``: "search")."""
+    return next((p for p in reversed(path.parts[:-1]) if p in names), None)
+
+
 def _partition(src: Path, f: Path) -> Path | None:
     """``type=search/date=2026-11-20/hour=13`` for a dump file, None for what is not one."""
-    kind = next((p for p in f.relative_to(src).parts if p in ("search", "api")), None)
+    kind = _nearest(f.relative_to(src), ("search", "api"))
     m = _STAMP.match(f.name)
     if kind is None or m is None:
         return None

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from . import _native
+from ._display import report_link
 
 __all__ = ["Indicators", "Certificate", "VerdictSummary", "indicators", "verdict", "is_malicious", "to_stix", "to_misp"]
 
@@ -158,9 +159,12 @@ def verdict(model: Any) -> VerdictSummary:
 def is_malicious(model: Any, threshold: int = 50) -> bool | None:
     """True when a verdict says malicious or the score reaches ``threshold``; False
     when the verdicts say otherwise; None when there is no verdict at all."""
+    return _decide(verdict(model), threshold)
+
+
+def _decide(v: VerdictSummary, threshold: int) -> bool | None:
     if isinstance(threshold, bool) or not isinstance(threshold, int):
         raise TypeError(f"threshold is a whole number (a score from -100 to 100), got {threshold!r}")
-    v = verdict(model)
     if v.malicious is True or (v.score is not None and v.score >= threshold):
         return True
     if v.malicious is False or v.score is not None:
@@ -197,8 +201,9 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
     :func:`is_malicious`) an ``indicator`` with a pattern for the submitted URL.
     Ids are deterministic: the same scan gives the same bundle."""
     ind = indicators(model)
-    when = model.time if hasattr(model, "time") else model.task.time
-    stamp = _stamp(when)
+    v = verdict(model)
+    stamp = _stamp(model.task.time)
+    references = _references(model)
     scos: list[dict[str, Any]] = []
     scos += [_sco("url", {"value": u}, value=u) for u in ind.urls]
     scos += [_sco("domain-name", {"value": d}, value=d) for d in ind.domains]
@@ -236,11 +241,10 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
                 "last_observed": stamp,
                 "number_observed": 1,
                 "object_refs": [o["id"] for o in scos],
-                "external_references": _references(model),
+                "external_references": references,
             }
         )
-    if is_malicious(model, threshold) and ind.urls:
-        v = verdict(model)
+    if _decide(v, threshold) and ind.urls:
         objects.append(
             {
                 "type": "indicator",
@@ -254,20 +258,14 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
                 "pattern_type": "stix",
                 "valid_from": stamp,
                 "labels": list(v.categories) or ["malicious"],
-                "external_references": _references(model),
+                "external_references": references,
             }
         )
     return {"type": "bundle", "id": f"bundle--{_uuid.uuid5(_OURS, 'bundle:' + scan)}", "objects": objects}
 
 
-def _report_url(model: Any) -> str | None:
-    from ._display import report_link
-
-    return report_link(model)
-
-
 def _references(model: Any) -> list[dict[str, str]]:
-    url = _report_url(model)
+    url = report_link(model)
     ref = {"source_name": "urlscan.io"}
     if getattr(model, "uuid", None):
         ref["external_id"] = str(model.uuid)
@@ -294,7 +292,7 @@ def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
     tagged ``urlscan:verdict="malicious"``. Ids are deterministic."""
     ind = indicators(model)
     scan = _scan_id(model)
-    when = model.time if hasattr(model, "time") else model.task.time
+    when = model.task.time
     ids = iter(range(1 << 30))
 
     def uid(what: str) -> str:
@@ -325,7 +323,7 @@ def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
             attrs.append(attr("ip", "ip-dst", page_ip))
         objects.append(obj("domain-ip", attrs))
     objects += [obj("file", [attr("sha256", "sha256", h)]) for h in ind.hashes]
-    report = _report_url(model)
+    report = report_link(model)
     attributes = (
         [{"type": "link", "category": "External analysis", "value": report, "to_ids": False, "uuid": uid("link")}]
         if report

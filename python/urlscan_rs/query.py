@@ -74,6 +74,10 @@ def _host(value: str) -> str:
     return v.rstrip("/").rstrip(".")
 
 
+def _hosts(value: str | Iterable[str]) -> str | list[str]:
+    return _host(value) if isinstance(value, str) else [_host(v) for v in value]
+
+
 class Q(str):
     """A search query (a ``str``), combined with ``&`` (AND), ``|`` (OR) and ``~``
     (NOT); parts of another operator are put in parentheses, so the query means
@@ -104,12 +108,12 @@ class Q(str):
     def domain(cls, value: str | Iterable[str]) -> Q:
         """Scans that touched the domain or a subdomain of it (``domain:``); a URL or a
         trailing ``/`` or ``.`` is reduced to the host name."""
-        return cls.field("domain", _host(value) if isinstance(value, str) else [_host(v) for v in value])
+        return cls.field("domain", _hosts(value))
 
     @classmethod
     def page_domain(cls, value: str | Iterable[str]) -> Q:
         """Scans whose final page is on the domain (``page.domain:``)."""
-        return cls.field("page.domain", _host(value) if isinstance(value, str) else [_host(v) for v in value])
+        return cls.field("page.domain", _hosts(value))
 
     @classmethod
     def ip(cls, value: str | Iterable[str]) -> Q:

@@ -53,6 +53,7 @@ from pyspark.sql.types import StructType
 
 from . import _native, datadumps
 from ._tables import pyarrow
+from .datadumps import _nearest
 from .errors import ValidationError
 
 __all__ = ["DataDumpsSource"]
@@ -60,11 +61,6 @@ __all__ = ["DataDumpsSource"]
 _TYPES = ("search", "api")
 _ALL_TYPES = (*_TYPES, "screenshots", "dom")
 _WINDOWS = ("days", "hours", "minutes")
-
-
-def _nearest(path: Path, names: tuple[str, ...]) -> str | None:
-    """The folder name of `names` nearest above a file (``hours/search/20261120/...``: "search")."""
-    return next((p for p in reversed(path.parts[:-1]) if p in names), None)
 
 
 def _arrow_schema(kind: str) -> Any:

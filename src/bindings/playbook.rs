@@ -26,13 +26,19 @@ pub fn indicators<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>>
             e => to_pyerr(py, e),
         })?;
     let out = PyDict::new(py);
-    out.set_item("urls", found.urls)?;
-    out.set_item("domains", found.domains)?;
-    out.set_item("apex_domains", found.apex_domains)?;
-    out.set_item("ipv4", found.ipv4)?;
-    out.set_item("ipv6", found.ipv6)?;
-    out.set_item("asns", found.asns)?;
-    out.set_item("hashes", found.hashes)?;
+    for (name, values) in [
+        ("urls", found.urls),
+        ("domains", found.domains),
+        ("apex_domains", found.apex_domains),
+        ("ipv4", found.ipv4),
+        ("ipv6", found.ipv6),
+        ("asns", found.asns),
+        ("hashes", found.hashes),
+        ("redirects", found.redirects),
+        ("links", found.links),
+    ] {
+        out.set_item(name, values)?;
+    }
     let certs = PyList::empty(py);
     for c in found.certificates {
         let d = PyDict::new(py);
@@ -45,11 +51,17 @@ pub fn indicators<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>>
         certs.append(d)?;
     }
     out.set_item("certificates", certs)?;
-    out.set_item("redirects", found.redirects)?;
-    out.set_item("links", found.links)?;
     Ok(out)
 }
 
+/// A scan's uuid as the core checks it everywhere (trimmed, lower case), for
+/// what uses one outside an API call (the file names of saved artifacts).
+#[pyfunction]
+pub fn scan_uuid(py: Python<'_>, uuid: &str) -> PyResult<String> {
+    urlscan_core::validate::uuid("uuid", uuid).map_err(|e| to_pyerr(py, e))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(indicators, m)?)
+    m.add_function(wrap_pyfunction!(indicators, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_uuid, m)?)
 }

@@ -92,7 +92,13 @@ fn capture_var(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
         .map(|v| v.bind(py))
 }
 
+/// Set once a `RawCapture` has been entered: until then no call looks the variable up.
+static EVER_CAPTURED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn capturing(py: Python<'_>) -> PyResult<Option<RawCell>> {
+    if !EVER_CAPTURED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(None);
+    }
     let current = capture_var(py)?.call_method1("get", (py.None(),))?;
     Ok(current
         .cast::<RawCapture>()
@@ -120,6 +126,7 @@ impl RawCapture {
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        EVER_CAPTURED.store(true, std::sync::atomic::Ordering::Relaxed);
         let token = capture_var(slf.py())?.call_method1("set", (&slf,))?;
         *slf.get().token.lock().unwrap() = Some(token.unbind());
         Ok(slf)
