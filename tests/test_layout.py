@@ -1,11 +1,13 @@
-"""The Rust layout keeps its shape: crates that name the architecture, and no
-module that depends, through others, on a module that depends on it."""
+"""The layout keeps its shape: crates that name the architecture, no Rust module
+that depends, through others, on a module that depends on it, and a command line
+made of small modules that starts without loading what only some commands need."""
 
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,55 @@ def test_the_client_core_is_free_of_the_server() -> None:
     names = {line.split()[0] for line in tree.splitlines() if line.strip()}
     assert "urlscan-core" in names and "reqwest" in names, tree[:500]
     assert not names & (SERVER_ONLY | {"urlscan-emulator"}), sorted(names & SERVER_ONLY)
+
+
+CLI = ROOT / "python" / "urlscan_rs" / "cli"
+CLI_MODULE_LINES = 600
+# Loaded only by the commands that need them; `urlscan-rs --help` (and every other command's
+# start) must not pay for them. The stdlib modules the client itself loads (asyncio, ssl,
+# sqlite3, ...) are not listed.
+NOT_AT_START = (
+    "pyarrow",
+    "polars",
+    "pandas",
+    "numpy",
+    "pyspark",
+    "tqdm",
+    "keyring",
+    "mcp",
+    "http.client",
+    "http.server",
+    "urllib.request",
+    "webbrowser",
+    "email",
+    "urlscan_rs.testing",
+    "urlscan_rs.mcp_server",
+    "urlscan_rs.spark",
+    "urlscan_rs.webhooks",
+    "urlscan_rs.playbook",
+    "urlscan_rs._generate",
+)
+
+
+def test_cli_modules_stay_small() -> None:
+    sizes = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in CLI.glob("*.py")}
+    assert {"__init__.py", "__main__.py", "_parser.py"} <= set(sizes), sorted(sizes)
+    assert {name: n for name, n in sizes.items() if n >= CLI_MODULE_LINES} == {}
+
+
+def test_cli_starts_without_heavy_imports() -> None:
+    # What is loaded, not how long it takes: a timing would fail on a busy machine.
+    code = (
+        "import contextlib, io, sys\n"
+        "import urlscan_rs.cli as cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as help:\n"
+        "    code = cli.main(['--help'])\n"
+        "assert code == 0 and 'usage: urlscan-rs' in help.getvalue(), code\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.split())
+    assert "urlscan_rs.cli._parser" in loaded
+    heavy = sorted(m for m in loaded if m in NOT_AT_START or m.split(".")[0] in NOT_AT_START)
+    assert heavy == []

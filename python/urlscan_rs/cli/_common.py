@@ -1,0 +1,131 @@
+"""What most commands share: the client made from the options, arguments read from stdin,
+files written, and one failure among several items reported without stopping the rest."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._client import AsyncClient, Client
+from ..errors import UrlscanError
+from ._output import EXIT_OK, Output, UsageError, _err, _isatty, _note, describe_error, exit_code_for
+from .keys import api_key_source
+
+
+def _stdin_lines(args: argparse.Namespace, what: str) -> list[str]:
+    """The non-blank lines of stdin (read once per command); # starts a comment line."""
+    if vars(args).get("_stdin_read"):
+        raise UsageError("only one argument can be read from stdin (-)")
+    vars(args)["_stdin_read"] = True
+    if _isatty(sys.stdin):
+        _note(f"reading the {what} from stdin (end with Ctrl-D)")
+    lines = (line.strip() for line in sys.stdin.read().splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _arg(args: argparse.Namespace, value: str, what: str) -> str:
+    """An argument, or the one value on stdin when it is ``-``."""
+    if value != "-":
+        return value
+    values = _stdin_lines(args, what)
+    if len(values) != 1:
+        got = "nothing" if not values else f"{len(values)} lines"
+        raise UsageError(f"expected one {what} on stdin (for -), got {got}")
+    return values[0]
+
+
+def _args(args: argparse.Namespace, values: Sequence[str], what: str) -> list[str]:
+    """Arguments where each ``-`` stands for every line of stdin."""
+    out: list[str] = []
+    for value in values:
+        if value == "-":
+            lines = _stdin_lines(args, f"{what}s, one per line")
+            if not lines:
+                raise UsageError(f"expected {what}s on stdin (for -), got nothing")
+            out.extend(lines)
+        else:
+            out.append(value)
+    return out
+
+
+def _query(args: argparse.Namespace, value: str | None) -> str | None:
+    """A query argument; ``-`` reads the whole of stdin."""
+    if value != "-":
+        return value
+    if vars(args).get("_stdin_read"):
+        raise UsageError("only one argument can be read from stdin (-)")
+    vars(args)["_stdin_read"] = True
+    return sys.stdin.read().strip()
+
+
+def _write_bytes(out: Output, data: bytes, target: str, *, label: str, record: dict[str, Any], kind: str = "") -> None:
+    """Write bytes to a file (or stdout for ``-``, never to a terminal) and say where."""
+    if target == "-":
+        if out.stdout_tty:
+            raise UsageError("refusing to write binary data to a terminal; redirect stdout (-o - > FILE) or use -o FILE")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    path = Path(target)
+    try:
+        path.write_bytes(data)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
+    if out.json:
+        out.emit({**record, "file": str(path), "bytes": len(data)})
+    else:
+        out.line(f"Saved {label} to {path} ({len(data):,} bytes{', ' + kind if kind else ''})")
+
+
+def _client(args: argparse.Namespace) -> Client:
+    # Transient failures are retried; a spent quota surfaces at once (exit code 5) instead of waiting.
+    key, _ = api_key_source(args)
+    return Client(key, base_url=args.base_url, timeout=args.timeout, max_retries=3, fail_fast=True)
+
+
+def _async_client(args: argparse.Namespace) -> AsyncClient:
+    key, _ = api_key_source(args)
+    return AsyncClient(key, base_url=args.base_url, timeout=args.timeout, max_retries=3, fail_fast=True)
+
+
+def _describe(args: argparse.Namespace, err: UrlscanError) -> str:
+    key, _ = api_key_source(args)
+    base_url = getattr(args, "base_url", None) or os.environ.get("URLSCAN_BASE_URL") or "https://urlscan.io"
+    return describe_error(err, base_url=base_url, key_given=bool(key), timeout=getattr(args, "timeout", None))
+
+
+def _each(args: argparse.Namespace, items: Sequence[str], run: Callable[[str], None]) -> int:
+    """Run for every item; with several, a failure is reported and the next one runs.
+    The exit code is that of the first failure."""
+    if len(items) == 1:
+        run(items[0])
+        return EXIT_OK
+    code = EXIT_OK
+    for item in items:
+        try:
+            run(item)
+        except UrlscanError as e:
+            _err(f"{item}: {_describe(args, e)}")
+            code = code or exit_code_for(e)
+    return code
+
+
+def _write_jsonl(items: Any, dest: str | None, wire: Callable[[Any], Any], done: Callable[[int], object]) -> int:
+    """Each item's wire form as one JSON line, to `dest` (None or -: stdout); the lines written."""
+    rows = 0
+    sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        for item in items:
+            sink.write(json.dumps(wire(item), separators=(",", ":"), ensure_ascii=False) + "\n")
+            rows += 1
+            done(rows)
+    finally:
+        if sink is not sys.stdout:
+            sink.close()
+    return rows
