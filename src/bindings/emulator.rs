@@ -158,21 +158,21 @@ impl NativeEmulator {
 
     /// Delivered e-mails, oldest first: `{"to", "subject", "notification", "at"}`.
     fn outbox<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = self.with(|e| e.state.events.lock().unwrap().outbox.clone())?;
+        let items = self.with(|e| e.state.events().outbox.clone())?;
         json_list(py, items.iter())
     }
 
     /// Every webhook attempt, oldest first:
     /// `{"url", "status", "error", "attempt", "notification", "at"}`.
     fn deliveries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = self.with(|e| e.state.events.lock().unwrap().deliveries.clone())?;
+        let items = self.with(|e| e.state.events().deliveries.clone())?;
         json_list(py, items.iter())
     }
 
     /// Every notification created (the payloads), oldest first.
     fn notifications<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let items = self.with(|e| {
-            let ev = e.state.events.lock().unwrap();
+            let ev = e.state.events();
             ev.notifications
                 .iter()
                 .map(|n| n.payload.clone())

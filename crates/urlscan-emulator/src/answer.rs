@@ -1,6 +1,7 @@
 //! The answers every endpoint shares: the service's error envelopes, plain
-//! JSON, and who the caller is (with the 401/403 answers when the key does
-//! not allow what the endpoint needs), and the rate-limit answers.
+//! JSON, the query parameters, and who the caller is (with the 401/403
+//! answers when the key does not allow what the endpoint needs), and the
+//! rate-limit answers.
 // Checks return the finished error answer; boxing every one buys nothing here.
 #![allow(clippy::result_large_err)]
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -63,6 +64,31 @@ pub(crate) fn pending() -> Response {
         "Scan is not finished yet",
         Some("The scan is still running. Poll again in a few seconds."),
     )
+}
+
+// ---------------------------------------------------------------- requests
+
+/// Query parameters as sent; the last value of a repeated name wins.
+pub(crate) struct Params(Vec<(String, String)>);
+
+impl Params {
+    pub(crate) fn parse(raw: Option<String>) -> Params {
+        Params(
+            url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+    pub(crate) fn get(&self, k: &str) -> Option<String> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+    }
+    pub(crate) fn all(&self) -> &[(String, String)] {
+        &self.0
+    }
 }
 
 // ---------------------------------------------------------------- auth

@@ -1,7 +1,8 @@
 //! Moving the emulator clock: the state keeps the time, and what runs on
 //! the clock (premium incidents and live scans, notifications) is brought
 //! up to it from here, above both.
-use super::events::Runner;
+use super::events::{self, Runner};
+use super::premium_model;
 use super::state::AppState;
 
 /// The latest emulator time, 9999-12-31T23:59:59.999Z: later ones do not fit
@@ -22,6 +23,6 @@ pub fn advance(st: &AppState, secs: f64, runner: Option<&Runner>) {
     // Not `min`: a NaN must stay NaN (no move), not become the headroom.
     st.move_clock(if secs > room { room } else { secs });
     let now = st.now_ms();
-    super::premium::tick(st, now);
-    super::events::tick(st, now, runner);
+    premium_model::tick(st, now);
+    events::tick(st, now, runner);
 }

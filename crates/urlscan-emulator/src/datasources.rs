@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::content::{self, ScanSpec};
 pub use super::document::Doc;
-use super::premium::hostname_docs;
+use super::premium_model::{hostnames, incidents};
 use super::query::Query;
 use super::ratelimit::iso_ms;
 use super::state::{lookup, AppState, Caller, Page, TOTAL_CAP};
@@ -21,8 +21,8 @@ use super::state::{lookup, AppState, Caller, Page, TOTAL_CAP};
 /// The documents of `datasource` visible to the caller at `now`.
 pub fn documents(st: &AppState, c: &Caller, datasource: &str, now: i64) -> Vec<Doc> {
     match datasource {
-        "hostnames" => hostname_docs::documents(st, c, now),
-        "incidents" => super::premium::incident_model::incident_documents(st, c),
+        "hostnames" => hostnames::documents(st, c, now),
+        "incidents" => incidents::incident_documents(st, c),
         "notifications" => notifications(st, c),
         "certificates" => certificates(st, c, now),
         "domains" => domains(st, c, now),
@@ -89,7 +89,7 @@ fn mine(c: &Caller, owner: &str, team: &Option<String>) -> bool {
 /// Every notification created for the caller or the caller's team: the
 /// payload plus `date` (its `createdAt`); sorted by creation.
 fn notifications(st: &AppState, c: &Caller) -> Vec<Doc> {
-    let ev = st.events.lock().unwrap();
+    let ev = st.events();
     ev.notifications
         .iter()
         .filter(|n| mine(c, &n.owner, &n.team))
@@ -176,7 +176,7 @@ fn scan_certificates(specs: &[ScanSpec]) -> Vec<Vec<Value>> {
 /// (= lastSeen), all times ISO 8601; sorted by last seen.
 fn certificates(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
     let specs: Vec<ScanSpec> = {
-        let store = st.store.lock().unwrap();
+        let store = st.store();
         store
             .by_time
             .values()
@@ -268,7 +268,7 @@ fn domains(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
     };
     let mut seen: BTreeMap<String, Scanned> = BTreeMap::new();
     {
-        let store = st.store.lock().unwrap();
+        let store = st.store();
         for e in store.by_time.values() {
             if !e.finished(now) || !e.searchable_by(c) {
                 continue;
@@ -310,10 +310,8 @@ fn domains(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
     }
     seen.into_iter()
         .map(|(domain, d)| {
-            let id = hostname_docs::hostname_id(&domain);
-            let apex = d
-                .apex
-                .unwrap_or_else(|| hostname_docs::approx_apex(&domain));
+            let id = hostnames::hostname_id(&domain);
+            let apex = d.apex.unwrap_or_else(|| hostnames::approx_apex(&domain));
             let field = |k: &str| text(&d.page, k).map_or(Value::Null, Value::String);
             Doc {
                 ms: d.last.0,

@@ -405,7 +405,7 @@ async fn notifications_datasource() {
         })
     };
     {
-        let mut ev = t.emu.state.events.lock().unwrap();
+        let mut ev = t.emu.state.events();
         let blue = Some("blue-team");
         ev.notifications.extend([
             note(
@@ -578,7 +578,10 @@ async fn domains_datasource() {
     for d in &all {
         let domain = d["domain"].as_str().unwrap();
         assert!(names.contains(domain), "{domain}");
-        assert_eq!(d["_id"], crate::premium::hostname_docs::hostname_id(domain));
+        assert_eq!(
+            d["_id"],
+            crate::premium_model::hostnames::hostname_id(domain)
+        );
         assert_eq!(d["date"], d["lastSeen"]);
         assert!(d["firstSeen"].as_str() <= d["lastSeen"].as_str());
         // the newest scan of the domain gives the last-scan fields
@@ -807,7 +810,7 @@ async fn incident_scans_are_capped() {
 /// Every change reported for the incident: queued ones, or those already
 /// turned into notifications (one per channel); as (changes, hit, at ms).
 fn changes_of(t: &T, id: &str) -> Vec<(Vec<Value>, Value, i64)> {
-    let ev = t.emu.state.events.lock().unwrap();
+    let ev = t.emu.state.events();
     let mut out: Vec<(Vec<Value>, Value, i64)> = ev
         .incident_changes
         .iter()
@@ -857,7 +860,7 @@ async fn changing_observable_reports_changes() {
     .await;
     assert!(changes_of(&t, &id).is_empty(), "the first observation");
     {
-        let ev = t.emu.state.events.lock().unwrap();
+        let ev = t.emu.state.events();
         assert!(ev.incident_changes.iter().all(|c| c.incident_id == id));
     }
     t.emu.advance(1_250.0);
@@ -888,7 +891,7 @@ async fn changing_observable_reports_changes() {
         assert_ne!(ip["before"], ip["after"]);
     }
     {
-        let ev = t.emu.state.events.lock().unwrap();
+        let ev = t.emu.state.events();
         if let Some(c) = ev.incident_changes.iter().find(|c| c.incident_id == id) {
             assert_eq!(c.owner, "analyst");
             assert_eq!(c.team.as_deref(), Some("blue-team"));

@@ -2,9 +2,6 @@
 //! e-mail addresses (the specification's "Events"). The payload format is
 //! this project's own, documented in the README.
 //!
-//! Lock order: `AppState::premium`, then `AppState::store`, then
-//! `AppState::events`; never the reverse.
-//!
 //! The engine runs on every `tick` (each `advance` and a background task
 //! every 200 ms of wall time):
 //! * submitted scans whose finish time passed are matched against the saved
@@ -29,13 +26,14 @@ use chrono::Datelike;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use super::premium::{self, Item, PremiumState};
+use super::premium_model::hostnames::{approx_apex, document as hostname_document, host_names};
+use super::premium_model::{self, incidents::open_for_subscription, new_id};
 use super::query::Query;
+use super::state::event_records::{Engine, Matched, Queue, Queued, Source, Target, Webhook};
+use super::state::premium_records::{Item, PremiumState};
 use super::state::{lookup, AppState, Caller, Entry, KeyInfo, Store};
 
-pub(crate) mod records;
-use records::{Engine, Matched, Queue, Queued, Source, Target, Webhook};
-pub use records::{Events, IncidentChange, Stored};
+pub use super::state::event_records::{Events, IncidentChange, Stored};
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 86_400_000;
@@ -115,7 +113,7 @@ pub(crate) fn start(st: &Arc<AppState>) -> (Arc<Runner>, tokio::task::JoinHandle
             every.tick().await;
             let Some(st) = app.upgrade() else { break };
             let now = st.now_ms();
-            premium::tick(&st, now);
+            premium_model::tick(&st, now);
             tick(&st, now, Some(&ticking));
         }
     });
@@ -131,11 +129,11 @@ pub(crate) fn stop(r: &Runner) {
 /// scans, open incidents, cut due batches, record e-mails and start due
 /// webhook attempts (which run as tasks, not here) when a runner is given.
 pub fn tick(st: &AppState, now: i64, runner: Option<&Runner>) {
-    let mut p = st.premium.lock().unwrap();
+    let (mut p, next) = st.lock().premium();
     let mut opens = Vec::new();
     let attempts = {
-        let mut store = st.store.lock().unwrap();
-        let mut guard = st.events.lock().unwrap();
+        let (mut store, next) = next.store();
+        let mut guard = next.events();
         let ev = &mut *guard;
         let fresh = store.take_new_finishes();
         ev.engine.unfinished.extend(fresh);
@@ -163,27 +161,20 @@ pub fn tick(st: &AppState, now: i64, runner: Option<&Runner>) {
         due_attempts(&p, ev, now, runner.is_some_and(Runner::running))
     };
     let opening = !opens.is_empty();
-    if opening {
-        let mut opened = Vec::new();
-        for o in opens {
-            let id = premium::open_for_subscription(
-                &mut p,
-                &o.key,
-                now,
-                &o.mode,
-                o.fields,
-                &o.subscription,
-            );
-            if let Some(id) = id {
-                opened.push((o.subscription, id));
-            }
+    let mut opened = Vec::new();
+    for o in opens {
+        let id = open_for_subscription(&mut p, &o.key, now, &o.mode, o.fields, &o.subscription);
+        if let Some(id) = id {
+            opened.push((o.subscription, id));
         }
-        st.events.lock().unwrap().engine.opened.extend(opened);
     }
     drop(p);
+    if !opened.is_empty() {
+        st.events().engine.opened.extend(opened);
+    }
     if opening {
         // The new incidents' first scans go to the store now, not at the next tick.
-        premium::flush(st);
+        premium_model::flush(st);
     }
     launch(st, runner, attempts);
 }
@@ -220,7 +211,7 @@ fn day_allowed(it: &Item, at_ms: i64) -> bool {
     let day = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(at_ms)
         .map(|d| d.weekday().num_days_from_monday() as usize)
         .unwrap_or(0);
-    days.is_empty() || days.iter().any(|d| d == premium::WEEK_DAYS[day])
+    days.is_empty() || days.iter().any(|d| d == urlscan_rules::WEEK_DAYS[day])
 }
 
 fn owner_key<'a>(st: &'a AppState, user: &str) -> Option<&'a KeyInfo> {
@@ -235,11 +226,11 @@ fn host_doc(e: &Entry, host: &str) -> (Value, Value) {
         .then(|| lookup(&e.doc, "page.apexDomain").and_then(Value::as_str))
         .flatten()
         .map(String::from)
-        .unwrap_or_else(|| premium::approx_apex(host));
+        .unwrap_or_else(|| approx_apex(host));
     let t = e.spec.time_ms;
     let src = if page { "scan" } else { "scan-link" };
     // First seen now: the document the hostnames data source shows, and its hit.
-    let d = premium::hostname_document(host, &apex, t, t, vec!["pdns", src]);
+    let d = hostname_document(host, &apex, t, t, vec!["pdns", src]);
     (d.doc.clone(), d.hit())
 }
 
@@ -381,10 +372,10 @@ fn matches(
                             && x.searchable_by(caller)
                             && !batch.contains(x.spec.uuid.as_str())
                     })
-                    .flat_map(premium::host_names)
+                    .flat_map(host_names)
                     .collect()
             });
-            for host in premium::host_names(e) {
+            for host in host_names(e) {
                 if !seen.insert(host.clone()) {
                     continue;
                 }
@@ -664,7 +655,7 @@ fn subscription_batch(
     }
     let results: Vec<Value> = batch.into_iter().map(|i| i.hit).collect();
     let payload = json!({
-        "id": premium::new_id(now),
+        "id": new_id(now),
         "type": "subscription",
         "createdAt": iso(now),
         "frequency": frequency,
@@ -715,7 +706,7 @@ fn incident_notification(
         attrs.join(", ")
     );
     let payload = json!({
-        "id": premium::new_id(now),
+        "id": new_id(now),
         "type": "incident",
         "createdAt": iso(now),
         "frequency": frequency,
@@ -919,7 +910,7 @@ async fn attempt(
     };
     let Some(st) = app.upgrade() else { return };
     let now = st.now_ms();
-    let mut ev = st.events.lock().unwrap();
+    let mut ev = st.events();
     ev.deliveries.push(json!({
         "url": a.url,
         "status": status,

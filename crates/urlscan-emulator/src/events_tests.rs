@@ -288,20 +288,20 @@ impl T {
     }
 
     fn notifications(&self) -> Vec<Value> {
-        let ev = self.emu.state.events.lock().unwrap();
+        let ev = self.emu.state.events();
         ev.notifications.iter().map(|n| n.payload.clone()).collect()
     }
 
     fn outbox(&self) -> Vec<Value> {
-        self.emu.state.events.lock().unwrap().outbox.clone()
+        self.emu.state.events().outbox.clone()
     }
 
     fn deliveries(&self) -> Vec<Value> {
-        self.emu.state.events.lock().unwrap().deliveries.clone()
+        self.emu.state.events().deliveries.clone()
     }
 
     fn opened(&self, subscription: &str) -> Vec<String> {
-        let ev = self.emu.state.events.lock().unwrap();
+        let ev = self.emu.state.events();
         ev.opened_incidents()
             .iter()
             .filter(|(s, _)| s == subscription)
@@ -321,9 +321,7 @@ impl T {
         let uuid = format!("2b1c7a0e-0000-4000-8000-{now:012}");
         self.emu
             .state
-            .events
-            .lock()
-            .unwrap()
+            .events()
             .incident_changes
             .push(IncidentChange {
                 owner: "analyst".into(),
@@ -445,7 +443,7 @@ async fn live_webhook_delivers_the_search_hit() {
     assert_eq!(d[0]["notification"], *n);
     // kept with its owner; nothing more goes out later
     {
-        let ev = t.emu.state.events.lock().unwrap();
+        let ev = t.emu.state.events();
         assert_eq!(ev.notifications[0].owner, "analyst");
         assert_eq!(ev.notifications[0].team.as_deref(), Some("blue-team"));
     }
@@ -845,9 +843,9 @@ async fn incident_creation_modes() {
         let now = st.now_ms();
         let uuid = uuid::Uuid::new_v4().to_string();
         let url = "https://always.modes.example.org/".to_string();
-        let spec = crate::premium::incident_scan_spec(uuid, url, now);
+        let spec = crate::premium_model::incidents::scan_spec(uuid, url, now);
         let e = st.entry(spec, Some("analyst".into()), Some("blue-team".into()), now);
-        st.store.lock().unwrap().insert(e);
+        st.store().insert(e);
     }
     t.advance(1.0);
     assert_eq!(t.opened(&subs["always"]).len(), 2);
@@ -946,22 +944,16 @@ async fn incident_changes_notify_the_incident_channels() {
     let mail = t.email("m", "ir@example.com").await;
     let hit = json!({"_id": "2b1c7a0e-0000-4000-8000-000000000000", "sort": [1, "x"]});
     let changes = vec![json!({"attribute": "ip", "before": "192.0.2.1", "after": "192.0.2.2"})];
-    t.emu
-        .state
-        .events
-        .lock()
-        .unwrap()
-        .incident_changes
-        .push(IncidentChange {
-            owner: "analyst".into(),
-            team: Some("blue-team".into()),
-            incident_id: "674199e0a1b2c3d4e5f60718".into(),
-            observable: "changing.example.net".into(),
-            channels: vec![on.clone(), off, mail.clone()],
-            changes: changes.clone(),
-            hit: hit.clone(),
-            at_ms: t.now(),
-        });
+    t.emu.state.events().incident_changes.push(IncidentChange {
+        owner: "analyst".into(),
+        team: Some("blue-team".into()),
+        incident_id: "674199e0a1b2c3d4e5f60718".into(),
+        observable: "changing.example.net".into(),
+        channels: vec![on.clone(), off, mail.clone()],
+        changes: changes.clone(),
+        hit: hit.clone(),
+        at_ms: t.now(),
+    });
     t.advance(0.0);
     let ns = t.notifications();
     assert_eq!(ids(&ns, "channelId"), vec![on, mail]);
@@ -980,14 +972,7 @@ async fn incident_changes_notify_the_incident_channels() {
     let got = hook.wait(1).await;
     assert_eq!(got[0].body, ns[0]);
     assert_eq!(t.outbox()[0]["to"], json!(["ir@example.com"]));
-    assert!(t
-        .emu
-        .state
-        .events
-        .lock()
-        .unwrap()
-        .incident_changes
-        .is_empty());
+    assert!(t.emu.state.events().incident_changes.is_empty());
 }
 
 const INCIDENT: &str = "674199e0a1b2c3d4e5f60718";

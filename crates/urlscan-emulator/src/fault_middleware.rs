@@ -117,7 +117,7 @@ fn retry_after(h: &mut HeaderMap, seconds: Option<f64>) {
 
 /// The rate-limit action of a request, as the emulator's limiter counts it:
 /// a submission counts against its visibility.
-pub(crate) fn action_of(method: &Method, path: &str, body: &[u8]) -> String {
+fn action_of(method: &Method, path: &str, body: &[u8]) -> String {
     if method == Method::POST && path.starts_with("/api/v1/scan") {
         let v: Option<Value> = serde_json::from_slice(body).ok();
         return match v.as_ref().and_then(|v| v.get("visibility")?.as_str()) {
@@ -251,4 +251,28 @@ async fn slow(resp: Response, secs: f64) -> Response {
         Ok::<_, Infallible>(c)
     });
     Response::from_parts(parts, Body::from_stream(stream))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_like_the_limiter() {
+        let post = Method::POST;
+        assert_eq!(
+            action_of(&post, "/api/v1/scan/", br#"{"visibility":"private"}"#),
+            "private"
+        );
+        assert_eq!(action_of(&post, "/api/v1/scan/", b"{}"), "public");
+        assert_eq!(action_of(&Method::GET, "/api/v1/search/", b""), "search");
+        assert_eq!(
+            action_of(&Method::GET, "/api/v1/result/abc/", b""),
+            "retrieve"
+        );
+        assert_eq!(
+            action_of(&post, "/api/v1/livescan/de01/task/", b""),
+            "livescan"
+        );
+    }
 }

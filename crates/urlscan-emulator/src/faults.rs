@@ -282,7 +282,6 @@ impl FaultPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fault_middleware::action_of;
 
     fn spec(kind: FaultKind) -> FaultSpec {
         FaultSpec::new(kind)
@@ -435,25 +434,6 @@ mod tests {
         assert_eq!(
             FaultKind::parse_with("stal", |_, names| names.iter().copied().find(|n| *n == "stall")),
             Err("unknown fault kind \"stal\"; did you mean \"stall\"? (one of status, rate_limit, reset, stall, slow, truncate, malformed, html_error, redirect)".into())
-        );
-    }
-
-    #[test]
-    fn actions_like_the_limiter() {
-        let post = Method::POST;
-        assert_eq!(
-            action_of(&post, "/api/v1/scan/", br#"{"visibility":"private"}"#),
-            "private"
-        );
-        assert_eq!(action_of(&post, "/api/v1/scan/", b"{}"), "public");
-        assert_eq!(action_of(&Method::GET, "/api/v1/search/", b""), "search");
-        assert_eq!(
-            action_of(&Method::GET, "/api/v1/result/abc/", b""),
-            "retrieve"
-        );
-        assert_eq!(
-            action_of(&post, "/api/v1/livescan/de01/task/", b""),
-            "livescan"
         );
     }
 }

@@ -1,5 +1,14 @@
 //! A local emulator of the service: a real HTTP server on loopback that
 //! behaves like the service (state machines, visibility, rate limits, errors).
+//!
+//! The modules form layers; each uses only the ones below it (the test
+//! `tests/module_graph.rs` fails on a cycle):
+//! * HTTP: `routes`, `premium` (handlers), `fault_middleware`, `search`, `answer`;
+//! * the logic that changes the state: `clock`, `events`, `datasources`,
+//!   `premium_model`;
+//! * the state: `state` (with the records of premium features and
+//!   notifications, and the lock order), `faults` (the fault plan);
+//! * plain parts: `content`, `query`, `ratelimit`, `access`, `names`, `document`.
 pub mod access;
 pub mod answer;
 pub mod clock;
@@ -15,9 +24,11 @@ pub mod fault_middleware;
 pub mod faults;
 pub mod names;
 pub mod premium;
+pub(crate) mod premium_model;
 pub mod query;
 pub mod ratelimit;
 pub mod routes;
+pub(crate) mod search;
 pub mod state;
 #[cfg(test)]
 mod test_harness;

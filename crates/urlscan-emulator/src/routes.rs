@@ -18,13 +18,13 @@ use super::answer::{
     with_limit_headers, Need,
 };
 use super::content::{self, ScanSpec};
-use super::query::Query;
+use super::search::{page_response, parse_query, search_args};
 use super::state::{group_of, AppState, Caller, Entry};
 
 type St = State<Arc<AppState>>;
 
-/// The emulator's router: these endpoints and `premium`'s (built by the
-/// caller: the premium endpoints use this module's search helpers).
+/// The emulator's router: these endpoints and the premium ones
+/// (`premium::router()`), behind the shared layers.
 pub fn router(st: Arc<AppState>, premium: Router<Arc<AppState>>) -> Router {
     let mut r = Router::new();
     let routes: Vec<(&str, MethodRouter<Arc<AppState>>)> = vec![
@@ -241,11 +241,6 @@ fn queryable_fields(premium: bool) -> Vec<&'static str> {
     f
 }
 
-/// Fields a free or anonymous caller may not search.
-fn premium_field(f: &str) -> bool {
-    f.starts_with("verdicts") || f.starts_with("brand")
-}
-
 /// Countries the emulator offers for scanning (lowercase, as the service sends them).
 pub const SCAN_COUNTRIES: &[&str] = &[
     "at", "au", "br", "ca", "ch", "de", "dk", "es", "fi", "fr", "gb", "in", "it", "jp", "nl", "no",
@@ -418,7 +413,7 @@ fn submit_checked(
         .cloned()
         .unwrap_or(json!(null));
     let entry = st.entry(spec, Some(key.user.clone()), key.team.clone(), finish);
-    st.store.lock().unwrap().insert(entry);
+    st.store().insert(entry);
     st.submissions
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     ok_json(json!({
@@ -443,7 +438,7 @@ fn content_hash(s: &str) -> u64 {
 /// cannot be read: unknown or private to others 404, deleted 410, running 404.
 pub(crate) fn readable(st: &AppState, c: &Caller, uuid: &str) -> Result<Entry, Response> {
     let id = uuid.trim().to_ascii_lowercase();
-    let store = st.store.lock().unwrap();
+    let store = st.store();
     let Some(e) = store.get(&id) else {
         return Err(not_found_scan());
     };
@@ -514,19 +509,15 @@ fn scan_file<B: IntoResponse>(
     }
 }
 
-/// The SHA-256 of an empty body.
-pub(crate) const EMPTY_SHA256: &str =
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
 async fn response_body(State(st): St, headers: HeaderMap, Path(sha): Path<String>) -> Response {
     or_return!(caller(&st, &headers, Need::KeyLoggedIn));
     let sha = sha.to_ascii_lowercase();
     let text =
         |s: String| ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], s).into_response();
-    if sha == EMPTY_SHA256 {
+    if sha == content::EMPTY_SHA256 {
         return text(String::new());
     }
-    let spec = st.store.lock().unwrap().spec_with_body(&sha);
+    let spec = st.store().spec_with_body(&sha);
     let body = spec.and_then(|s| {
         content::response_bodies(&s)
             .into_iter()
@@ -570,7 +561,7 @@ async fn reset_visibility(State(st): St, headers: HeaderMap, Path(uuid): Path<St
 
 fn change_visibility(st: &AppState, c: &Caller, uuid: &str, to: Option<String>) -> Response {
     let id = uuid.trim().to_ascii_lowercase();
-    let mut store = st.store.lock().unwrap();
+    let mut store = st.store();
     let Some(e) = store.get_mut(&id) else {
         return not_found_scan();
     };
@@ -594,191 +585,6 @@ fn change_visibility(st: &AppState, c: &Caller, uuid: &str, to: Option<String>) 
 }
 
 // ---------------------------------------------------------------- search
-
-pub(crate) struct SearchArgs {
-    pub q: String,
-    pub size: usize,
-    pub after: Option<(i64, String)>,
-    pub datasource: String,
-    pub collapse: Option<String>,
-}
-
-/// Query parameters as sent; the last value of a repeated name wins.
-pub(crate) struct Params(Vec<(String, String)>);
-
-impl Params {
-    pub(crate) fn parse(raw: Option<String>) -> Params {
-        Params(
-            url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-                .into_owned()
-                .collect(),
-        )
-    }
-    pub(crate) fn get(&self, k: &str) -> Option<String> {
-        self.0
-            .iter()
-            .rev()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
-    }
-    pub(crate) fn all(&self) -> &[(String, String)] {
-        &self.0
-    }
-}
-
-pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs, Response> {
-    let params = Params::parse(raw);
-    let pairs = params.all();
-    let get = |k: &str| params.get(k);
-    if pairs.iter().any(|(k, _)| k == "sort") {
-        return Err(err(
-            StatusCode::FORBIDDEN,
-            "You are not allowed to use a custom sort value",
-            None,
-        ));
-    }
-    if pairs.iter().any(|(k, _)| k.starts_with("search_after["))
-        || pairs.iter().filter(|(k, _)| k == "search_after").count() > 1
-    {
-        return Err(validation("\"search_after\" must be a string"));
-    }
-    let max = if c.premium() { 10_000 } else { 100 };
-    let size = match get("size") {
-        None => 100,
-        Some(s) => match s.trim().parse::<i64>() {
-            Ok(n) if n >= 0 => (n as usize).min(max),
-            _ => return Err(validation("\"size\" must be a non-negative integer")),
-        },
-    };
-    let datasource = get("datasource").unwrap_or_else(|| "scans".into());
-    if !urlscan_rules::SEARCH_DATASOURCES.contains(&datasource.as_str()) {
-        return Err(validation(&format!(
-            "\"datasource\" must be one of [{}]",
-            urlscan_rules::SEARCH_DATASOURCES.join(", ")
-        )));
-    }
-    if datasource != "scans" && !c.premium() {
-        return Err(err(
-            StatusCode::FORBIDDEN,
-            &format!("The datasource '{datasource}' requires a premium account"),
-            None,
-        ));
-    }
-    // Scan cursors name a scan uuid; the other data sources' ids are theirs.
-    let after = match get("search_after") {
-        None => None,
-        Some(s) if datasource == "scans" => Some(parse_search_after(&s).ok_or_else(|| {
-            err(
-                StatusCode::BAD_REQUEST,
-                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{13}},[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$/"),
-                None,
-            )
-        })?),
-        Some(s) => Some(parse_any_after(&s).ok_or_else(|| {
-            err(
-                StatusCode::BAD_REQUEST,
-                &format!("\"search_after\" with value \"{s}\" fails to match the required pattern: /^\\d{{1,18}},[^,]+$/"),
-                None,
-            )
-        })?),
-    };
-    Ok(SearchArgs {
-        q: get("q").unwrap_or_default(),
-        size,
-        after,
-        datasource,
-        collapse: get("collapse").filter(|s| !s.is_empty()),
-    })
-}
-
-fn parse_search_after(s: &str) -> Option<(i64, String)> {
-    let (ms, id) = s.split_once(',')?;
-    let ok_ms = ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit());
-    let b = id.as_bytes();
-    let ok_id = id.len() == 36
-        && id.char_indices().all(|(i, ch)| match i {
-            8 | 13 | 18 | 23 => ch == '-',
-            _ => ch.is_ascii_digit() || ('a'..='f').contains(&ch),
-        })
-        && matches!(b[19], b'8' | b'9' | b'a' | b'b');
-    (ok_ms && ok_id)
-        .then(|| (ms.parse().ok(), id.to_string()))
-        .and_then(|(t, id)| Some((t?, id)))
-}
-
-/// `<epoch ms>,<id>` with any non-empty id without a comma.
-fn parse_any_after(s: &str) -> Option<(i64, String)> {
-    let (ms, id) = s.split_once(',')?;
-    let ok_ms = (1..=18).contains(&ms.len()) && ms.bytes().all(|b| b.is_ascii_digit());
-    (ok_ms && !id.is_empty() && !id.contains(','))
-        .then(|| Some((ms.parse().ok()?, id.to_string())))
-        .flatten()
-}
-
-pub(crate) fn parse_query(c: &Caller, q: &str) -> Result<Query, Response> {
-    let query = Query::parse(q).map_err(|e| {
-        err(
-            StatusCode::BAD_REQUEST,
-            &format!("Failed to parse query: {}", e.message),
-            Some(q),
-        )
-    })?;
-    if !c.premium() {
-        if let Some(f) = query.fields().into_iter().find(|f| premium_field(f)) {
-            return Err(err(
-                StatusCode::FORBIDDEN,
-                &format!("Your current plan does not allow you to search field '{f}'"),
-                None,
-            ));
-        }
-    }
-    Ok(query)
-}
-
-pub(crate) fn page_response(
-    st: &AppState,
-    c: &Caller,
-    a: &SearchArgs,
-    query: &Query,
-    extra: &dyn Fn(&Entry) -> bool,
-) -> Response {
-    let started = std::time::Instant::now();
-    // Incidents scan on the clock: bring them (and their scans) up to now.
-    super::premium::timed::tick(st, st.now_ms());
-    let page = if a.datasource == "scans" {
-        st.search(
-            c,
-            query,
-            extra,
-            a.size,
-            a.after.clone(),
-            a.collapse.as_deref(),
-        )
-    } else {
-        super::datasources::page(st, c, &a.datasource, query, a.size, a.after.as_ref())
-    };
-    // Hits are stored serialized; the page is assembled as text.
-    let mut body = String::with_capacity(page.hits.iter().map(|h| h.len() + 1).sum::<usize>() + 64);
-    body.push_str("{\"results\":[");
-    for (i, h) in page.hits.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(h);
-    }
-    body.push_str(&format!(
-        "],\"total\":{},\"took\":{},\"has_more\":{}}}",
-        page.total,
-        started.elapsed().as_millis(),
-        page.has_more
-    ));
-    let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
-    resp.headers_mut().insert(
-        "x-rate-limit-concurrency-limit",
-        HeaderValue::from_static("4"),
-    );
-    resp
-}
 
 async fn search(State(st): St, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
     let c = or_return!(caller(&st, &headers, Need::Anyone));

@@ -1,5 +1,6 @@
 //! The emulator's state: API keys, scans (seeded corpus and submissions), the
-//! clock, rate limits and the search index.
+//! clock, rate limits, the search index, and the records of the premium
+//! features and notifications. It depends on no logic that changes it.
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -10,9 +11,18 @@ use serde_json::{Map, Value};
 
 pub use super::access::{Caller, KeyInfo};
 use super::content::{self, ScanSpec};
+use super::faults::FaultPlan;
 use super::names::{no_suggestion, unknown_name, Closest};
 use super::query::Query;
 use super::ratelimit::{Limits, RateLimiter, ACTIONS};
+
+pub(crate) mod event_records;
+pub mod locks;
+pub(crate) mod premium_records;
+
+use event_records::Events;
+pub use locks::Guard;
+use premium_records::PremiumState;
 
 /// Latency added before answers, per endpoint group ("scan", "result",
 /// "search", "screenshot", "dom", "responses", ...), with a default.
@@ -390,17 +400,18 @@ pub struct AppState {
     pub base_url: String,
     pub keys: Vec<(String, KeyInfo)>,
     clock_offset_ms: AtomicI64,
-    pub store: Mutex<Store>,
-    pub premium: Mutex<super::premium::records::PremiumState>,
-    /// Notifications (see `events`; lock order: premium, store, events).
-    pub events: Mutex<super::events::records::Events>,
+    // The next three are taken through `locks` only, in its order.
+    store: Mutex<Store>,
+    premium: Mutex<PremiumState>,
+    /// Notifications (see `events`).
+    events: Mutex<Events>,
     pub limiter: Mutex<RateLimiter>,
     pub submissions: AtomicU64,
     /// 429 answers of the rate limiter (injected ones count as faults).
     pub throttled: AtomicU64,
     pub requests: AtomicU64,
     /// The fault plan (and how many requests it affected).
-    pub faults: Mutex<super::faults::FaultPlan>,
+    pub faults: Mutex<FaultPlan>,
     /// Search totals by (query, caller): see `search`.
     totals: Mutex<HashMap<String, CachedTotal>>,
 }
@@ -426,13 +437,13 @@ impl AppState {
             keys,
             clock_offset_ms: AtomicI64::new(0),
             store: Mutex::new(Store::default()),
-            premium: Mutex::new(super::premium::records::PremiumState::default()),
-            events: Mutex::new(super::events::records::Events::default()),
+            premium: Mutex::new(PremiumState::default()),
+            events: Mutex::new(Events::default()),
             limiter: Mutex::new(limiter),
             submissions: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
             requests: AtomicU64::new(0),
-            faults: Mutex::new(super::faults::FaultPlan::default()),
+            faults: Mutex::new(FaultPlan::default()),
             totals: Mutex::new(HashMap::new()),
             cfg,
         };
@@ -450,7 +461,7 @@ impl AppState {
         } else {
             parallel_map(&specs, 1, |s| st.entry(s.clone(), None, None, 0))
         };
-        let mut store = st.store.lock().unwrap();
+        let mut store = st.store();
         for e in entries {
             store.insert(e);
         }
@@ -517,7 +528,7 @@ impl AppState {
         collapse: Option<&str>,
     ) -> Page {
         let now = self.now_ms();
-        let store = self.store.lock().unwrap();
+        let store = self.store();
         let visible = |e: &Entry| {
             e.finished(now) && e.searchable_by(caller) && extra(e) && query.matches(&e.doc, now)
         };

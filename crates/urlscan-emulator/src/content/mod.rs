@@ -173,6 +173,9 @@ pub fn dom(spec: &ScanSpec) -> String {
     Model::build(spec).dom
 }
 
+/// The SHA-256 of an empty body.
+pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
 /// Every response body whose SHA-256 the result lists, as
 /// `(sha256 lowercase hex, body)`, one entry per distinct hash.
 pub fn response_bodies(spec: &ScanSpec) -> Vec<(String, String)> {

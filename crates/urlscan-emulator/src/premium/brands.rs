@@ -14,8 +14,8 @@ use super::super::answer::ok_json;
 use super::super::content::words;
 use super::super::state::{lookup, AppState};
 use super::common::{h64, hex_sha256, iso};
+use super::entry::Entry;
 use super::need;
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
@@ -90,7 +90,7 @@ async fn brands(req: Entry<need::Premium>) -> Response {
     // brand key -> (total, latest scan time, latest hit)
     let mut found: HashMap<String, (u64, i64, Value)> = HashMap::new();
     {
-        let store = req.st.store.lock().unwrap();
+        let store = req.st.store();
         for e in store.by_time.values() {
             if !e.finished(req.now) || !e.searchable_by(&req.caller) {
                 continue;

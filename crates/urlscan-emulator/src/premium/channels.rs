@@ -11,11 +11,11 @@ use axum::routing::MethodRouter;
 use serde_json::{Map, Value};
 
 use super::super::answer::validation;
+use super::super::state::premium_records::{Item, PremiumState};
 use super::super::state::AppState;
 use super::common::notify::*;
 use super::common::{FieldType, RequestField};
 use super::need;
-use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {

@@ -5,21 +5,13 @@ use axum::response::Response;
 use serde_json::{json, Map, Value};
 
 use super::super::answer::{err, validation};
+pub(super) use super::super::premium_model::{
+    h64, hex_sha256, iso, new_id, same_team, strings, Access,
+};
+use super::super::state::premium_records::Item;
 use super::super::state::{Caller, KeyInfo};
-use super::records::Item;
 
 // ---------------------------------------------------------------- items
-
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub(super) enum Access {
-    None,
-    Read,
-    Write,
-}
-
-pub(super) fn same_team(team: &Option<String>, k: &KeyInfo) -> bool {
-    team.is_some() && *team == k.team
-}
 
 impl Item {
     pub(super) fn new(k: &KeyInfo, now: i64, body: Map<String, Value>) -> Item {
@@ -106,32 +98,6 @@ pub(super) fn capitalize(s: &str) -> String {
 /// The key of a caller that passed a `Need::Premium*` check.
 pub(super) fn key_of(c: &Caller) -> &KeyInfo {
     c.key().expect("premium endpoints need a key")
-}
-
-/// A 24-hex-character id (4 bytes of seconds, 8 random bytes), like the
-/// service's document ids.
-pub(crate) fn new_id(now_ms: i64) -> String {
-    format!(
-        "{:08x}{:016x}",
-        (now_ms / 1000) as u32,
-        rand::random::<u64>()
-    )
-}
-
-pub(super) fn iso(ms: i64) -> String {
-    super::super::ratelimit::iso_ms(ms)
-}
-
-pub(super) fn hex_sha256(data: &[u8]) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(data))
-}
-
-/// A stable number from text, for deterministic choices.
-pub(super) fn h64(s: &str) -> u64 {
-    use sha2::Digest;
-    let d = sha2::Sha256::digest(s.as_bytes());
-    u64::from_be_bytes(d[..8].try_into().unwrap_or_default())
 }
 
 // ---------------------------------------------------------------- validation
@@ -242,18 +208,6 @@ pub(super) fn check_array(
     a.iter()
         .enumerate()
         .find_map(|(i, x)| each(&format!("{label}[{i}]"), x))
-}
-
-/// The strings in array field `k` (none when absent or not an array).
-pub(super) fn strings(m: &Map<String, Value>, k: &str) -> Vec<String> {
-    m.get(k)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn check_ty(label: &str, ty: FieldType, v: &Value) -> Option<String> {
@@ -416,5 +370,3 @@ pub(super) fn check_refs(
     }
     Ok(())
 }
-
-pub(crate) use urlscan_rules::WEEK_DAYS;

@@ -18,10 +18,11 @@ use serde_json::{json, Value};
 
 use super::super::answer::{err, ok_json, validation};
 use super::super::content;
+use super::super::premium_model::now;
 use super::super::state::AppState;
 use super::common::iso;
+use super::entry::Entry;
 use super::need;
-use super::timed::{now, Entry};
 
 type St = State<Arc<AppState>>;
 
@@ -137,7 +138,7 @@ type Scan = (content::ScanSpec, String, i64);
 /// Public scans submitted in `[start, end)` and finished by `end`: spec,
 /// search hit, finish time.
 fn scans_between(st: &AppState, start: i64, end: i64) -> Vec<Scan> {
-    let store = st.store.lock().unwrap();
+    let store = st.store();
     store
         .by_time
         .values()
@@ -245,9 +246,7 @@ async fn link(Path(path): Path<String>, req: Entry<need::Premium>) -> Response {
     };
     let token = hex::encode(rand::random::<[u8; 16]>());
     req.st
-        .premium
-        .lock()
-        .unwrap()
+        .premium()
         .dump_tokens
         .insert(token.clone(), (f.path.clone(), req.now + LINK_TTL_MS));
     let location = format!(
@@ -276,9 +275,7 @@ async fn file(
         .map(|(_, v)| v.into_owned())
         .unwrap_or_default();
     let granted = st
-        .premium
-        .lock()
-        .unwrap()
+        .premium()
         .dump_tokens
         .get(&token)
         .is_some_and(|(p, exp)| *p == path.trim_matches('/') && *exp > now);

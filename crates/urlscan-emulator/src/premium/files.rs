@@ -10,11 +10,11 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 
-use super::super::answer::err;
+use super::super::answer::{err, Params};
 use super::super::content;
 use super::super::state::AppState;
+use super::entry::Entry;
 use super::need;
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![("/downloads/{sha}", get(download))]
@@ -24,14 +24,14 @@ pub(super) const DEFAULT_PASSWORD: &str = "urlscan!";
 
 /// The body with this SHA-256 among the responses of stored and live scans.
 fn body_of(st: &AppState, sha: &str) -> Option<Vec<u8>> {
-    if sha == super::super::routes::EMPTY_SHA256 {
+    if sha == content::EMPTY_SHA256 {
         return Some(Vec::new());
     }
-    let spec = st.store.lock().unwrap().spec_with_body(sha);
+    let spec = st.store().spec_with_body(sha);
     let specs: Vec<_> = match spec {
         Some(s) => vec![s],
         None => {
-            let p = st.premium.lock().unwrap();
+            let p = st.premium();
             p.livescans.values().map(|l| l.spec()).collect()
         }
     };
@@ -72,7 +72,7 @@ async fn download(
             Some("The file hash must be a SHA256 hash (64 hexadecimal characters)."),
         );
     }
-    let params = crate::routes::Params::parse(raw);
+    let params = Params::parse(raw);
     let get = |k: &str| params.get(k).filter(|v| !v.is_empty());
     let password = get("password").unwrap_or_else(|| DEFAULT_PASSWORD.into());
     let filename = get("filename").unwrap_or_else(|| format!("{sha}.zip"));

@@ -25,14 +25,14 @@ use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use serde_json::{json, Value};
 
-use super::super::answer::{err, ok_json, validation};
+use super::super::answer::{err, ok_json, validation, Params};
 use super::super::datasources;
+use super::super::premium_model::hostnames::{approx_apex, documents, str_at};
 use super::super::query::Query;
 use super::super::state::{lookup, AppState, Caller};
 use super::common::{h64, iso};
-use super::hostname_docs::{approx_apex, documents, str_at};
+use super::entry::Entry;
 use super::need;
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![("/api/v1/hostname/{hostname}", get(history))]
@@ -53,7 +53,7 @@ struct Seen {
 }
 
 fn sightings(st: &AppState, c: &Caller, host: &str, now: i64) -> Vec<Seen> {
-    let store = st.store.lock().unwrap();
+    let store = st.store();
     let mut out = Vec::new();
     for e in store.by_time.values() {
         if !e.finished(now) || !e.searchable_by(c) {
@@ -293,7 +293,7 @@ async fn history(
     if !valid_hostname(&host) {
         return validation("\"hostname\" must be a valid hostname");
     }
-    let params = crate::routes::Params::parse(raw);
+    let params = Params::parse(raw);
     let get = |k: &str| params.get(k);
     let limit = match get("limit") {
         None => 1000,

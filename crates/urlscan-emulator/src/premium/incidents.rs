@@ -36,7 +36,7 @@
 //!
 //! Access: the owner may do everything; the owner's team may read (details,
 //! states, copy, fork); anyone else gets 404.
-use std::sync::{Arc, MutexGuard};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::Path;
@@ -46,12 +46,14 @@ use axum::routing::{get, post, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::answer::{err, ok_json, or_return, validation};
+use super::super::premium_model::flush;
+use super::super::premium_model::incidents::{observe, target_url, DEFAULT_EXPIRE_S};
+use super::super::state::premium_records::{Incident, PremiumState};
+use super::super::state::Guard;
 use super::super::state::{AppState, KeyInfo};
 use super::common::{check, check_refs, wrapped, Access, FieldType, RequestField};
-use super::incident_model::{observe, target_url, DEFAULT_EXPIRE_S};
+use super::entry::Entry;
 use super::need;
-use super::records::{Incident, PremiumState};
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
@@ -216,15 +218,15 @@ fn find<'a>(
 
 /// Answer `v` after releasing the premium state and putting the scans the
 /// incidents made into the scan store (`flush` takes the lock itself).
-fn flushed(st: &AppState, p: MutexGuard<'_, PremiumState>, v: Value) -> Response {
+fn flushed(st: &AppState, p: Guard<'_, PremiumState>, v: Value) -> Response {
     drop(p);
-    super::timed::flush(st);
+    flush(st);
     ok_json(v)
 }
 
 async fn create(req: Entry<need::PremiumWrite, Bytes>) -> Response {
     let k = req.key();
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let fields = or_return!(parse(&p, k, &req.body, true));
     let inc = Incident::start(k, req.now, fields, "api", None, vec![]);
     let out = json!({ "incident": inc.json() });
@@ -233,7 +235,7 @@ async fn create(req: Entry<need::PremiumWrite, Bytes>) -> Response {
 }
 
 async fn read(Path(id): Path<String>, req: Entry<need::Premium>) -> Response {
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let inc = or_return!(find(&mut p, &id, req.key(), Access::Read));
     ok_json(json!({ "incident": inc.json() }))
 }
@@ -242,7 +244,7 @@ async fn read(Path(id): Path<String>, req: Entry<need::Premium>) -> Response {
 /// a new interval applies from the last scan on. The observable is fixed.
 async fn update(Path(id): Path<String>, req: Entry<need::PremiumWrite, Bytes>) -> Response {
     let k = req.key();
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     or_return!(find(&mut p, &id, k, Access::Write));
     let mut fields = or_return!(parse(&p, k, &req.body, false));
     let inc = or_return!(find(&mut p, &id, k, Access::Write));
@@ -274,7 +276,7 @@ async fn update(Path(id): Path<String>, req: Entry<need::PremiumWrite, Bytes>) -
 }
 
 async fn close(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Response {
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let inc = or_return!(find(&mut p, &id, req.key(), Access::Write));
     if inc.closed {
         return err(
@@ -288,7 +290,7 @@ async fn close(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Respon
 }
 
 async fn restart(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Response {
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let inc = or_return!(find(&mut p, &id, req.key(), Access::Write));
     if !inc.closed {
         return err(
@@ -316,7 +318,7 @@ async fn restart(Path(id): Path<String>, req: Entry<need::PremiumWrite>) -> Resp
 /// service does.
 fn duplicate(req: Entry<need::PremiumWrite>, id: &str, with_history: bool) -> Response {
     let k = req.key();
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let orig = or_return!(find(&mut p, id, k, Access::Read)).clone();
     let mut fields = orig.fields.clone();
     if let Some(s) = orig.expire_after_s {
@@ -348,48 +350,7 @@ async fn attributes(_: Entry<need::Premium>) -> Response {
 
 /// The incident's states, oldest first.
 async fn states(Path(id): Path<String>, req: Entry<need::Premium>) -> Response {
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let inc = or_return!(find(&mut p, &id, req.key(), Access::Read));
     ok_json(json!({ "incidentstates": inc.states }))
-}
-
-/// Open an incident of `k` for a match of subscription `subscription_id`,
-/// per its `incidentCreationMode`: `always` opens one, `default` unless an
-/// active incident of the owner observes the same value, `ignore-if-exists`
-/// unless any incident of the owner does; anything else opens none.
-/// Answers the new incident's id.
-pub(crate) fn open_for_subscription(
-    p: &mut PremiumState,
-    k: &KeyInfo,
-    now: i64,
-    mode: &str,
-    fields: Map<String, Value>,
-    subscription_id: &str,
-) -> Option<String> {
-    let value = fields.get("observable").and_then(Value::as_str)?;
-    target_url(value, None)?;
-    let exists = |any: bool| {
-        p.incidents.iter().any(|i| {
-            i.owner == k.user
-                && (any || !i.closed)
-                && i.fields
-                    .get("observable")
-                    .and_then(Value::as_str)
-                    .is_some_and(|o| o.eq_ignore_ascii_case(value))
-        })
-    };
-    let open = match mode {
-        "always" => true,
-        "default" => !exists(false),
-        "ignore-if-exists" => !exists(true),
-        _ => false,
-    };
-    if !open {
-        return None;
-    }
-    let source = Some(subscription_id.to_string());
-    let inc = Incident::start(k, now, fields, "subscription", source, vec![]);
-    let id = inc.id.clone();
-    p.incidents.push(inc);
-    Some(id)
 }

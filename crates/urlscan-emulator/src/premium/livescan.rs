@@ -17,11 +17,11 @@ use super::super::answer::{
     check_limit, err, ok_json, or_return, pending, validation, with_limit_headers,
 };
 use super::super::content::{self, ScanSpec};
+use super::super::state::premium_records::LiveScan;
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::common::{check, iso, key_of, same_team, FieldType, RequestField};
+use super::entry::Entry;
 use super::need;
-use super::records::LiveScan;
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
@@ -281,7 +281,7 @@ async fn start<const BLOCKING: bool>(
             } else {
                 req.now + (req.st.cfg.scan_duration * 1000.0).round() as i64
             };
-            req.st.premium.lock().unwrap().livescans.insert(
+            req.st.premium().livescans.insert(
                 uuid.clone(),
                 LiveScan {
                     scanner: sc.id,
@@ -303,7 +303,7 @@ fn live(st: &AppState, c: &Caller, scanner: &str, id: &str) -> Result<LiveScan, 
     if scanner_of(scanner).is_none() {
         return Err(unknown_scanner(scanner));
     }
-    let p = st.premium.lock().unwrap();
+    let p = st.premium();
     match p.livescans.get(&id.to_ascii_lowercase()) {
         Some(s) if s.scanner == scanner && s.visible_to(key_of(c)) => Ok(s.clone()),
         _ => Err(not_found_live()),
@@ -348,7 +348,7 @@ async fn resource(
             let sha = rid.to_ascii_lowercase();
             let k = req.key();
             let scans: Vec<LiveScan> = {
-                let p = req.st.premium.lock().unwrap();
+                let p = req.st.premium();
                 p.livescans
                     .values()
                     .filter(|s| s.scanner == scanner && s.visible_to(k) && req.now >= s.finish_ms)
@@ -413,9 +413,9 @@ async fn store(
     let mut spec = s.spec.clone();
     spec.visibility = vis.clone();
     let uuid = spec.uuid.clone();
-    let existing = req.st.store.lock().unwrap().get(&uuid).is_some();
+    let existing = req.st.store().get(&uuid).is_some();
     if existing {
-        let mut store = req.st.store.lock().unwrap();
+        let mut store = req.st.store();
         if let Some(e) = store.get_mut(&uuid) {
             e.visibility = vis.clone();
             req.st.refresh_hit(e);
@@ -423,10 +423,10 @@ async fn store(
     } else {
         let (owner, team) = (Some(k.user.clone()), k.team.clone());
         let entry = req.st.entry(spec, owner, team, s.finish_ms);
-        req.st.store.lock().unwrap().insert(entry);
+        req.st.store().insert(entry);
     }
     // Stored, it leaves the temporary state: the scanner no longer holds it.
-    req.st.premium.lock().unwrap().livescans.remove(&uuid);
+    req.st.premium().livescans.remove(&uuid);
     ok_json(json!({"uuid": uuid, "message": "Scan stored", "visibility": vis}))
 }
 
@@ -435,7 +435,7 @@ async fn purge(
     req: Entry<need::PremiumWrite>,
 ) -> Response {
     let s = or_return!(live(&req.st, &req.caller, &scanner, &id));
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     p.livescans.remove(&s.spec.uuid);
     ok_json(json!({"status": "purged"}))
 }

@@ -6,6 +6,10 @@
 //! `permissions` hold `team:read` or `team:write` and change it only with
 //! `team:write`; a saved search with `public:read` is readable by every key.
 //! Anyone else gets 404, as if the item did not exist.
+//!
+//! These are the HTTP handlers; the logic the notifications and data
+//! sources share with them is in `premium_model`, the data in
+//! `state::premium_records`.
 // Checks return the finished error answer; boxing every one buys nothing here.
 #![allow(clippy::result_large_err)]
 use std::sync::Arc;
@@ -19,14 +23,12 @@ mod brands;
 mod channels;
 mod common;
 mod datadumps;
+mod entry;
 mod files;
-pub(crate) mod hostname_docs;
 mod hostnames;
-pub(crate) mod incident_model;
 mod incidents;
 mod livescan;
 mod need;
-pub(crate) mod records;
 mod resource;
 #[cfg(test)]
 mod rules_agree;
@@ -34,16 +36,8 @@ mod searches;
 mod subscriptions;
 #[cfg(test)]
 mod tests;
-pub(crate) mod timed;
 
-pub(crate) use common::{new_id, WEEK_DAYS};
-pub(crate) use hostname_docs::{approx_apex, document as hostname_document, host_names};
-#[cfg(test)]
-pub(crate) use incident_model::scan_spec as incident_scan_spec;
-pub(crate) use incidents::open_for_subscription;
-pub(crate) use records::Item;
-pub use records::PremiumState;
-pub(crate) use timed::{flush, tick};
+pub use super::state::premium_records::PremiumState;
 
 /// Routes of the premium endpoints, merged into the emulator's router.
 pub fn router() -> Router<Arc<AppState>> {

@@ -1,5 +1,5 @@
 //! What a premium handler needs of its caller, as types, so that the entry
-//! check can be an extractor (`timed::Entry<need::PremiumWrite>`).
+//! check can be an extractor (`entry::Entry<need::PremiumWrite>`).
 use super::super::answer::Need;
 
 pub(super) trait Needs: 'static {

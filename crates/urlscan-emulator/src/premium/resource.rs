@@ -11,11 +11,11 @@ use axum::routing::{get, put, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::answer::{ok_json, or_return};
+use super::super::state::premium_records::{Item, PremiumState};
 use super::super::state::{AppState, KeyInfo};
 use super::common::{check, find, wrapped, Access, RequestField};
+use super::entry::Entry;
 use super::need::Needs;
-use super::records::{Item, PremiumState};
-use super::timed::Entry;
 
 /// What one kind of user-created item looks like on the wire.
 pub(super) trait Resource: 'static {
@@ -135,7 +135,7 @@ fn parse<R: Resource>(
 
 async fn list<R: Resource>(req: Entry<R::Read>) -> Response {
     let k = req.key();
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let items: Vec<Value> = R::items(&mut p)
         .iter()
         .filter(|it| R::listed(it, k))
@@ -146,7 +146,7 @@ async fn list<R: Resource>(req: Entry<R::Read>) -> Response {
 
 async fn create<R: Resource>(req: Entry<R::Write, Bytes>) -> Response {
     let k = req.key();
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let mut fields = or_return!(parse::<R>(&p, k, &req.body, true));
     or_return!(R::check_stored(&fields));
     for (name, v) in R::DEFAULTS {
@@ -159,7 +159,7 @@ async fn create<R: Resource>(req: Entry<R::Write, Bytes>) -> Response {
 }
 
 async fn read<R: Resource>(Path(id): Path<String>, req: Entry<R::Read>) -> Response {
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     one::<R>(or_return!(find(
         R::items(&mut p),
         &id,
@@ -172,7 +172,7 @@ async fn read<R: Resource>(Path(id): Path<String>, req: Entry<R::Read>) -> Respo
 /// Merge the request's fields into the item.
 async fn update<R: Resource>(Path(id): Path<String>, req: Entry<R::Write, Bytes>) -> Response {
     let k = req.key();
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     // Missing or not writable answers before a bad body does.
     or_return!(find(R::items(&mut p), &id, k, Access::Write, R::WHAT));
     let fields = or_return!(parse::<R>(&p, k, &req.body, false));
@@ -185,7 +185,7 @@ async fn update<R: Resource>(Path(id): Path<String>, req: Entry<R::Write, Bytes>
 }
 
 async fn remove<R: Resource>(Path(id): Path<String>, req: Entry<R::Write>) -> Response {
-    let mut p = req.st.premium.lock().unwrap();
+    let mut p = req.st.premium();
     let items = R::items(&mut p);
     or_return!(find(items, &id, req.key(), Access::Write, R::WHAT));
     items.retain(|it| it.id != id);

@@ -8,14 +8,14 @@ use serde_json::{json, Map, Value};
 
 use super::super::answer::or_return;
 use super::super::query::Query;
-use super::super::routes::{page_response, parse_query, search_args};
+use super::super::search::{page_response, parse_query, search_args};
+use super::super::state::premium_records::{Item, PremiumState};
 use super::super::state::{AppState, Caller, KeyInfo};
 use super::common::{find, Access, FieldType, RequestField};
+use super::entry::Entry;
 use super::hostnames;
 use super::need;
-use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
     resource::routes_with::<Searches>("/results", get(results))
@@ -121,7 +121,7 @@ async fn results(
     req: Entry<need::Premium>,
 ) -> Response {
     let saved = {
-        let mut p = req.st.premium.lock().unwrap();
+        let mut p = req.st.premium();
         let what = Searches::WHAT;
         or_return!(find(&mut p.searches, &id, req.key(), Access::Read, what)).clone()
     };

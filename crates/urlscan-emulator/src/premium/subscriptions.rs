@@ -7,14 +7,14 @@ use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::answer::{ok_json, or_return, validation};
+use super::super::state::premium_records::{Item, PremiumState};
 use super::super::state::{AppState, KeyInfo};
 use super::common::notify::*;
 use super::common::{check_refs, find, Access, FieldType, RequestField};
+use super::entry::Entry;
 use super::need;
-use super::records::{Item, PremiumState};
 use super::resource::{self, Resource};
 use super::searches;
-use super::timed::Entry;
 
 pub(super) fn routes() -> Vec<(String, MethodRouter<Arc<AppState>>)> {
     resource::routes_with::<Subscriptions>("/results/{datasource}", get(results))
@@ -95,7 +95,7 @@ async fn results(
     }
     let k = req.key();
     let saved: Vec<Item> = {
-        let mut p = req.st.premium.lock().unwrap();
+        let mut p = req.st.premium();
         let what = Subscriptions::WHAT;
         let sub = or_return!(find(&mut p.subscriptions, &id, k, Access::Read, what)).clone();
         let ids: Vec<&str> = sub

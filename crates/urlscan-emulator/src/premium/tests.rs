@@ -949,7 +949,7 @@ async fn livescan_lifecycle() {
 
 /// The page host seen in most scans.
 fn popular_host(t: &T) -> String {
-    let store = t.emu.state.store.lock().unwrap();
+    let store = t.emu.state.store();
     let mut n: HashMap<String, usize> = HashMap::new();
     for e in store.by_time.values().filter(|e| e.visibility == "public") {
         if let Some(d) = e.doc["page"]["domain"].as_str() {
@@ -1067,7 +1067,7 @@ async fn brands() {
     assert!(!rows.is_empty());
     let total: u64 = rows.iter().map(|r| r["total"].as_u64().unwrap()).sum();
     let malicious = {
-        let store = t.emu.state.store.lock().unwrap();
+        let store = t.emu.state.store();
         store
             .by_time
             .values()
@@ -1103,7 +1103,7 @@ async fn brands() {
 async fn file_download_zip() {
     let t = emulator(20).await;
     let hash = {
-        let store = t.emu.state.store.lock().unwrap();
+        let store = t.emu.state.store();
         let mut hs: Vec<&String> = store.hashes.keys().collect();
         hs.sort();
         hs[0].clone()
@@ -1215,7 +1215,7 @@ async fn datadumps() {
 
     // the busiest hour of the last week holds search hits
     let (busy_day, busy_hour) = {
-        let store = t.emu.state.store.lock().unwrap();
+        let store = t.emu.state.store();
         let e = store
             .by_time
             .values()
@@ -1275,7 +1275,7 @@ async fn datadumps() {
 
     // screenshots come as a tar of PNGs
     let old_day = {
-        let store = t.emu.state.store.lock().unwrap();
+        let store = t.emu.state.store();
         let e = store
             .by_time
             .values()

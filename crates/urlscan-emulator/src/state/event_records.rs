@@ -1,6 +1,6 @@
 //! The data the notifications keep (guarded by `AppState::events`), apart
-//! from the engine that works on it and the tasks that deliver webhooks, so
-//! that the emulator state can hold it without depending on them.
+//! from the engine that works on it and the tasks that deliver webhooks
+//! (`events`).
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -45,7 +45,7 @@ pub struct Events {
     /// Every webhook attempt, oldest first:
     /// `{"url", "status", "error", "attempt", "notification", "at"}`.
     pub deliveries: Vec<Value>,
-    pub(super) engine: Engine,
+    pub(crate) engine: Engine,
 }
 
 impl Events {
@@ -57,22 +57,22 @@ impl Events {
 
 /// What the notification engine keeps between ticks.
 #[derive(Debug, Default)]
-pub(super) struct Engine {
+pub(crate) struct Engine {
     /// Submitted scans not finished yet: (finish ms, uuid).
-    pub(super) unfinished: Vec<(i64, String)>,
+    pub(crate) unfinished: Vec<(i64, String)>,
     /// Hostnames in each owner's searchable scans, for hostnames searches;
     /// filled the first time the owner has such a subscription.
-    pub(super) hosts_seen: HashMap<String, HashSet<String>>,
+    pub(crate) hosts_seen: HashMap<String, HashSet<String>>,
     /// Matched items and incident changes waiting for their batch.
-    pub(super) queues: Vec<Queue>,
+    pub(crate) queues: Vec<Queue>,
     /// Webhook notifications not yet delivered or given up.
-    pub(super) webhooks: Vec<Webhook>,
+    pub(crate) webhooks: Vec<Webhook>,
     /// Incidents opened by subscriptions: (subscription id, incident id).
-    pub(super) opened: Vec<(String, String)>,
+    pub(crate) opened: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Target {
+pub(crate) enum Target {
     Channel(String),
     /// The subscription's own `emailAddresses`.
     Email,
@@ -80,7 +80,7 @@ pub(super) enum Target {
 
 /// What made the items of a queue.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Source {
+pub(crate) enum Source {
     /// The matches of one subscription (its id).
     Subscription(String),
     /// The changes of every incident that names the target channel.
@@ -91,23 +91,23 @@ pub(super) enum Source {
 /// matches of one data source, or the incident changes for one channel.
 /// When a queue's items are due is one rule for both (`events::due_until`).
 #[derive(Debug)]
-pub(super) struct Queue {
-    pub(super) source: Source,
-    pub(super) target: Target,
+pub(crate) struct Queue {
+    pub(crate) source: Source,
+    pub(crate) target: Target,
     /// `scans` for incident changes.
-    pub(super) datasource: &'static str,
-    pub(super) items: Vec<Queued>,
+    pub(crate) datasource: &'static str,
+    pub(crate) items: Vec<Queued>,
 }
 
 #[derive(Debug, Clone)]
-pub(super) enum Queued {
+pub(crate) enum Queued {
     Match(Matched),
     Change(IncidentChange),
 }
 
 impl Queued {
     /// When it matched or changed: it goes out in the first batch at or after.
-    pub(super) fn at_ms(&self) -> i64 {
+    pub(crate) fn at_ms(&self) -> i64 {
         match self {
             Queued::Match(m) => m.at_ms,
             Queued::Change(c) => c.at_ms,
@@ -117,22 +117,22 @@ impl Queued {
 
 /// An item a subscription matched.
 #[derive(Debug, Clone)]
-pub(super) struct Matched {
+pub(crate) struct Matched {
     /// When the item matched (the scan's finish time).
-    pub(super) at_ms: i64,
+    pub(crate) at_ms: i64,
     /// The hit's sort key: (epoch ms, id).
-    pub(super) sort: (i64, String),
-    pub(super) hit: Value,
-    pub(super) searches: Vec<String>,
+    pub(crate) sort: (i64, String),
+    pub(crate) hit: Value,
+    pub(crate) searches: Vec<String>,
 }
 
 #[derive(Debug)]
-pub(super) struct Webhook {
-    pub(super) id: String,
-    pub(super) channel: String,
-    pub(super) payload: Value,
+pub(crate) struct Webhook {
+    pub(crate) id: String,
+    pub(crate) channel: String,
+    pub(crate) payload: Value,
     /// Attempts started so far.
-    pub(super) attempts: u32,
+    pub(crate) attempts: u32,
     /// When the next attempt is due; `None` while one runs.
-    pub(super) due_ms: Option<i64>,
+    pub(crate) due_ms: Option<i64>,
 }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::{json, Value};
 
 use super::super::document::Doc;
-use super::super::state::{lookup, AppState, Caller};
-use super::common::{hex_sha256, iso};
+use super::super::state::{lookup, AppState, Caller, Entry};
+use super::{hex_sha256, iso};
 
 /// A hostname as the hostnames datasource indexes it.
 struct HostAgg {
@@ -17,7 +17,7 @@ struct HostAgg {
 }
 
 /// The hostnames a scan saw, once each: the listed domains and the page's own host.
-pub(crate) fn host_names(e: &crate::state::Entry) -> Vec<String> {
+pub(crate) fn host_names(e: &Entry) -> Vec<String> {
     let mut names: Vec<String> = e
         .doc
         .get("domain")
@@ -44,7 +44,7 @@ pub(crate) fn host_names(e: &crate::state::Entry) -> Vec<String> {
 pub(crate) fn documents(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
     let mut hosts: BTreeMap<String, HostAgg> = BTreeMap::new();
     {
-        let store = st.store.lock().unwrap();
+        let store = st.store();
         for e in store.by_time.values() {
             if !e.finished(now) || !e.searchable_by(c) {
                 continue;
@@ -157,6 +157,6 @@ pub(crate) fn approx_apex(host: &str) -> String {
     labels[n - keep..].join(".")
 }
 
-pub(super) fn str_at(doc: &Value, path: &str) -> Option<String> {
+pub(crate) fn str_at(doc: &Value, path: &str) -> Option<String> {
     lookup(doc, path).and_then(Value::as_str).map(String::from)
 }

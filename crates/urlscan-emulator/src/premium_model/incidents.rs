@@ -1,20 +1,22 @@
 //! The incident model: what an incident observes, and the scans it makes
-//! on the emulator clock (the lifecycle is described in `incidents`).
+//! on the emulator clock (the lifecycle is described in `premium::incidents`).
 use std::collections::VecDeque;
 
 use serde_json::{json, Map, Value};
 
 use super::super::content::{self, ScanSpec};
 use super::super::document::Doc;
-use super::super::events::records::IncidentChange;
+use super::super::state::event_records::IncidentChange;
+use super::super::state::premium_records::{
+    Condition, Incident, NewScan, Observation, PremiumState,
+};
 use super::super::state::{lookup, AppState, Caller, Entry, KeyInfo};
-use super::common::{h64, iso, new_id, same_team, Access};
-use super::records::{Condition, Incident, NewScan, Observation, PremiumState};
+use super::{h64, iso, new_id, same_team, strings, Access};
 use urlscan_rules::WATCHED_ATTRIBUTES as ATTRIBUTES;
 
-pub(super) const DEFAULT_EXPIRE_S: i64 = 7 * 86_400;
+pub(crate) const DEFAULT_EXPIRE_S: i64 = 7 * 86_400;
 /// Defaults of the runtime options, shown in answers when not given.
-pub(super) const DEFAULTS: &[(&str, i64)] = &[
+const DEFAULTS: &[(&str, i64)] = &[
     ("scanInterval", 3_600),
     ("userAgentsPerInterval", 1),
     ("countriesPerInterval", 1),
@@ -78,7 +80,7 @@ fn observable_type(o: &str) -> &'static str {
 }
 
 /// The address scanned for an observable.
-pub(super) fn target_url(o: &str, extra_path: Option<&str>) -> Option<url::Url> {
+pub(crate) fn target_url(o: &str, extra_path: Option<&str>) -> Option<url::Url> {
     let s = match observable_type(o) {
         "url" if o.contains("://") => o.to_string(),
         "url" => format!("https://{o}"),
@@ -92,7 +94,7 @@ pub(super) fn target_url(o: &str, extra_path: Option<&str>) -> Option<url::Url> 
     .then_some(u)
 }
 
-pub(super) fn observe(o: &str, extra_path: Option<&str>) -> Observation {
+pub(crate) fn observe(o: &str, extra_path: Option<&str>) -> Observation {
     let url = target_url(o, extra_path)
         .map(|u| u.to_string())
         .unwrap_or_else(|| format!("https://{o}/"));
@@ -153,11 +155,11 @@ impl Incident {
         self.fields.get(k).and_then(Value::as_i64).unwrap_or(0)
     }
 
-    pub(super) fn strs(&self, k: &str) -> Vec<String> {
-        super::common::strings(&self.fields, k)
+    pub(crate) fn strs(&self, k: &str) -> Vec<String> {
+        strings(&self.fields, k)
     }
 
-    pub(super) fn access(&self, k: &KeyInfo) -> Access {
+    pub(crate) fn access(&self, k: &KeyInfo) -> Access {
         if self.owner == k.user {
             Access::Write
         } else if same_team(&self.team, k) {
@@ -167,11 +169,11 @@ impl Incident {
         }
     }
 
-    pub(super) fn automatic(&self) -> bool {
+    fn automatic(&self) -> bool {
         self.fields.get("scanIntervalMode").and_then(Value::as_str) != Some("manual")
     }
 
-    pub(super) fn interval_ms(&self) -> i64 {
+    pub(crate) fn interval_ms(&self) -> i64 {
         let key = match self.condition.map(|c| c.0) {
             Some(Condition::Malicious) if self.automatic() => "scanIntervalAfterMalicious",
             Some(Condition::Suspended) if self.automatic() => "scanIntervalAfterSuspended",
@@ -202,7 +204,7 @@ impl Incident {
     }
 
     /// One interval's scans at `t`.
-    pub(super) fn scan(&mut self, t: i64) {
+    fn scan(&mut self, t: i64) {
         let mut uas = self.strs("userAgents");
         if uas.is_empty() {
             uas.push(DEFAULT_USER_AGENT.into());
@@ -316,7 +318,7 @@ impl Incident {
 
     /// What interval `n` sees: a `changing.` host moves to another address
     /// (from the documentation ranges) with another title at each interval.
-    pub(super) fn observation(&self, n: u64) -> Observation {
+    fn observation(&self, n: u64) -> Observation {
         let mut o = self.obs.clone();
         if o.changing && o.page.is_object() {
             let k = n % 750;
@@ -329,7 +331,7 @@ impl Incident {
     }
 
     /// The watched attributes' details of an observation.
-    pub(super) fn attributes(&self, o: &Observation) -> Map<String, Value> {
+    fn attributes(&self, o: &Observation) -> Map<String, Value> {
         let malicious = o.condition == Some(Condition::Malicious);
         let p = |k: &str| o.page.get(k).cloned().unwrap_or(Value::Null);
         let mut attrs = Map::new();
@@ -399,7 +401,7 @@ impl Incident {
     }
 
     /// Run scans and automatic closes up to `now`.
-    pub(super) fn advance(&mut self, now: i64) {
+    pub(crate) fn advance(&mut self, now: i64) {
         while !self.closed {
             let due = self.close_due();
             let next = self.next_scan_ms;
@@ -415,7 +417,7 @@ impl Incident {
         }
     }
 
-    pub(super) fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         let mut m = Map::new();
         m.insert("_id".into(), json!(self.id));
         m.extend(self.fields.clone());
@@ -446,7 +448,7 @@ impl Incident {
     }
 
     /// A new active incident, scanned at once.
-    pub(super) fn start(
+    pub(crate) fn start(
         k: &KeyInfo,
         now: i64,
         mut fields: Map<String, Value>,
@@ -563,20 +565,20 @@ pub(super) fn record(st: &AppState, made: Vec<Made>) {
         })
         .collect();
     {
-        let mut store = st.store.lock().unwrap();
+        let mut store = st.store();
         for e in entries {
             store.insert(e);
         }
     }
     if !changes.is_empty() {
-        st.events.lock().unwrap().incident_changes.extend(changes);
+        st.events().incident_changes.extend(changes);
     }
 }
 
 /// Documents of the incidents data source: the incidents the caller may
 /// read, as `GET /api/v1/user/incidents/{id}` answers them (unwrapped), plus
 /// `date` (= `createdAt`); they sort by creation.
-pub(super) fn documents(p: &PremiumState, k: &KeyInfo) -> Vec<Doc> {
+fn documents(p: &PremiumState, k: &KeyInfo) -> Vec<Doc> {
     p.incidents
         .iter()
         .filter(|i| i.access(k) != Access::None)
@@ -597,5 +599,46 @@ pub(crate) fn incident_documents(st: &AppState, c: &Caller) -> Vec<Doc> {
     let Some(k) = c.key() else {
         return vec![];
     };
-    documents(&st.premium.lock().unwrap(), k)
+    documents(&st.premium(), k)
+}
+
+/// Open an incident of `k` for a match of subscription `subscription_id`,
+/// per its `incidentCreationMode`: `always` opens one, `default` unless an
+/// active incident of the owner observes the same value, `ignore-if-exists`
+/// unless any incident of the owner does; anything else opens none.
+/// Answers the new incident's id.
+pub(crate) fn open_for_subscription(
+    p: &mut PremiumState,
+    k: &KeyInfo,
+    now: i64,
+    mode: &str,
+    fields: Map<String, Value>,
+    subscription_id: &str,
+) -> Option<String> {
+    let value = fields.get("observable").and_then(Value::as_str)?;
+    target_url(value, None)?;
+    let exists = |any: bool| {
+        p.incidents.iter().any(|i| {
+            i.owner == k.user
+                && (any || !i.closed)
+                && i.fields
+                    .get("observable")
+                    .and_then(Value::as_str)
+                    .is_some_and(|o| o.eq_ignore_ascii_case(value))
+        })
+    };
+    let open = match mode {
+        "always" => true,
+        "default" => !exists(false),
+        "ignore-if-exists" => !exists(true),
+        _ => false,
+    };
+    if !open {
+        return None;
+    }
+    let source = Some(subscription_id.to_string());
+    let inc = Incident::start(k, now, fields, "subscription", source, vec![]);
+    let id = inc.id.clone();
+    p.incidents.push(inc);
+    Some(id)
 }
