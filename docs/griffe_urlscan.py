@@ -241,13 +241,17 @@ def _inherit_private_fields(mod: griffe.Module, cls: griffe.Class) -> None:
 
 
 def _copy_attribute(attr: griffe.Attribute) -> griffe.Attribute:
-    return griffe.Attribute(
+    copy = griffe.Attribute(
         attr.name,
         value=attr.value,
         annotation=attr.annotation,
         lineno=attr.lineno,
         endlineno=attr.endlineno,
     )
+    # An inherited field keeps the documentation declared with it.
+    if attr.docstring:
+        _set_doc(copy, attr.docstring.value, attr.docstring)
+    return copy
 
 
 def _walk(obj: griffe.Object) -> Iterator[griffe.Object]:

@@ -15,8 +15,10 @@ import ast
 import copy
 import dataclasses
 import functools
+import inspect
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
@@ -442,6 +444,62 @@ def _frozen(obj: Any, value: Any) -> None:
     raise dataclasses.FrozenInstanceError(f"cannot assign to field: {type(obj).__name__} is frozen")
 
 
+@functools.cache
+def _attribute_docs(module: str) -> dict[tuple[str, str], str]:
+    """The attribute docstrings of a module's classes, by ``(class qualname, attribute)``.
+
+    Python keeps no attribute docstring at runtime (the compiler drops the
+    bare string), so they are read from the module's source: once, when the
+    first field's doc is asked for (``help()``), never at import.
+    """
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):  # no source (a frozen or .pyc-only install)
+        return {}
+    docs: dict[tuple[str, str], str] = {}
+
+    def visit(body: list[ast.stmt], scope: str, in_class: bool) -> None:
+        for node, after in zip(body, [*body[1:], None], strict=True):
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{scope}{node.name}.", True)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, f"{scope}{node.name}.<locals>.", False)  # a class made in a function
+            elif (
+                in_class
+                and isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                docs[(scope[:-1], node.target.id)] = inspect.cleandoc(after.value.value)
+
+    visit(tree.body, "", False)
+    return docs
+
+
+class _FieldDoc:
+    """``_FieldView.__doc__``: on the class its docstring, on a field the field's own (see `_FieldView._docstring`)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str | None) -> None:
+        self.text = text
+
+    def __get__(self, view: _FieldView | None, owner: type | None = None) -> str | None:
+        return self.text if view is None else view._docstring()
+
+    def __set__(self, view: _FieldView, value: object) -> None:
+        # property.__init__ gives each instance of a subclass a doc (its
+        # getter's: None), which leaves the field's own to be looked up.
+        if value is not None:
+            view._doc_text = str(value)
+
+
 class _FieldView(property):
     """A declared field, read on first access and cached per instance.
 
@@ -452,10 +510,12 @@ class _FieldView(property):
     straight from the bytes of a lazy document, hands the rest to
     `_read_slow` (it checks the value against the field's declaration, see
     `_reader`) and gives this property when read on the class. Assignment
-    raises as on any frozen model.
+    raises as on any frozen model. Its ``__doc__`` is the field's attribute
+    docstring (what ``help(Task.apex_domain)`` shows).
     """
 
-    # No __slots__: a property subclass keeps its own __doc__ in its __dict__.
+    # The field's text is in its class's source, not in the class: looked up when asked for.
+    __doc__ = _FieldDoc(__doc__)
 
     def __init__(self, owner: type[Model], name: str, wire: str) -> None:
         wire, _, alt = wire.partition("|")
@@ -464,7 +524,22 @@ class _FieldView(property):
         self.rest = tuple(rest.split(".")) if rest else ()
         self.read: _Reader | None = None
         self.alt = alt or None
-        super().__init__(fget=self._read_slow, fset=_frozen, doc=f"The field {wire!r}{f' (else {alt!r})' if alt else ''}.")
+        self._doc_text: str | None = None
+        super().__init__(fget=self._read_slow, fset=_frozen)
+
+    def _docstring(self) -> str:
+        """The field's attribute docstring (the one written under its declaration), else its wire name.
+
+        Read from the source of its class's module on first use: import reads no source.
+        """
+        text = self._doc_text
+        if text is None:
+            owner = self.owner
+            text = _attribute_docs(owner.__module__).get((owner.__qualname__, self.name))
+            if text is None:
+                text = f"The field {self.wire!r}{f' (else {self.alt!r})' if self.alt else ''}."
+            self._doc_text = text
+        return text
 
     def descriptor(self) -> Any:
         """What the class holds: the native reader (this property for a dotted or alternative path)."""
@@ -758,13 +833,21 @@ class Submission(Model):
 
     __slots__ = ()
     uuid: str = _field("uuid")
+    """The scan's UUID (the API's ``scanId``). Wire: ``uuid``."""
     visibility: str | None = _field("visibility")
+    """The visibility determined: ``public``, ``unlisted`` or ``private`` (maybe not the one asked for). Wire: ``visibility``."""
     url: str | None = _field("url")
+    """The URL the service determined to scan. Wire: ``url``."""
     country: str | None = _field("country")
+    """The country the scan runs from, a two-letter code (lowercase in recorded answers, e.g. ``jp``). Wire: ``country``."""
     message: str | None = _field("message")
+    """The service's message, e.g. ``Submission successful``. Wire: ``message``."""
     result: str | None = _field("result")
+    """The address of the scan's report page (``https://urlscan.io/result/{uuid}/``). Wire: ``result``."""
     api: str | None = _field("api")
+    """The address of the scan's result document in the API (``/api/v1/result/{uuid}/``). Wire: ``api``."""
     options: dict[str, Any] | None = _field("options")
+    """The options the scan runs with (older answers: ``useragent``). Wire: ``options``."""
     _repr_fields = ("uuid", "url", "visibility", "country")
 
 
@@ -773,8 +856,12 @@ class VisibilityChange(Model):
 
     __slots__ = ()
     uuid: str | None = _field("uuid")
+    """The scan's UUID. Wire: ``uuid``."""
     message: str | None = _field("message")
+    """The service's message, e.g. ``Visibility updated``. Wire: ``message``."""
     visibility: str | None = _field("visibility")
+    """The visibility now: ``public``, ``unlisted``, ``private`` or ``deleted`` (a reset's answer may omit it).
+    Wire: ``visibility``."""
 
 
 class UserAgentGroup(Model):
@@ -782,8 +869,11 @@ class UserAgentGroup(Model):
 
     __slots__ = ()
     group: str | None = _field("group")
+    """The group's name, e.g. ``Chrome`` or ``iOS``. Wire: ``group``."""
     useragents: list[str] = _field("useragents", _list)
+    """The group's User-Agent strings. Wire: ``useragents``."""
     user_agents: list[str] = _field("useragents", _list)
+    """The group's User-Agent strings (the same as ``useragents``). Wire: ``useragents``."""
     _repr_fields = ("group", "useragents")
 
 
@@ -792,9 +882,13 @@ class VerdictBrand(Model):
 
     __slots__ = ()
     key: str | None = _field("key")
+    """The brand's identifier, e.g. ``facebook``. Wire: ``key``."""
     name: str | None = _field("name")
+    """The brand's name, e.g. ``Facebook``. Wire: ``name``."""
     country: list[str] = _field("country", _list)
+    """The brand's countries, ISO 3166 codes (lowercase in recorded answers, e.g. ``us``). Wire: ``country``."""
     vertical: list[str] = _field("vertical", _list)
+    """The brand's verticals (sectors), e.g. ``Social Network``. Wire: ``vertical``."""
 
 
 def _brands(v: Any) -> list[Any]:
@@ -807,11 +901,18 @@ class _VerdictFields(Model):
 
     __slots__ = ()
     score: int | None = _field("score", _int)
+    """The score, from -100 (legitimate) to 100 (malicious); results before April 2022 use 0 to 100. Wire: ``score``."""
     malicious: bool | None = _field("malicious")
+    """Whether the verdict is malicious; the service sometimes leaves it out rather than send false. Wire: ``malicious``."""
     has_verdicts: bool | None = _field("hasVerdicts", _flag)
+    """Whether there is a verdict at all (older results send 0 or 1). Wire: ``hasVerdicts``."""
     categories: list[str] = _field("categories", _list)
+    """The verdict's categories. Wire: ``categories``."""
     brands: list[VerdictBrand | str] = _field("brands", _brands)
+    """Brands named (impersonated): :class:`VerdictBrand` objects or plain identifiers (``overall`` lists strings).
+    Wire: ``brands``."""
     tags: list[str] = _field("tags", _list)
+    """The verdict's tags. Wire: ``tags``."""
 
 
 class Verdict(_VerdictFields):
@@ -827,12 +928,19 @@ class EngineVerdicts(_VerdictFields):
     __slots__ = ()
     # Older results list the engines that flagged the page (wider than a verdict's).
     malicious: bool | list[str] | None = _field("malicious")  # type: ignore[assignment]
+    """Whether the engines found the page malicious; older results send a list here instead. Wire: ``malicious``."""
     engines_total: int | None = _field("enginesTotal", _int)
+    """How many engines there are. Wire: ``enginesTotal``."""
     malicious_total: int | None = _field("maliciousTotal", _int)
+    """How many engines found the page malicious. Wire: ``maliciousTotal``."""
     benign_total: int | None = _field("benignTotal", _int)
+    """How many engines found the page benign. Wire: ``benignTotal``."""
     malicious_verdicts: list[Any] = _field("maliciousVerdicts", _list)
+    """The engines' malicious verdicts. Wire: ``maliciousVerdicts``."""
     benign_verdicts: list[Any] = _field("benignVerdicts", _list)
+    """The engines' benign verdicts. Wire: ``benignVerdicts``."""
     verdicts: list[dict[str, Any]] = _field("verdicts", _list)
+    """Each engine's verdict: objects with ``engine`` and ``classification``. Wire: ``verdicts``."""
     _repr_fields = ("score", "malicious", "engines_total")
 
 
@@ -841,8 +949,11 @@ class CommunityVerdict(_VerdictFields):
 
     __slots__ = ()
     votes_total: int | None = _field("votesTotal", _int)
+    """How many community votes were cast. Wire: ``votesTotal``."""
     votes_malicious: int | None = _field("votesMalicious", _int)
+    """How many votes say malicious. Wire: ``votesMalicious``."""
     votes_benign: int | None = _field("votesBenign", _int)
+    """How many votes say benign. Wire: ``votesBenign``."""
     _repr_fields = ("score", "malicious", "votes_total")
 
 
@@ -851,9 +962,13 @@ class Verdicts(Model):
 
     __slots__ = ()
     overall: Verdict = _field("overall", _model(Verdict))
+    """The overall verdict. Wire: ``overall``."""
     urlscan: Verdict = _field("urlscan", _model(Verdict))
+    """The service's own verdict. Wire: ``urlscan``."""
     engines: EngineVerdicts = _field("engines", _model(EngineVerdicts))
+    """The third-party engines' verdicts (which the service documents as no longer used). Wire: ``engines``."""
     community: CommunityVerdict = _field("community", _model(CommunityVerdict))
+    """The verdict of the community's votes. Wire: ``community``."""
 
     def __repr__(self) -> str:
         o = self.overall
@@ -865,19 +980,34 @@ class Task(Model):
 
     __slots__ = ()
     uuid: str | None = _field("uuid")
+    """The scan's UUID. Wire: ``uuid``."""
     time: datetime | None = _field("time", _datetime)
+    """The time of the scan task, aware in UTC (ISO 8601 on the wire); search hits sort by it. Wire: ``time``."""
     url: str | None = _field("url")
+    """The URL submitted for scanning. Wire: ``url``."""
     domain: str | None = _field("domain")
+    """The domain (host name) of the submitted URL. Wire: ``domain``."""
     apex_domain: str | None = _field("apexDomain")
+    """The registered domain of the submitted URL (eTLD+1). Wire: ``apexDomain``."""
     visibility: str | None = _field("visibility")
+    """The scan's visibility: ``public``, ``unlisted`` or ``private``. Wire: ``visibility``."""
     method: str | None = _field("method")
+    """How the scan was submitted: ``api``, ``manual``, ``automatic`` or ``urlscan-observe``. Wire: ``method``."""
     source: str | None = _field("source")
+    """What submitted the scan, as the service labels it: a feed (``certstream-suspicious``) or a short hex id.
+    Wire: ``source``."""
     tags: list[str] = _field("tags", _list)
+    """The tags given with the submission. Wire: ``tags``."""
     report_url: str | None = _field("reportURL")
+    """The address of the scan's report page (``https://urlscan.io/result/{uuid}/``). Wire: ``reportURL``."""
     screenshot_url: str | None = _field("screenshotURL")
+    """The address of the scan's PNG screenshot (``https://urlscan.io/screenshots/{uuid}.png``). Wire: ``screenshotURL``."""
     dom_url: str | None = _field("domURL")
+    """The address of the scan's DOM snapshot (``https://urlscan.io/dom/{uuid}/``). Wire: ``domURL``."""
     user_agent: str | None = _field("userAgent")
+    """The User-Agent the scan's browser sent. Wire: ``userAgent``."""
     options: dict[str, Any] | None = _field("options")
+    """The options the scan was submitted with (older results: ``useragent``). Wire: ``options``."""
     _repr_fields = ("uuid", "url", "time", "visibility")
 
 
@@ -886,24 +1016,43 @@ class Page(Model):
 
     __slots__ = ()
     url: str | None = _field("url")
+    """The URL of the page reached, after redirects. Wire: ``url``."""
     domain: str | None = _field("domain")
+    """The page's domain (host name). Wire: ``domain``."""
     apex_domain: str | None = _field("apexDomain")
+    """The registered domain of the page (eTLD+1). Wire: ``apexDomain``."""
     ip: str | None = _field("ip")
+    """The IP address (IPv4 or IPv6) the page was loaded from. Wire: ``ip``."""
     asn: str | None = _field("asn")
+    """The autonomous system of the page's IP, with its ``AS`` prefix (e.g. ``AS15169``). Wire: ``asn``."""
     asnname: str | None = _field("asnname")
+    """The name of that autonomous system, e.g. ``GOOGLE - Google LLC, US``. Wire: ``asnname``."""
     country: str | None = _field("country")
+    """The country of the page's IP, a two-letter code (uppercase, e.g. ``DE``). Wire: ``country``."""
     city: str | None = _field("city")
+    """The city of the page's IP (may be empty). Wire: ``city``."""
     server: str | None = _field("server")
+    """The web server of the page, e.g. ``nginx``. Wire: ``server``."""
     title: str | None = _field("title")
+    """The page's title. Wire: ``title``."""
     status: str | None = _field("status")
+    """The page's HTTP status, as a string (e.g. ``200``). Wire: ``status``."""
     mime_type: str | None = _field("mimeType")
+    """The page's MIME type, e.g. ``text/html``. Wire: ``mimeType``."""
     redirected: str | None = _field("redirected")
+    """How the scan was redirected to the page: a label such as ``off-domain`` or ``same-domain``. Wire: ``redirected``."""
     ptr: str | None = _field("ptr")
+    """The reverse-DNS (PTR) name of the page's IP. Wire: ``ptr``."""
     tls_issuer: str | None = _field("tlsIssuer")
+    """The issuer of the page's TLS certificate. Wire: ``tlsIssuer``."""
     tls_valid_days: int | None = _field("tlsValidDays", _int)
+    """How many days the page's TLS certificate is valid for. Wire: ``tlsValidDays``."""
     tls_age_days: int | None = _field("tlsAgeDays", _int)
+    """The age of the page's TLS certificate, in days. Wire: ``tlsAgeDays``."""
     tls_valid_from: datetime | None = _field("tlsValidFrom", _datetime)
+    """The start of the page's TLS certificate's validity, aware in UTC. Wire: ``tlsValidFrom``."""
     umbrella_rank: int | None = _field("umbrellaRank", _int)
+    """The page's Umbrella rank (as in ``meta.processors.umbrella``); absent on about half the results. Wire: ``umbrellaRank``."""
     _repr_fields = ("url", "domain", "ip", "country")
 
 
@@ -912,19 +1061,35 @@ class Stats(Model):
 
     __slots__ = ()
     malicious: int | None = _field("malicious", _int)
+    """The statistics' malicious count (what it counts is not documented). Wire: ``malicious``."""
     secure_percentage: float | None = _field("securePercentage", _float)
+    """The share of secure requests, in percent (0 to 100). Wire: ``securePercentage``."""
     secure_requests: int | None = _field("secureRequests", _int)
+    """How many of the scan's requests were secure. Wire: ``secureRequests``."""
     ipv6_percentage: float | None = _field("IPv6Percentage", _float)
+    """The IPv6 share, in percent (0 to 100); null in some results. Wire: ``IPv6Percentage``."""
     ad_blocked: int | None = _field("adBlocked", _int)
+    """How many of the scan's requests matched an ad-block list (see ``meta.processors.abp``). Wire: ``adBlocked``."""
     total_links: int | None = _field("totalLinks", _int)
+    """How many links the page has (``data.links``). Wire: ``totalLinks``."""
     uniq_countries: int | None = _field("uniqCountries", _int)
+    """How many distinct countries the scan's requests went to. Wire: ``uniqCountries``."""
     domain_stats: list[Any] = _field("domainStats", _list)
+    """Per-domain statistics: objects with ``domain``, ``count``, ``size``, ``encodedSize``, ``ips``, ...
+    Wire: ``domainStats``."""
     ip_stats: list[Any] = _field("ipStats", _list)
+    """Per-IP statistics: objects with ``ip``, ``requests``, ``asn``, ``geoip``, ``rdns``, ``ipv6``, ... Wire: ``ipStats``."""
     protocol_stats: list[Any] = _field("protocolStats", _list)
+    """Per-protocol statistics: objects with ``protocol``, ``count``, ``size``, ``securityState``, ... Wire: ``protocolStats``."""
     reg_domain_stats: list[Any] = _field("regDomainStats", _list)
+    """Per-registered-domain statistics: objects with ``regDomain``, ``count``, ``size``, ``subDomains``, ...
+    Wire: ``regDomainStats``."""
     resource_stats: list[Any] = _field("resourceStats", _list)
+    """Per-resource-type statistics: objects with ``type``, ``count``, ``size``, ``latency``, ... Wire: ``resourceStats``."""
     server_stats: list[Any] = _field("serverStats", _list)
+    """Per-server statistics: objects with ``server``, ``count``, ``size``, ... Wire: ``serverStats``."""
     tls_stats: list[Any] = _field("tlsStats", _list)
+    """Per-TLS-setup statistics: objects with ``protocols``, ``securityState``, ``count``, ``size``, ... Wire: ``tlsStats``."""
     _repr_fields = ("malicious", "secure_percentage", "uniq_countries", "total_links")
 
 
@@ -933,11 +1098,17 @@ class HitStats(Model):
 
     __slots__ = ()
     requests: int | None = _field("requests", _int)
+    """How many requests the scan made. Wire: ``requests``."""
     uniq_ips: int | None = _field("uniqIPs", _int)
+    """How many distinct IPs the scan contacted. Wire: ``uniqIPs``."""
     uniq_countries: int | None = _field("uniqCountries", _int)
+    """How many distinct countries the scan contacted. Wire: ``uniqCountries``."""
     data_length: int | None = _field("dataLength", _int)
+    """The size of the scan's response data, in bytes (decoded). Wire: ``dataLength``."""
     encoded_data_length: int | None = _field("encodedDataLength", _int)
+    """The size of the scan's responses as transferred (encoded), in bytes. Wire: ``encodedDataLength``."""
     console_msgs: int | None = _field("consoleMsgs", _int)
+    """How many console messages the page logged. Wire: ``consoleMsgs``."""
 
 
 class Lists(Model):
@@ -945,14 +1116,24 @@ class Lists(Model):
 
     __slots__ = ()
     ips: list[str] = _field("ips", _list)
+    """The IP addresses the scan contacted. Wire: ``ips``."""
     countries: list[str] = _field("countries", _list)
+    """The countries of those IPs, two-letter codes (e.g. ``IE``). Wire: ``countries``."""
     asns: list[str] = _field("asns", _list)
+    """The autonomous systems of those IPs, as numbers without the ``AS`` prefix (e.g. ``15169``). Wire: ``asns``."""
     domains: list[str] = _field("domains", _list)
+    """The domains the scan contacted. Wire: ``domains``."""
     servers: list[str] = _field("servers", _list)
+    """The web servers that answered, e.g. ``nginx``. Wire: ``servers``."""
     urls: list[str] = _field("urls", _list)
+    """The URLs the scan requested. Wire: ``urls``."""
     link_domains: list[str] = _field("linkDomains", _list)
+    """The domains the page links to. Wire: ``linkDomains``."""
     certificates: list[dict[str, Any]] = _field("certificates", _list)
+    """TLS certificates seen: objects with ``subjectName``, ``issuer``, ``validFrom``, ``validTo`` (epoch seconds).
+    Wire: ``certificates``."""
     hashes: list[str] = _field("hashes", _list)
+    """The SHA-256 hashes (hex) of the response bodies. Wire: ``hashes``."""
 
     def __repr__(self) -> str:
         return f"Lists(domains={len(self.domains)}, ips={len(self.ips)}, urls={len(self.urls)}, hashes={len(self.hashes)})"
@@ -963,6 +1144,7 @@ class Submitter(Model):
 
     __slots__ = ()
     country: str | None = _field("country")
+    """The submitter's country, a two-letter code (e.g. ``JP``); often empty on results. Wire: ``country``."""
 
 
 class _ScanRecord:
@@ -1023,17 +1205,30 @@ class ScanResult(_ScanRecord, Model):
 
     __slots__ = ()
     uuid: str = _field("task.uuid")
+    """The scan's UUID. Wire: ``task.uuid``."""
     url: str | None = _field("task.url")
+    """The URL submitted for scanning. Wire: ``task.url``."""
     time: datetime | None = _field("task.time", _datetime)
+    """The time of the scan task, aware in UTC (ISO 8601 on the wire). Wire: ``task.time``."""
     task: Task = _field("task", _model(Task))
+    """What was asked for: URL, time, visibility, options and links. Wire: ``task``."""
     page: Page = _field("page", _model(Page))
+    """The page reached after redirects. Wire: ``page``."""
     verdicts: Verdicts = _field("verdicts", _model(Verdicts))
+    """The verdicts: overall, urlscan, engines and community. Wire: ``verdicts``."""
     stats: Stats = _field("stats", _model(Stats))
+    """Statistics of the scan's requests. Wire: ``stats``."""
     lists: Lists = _field("lists", _model(Lists))
+    """The IPs, countries, ASNs, domains, servers, URLs, certificates and hashes seen. Wire: ``lists``."""
     submitter: Submitter = _field("submitter", _model(Submitter))
+    """Who submitted the scan (its country, often empty). Wire: ``submitter``."""
     meta: dict[str, Any] | None = _field("meta")
+    """The processors' output under ``processors`` (``asn``, ``geoip``, ``rdns``, ``umbrella``, ``wappa``, ...).
+    Wire: ``meta``."""
     data: dict[str, Any] | None = _field("data")
+    """Every request and response, with ``cookies``, ``console``, ``links``, ``globals``, ``timing``, ... Wire: ``data``."""
     scanner: dict[str, Any] | None = _field("scanner")
+    """The scanner: its ``country`` (filled in where ``submitter`` often is not). Wire: ``scanner``."""
     _repr_fields = ("uuid", "url", "time")
 
     @property
@@ -1058,16 +1253,27 @@ class SearchHit(_ScanRecord, Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The scan's UUID. Wire: ``_id``."""
     score: float | None = _field("_score")
+    """The hit's search score; search does not score (it sorts by date), so it is usually null. Wire: ``_score``."""
     sort: list[Any] = _field("sort", _list)
+    """``[epoch ms of task.time, uuid]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     task: Task = _field("task", _model(Task))
+    """What was asked for: URL, time, visibility, method and source. Wire: ``task``."""
     page: Page = _field("page", _model(Page))
+    """The page reached after redirects. Wire: ``page``."""
     stats: HitStats = _field("stats", _model(HitStats))
+    """The scan's statistics: requests, IPs, countries, sizes. Wire: ``stats``."""
     verdicts: Verdict = _field("verdicts", _model(Verdict))
+    """The scan's verdict (``score``, ``malicious``, ...); sent to premium accounts only. Wire: ``verdicts``."""
     brand: list[VerdictBrand | str] = _field("brand", _brands)
+    """The brands the page impersonates; sent to premium accounts only. Wire: ``brand``."""
     result: str | None = _field("result")
+    """The address of the scan's result document in the API. Wire: ``result``."""
     screenshot: str | None = _field("screenshot")
+    """The address of the scan's PNG screenshot. Wire: ``screenshot``."""
     indexed_at: datetime | None = _field("indexedAt", _datetime)
+    """When the scan was indexed for search, aware in UTC. Wire: ``indexedAt``."""
 
     @property
     def uuid(self) -> str | None:
@@ -1088,8 +1294,12 @@ class Quotas(Model):
 
     __slots__ = ()
     scope: str | None = _field("scope")
+    """Whose quotas these are: ``user``, ``team``, or ``ip-address`` without a key. Wire: ``scope``."""
     source: str | None = _field("source")
+    """The source of the quota limits, e.g. ``user``. Wire: ``source``."""
     limits: dict[str, Any] | None = _field("limits")
+    """The limits, ``limits[action][window]`` with ``limit``, ``used``, ``remaining`` and ``percent``; actions such as ``public``,
+    ``private``, ``search``, windows ``minute``, ``hour`` and ``day``. Wire: ``limits``."""
     _repr_fields = ("scope",)
 
     @_safe_repr
@@ -1115,8 +1325,11 @@ class Team(Model):
 
     __slots__ = ()
     id: str | None = _field("_id")
+    """The team's id. Wire: ``_id``."""
     name: str | None = _field("name")
+    """The team's name. Wire: ``name``."""
     slug: str | None = _field("slug")
+    """The team's slug, e.g. ``example-team``. Wire: ``slug``."""
 
 
 class User(Model):
@@ -1124,12 +1337,19 @@ class User(Model):
 
     __slots__ = ()
     username: str | None = _field("username")
+    """The user's name. Wire: ``username``."""
     email: str | None = _field("email")
+    """The user's e-mail address. Wire: ``email``."""
     created_at: datetime | None = _field("createdAt", _datetime)
+    """When the user was created, aware in UTC. Wire: ``createdAt``."""
     team: Team = _field("team", _model(Team))
+    """The user's team. Wire: ``team``."""
     limits: dict[str, Any] | None = _field("limits")
+    """The user's limits, ``limits[action][window]`` as in :class:`Quotas`. Wire: ``limits``."""
     products: list[str] = _field("products", _list)
+    """The products the user has, e.g. ``pro``, ``livescan``. Wire: ``products``."""
     features: list[str] = _field("features", _list)
+    """The features the user has, e.g. ``country-select``. Wire: ``features``."""
     _repr_fields = ("username", "email", "products")
 
 
@@ -1188,16 +1408,28 @@ class SavedSearch(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The saved search's id. Wire: ``_id``."""
     datasource: str | None = _field("datasource")
+    """What it searches: ``scans`` or ``hostnames``. Wire: ``datasource``."""
     name: str | None = _field("name")
+    """Its name. Wire: ``name``."""
     query: str | None = _field("query")
+    """Its search query. Wire: ``query``."""
     description: str | None = _field("description")
+    """A short description. Wire: ``description``."""
     long_description: str | None = _field("longDescription")
+    """A long description. Wire: ``longDescription``."""
     created_at: datetime | None = _field("createdAt", _datetime)
+    """When it was created, aware in UTC (read-only). Wire: ``createdAt``."""
     owner_description: str | None = _field("ownerDescription")
+    """A description of its owner (read-only). Wire: ``ownerDescription``."""
     permissions: list[str] = _field("permissions", _list)
+    """Who else may use it: ``public:read``, ``team:read``, ``team:write``. Wire: ``permissions``."""
     tlp: str | None = _field("tlp")
+    """Its TLP: ``red``, ``amber+strict``, ``amber``, ``green`` or ``clear``. Wire: ``tlp``."""
     user_tags: list[str] = _field("userTags", _list)
+    """Tags for matching items, prefixed by scope: ``pro.``, ``public.``, ``private.``, ``team.`` (schema: ``usertags``).
+    Wire: ``userTags``."""
     _repr_fields = ("id", "name", "datasource", "query")
 
     def __getattr__(self, name: str) -> Any:
@@ -1212,21 +1444,38 @@ class Subscription(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The subscription's id. Wire: ``_id``."""
     search_ids: list[str] = _field("searchIds", _list)
+    """The ids of the saved searches it follows. Wire: ``searchIds``."""
     frequency: str | None = _field("frequency")
+    """How often it notifies: ``live``, ``hourly`` or ``daily``. Wire: ``frequency``."""
     email_addresses: list[str] = _field("emailAddresses", _list)
+    """The e-mail recipients. Wire: ``emailAddresses``."""
     name: str | None = _field("name")
+    """Its name. Wire: ``name``."""
     description: str | None = _field("description")
+    """Its description. Wire: ``description``."""
     is_active: bool | None = _field("isActive")
+    """Whether it is active. Wire: ``isActive``."""
     ignore_time: bool | None = _field("ignoreTime")
+    """Whether to ignore time constraints (``week_days``). Wire: ``ignoreTime``."""
     week_days: list[str] = _field("weekDays", _list)
+    """The days alerts are generated on: ``Monday`` to ``Sunday``. Wire: ``weekDays``."""
     permissions: list[str] = _field("permissions", _list)
+    """Who else may use it: ``team:read``, ``team:write``. Wire: ``permissions``."""
     channel_ids: list[str] = _field("channelIds", _list)
+    """The ids of the channels it notifies. Wire: ``channelIds``."""
     incident_channel_ids: list[str] = _field("incidentChannelIds", _list)
+    """The ids of the incident channels. Wire: ``incidentChannelIds``."""
     incident_profile_id: str | None = _field("incidentProfileId")
+    """The id of the incident profile. Wire: ``incidentProfileId``."""
     incident_visibility: str | None = _field("incidentVisibility")
+    """The visibility of the incidents it creates: ``unlisted`` or ``private``. Wire: ``incidentVisibility``."""
     incident_creation_mode: str | None = _field("incidentCreationMode")
+    """When it creates incidents: ``none``, ``default``, ``always`` or ``ignore-if-exists``. Wire: ``incidentCreationMode``."""
     incident_watch_keys: Any = _field("incidentWatchKeys")
+    """What incidents watch: ``scans/page.url``, ``scans/page.domain``, ``scans/page.ip``, ``scans/page.apexDomain``,
+    ``hostnames/hostname`` or ``hostnames/domain``. Wire: ``incidentWatchKeys``."""
     _repr_fields = ("id", "name", "frequency", "is_active")
 
 
@@ -1235,18 +1484,31 @@ class Channel(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The channel's id. Wire: ``_id``."""
     type: str | None = _field("type")
+    """``webhook`` (the default) or ``email``. Wire: ``type``."""
     name: str | None = _field("name")
+    """Its name. Wire: ``name``."""
     webhook_url: str | None = _field("webhookURL")
+    """The address that receives the notifications of a webhook channel. Wire: ``webhookURL``."""
     frequency: str | None = _field("frequency")
+    """How often it notifies: ``live``, ``hourly`` or ``daily``. Wire: ``frequency``."""
     email_addresses: list[str] = _field("emailAddresses", _list)
+    """The e-mail recipients. Wire: ``emailAddresses``."""
     utc_time: str | None = _field("utcTime")
+    """When daily e-mails go out, ``HH:MM`` (24-hour, UTC). Wire: ``utcTime``."""
     is_active: bool | None = _field("isActive")
+    """Whether it is active. Wire: ``isActive``."""
     is_default: bool | None = _field("isDefault")
+    """Whether it is the default channel (default false). Wire: ``isDefault``."""
     ignore_time: bool | None = _field("ignoreTime")
+    """Whether to ignore time constraints (``week_days``; default false). Wire: ``ignoreTime``."""
     week_days: list[str] = _field("weekDays", _list)
+    """The days alerts are generated on: ``Monday`` to ``Sunday``. Wire: ``weekDays``."""
     permissions: list[str] = _field("permissions", _list)
+    """Who else may use it: ``team:read``, ``team:write``. Wire: ``permissions``."""
     description: str | None = _field("description")
+    """Its description. Wire: ``description``."""
     _repr_fields = ("id", "type", "name", "is_active")
 
 
@@ -1255,34 +1517,65 @@ class Incident(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The incident's id. Wire: ``_id``."""
     observable: str | None = _field("observable")
+    """What it tracks: a hostname, domain, IP or URL. Wire: ``observable``."""
     visibility: str | None = _field("visibility")
+    """Its visibility: ``unlisted`` or ``private``. Wire: ``visibility``."""
     channels: list[str] = _field("channels", _list)
+    """The ids of the channels it notifies. Wire: ``channels``."""
     extra_path: str | None = _field("extraPath")
+    """An optional path for hostname incidents (starts with ``/``, at most 2000 characters). Wire: ``extraPath``."""
     scan_interval: int | None = _field("scanInterval", _int)
+    """Seconds between full scans. Wire: ``scanInterval``."""
     scan_interval_mode: str | None = _field("scanIntervalMode")
+    """``manual`` or ``automatic`` (with ``manual``, the ``scan_interval_after_*`` fields do nothing).
+    Wire: ``scanIntervalMode``."""
     watched_attributes: list[str] = _field("watchedAttributes", _list)
+    """Watched attributes: ``detections``, ``tls``, ``dns``, ``labels``, ``page``, ``meta`` or ``ip``.
+    Wire: ``watchedAttributes``."""
     user_agents: list[str] = _field("userAgents", _list)
+    """The browser User-Agents used in scanning. Wire: ``userAgents``."""
     user_agents_per_interval: int | None = _field("userAgentsPerInterval", _int)
+    """How many of the user agents are used per scan interval. Wire: ``userAgentsPerInterval``."""
     countries: list[str] = _field("countries", _list)
+    """The countries to scan from, ISO 3166-1 codes. Wire: ``countries``."""
     countries_per_interval: int | None = _field("countriesPerInterval", _int)
+    """How many countries are used per scan interval. Wire: ``countriesPerInterval``."""
     stop_delay_suspended: int | None = _field("stopDelaySuspended", _int)
+    """Delay before closing automatically once the observable is suspended (unit not documented). Wire: ``stopDelaySuspended``."""
     stop_delay_inactive: int | None = _field("stopDelayInactive", _int)
+    """Delay before closing automatically once the observable is inactive (unit not documented). Wire: ``stopDelayInactive``."""
     stop_delay_malicious: int | None = _field("stopDelayMalicious", _int)
+    """Delay before closing automatically once the observable is malicious (unit not documented). Wire: ``stopDelayMalicious``."""
     scan_interval_after_suspended: int | None = _field("scanIntervalAfterSuspended", _int)
+    """The scan interval change once the observable is suspended (unit not documented). Wire: ``scanIntervalAfterSuspended``."""
     scan_interval_after_malicious: int | None = _field("scanIntervalAfterMalicious", _int)
+    """The scan interval change once the observable is malicious (unit not documented). Wire: ``scanIntervalAfterMalicious``."""
     incident_profile: str | None = _field("incidentProfile")
+    """The id of the incident profile used on creation. Wire: ``incidentProfile``."""
     created_at: datetime | None = _field("createdAt", _datetime)
+    """When it was created, aware in UTC. Wire: ``createdAt``."""
     scanned_at: datetime | None = _field("scannedAt", _datetime)
+    """When it was last scanned, aware in UTC. Wire: ``scannedAt``."""
     expire_at: datetime | None = _field("expireAt", _datetime)
+    """When it closes automatically, aware in UTC. Wire: ``expireAt``."""
     source_type: str | None = _field("sourceType")
+    """What created it: ``manual``, ``api``, ``subscription``, ``fork`` or ``copy``. Wire: ``sourceType``."""
     source_id: str | None = _field("sourceId")
+    """The id of the item that created it. Wire: ``sourceId``."""
     state: str | None = _field("state")
+    """``active`` or ``closed``. Wire: ``state``."""
     state_size: int | None = _field("stateSize", _int)
+    """The bytes of its stored incident states. Wire: ``stateSize``."""
     state_count: int | None = _field("stateCount", _int)
+    """How many incident states are stored. Wire: ``stateCount``."""
     owner: str | None = _field("owner")
+    """Its owner. Wire: ``owner``."""
     type: str | None = _field("type")
+    """What the observable is: ``url``, ``ip`` or ``hostname``. Wire: ``type``."""
     labels: list[str] = _field("labels", _list)
+    """Its labels. Wire: ``labels``."""
     _repr_fields = ("id", "observable", "state", "state_count")
 
 
@@ -1294,15 +1587,25 @@ class IncidentObservation(Model):
 
     __slots__ = ()
     status: str | None = _field("status")
+    """The observable's status: ``active``, ``inactive`` or ``suspended``. Wire: ``status``."""
     malicious: bool | None = _field("malicious")
+    """Whether the observable was found malicious. Wire: ``malicious``."""
     observable: str | None = _field("observable")
+    """The incident's observable. Wire: ``observable``."""
     url: str | None = _field("url")
+    """The URL scanned. Wire: ``url``."""
     user_agent: str | None = _field("userAgent")
+    """The User-Agent the scan used. Wire: ``userAgent``."""
     country: str | None = _field("country")
+    """The country the scan ran from. Wire: ``country``."""
     ip: str | None = _field("ip")
+    """The IP the page was loaded from. Wire: ``ip``."""
     title: str | None = _field("title")
+    """The page's title. Wire: ``title``."""
     scan_id: str | None = _field("scanId")
+    """The UUID of the scan this observation made (``client.result(scan_id)``). Wire: ``scanId``."""
     attributes: dict[str, Any] | None = _field("attributes")
+    """The watched attributes' values, by attribute (``ip``, ``page``, ``tls``, ...). Wire: ``attributes``."""
     _repr_fields = ("status", "scan_id", "ip", "title")
 
     # Read as a dict of wire keys too, as it was before it was typed.
@@ -1332,10 +1635,15 @@ class IncidentState(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The state's id. Wire: ``_id``."""
     incident: str | None = _field("incident")
+    """The incident's id. Wire: ``incident``."""
     state: IncidentObservation = _field("state", _model(IncidentObservation))
+    """What was seen (:class:`IncidentObservation`). Wire: ``state``."""
     time_start: datetime | None = _field("timeStart", _datetime)
+    """When the observation started, aware in UTC. Wire: ``timeStart``."""
     time_end: datetime | None = _field("timeEnd", _datetime)
+    """When the observation ended, aware in UTC. Wire: ``timeEnd``."""
     _repr_fields = ("id", "incident", "time_start", "scan_id")
 
     @property
@@ -1359,12 +1667,19 @@ class HostnameRecord(Model):
 
     __slots__ = ()
     seen_on: date | None = _field("seen_on", _date)
+    """The day of the observation (``YYYY-MM-DD`` on the wire). Wire: ``seen_on``."""
     source: str | None = _field("source")
+    """What saw it: ``ct``, ``scan``, ``pdns``, ``zonefile``, ``scan-link`` or ``scan-cert-subject``. Wire: ``source``."""
     sub_id: str | None = _field("sub_id")
+    """The observation value, maybe empty; for ``pdns`` a record type, or a type and value joined by ``#``. Wire: ``sub_id``."""
     first_seen: datetime | None = _field("first_seen", _datetime)
+    """When it was first seen, aware in UTC (ISO 8601 on the wire). Wire: ``first_seen``."""
     last_seen: datetime | None = _field("last_seen", _datetime)
+    """When it was last seen, aware in UTC (ISO 8601 on the wire); may be null. Wire: ``last_seen``."""
     data_type: str | None = _field("data_type")
+    """``json`` when ``data`` holds extra content. Wire: ``data_type``."""
     data: dict[str, Any] | None = _field("data")
+    """Extra JSON content of the record. Wire: ``data``."""
     _repr_fields = ("seen_on", "source", "sub_id")
 
 
@@ -1373,12 +1688,19 @@ class Brand(Model):
 
     __slots__ = ()
     id: str | None = _field("_id")
+    """The brand's id. Wire: ``_id``."""
     key: str | None = _field("key")
+    """Its identifier, e.g. ``facebook``. Wire: ``key``."""
     name: str | None = _field("name")
+    """Its name, e.g. ``Facebook``. Wire: ``name``."""
     vertical: list[str] = _field("vertical", _list)
+    """Its verticals (sectors), e.g. ``Social Network``. Wire: ``vertical``."""
     country: list[str] = _field("country", _list)
+    """Its countries, ISO 3166 codes (lowercase in recorded answers, e.g. ``us``). Wire: ``country``."""
     terms: dict[str, Any] | None = _field("terms")
+    """Its terms: lists such as ``domains`` (e.g. ``facebook.com``) and ``asns``. Wire: ``terms``."""
     created_at: datetime | None = _field("createdAt", _datetime)
+    """When it was created, aware in UTC. Wire: ``createdAt``."""
     _repr_fields = ("key", "name", "vertical")
 
 
@@ -1387,8 +1709,11 @@ class BrandSummary(Model):
 
     __slots__ = ()
     brand: Brand = _field("brand", _model(Brand))
+    """The brand. Wire: ``brand``."""
     total: int | None = _field("total", _int)
+    """How many phishing pages were detected for it. Wire: ``total``."""
     hits: list[SearchHit] = _field("hits", _models(SearchHit))
+    """Its latest hits. Wire: ``hits``."""
 
     def __repr__(self) -> str:
         return f"BrandSummary(brand={self.brand.key!r}, total={self.total})"
@@ -1399,10 +1724,15 @@ class LiveScanner(Model):
 
     __slots__ = ()
     id: str | None = _field("_id")
+    """The scanner's id, e.g. ``de01``. Wire: ``_id``."""
     name: str | None = _field("name")
+    """Its name. Wire: ``name``."""
     country: str | None = _field("country")
+    """The country it scans from. Wire: ``country``."""
     city: str | None = _field("city")
+    """The city it scans from. Wire: ``city``."""
     online: bool | None = _field("online")
+    """Whether it is online. Wire: ``online``."""
     _repr_fields = ("id", "country", "city", "online")
 
     def __getattr__(self, name: str) -> Any:
@@ -1416,8 +1746,11 @@ class DataDumpFile(Model):
 
     __slots__ = ()
     path: str = _field("path")
+    """The file's path, e.g. ``hours/search/20260101/20260101-00.gz`` (what the link endpoint takes). Wire: ``path``."""
     size: int | None = _field("size", _int)
+    """The file's size (the unit is not documented). Wire: ``size``."""
     timestamp: datetime | None = _field("timestamp", _datetime)
+    """The file's timestamp, aware in UTC. Wire: ``timestamp``."""
 
 
 # ---------------------------------------------------------------- data sources and events
@@ -1441,14 +1774,23 @@ class HostnameHit(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The hit's id. Wire: ``_id``."""
     sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     hostname: str | None = _field("hostname")
+    """The hostname. Wire: ``hostname``."""
     domain: str | None = _field("domain")
+    """Its domain. Wire: ``domain``."""
     apex_domain: str | None = _field("apexDomain|apex_domain")
+    """Its registered domain (eTLD+1). Wire: ``apexDomain`` (else ``apex_domain``)."""
     date: datetime | None = _field("date", _datetime)
+    """The hit's date, aware in UTC. Wire: ``date``."""
     first_seen: datetime | None = _field("first_seen|firstSeen", _datetime)
+    """When it was first seen, aware in UTC. Wire: ``first_seen`` (else ``firstSeen``)."""
     last_seen: datetime | None = _field("last_seen|lastSeen", _datetime)
+    """When it was last seen, aware in UTC. Wire: ``last_seen`` (else ``lastSeen``)."""
     sources: list[str] | None = _field("sources", _opt_list)
+    """What saw it, e.g. ``pdns`` or ``scan``. Wire: ``sources``."""
     _repr_fields = ("hostname", "domain", "first_seen", "last_seen")
 
     def to_record(self) -> dict[str, Any]:
@@ -1462,7 +1804,9 @@ class IncidentHit(Incident):
 
     __slots__ = ()
     sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     date: datetime | None = _field("date", _datetime)
+    """When the incident was created, aware in UTC. Wire: ``date``."""
     _repr_fields = ("id", "observable", "state", "source_type")
 
     def to_record(self) -> dict[str, Any]:
@@ -1478,16 +1822,27 @@ class CertificateHit(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The hit's id. Wire: ``_id``."""
     sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     date: datetime | None = _field("date", _datetime)
+    """The hit's date, aware in UTC. Wire: ``date``."""
     domain: str | None = _field("domain")
+    """The certificate's domain. Wire: ``domain``."""
     subject_name: str | None = _field("subjectName")
+    """The certificate's subject name. Wire: ``subjectName``."""
     issuer: str | None = _field("issuer")
+    """The certificate's issuer. Wire: ``issuer``."""
     valid_from: datetime | None = _field("validFrom", _datetime)
+    """The start of its validity, aware in UTC. Wire: ``validFrom``."""
     valid_to: datetime | None = _field("validTo", _datetime)
+    """The end of its validity, aware in UTC. Wire: ``validTo``."""
     hostnames: list[str] | None = _field("hostnames", _opt_list)
+    """Its hostnames. Wire: ``hostnames``."""
     first_seen: datetime | None = _field("firstSeen|first_seen", _datetime)
+    """When it was first seen, aware in UTC. Wire: ``firstSeen`` (else ``first_seen``)."""
     last_seen: datetime | None = _field("lastSeen|last_seen", _datetime)
+    """When it was last seen, aware in UTC. Wire: ``lastSeen`` (else ``last_seen``)."""
     _repr_fields = ("domain", "issuer", "valid_to")
 
     def to_record(self) -> dict[str, Any]:
@@ -1508,18 +1863,31 @@ class DomainHit(Model):
 
     __slots__ = ()
     id: str = _field("_id")
+    """The hit's id (24 hex characters of the domain's SHA-256). Wire: ``_id``."""
     sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     date: datetime | None = _field("date", _datetime)
+    """The hit's date: the time of the newest scan, aware in UTC. Wire: ``date``."""
     domain: str | None = _field("domain")
+    """The domain scans loaded as their page. Wire: ``domain``."""
     apex_domain: str | None = _field("apexDomain|apex_domain")
+    """Its registered domain (eTLD+1). Wire: ``apexDomain`` (else ``apex_domain``)."""
     first_seen: datetime | None = _field("firstSeen|first_seen", _datetime)
+    """The time of the first of those scans, aware in UTC. Wire: ``firstSeen`` (else ``first_seen``)."""
     last_seen: datetime | None = _field("lastSeen|last_seen", _datetime)
+    """The time of the newest of those scans, aware in UTC. Wire: ``lastSeen`` (else ``last_seen``)."""
     scan_count: int | None = _field("scanCount|scan_count", _int)
+    """How many of the scans the caller may search loaded it. Wire: ``scanCount`` (else ``scan_count``)."""
     last_scan_id: str | None = _field("lastScanId|last_scan_id")
+    """The UUID of the newest of those scans. Wire: ``lastScanId`` (else ``last_scan_id``)."""
     ip: str | None = _field("ip")
+    """Its IP in the newest scan. Wire: ``ip``."""
     asn: str | None = _field("asn")
+    """Its autonomous system in the newest scan, e.g. ``AS64496``. Wire: ``asn``."""
     asnname: str | None = _field("asnname")
+    """The name of that autonomous system. Wire: ``asnname``."""
     country: str | None = _field("country")
+    """Its country in the newest scan, a two-letter code (e.g. ``DE``). Wire: ``country``."""
     _repr_fields = ("domain", "scan_count", "last_seen")
 
     def to_record(self) -> dict[str, Any]:
@@ -1567,17 +1935,30 @@ class Notification(Model):
 
     __slots__ = ()
     id: str = _field("id|_id")
+    """The id, 24 lowercase hex characters, the same on every delivery attempt (de-duplicate on it).
+    Wire: ``id`` (else ``_id``)."""
     type: str | None = _field("type")
+    """What made it: ``subscription`` or ``incident``. Wire: ``type``."""
     created_at: datetime | None = _field("createdAt", _datetime)
+    """When it was created, aware in UTC. Wire: ``createdAt``."""
     frequency: str | None = _field("frequency")
+    """The schedule that sent it: ``live``, ``hourly`` or ``daily``. Wire: ``frequency``."""
     subscription_id: str | None = _field("subscriptionId")
+    """The subscription's id; null for incident notifications. Wire: ``subscriptionId``."""
     subscription_name: str | None = _field("subscriptionName")
+    """The subscription's name; null for incident notifications. Wire: ``subscriptionName``."""
     search_ids: list[str] | None = _field("searchIds", _opt_list)
+    """The subscription's saved searches (ids); ``[]`` for incident notifications. Wire: ``searchIds``."""
     incident_id: str | None = _field("incidentId")
+    """The incident's id; null for subscription notifications. Wire: ``incidentId``."""
     observable: str | None = _field("observable")
+    """What the incident observes; null for subscription notifications. Wire: ``observable``."""
     changes: list[dict[str, Any]] | None = _field("changes", _opt_list)
+    """For an incident, ``{attribute, before, after}`` per watched attribute that changed; ``[]`` otherwise. Wire: ``changes``."""
     channel_id: str | None = _field("channelId")
+    """The channel it went through; null for a subscription's own e-mail addresses. Wire: ``channelId``."""
     datasource: str | None = _field("datasource")
+    """What ``results`` hold: ``scans`` or ``hostnames``. Wire: ``datasource``."""
 
     @property
     @_field_method
@@ -1590,6 +1971,7 @@ class Notification(Model):
         return cache["results"]  # type: ignore[no-any-return]
 
     total: int | None = _field("total", _int)
+    """How many ``results`` it carries. Wire: ``total``."""
     _repr_fields = ("id", "type", "created_at", "total")
 
     def to_record(self) -> dict[str, Any]:
@@ -1604,4 +1986,6 @@ class NotificationHit(Notification):
 
     __slots__ = ()
     sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     date: datetime | None = _field("date", _datetime)
+    """When the notification was created, aware in UTC. Wire: ``date``."""
