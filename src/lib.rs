@@ -3,6 +3,8 @@
 //! `python`) is the thin Python layer over both, built by maturin.
 #[cfg(feature = "python")]
 mod bindings;
+// Finished calls handed to the Python event loop: plain Rust, tested without Python.
+pub mod inbox;
 
 #[cfg(test)]
 mod proptests;

@@ -14,8 +14,8 @@ use pyo3::sync::PyOnceLock;
 
 use super::convert::to_pyerr;
 use super::outcome::{convert, Conv};
+use crate::inbox::{Inbox, Wake};
 use urlscan_core as core;
-use urlscan_core::inbox::{Inbox, Wake};
 
 static FINALIZING: AtomicBool = AtomicBool::new(false);
 static INSIDE: AtomicUsize = AtomicUsize::new(0);
@@ -65,7 +65,7 @@ static COMPLETIONS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 type Outcome = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
 
 /// The finished futures of one event loop, settled there in batches (see
-/// `urlscan_core::inbox`): where the loop can watch a socket (`add_reader`:
+/// `crate::inbox`): where the loop can watch a socket (`add_reader`:
 /// the selector loops and uvloop on Unix) a push rings it, with no GIL and
 /// no extra thread; elsewhere (Windows) a blocking-pool thread takes the GIL
 /// to call `call_soon_threadsafe(self)`, once per batch too.

@@ -4,7 +4,6 @@ pub mod client;
 pub mod config;
 pub mod error;
 pub mod fields;
-pub mod inbox;
 pub mod models;
 pub mod paginate;
 pub mod runtime;
