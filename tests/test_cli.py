@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import io
 import json
@@ -20,6 +21,7 @@ import pytest
 
 from urlscan_rs import Client, TransportError, cli
 from urlscan_rs._progress import ProgressBar
+from urlscan_rs.cli.endpoints import command_help
 from urlscan_rs.testing import Emulator
 
 UNKNOWN_SCAN = "00000000-0000-4000-8000-000000000000"
@@ -1040,8 +1042,48 @@ def test_every_client_method_has_a_command() -> None:
     have = {(ep.attr, ep.method) for ep in cli.endpoints()}
     for group, (attr, cls, _) in cli.NAMESPACE_GROUPS.items():
         assert {(attr, m) for m in spaces[cls]} - cli.HAND_WRITTEN <= have, group
-        assert all(ep.key in cli.ENDPOINT_HELP for ep in cli.endpoints())
+    # Every derived command is a row of the core's table, documented there.
+    assert all(cli.rows()[ep.key]["doc"] for ep in cli.endpoints())
     assert set(spaces["Hostnames"]) == {"history"}  # the `hostname` command
+
+
+def _arguments(sp: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    return {a.dest: a for a in sp._actions if a.dest.startswith(("o_", "p_"))}
+
+
+def test_the_command_line_is_the_table() -> None:
+    """Each derived command takes its row's ids and fields, with their choices, required-ness and help."""
+    leaves = cli.leaf_commands()
+    rows = cli.rows()
+    checked = 0
+    for ep in cli.endpoints():
+        row = rows[ep.key]
+        sp = leaves[ep.path]
+        args = _arguments(sp)
+        assert sp.description[1:].startswith(command_help(ep.key)[1:]), ep.key
+        fields = {f["name"]: f for f in [*row["ids"], *row["body"], *row["params"]]}
+        positional = [f["name"] for f in row["ids"]] + list(row["positional"])
+        if ep.key.endswith(".update"):  # update takes create's fields, none required
+            create = rows[ep.key.replace(".update", ".create")]
+            fields |= {f["name"]: dict(f, required=False) for f in create["body"]}
+        assert [d[2:] for d in args if d.startswith("p_")] == positional, ep.key
+        assert {d[2:] for d in args if d.startswith("o_")} == set(fields) - set(positional), ep.key
+        for dest, action in args.items():
+            f = fields[dest[2:]]
+            doc = f["doc"] or dest[2:].replace("_", " ")
+            assert doc[1:].split(";")[0].split("(")[0] in (action.help or ""), (ep.key, dest)
+            if f["choices"] and not (dest.startswith("p_") and f["kind"] != "Enum"):
+                assert list(action.choices or []) == f["choices"], (ep.key, dest)
+            if dest.startswith("o_"):
+                assert action.required == bool(f["required"] and row["creating"]), (ep.key, dest)
+            checked += 1
+    # The scan options of scan and bulk are the fields of the submission row.
+    scan = rows["scan"]
+    want = {f["name"] for f in scan["body"]} - set(scan["positional"])
+    for path in (("scan",), ("bulk",)):
+        have = {d[2:] for d in _arguments(leaves[path]) if d.startswith("o_")}
+        assert have == want, path
+    assert checked > 150, checked
 
 
 @pytest.mark.parametrize("path", sorted(cli.leaf_commands()), ids=" ".join)

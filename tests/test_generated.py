@@ -48,7 +48,10 @@ def _normal(annotation: str) -> str:
 
 
 def _stub_method(client: str, ep: Endpoint) -> ast.FunctionDef | ast.AsyncFunctionDef:
-    cls = _stub_classes("_namespaces.pyi")[_attribute_classes(client)[_generate.namespace(ep)]]
+    if _generate.namespace(ep) == _generate.CLIENT_ROWS:
+        cls = _stub_classes("_client.pyi")[client]
+    else:
+        cls = _stub_classes("_namespaces.pyi")[_attribute_classes(client)[_generate.namespace(ep)]]
     found = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == _generate.method(ep)]
     assert found, f"{client}: {ep['name']} has no stub"
     return found[0]
@@ -93,7 +96,10 @@ def test_every_endpoint_is_a_method_with_the_tables_signature(clients: Any, clie
     keywords = [p for p in documented if not p.positional]
 
     # At runtime: the ids and positional fields by position; the keywords go to the core as given.
-    fn = getattr(getattr(clients[client], _generate.namespace(ep)), _generate.method(ep))
+    owner = clients[client]
+    if _generate.namespace(ep) != _generate.CLIENT_ROWS:
+        owner = getattr(owner, _generate.namespace(ep))
+    fn = getattr(owner, _generate.method(ep))
     params = list(inspect.signature(fn).parameters.values())
     runtime_positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
     if ep["by_hand"]:
@@ -104,7 +110,8 @@ def test_every_endpoint_is_a_method_with_the_tables_signature(clients: Any, clie
 
     # In the stub: every parameter with its type, the keywords required as the table says, the return type.
     stub = _stub_method(client, ep)
-    if client == "AsyncClient":
+    walks = "Iterator" in ast.unparse(stub.returns or ast.Constant(None))  # iterated, not awaited
+    if client == "AsyncClient" and not walks:
         assert isinstance(stub, ast.AsyncFunctionDef), f"{ep['name']} is not awaited in the async stub"
     args = stub.args
     stub_positional = [a.arg for a in args.args[1:]]
@@ -120,13 +127,38 @@ def test_every_endpoint_is_a_method_with_the_tables_signature(clients: Any, clie
         for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
     ] == [(p.name, _normal(p.annotation), p.required) for p in keywords]
     assert args.kwarg is None
-    assert ast.unparse(stub.returns or ast.Constant(None)) == _normal(_generate.returns(ep))
+    returns = _generate.returns(ep)
+    if _generate.namespace(ep) == _generate.CLIENT_ROWS:  # the builtin list in Client's stub
+        returns = returns.replace("_List[", "list[")
+    assert ast.unparse(stub.returns or ast.Constant(None)) == _normal(returns)
 
 
-@pytest.mark.parametrize("ep", TABLE, ids=[ep["name"] for ep in TABLE])
+# The client's own hand-written methods (scan, search, ...) also take keywords of the client's
+# (refang, limit, parallel, ...); their scan options are checked below.
+_NAMED = [ep for ep in TABLE if not (ep["by_hand"] and _generate.namespace(ep) == _generate.CLIENT_ROWS)]
+
+
+@pytest.mark.parametrize("ep", _NAMED, ids=[ep["name"] for ep in _NAMED])
 @pytest.mark.parametrize("client", ["Client", "AsyncClient"])
 def test_the_stubs_name_only_fields_the_core_takes(client: str, ep: Endpoint) -> None:
     stub = _stub_method(client, ep)
     ids = {f["name"] for f in ep["ids"]}
     named = {a.arg for a in stub.args.args[1:] + stub.args.kwonlyargs} - ids
     assert named <= _generate.fields(ep), sorted(named - _generate.fields(ep))
+
+
+@pytest.mark.parametrize("client", ["Client", "AsyncClient"])
+def test_scan_options_are_the_submission_rows_fields(client: str) -> None:
+    """scan, scan_and_wait and bulk_scan take the scan row's fields (but the URL) as ``ScanOptions``."""
+    options = [f["name"] for f in _generate.scan_options(TABLE)]
+    assert options == ["visibility", "tags", "country", "referer", "custom_agent", "override_safety"]
+    assert list(urlscan_rs._native.NativeClient.SCAN_OPTIONS) == options
+    assert list(urlscan_rs.ScanOptions.__annotations__) == options
+    typed = _stub_classes("_client.pyi")["ScanOptions"]
+    assert [ast.unparse(a.target) for a in typed.body if isinstance(a, ast.AnnAssign)] == options
+    for method in ("scan", "scan_and_wait", "bulk_scan"):
+        stub = next(f for f in _stub_classes("_client.pyi")[client].body if getattr(f, "name", "") == method)
+        assert isinstance(stub, (ast.FunctionDef, ast.AsyncFunctionDef))
+        assert stub.args.kwarg is not None and ast.unparse(stub.args.kwarg.annotation or ast.Constant(None)) == (
+            "Unpack[ScanOptions]"
+        ), method

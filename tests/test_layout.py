@@ -139,6 +139,21 @@ def test_the_client_core_is_free_of_the_server() -> None:
     assert not names & (SERVER_ONLY | {"urlscan-emulator"}), sorted(names & SERVER_ONLY)
 
 
+# What only the Python layer knows: its event loop, its bindings and its type names. The core's
+# tables describe answers by shape (`Shape`), which the generator turns into Python types.
+PYTHON_ONLY = re.compile(r'asyncio|pyo3|\bPy[A-Z]\w+|"(dict|list|tuple)\[|"Any"|"str"|"bool"')
+
+
+def test_the_client_core_holds_no_python() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sorted((CRATES["urlscan-core"] / "src").rglob("*.rs"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if PYTHON_ONLY.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
 CLI = ROOT / "python" / "urlscan_rs" / "cli"
 CLI_MODULE_LINES = 600
 # Loaded only by the commands that need them; `urlscan-rs --help` (and every other command's

@@ -22,9 +22,8 @@ UUID = "00000000-0000-4000-8000-000000000000"
     [
         (
             lambda c: c.scan("https://x.example", visiblity="public"),
-            "Client.scan(): got an unexpected keyword argument 'visiblity'; did you mean 'visibility'?",
+            "Client.scan(): unexpected keyword 'visiblity'; did you mean 'visibility'?",
         ),
-        (lambda c: c.scan("https://x.example", tags="triage"), "Client.scan(): tags must be list[str] | None, got str 'triage'"),
         (lambda c: c.result(5), "Client.result(): uuid must be str, got int 5"),
         (
             lambda c: c.scan_and_wait("https://x.example", custom_agnet="x"),
@@ -36,7 +35,8 @@ UUID = "00000000-0000-4000-8000-000000000000"
         (lambda c: c.datadumps.list("days", "api", 20260101), "DataDumps.list(): date must be str | date, got int 20260101"),
         (
             lambda c: c.scan("https://x.example", zzz=1),
-            "Client.scan(): got an unexpected keyword argument 'zzz' (keywords: url, visibility",
+            "Client.scan(): unexpected keyword 'zzz' (keywords: url, refang, visibility, tags, country, referer, custom_agent, "
+            "override_safety)",
         ),
     ],
 )
@@ -51,7 +51,6 @@ def test_async_type_errors_too(aclient: AsyncClient) -> None:
     async def main() -> list[str]:
         out = []
         for call in (
-            lambda: aclient.scan("https://x.example", tags="triage"),
             lambda: aclient.result(5),
             lambda: aclient.scan("https://x.example", visiblity="x"),
         ):
@@ -62,10 +61,17 @@ def test_async_type_errors_too(aclient: AsyncClient) -> None:
         return out
 
     assert run(main()) == [
-        "AsyncClient.scan(): tags must be list[str] | None, got str 'triage'",
         "AsyncClient.result(): uuid must be str, got int 5",
-        "AsyncClient.scan(): got an unexpected keyword argument 'visiblity'; did you mean 'visibility'?",
+        "AsyncClient.scan(): unexpected keyword 'visiblity'; did you mean 'visibility'?",
     ]
+
+
+def test_a_scan_option_of_the_wrong_type_names_the_option_and_the_rule(client: Client, aclient: AsyncClient) -> None:
+    # Scan options are checked by the core's rules for the submission row's fields, sync and async.
+    with pytest.raises(ValidationError, match=r'^scan: tags must be a list of strings, got "triage"$'):
+        client.scan("https://x.example", tags="triage")  # type: ignore[typeddict-item]
+    with pytest.raises(ValidationError, match=r"^scan: override_safety must be true or false, got 1$"):
+        run(aclient.scan("https://x.example", override_safety=1))  # type: ignore[typeddict-item]
 
 
 def test_a_misspelt_option_of_a_premium_call_suggests_the_field(client: Client) -> None:

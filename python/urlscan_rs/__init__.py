@@ -6,7 +6,7 @@ import logging as _logging
 from typing import Any as _Any
 
 from . import _native, datadumps, errors, models, query, schema
-from ._client import AsyncClient, Client, SearchIterator
+from ._client import AsyncClient, Client, ScanOptions, SearchIterator
 from ._native import __version__
 from ._refang import refang
 from ._tables import ResultList, to_arrow
@@ -56,6 +56,7 @@ __all__ = [
     "Client",
     "AsyncClient",
     "SearchIterator",
+    "ScanOptions",
     "errors",
     "models",
     "schema",

@@ -67,17 +67,17 @@ def _explain(owner: Any, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any])
     """A clearer TypeError for this call, or None when the arguments look right."""
     where = _public_name(owner, fn)
     sig = inspect.signature(fn)
-    names = [p for p in sig.parameters if p != "self"]
     forwarded = [p.name for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    names = [p for p in sig.parameters if p != "self" and p not in forwarded]
     # Keywords passed on to the core as a scan's options are checked against its list of them.
-    native_names = set(_native.NativeClient.SCAN_OPTIONS) if forwarded == ["scan_options"] else None
+    native_names = list(_native.NativeClient.SCAN_OPTIONS) if forwarded == ["scan_options"] else None
     try:
         bound = sig.bind(owner, *args, **kwargs)
     except TypeError as e:
         return TypeError(f"{where}(): {e}{_hint(str(e), kwargs, names)}")
     for key in kwargs:
         if key not in sig.parameters and native_names is not None and key not in native_names:
-            known = names + sorted(native_names - set(names))
+            known = names + [n for n in native_names if n not in names]
             return TypeError(f"{where}(): unexpected keyword {key!r}{_closest(key, known)}")
     hints = _hints(fn)
     for name, value in bound.arguments.items():

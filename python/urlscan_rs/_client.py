@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from . import _artifacts, _native, _refang
 from ._arguments import explained
@@ -27,13 +27,14 @@ from ._namespaces import (
     LiveScan,
     SavedSearches,
     Subscriptions,
+    _call_endpoint,
     _PagedIterator,
 )
 from ._tables import ResultList, Tabular
 from .errors import TransportError, ValidationError
 from .schema import _OF_DATASOURCE, Schema
 
-__all__ = ["Client", "AsyncClient", "SearchIterator"]
+__all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions"]
 
 
 class SearchIterator(_PagedIterator, Tabular):
@@ -188,6 +189,30 @@ async def _then_saved(client: Any, out: Any, dest: str | os.PathLike[str], concu
     return await _artifacts.save_outcomes(client, await out, dest, concurrency)
 
 
+# BEGIN GENERATED scan_options by `python -m urlscan_rs._generate`: do not edit
+class ScanOptions(TypedDict, total=False):
+    """The options of a scan (:meth:`Client.scan`, :meth:`Client.scan_and_wait`,
+    :meth:`Client.bulk_scan`), as keywords; None or a missing one is not sent.
+    """
+
+    visibility: Literal["public", "unlisted", "private"] | None
+    """public, unlisted or private (none: the account's default); the service may enforce another, which the
+    submission's visibility says."""
+    tags: list[str] | None
+    """At most 10 tags to annotate the scan."""
+    country: str | None
+    """A two-letter country to scan from (see available_countries; none: the service chooses)."""
+    referer: str | None
+    """The Referer header the scanner sends."""
+    custom_agent: str | None
+    """The User-Agent the scanner uses (see user_agents)."""
+    override_safety: bool | None
+    """Turn off the service's reclassification of URLs that may hold personal data; use with care."""
+
+
+# END GENERATED scan_options
+
+
 def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
     """The timing of a wait for a result, as the native client takes it."""
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
@@ -322,30 +347,42 @@ class _BaseClient:
         key = "'***'" if core.has_api_key else "None"
         return f"{type(self).__name__}(base_url={core.base_url!r}, api_key={key})"
 
-    # -- account
+    def _endpoint(self, name: str, ids: list[str], options: dict[str, Any]) -> Any:
+        return _call_endpoint(self._call, name, ids, options)
+
+    # -- the rows of the core's endpoint table that are one call each
+
+    # BEGIN GENERATED client by `python -m urlscan_rs._generate`: do not edit
 
     def quotas(self) -> Any:
         """The key's quotas: limit, used and remaining per action and window (GET /api/v1/quotas)."""
-        return self._call("quotas")
+        return self._endpoint("quotas", [], {})
 
     def user(self) -> Any:
         """The user (or team) the key belongs to, with its limits and products (GET /api/v1/pro/username)."""
-        return self._call("user")
+        return self._endpoint("user", [], {})
+
+    def set_visibility(self, uuid: str, visibility: Any) -> Any:
+        """Change the visibility of a scan of yours or your team's (PUT /api/v1/result/{uuid}/visibility/)."""
+        return self._endpoint("set_visibility", [uuid], {"visibility": visibility})
+
+    def reset_visibility(self, uuid: str) -> Any:
+        """Reset a scan's visibility to the one it was submitted with (DELETE /api/v1/result/{uuid}/visibility/)."""
+        return self._endpoint("reset_visibility", [uuid], {})
+
+    def available_countries(self) -> Any:
+        """The two-letter countries a scan may come from (GET /api/v1/availableCountries)."""
+        return self._endpoint("available_countries", [], {})
+
+    def user_agents(self) -> Any:
+        """The user agents a scan may use, in groups (GET /api/v1/userAgents)."""
+        return self._endpoint("user_agents", [], {})
+
+    # END GENERATED client
 
     # -- scanning
 
-    def scan(
-        self,
-        url: str,
-        *,
-        visibility: str | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
-        refang: bool = False,
-    ) -> Any:
+    def scan(self, url: str, *, refang: bool = False, **scan_options: Any) -> Any:
         """Submit a URL for scanning (POST /api/v1/scan/).
 
         Returns the :class:`Submission` at once; the scan runs for some seconds
@@ -355,16 +392,10 @@ class _BaseClient:
         Parameters:
             url: http or https with a host (one without a scheme is sent as given;
                 the service scans it as http).
-            visibility: "public", "unlisted" or "private" (None: the account's
-                default). The service may enforce another; ``Submission.visibility``
-                says which.
-            tags: At most 10 tags.
-            country: A two-letter country to scan from (see :meth:`available_countries`).
-            referer: The Referer header the scanner sends.
-            custom_agent: The User-Agent the scanner uses (see :meth:`user_agents`).
-            override_safety: The wire ``overrideSafety`` (a boolean), sent only when given.
             refang: Undo defanging first (``hxxps://evil[.]example`` is scanned as
                 ``https://evil.example``; see :func:`urlscan_rs.refang`).
+            scan_options: The options of :class:`ScanOptions` (``visibility``, ``tags``,
+                ``country``, ``referer``, ``custom_agent``, ``override_safety``).
 
         Raises:
             ValidationError: A bad URL or option; nothing was sent.
@@ -372,15 +403,7 @@ class _BaseClient:
         """
         if refang:
             url = _refang.refang(url)
-        options = {
-            "visibility": visibility,
-            "tags": tags,
-            "country": country,
-            "referer": referer,
-            "custom_agent": custom_agent,
-            "override_safety": override_safety,
-        }
-        return self._call("scan", url, options)
+        return self._call("scan", url, scan_options)
 
     def result(self, uuid: str) -> Any:
         """The result of a finished scan (GET /api/v1/result/{uuid}/).
@@ -519,25 +542,6 @@ class _BaseClient:
         Binary files are downloaded with ``client.files.download``.
         """
         return self._call("response", sha256)
-
-    def set_visibility(self, uuid: str, visibility: str) -> Any:
-        """Change the visibility of a scan of yours or your team's (PUT /api/v1/result/{uuid}/visibility/).
-
-        ``visibility`` is "public", "unlisted", "private" or "deleted".
-        """
-        return self._call("set_visibility", uuid, visibility)
-
-    def reset_visibility(self, uuid: str) -> Any:
-        """Reset a scan's visibility to the one it was submitted with (DELETE /api/v1/result/{uuid}/visibility/)."""
-        return self._call("reset_visibility", uuid)
-
-    def available_countries(self) -> Any:
-        """The two-letter countries a scan may come from (GET /api/v1/availableCountries)."""
-        return self._call("available_countries")
-
-    def user_agents(self) -> Any:
-        """The user agents a scan may use, in groups (GET /api/v1/userAgents)."""
-        return self._call("user_agents")
 
     # -- search
 

@@ -4,7 +4,9 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any, Generic, Literal, TypedDict, TypeVar, overload
+
+from typing_extensions import Unpack
 
 from ._namespaces import (
     AsyncBrands,
@@ -25,6 +27,8 @@ from ._namespaces import (
     LiveScan,
     SavedSearches,
     Subscriptions,
+    Visibility,
+    VisibilityOrDeleted,
 )
 from ._raw import RawClient
 from ._tables import ResultList, Tabular
@@ -45,10 +49,30 @@ from .models import (
     VisibilityChange,
 )
 
-__all__ = ["Client", "AsyncClient", "SearchIterator"]
+__all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions"]
 
-Visibility = Literal["public", "unlisted", "private"]
-VisibilityOrDeleted = Literal["public", "unlisted", "private", "deleted"]
+# BEGIN GENERATED scan_options by `python -m urlscan_rs._generate`: do not edit
+class ScanOptions(TypedDict, total=False):
+    """The options of a scan (:meth:`Client.scan`, :meth:`Client.scan_and_wait`,
+    :meth:`Client.bulk_scan`), as keywords; None or a missing one is not sent.
+    """
+
+    visibility: Visibility | None
+    """public, unlisted or private (none: the account's default); the service may enforce another, which the
+    submission's visibility says."""
+    tags: list[str] | None
+    """At most 10 tags to annotate the scan."""
+    country: str | None
+    """A two-letter country to scan from (see available_countries; none: the service chooses)."""
+    referer: str | None
+    """The Referer header the scanner sends."""
+    custom_agent: str | None
+    """The User-Agent the scanner uses (see user_agents)."""
+    override_safety: bool | None
+    """Turn off the service's reclassification of URLs that may hold personal data; use with care."""
+
+# END GENERATED scan_options
+
 Datasource = Literal["scans", "hostnames", "incidents", "notifications", "certificates", "domains"]
 Progress = bool | Callable[[int, int], object] | None
 Artifact = Literal["json", "png", "dom"]
@@ -115,20 +139,15 @@ class Client:
     def close(self) -> None: ...
     def __enter__(self) -> Client: ...
     def __exit__(self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None) -> None: ...
+    # BEGIN GENERATED client by `python -m urlscan_rs._generate`: do not edit
     def quotas(self) -> Quotas: ...
     def user(self) -> User: ...
-    def scan(
-        self,
-        url: str,
-        *,
-        visibility: Visibility | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
-        refang: bool = False,
-    ) -> Submission: ...
+    def set_visibility(self, uuid: str, visibility: VisibilityOrDeleted) -> VisibilityChange: ...
+    def reset_visibility(self, uuid: str) -> VisibilityChange: ...
+    def available_countries(self) -> list[str]: ...
+    def user_agents(self) -> list[UserAgentGroup]: ...
+    # END GENERATED client
+    def scan(self, url: str, *, refang: bool = False, **scan_options: Unpack[ScanOptions]) -> Submission: ...
     def result(self, uuid: str) -> ScanResult: ...
     def wait_for_result(
         self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0
@@ -140,13 +159,8 @@ class Client:
         timeout: float = 120.0,
         initial_wait: float = 10.0,
         interval: float = 2.0,
-        visibility: Visibility | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
         refang: bool = False,
+        **scan_options: Unpack[ScanOptions],
     ) -> ScanResult: ...
     def bulk_scan(
         self,
@@ -158,14 +172,9 @@ class Client:
         timeout: float = 120.0,
         initial_wait: float = 10.0,
         interval: float = 2.0,
-        visibility: Visibility | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
         refang: bool = False,
         save_to: str | os.PathLike[str] | None = None,
+        **scan_options: Unpack[ScanOptions],
     ) -> list[ScanOutcome]: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
     def save(
@@ -174,10 +183,6 @@ class Client:
     def screenshot(self, uuid: str) -> Screenshot: ...
     def dom(self, uuid: str) -> str: ...
     def response(self, sha256: str) -> str: ...
-    def set_visibility(self, uuid: str, visibility: VisibilityOrDeleted) -> VisibilityChange: ...
-    def reset_visibility(self, uuid: str) -> VisibilityChange: ...
-    def available_countries(self) -> list[str]: ...
-    def user_agents(self) -> list[UserAgentGroup]: ...
     @overload
     def search(
         self,
@@ -309,18 +314,11 @@ class AsyncClient:
     async def __aexit__(self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None) -> None: ...
     async def quotas(self) -> Quotas: ...
     async def user(self) -> User: ...
-    async def scan(
-        self,
-        url: str,
-        *,
-        visibility: Visibility | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
-        refang: bool = False,
-    ) -> Submission: ...
+    async def set_visibility(self, uuid: str, visibility: VisibilityOrDeleted) -> VisibilityChange: ...
+    async def reset_visibility(self, uuid: str) -> VisibilityChange: ...
+    async def available_countries(self) -> list[str]: ...
+    async def user_agents(self) -> list[UserAgentGroup]: ...
+    async def scan(self, url: str, *, refang: bool = False, **scan_options: Unpack[ScanOptions]) -> Submission: ...
     async def result(self, uuid: str) -> ScanResult: ...
     async def wait_for_result(
         self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0
@@ -332,13 +330,8 @@ class AsyncClient:
         timeout: float = 120.0,
         initial_wait: float = 10.0,
         interval: float = 2.0,
-        visibility: Visibility | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
         refang: bool = False,
+        **scan_options: Unpack[ScanOptions],
     ) -> ScanResult: ...
     async def bulk_scan(
         self,
@@ -350,14 +343,9 @@ class AsyncClient:
         timeout: float = 120.0,
         initial_wait: float = 10.0,
         interval: float = 2.0,
-        visibility: Visibility | None = None,
-        tags: list[str] | None = None,
-        country: str | None = None,
-        referer: str | None = None,
-        custom_agent: str | None = None,
-        override_safety: Any = None,
         refang: bool = False,
         save_to: str | os.PathLike[str] | None = None,
+        **scan_options: Unpack[ScanOptions],
     ) -> list[ScanOutcome]: ...
     async def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
     async def save(
@@ -366,10 +354,6 @@ class AsyncClient:
     async def screenshot(self, uuid: str) -> Screenshot: ...
     async def dom(self, uuid: str) -> str: ...
     async def response(self, sha256: str) -> str: ...
-    async def set_visibility(self, uuid: str, visibility: VisibilityOrDeleted) -> VisibilityChange: ...
-    async def reset_visibility(self, uuid: str) -> VisibilityChange: ...
-    async def available_countries(self) -> list[str]: ...
-    async def user_agents(self) -> list[UserAgentGroup]: ...
     @overload
     def search(
         self,

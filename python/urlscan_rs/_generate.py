@@ -12,6 +12,10 @@ From it this module writes, between ``# BEGIN GENERATED <name>`` and
   models the stubs name (``models``), the names of enum values (``aliases``,
   as ``ALIASES`` below names them), and every ``Async*`` class (``async``),
   derived from the sync classes, hand-written special methods included;
+* in ``_client.py`` and ``_client.pyi``, the methods of the rows without a
+  namespace (``client``: ``quotas``, ``available_countries``, ...) and the
+  ``ScanOptions`` typed dict of the submission row's fields (``scan_options``),
+  each field with its documentation;
 * in ``_client.pyi``, ``AsyncClient`` (``async``), derived from ``Client``;
 
 so that no async signature is written by hand.
@@ -32,6 +36,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +46,10 @@ HERE = Path(__file__).resolve().parent
 COMMAND = "python -m urlscan_rs._generate"
 PY = HERE / "_namespaces.py"
 STUB = HERE / "_namespaces.pyi"
+CLIENT = HERE / "_client.py"
 CLIENT_STUB = HERE / "_client.pyi"
+# The namespace of the rows named without one: methods of Client itself.
+CLIENT_ROWS = "client"
 # A generated region: its BEGIN line (any text after the name), its body, its END line.
 _REGION = re.compile(
     r"^(?P<indent>[ ]*)# BEGIN GENERATED (?P<name>\w+)\b[^\n]*\n.*?^(?P=indent)# END GENERATED (?P=name)\n",
@@ -50,7 +58,7 @@ _REGION = re.compile(
 # The Python type of each kind of field (``Kind`` in crates/urlscan-core/src/fields.rs); the others are str.
 _STRINGS = "_List[str]"
 _TYPES = {"Bool": "bool", "Int": "int", "StrList": _STRINGS, "IdList": _STRINGS, "Emails": _STRINGS, "Countries": _STRINGS}
-_TYPES |= {"UserTags": _STRINGS, "Headers": "dict[str, str]"}
+_TYPES |= {"UserTags": _STRINGS, "Headers": "dict[str, str]", "Tags": _STRINGS}
 
 Endpoint = dict[str, Any]
 Field = dict[str, Any]
@@ -60,6 +68,7 @@ Field = dict[str, Any]
 # with the same values use the same name; an enum without a name is spelt out.
 ALIASES = {
     "Visibility": "livescan.task:visibility",
+    "VisibilityOrDeleted": "set_visibility:visibility",
     "IncidentVisibility": "incidents.create:visibility",
     "Datasource": "saved_searches.create:datasource",
     "Frequency": "subscriptions.create:frequency",
@@ -85,11 +94,13 @@ def table() -> list[Endpoint]:
 
 
 def namespace(ep: Endpoint) -> str:
-    return str(ep["name"]).split(".")[0]
+    """The namespace of the row's method (``CLIENT_ROWS`` for a method of the client itself)."""
+    name = str(ep["name"])
+    return name.split(".")[0] if "." in name else CLIENT_ROWS
 
 
 def method(ep: Endpoint) -> str:
-    return str(ep["name"]).split(".", 1)[1]
+    return str(ep["name"]).rsplit(".", 1)[-1]
 
 
 def literal(field: Field) -> str:
@@ -114,7 +125,7 @@ def field_type(field: Field, names: dict[str, str] | None = None) -> str:
     """The Python type of a field's values (``Kind`` -> annotation); ``names``: alias by Literal."""
     values = (names or {}).get(literal(field), literal(field))
     kind = field["kind"]
-    if kind == "Enum":
+    if kind in ("Enum", "AnyCase"):
         return values
     if kind == "EnumList":
         return f"_List[{values}]"
@@ -155,7 +166,7 @@ def keywords_name(ep: Endpoint) -> str | None:
     fix, and None can mean "not given" while a nullable field is still set
     to null when given None; the stub lists each keyword with its type.
     """
-    if ep["body"]:
+    if any(f["name"] not in ep["positional"] for f in ep["body"]):
         return "fields"
     return "options" if ep["params"] else None
 
@@ -216,6 +227,33 @@ def _py_method(ep: Endpoint) -> str:
 
 def _stub_method(ep: Endpoint, names: dict[str, str]) -> str:
     return f"    {_stub_signature(ep, names)} ...\n"
+
+
+SCAN_ROW = "scan"
+
+
+def scan_options(endpoints: list[Endpoint]) -> list[Field]:
+    """The options of a submission: the scan row's fields but the URL (given on its own)."""
+    ep = next(ep for ep in endpoints if ep["name"] == SCAN_ROW)
+    return [f for f in ep["body"] if f["name"] not in ep["positional"]]
+
+
+def _scan_options_class(endpoints: list[Endpoint], names: dict[str, str] | None) -> str:
+    """``ScanOptions``: a typed dict of the scan options, each documented (runtime: no alias names)."""
+    out = [
+        "class ScanOptions(TypedDict, total=False):",
+        '    """The options of a scan (:meth:`Client.scan`, :meth:`Client.scan_and_wait`,',
+        "    :meth:`Client.bulk_scan`), as keywords; None or a missing one is not sent.",
+        '    """',
+        "",
+    ]
+    for f in scan_options(endpoints):
+        # A module-level class: ``list`` is the builtin there (the stubs' ``_List`` is for classes with a ``list`` method).
+        annotation = field_type(f, names).replace("_List[", "list[")
+        out.append(f"    {f['name']}: {annotation} | None")
+        if f["doc"]:
+            out.append(textwrap.fill(f"{f['doc']}.", width=120, initial_indent='    """', subsequent_indent="    ") + '"""')
+    return "\n".join(line for line in out if line is not None) + "\n"
 
 
 def generated(endpoints: list[Endpoint]) -> list[Endpoint]:
@@ -339,13 +377,24 @@ def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
     py = {ns: "".join(_py_method(ep) for ep in eps if namespace(ep) == ns) for ns in spaces}
     stubs = {ns: "".join(_stub_method(ep, names) for ep in eps if namespace(ep) == ns) for ns in spaces}
     stubs["aliases"] = "".join(f"{alias} = {value}\n" for alias, value in literals.items())
+    # The client's own rows go to the client's files.
+    client_py = {CLIENT_ROWS: py.pop(CLIENT_ROWS, ""), "scan_options": _scan_options_class(everything, None)}
+    # ``list`` is the builtin in Client (``_List`` is for the namespaces, which have a ``list`` method).
+    own = stubs.pop(CLIENT_ROWS, "").replace("_List[", "list[")
+    client_stubs = {CLIENT_ROWS: own, "scan_options": _scan_options_class(everything, names)}
     py_text = _format(PY, _fill(PY, PY.read_text(encoding="utf-8"), py))
     stub = _fill(STUB, STUB.read_text(encoding="utf-8"), stubs)
     # Then from the stub so far (its models and async regions empty): what it imports, its async classes.
     stub = _fill(STUB, stub, {"models": _models_import(stub), "async": _async_classes(stub)}, keep_others=True)
-    client = CLIENT_STUB.read_text(encoding="utf-8")
-    client = _fill(CLIENT_STUB, client, {"async": _async_client(client)})
-    return {PY: py_text, STUB: _format(STUB, stub), CLIENT_STUB: _format(CLIENT_STUB, client)}
+    client_text = _format(CLIENT, _fill(CLIENT, CLIENT.read_text(encoding="utf-8"), client_py))
+    client = _fill(CLIENT_STUB, CLIENT_STUB.read_text(encoding="utf-8"), client_stubs, keep_others=True)
+    client = _fill(CLIENT_STUB, client, {"async": _async_client(client)}, keep_others=True)
+    return {
+        PY: py_text,
+        STUB: _format(STUB, stub),
+        CLIENT: client_text,
+        CLIENT_STUB: _format(CLIENT_STUB, client),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,6 +32,19 @@ def _endpoints() -> dict[str, dict[str, Any]]:
     return {ep["name"]: ep for ep in _native.endpoint_table()}
 
 
+def _call_endpoint(call: Any, name: str, ids: list[str], options: dict[str, Any]) -> Any:
+    """Call table endpoint ``name`` through ``call`` (a client's ``_call``), as a
+    generated method does: ``ids`` fill the path, the options given (None means
+    not given, except for the fields the table calls nullable, sent as null to
+    clear them) build the body, and the answer is shaped as the table says."""
+    ep = _endpoints()[name]
+    nullable = {f["name"] for f in ep["body"] if f["nullable"]}
+    given = {k: v for k, v in options.items() if v is not None or k in nullable}
+    kind, *what = ep["returns"]
+    answer = {kind: what[0]} if kind in ("model", "field") else {"discard": kind == "nothing"}
+    return call("call", name, ids, given, **answer)
+
+
 class _Namespace:
     __slots__ = ("_client",)
 
@@ -42,16 +55,7 @@ class _Namespace:
         return self._client._call(method, *args, **kwargs)
 
     def _endpoint(self, name: str, ids: list[str], options: dict[str, Any]) -> Any:
-        """Call table endpoint ``name`` (what a generated method does): ``ids``
-        fill the path, the options given (None means not given, except for the
-        fields the table calls nullable, sent as null to clear them) build the
-        body, and the answer is shaped as the table says."""
-        ep = _endpoints()[name]
-        nullable = {f["name"] for f in ep["body"] if f["nullable"]}
-        given = {k: v for k, v in options.items() if v is not None or k in nullable}
-        kind, *what = ep["returns"]
-        answer = {kind: what[0]} if kind in ("model", "field") else {"discard": kind == "nothing"}
-        return self._call("call", name, ids, given, **answer)
+        return _call_endpoint(self._call, name, ids, options)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

@@ -47,6 +47,7 @@ __all__ = [
 
 # BEGIN GENERATED aliases by `python -m urlscan_rs._generate`: do not edit
 Visibility = Literal["public", "unlisted", "private"]
+VisibilityOrDeleted = Literal["public", "unlisted", "private", "deleted"]
 IncidentVisibility = Literal["unlisted", "private"]
 Datasource = Literal["hostnames", "scans"]
 Frequency = Literal["live", "hourly", "daily"]

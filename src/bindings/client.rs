@@ -7,9 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::convert::{error_value, model_class, to_pyerr};
-use super::lazy::{model, model_list};
+use super::lazy::model;
 use super::options::{
-    int_given, int_item, int_of, item, keywords, ScanArgs, Settings, WaitArgs, SCAN_KEYWORDS,
+    int_given, int_item, int_of, item, keywords, scan_keywords, ScanArgs, Settings, WaitArgs,
     SEARCH_KEYWORDS,
 };
 use super::outcome::Conv;
@@ -136,7 +136,10 @@ impl NativeClient {
 
     /// The keywords a forwarded `**scan_options` may hold.
     #[classattr]
-    const SCAN_OPTIONS: [&'static str; 6] = SCAN_KEYWORDS;
+    #[allow(non_snake_case)]
+    fn SCAN_OPTIONS() -> Vec<&'static str> {
+        scan_keywords()
+    }
 
     #[getter]
     fn base_url(&self) -> String {
@@ -208,16 +211,8 @@ impl NativeClient {
         Ok(out)
     }
 
-    fn quotas(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run_doc(py, "Quotas", move |c| async move { c.quotas().await })
-    }
-
-    fn user(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run_doc(py, "User", move |c| async move { c.user().await })
-    }
-
-    fn scan(&self, py: Python<'_>, url: String, options: ScanArgs) -> PyResult<Py<PyAny>> {
-        let opts = options.0;
+    fn scan(&self, py: Python<'_>, url: String, options: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let opts = options.extract::<ScanArgs>()?.0;
         self.run_doc(py, "Submission", move |c| async move {
             c.scan(&url, &opts).await
         })
@@ -241,10 +236,10 @@ impl NativeClient {
         &self,
         py: Python<'_>,
         url: String,
-        options: ScanArgs,
+        options: Bound<'_, PyAny>,
         wait: WaitArgs,
     ) -> PyResult<Py<PyAny>> {
-        let opts = options.0;
+        let opts = options.extract::<ScanArgs>()?.0;
         self.run_doc(py, "ScanResult", move |c| async move {
             c.scan_and_wait(&url, &opts, wait.0).await
         })
@@ -256,13 +251,13 @@ impl NativeClient {
         &self,
         py: Python<'_>,
         urls: Bound<'_, PyAny>,
-        options: ScanArgs,
+        options: Bound<'_, PyAny>,
         wait: Option<WaitArgs>,
         concurrency: Option<Bound<'_, PyAny>>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let urls = str_list(&urls, "urls")?;
-        let opts = options.0;
+        let opts = options.extract::<ScanArgs>()?.0;
         let w = wait.map(|w| w.0);
         let concurrency = batch_concurrency(py, concurrency)?;
         let progress = progress_fn(progress);
@@ -344,41 +339,6 @@ impl NativeClient {
             py,
             move |c| async move { c.response(&sha256).await },
             Box::new(|py, s: String| Ok(PyString::new(py, &s).into_any())),
-        )
-    }
-
-    fn set_visibility(
-        &self,
-        py: Python<'_>,
-        uuid: String,
-        visibility: String,
-    ) -> PyResult<Py<PyAny>> {
-        self.run_doc(py, "VisibilityChange", move |c| async move {
-            c.set_visibility(&uuid, &visibility).await
-        })
-    }
-
-    fn reset_visibility(&self, py: Python<'_>, uuid: String) -> PyResult<Py<PyAny>> {
-        self.run_doc(py, "VisibilityChange", move |c| async move {
-            c.reset_visibility(&uuid).await
-        })
-    }
-
-    fn available_countries(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.available_countries().await },
-            Box::new(|py, v| Ok(PyList::new(py, v)?.into_any())),
-        )
-    }
-
-    fn user_agents(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run(
-            py,
-            move |c| async move { c.user_agents().await },
-            Box::new(|py, d: Doc<core::api::scanning::UserAgentsHead>| {
-                model_list(py, "UserAgentGroup", "userAgents", d.body)
-            }),
         )
     }
 

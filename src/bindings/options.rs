@@ -4,8 +4,8 @@
 //! parameters. Python passes each as a dict of the public method's keywords.
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict};
-use serde_json::Value;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
 
 use super::convert::to_pyerr;
 use urlscan_core::api::{ScanOptions, WaitOptions};
@@ -90,55 +90,40 @@ impl Settings {
     }
 }
 
-/// The keywords of `Client.scan` besides the URL (what `**scan_options` may hold).
-pub const SCAN_KEYWORDS: [&str; 6] = [
-    "visibility",
-    "tags",
-    "country",
-    "referer",
-    "custom_agent",
-    "override_safety",
-];
+/// The keywords of `Client.scan` besides the URL (what `**scan_options` may
+/// hold): the fields of the core's submission row but the URL.
+pub fn scan_keywords() -> Vec<&'static str> {
+    urlscan_core::api::scanning::SCAN_FIELDS
+        .iter()
+        .map(|f| f.name)
+        .filter(|n| *n != "url")
+        .collect()
+}
 
-/// A scan's options. A missing or None keyword is not sent; a keyword that
-/// is not one of `SCAN_KEYWORDS` is a TypeError, as in a signature.
+/// A scan's options, checked by the core's rules for them. A missing or None
+/// keyword is not sent; a keyword that is not one of `scan_keywords` is a
+/// TypeError, as in a signature. Extracted in the method's body, not as its
+/// parameter, so that pyo3 adds no note naming the parameter to the core's
+/// `ValidationError`.
 pub struct ScanArgs(pub ScanOptions);
 
 impl<'a, 'py> FromPyObject<'a, 'py> for ScanArgs {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let d = keywords(&obj, &SCAN_KEYWORDS)?;
-        Ok(ScanArgs(ScanOptions {
-            visibility: item(&d, "visibility")?,
-            tags: item(&d, "tags")?,
-            country: item(&d, "country")?,
-            referer: item(&d, "referer")?,
-            custom_agent: item(&d, "custom_agent")?,
-            override_safety: match d.get_item("override_safety")? {
-                Some(o) => override_safety(&o)?,
-                None => None,
-            },
-        }))
+        let d = keywords(&obj, &scan_keywords())?;
+        let mut opts = serde_json::Map::new();
+        for (k, v) in d.iter() {
+            if !v.is_none() {
+                let k: String = k.extract()?;
+                let value = to_json(&v, &k)?;
+                opts.insert(k, value);
+            }
+        }
+        ScanOptions::new(&opts)
+            .map(ScanArgs)
+            .map_err(|e| to_pyerr(obj.py(), e))
     }
-}
-
-/// The specification types it as a boolean: anything else is refused
-/// rather than sent as its str().
-fn override_safety(o: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
-    if o.is_none() {
-        return Ok(None);
-    }
-    if o.is_instance_of::<PyBool>() {
-        return Ok(Some(Value::Bool(o.extract()?)));
-    }
-    Err(to_pyerr(
-        o.py(),
-        core::Error::Validation(format!(
-            "override_safety must be True, False or None, got {}",
-            o.get_type().name()?
-        )),
-    ))
 }
 
 const WAIT_KEYWORDS: [&str; 3] = ["timeout", "initial_wait", "interval"];
@@ -299,4 +284,49 @@ pub(super) fn float_item(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<f6
 /// A numeric keyword when given (None when missing; a given None is a wrong type).
 pub(super) fn float_given(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<f64>> {
     d.get_item(key)?.map(|v| float_of(&v, key)).transpose()
+}
+
+/// Python values to JSON (options of premium calls); a number out of range
+/// names `name` (the option or parameter it is, or is inside of).
+pub fn to_json(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {
+    let bad =
+        || {
+            to_pyerr(
+                v.py(),
+                core::Error::Validation(format!(
+                "option values must be JSON-like (str, int, float, bool, None, list, dict), got {}",
+                v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            )),
+            )
+        };
+    Ok(if v.is_none() {
+        Value::Null
+    } else if v.is_instance_of::<PyBool>() {
+        Value::Bool(v.extract()?)
+    } else if v.is_instance_of::<PyInt>() {
+        Value::Number(Number::from(int_of(v, name)?))
+    } else if v.is_instance_of::<PyFloat>() {
+        Number::from_f64(v.extract()?)
+            .map(Value::Number)
+            .ok_or_else(bad)?
+    } else if let Ok(s) = v.cast::<PyString>() {
+        Value::String(s.to_str()?.to_string())
+    } else if let Ok(d) = v.cast::<PyDict>() {
+        let mut m = Map::new();
+        for (k, val) in d.iter() {
+            m.insert(
+                k.extract::<String>().map_err(|_| bad())?,
+                to_json(&val, name)?,
+            );
+        }
+        Value::Object(m)
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        Value::Array(
+            v.try_iter()?
+                .map(|x| to_json(&x?, name))
+                .collect::<PyResult<_>>()?,
+        )
+    } else {
+        return Err(bad());
+    })
 }

@@ -3,63 +3,18 @@
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use serde_json::{Map, Value};
 
 use super::client::NativeClient;
 use super::convert::{json, to_pyerr};
 use super::lazy::{field_of, model, model_list, wrap};
-use super::options::int_of;
+use super::options::{int_of, to_json};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::hostnames::HostnamePageHead;
 use urlscan_core::models::Doc;
 use urlscan_core::{self as core, Client};
-
-/// Python values to JSON (options of premium calls); a number out of range
-/// names `name` (the option or parameter it is, or is inside of).
-pub fn to_json(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {
-    let bad =
-        || {
-            to_pyerr(
-                v.py(),
-                core::Error::Validation(format!(
-                "option values must be JSON-like (str, int, float, bool, None, list, dict), got {}",
-                v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-            )),
-            )
-        };
-    Ok(if v.is_none() {
-        Value::Null
-    } else if v.is_instance_of::<PyBool>() {
-        Value::Bool(v.extract()?)
-    } else if v.is_instance_of::<PyInt>() {
-        Value::Number(Number::from(int_of(v, name)?))
-    } else if v.is_instance_of::<PyFloat>() {
-        Number::from_f64(v.extract()?)
-            .map(Value::Number)
-            .ok_or_else(bad)?
-    } else if let Ok(s) = v.cast::<PyString>() {
-        Value::String(s.to_str()?.to_string())
-    } else if let Ok(d) = v.cast::<PyDict>() {
-        let mut m = Map::new();
-        for (k, val) in d.iter() {
-            m.insert(
-                k.extract::<String>().map_err(|_| bad())?,
-                to_json(&val, name)?,
-            );
-        }
-        Value::Object(m)
-    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        Value::Array(
-            v.try_iter()?
-                .map(|x| to_json(&x?, name))
-                .collect::<PyResult<_>>()?,
-        )
-    } else {
-        return Err(bad());
-    })
-}
 
 /// Query parameters: scalars as text (booleans as `true`/`false`), a list
 /// repeats its key, None leaves the key out.
@@ -131,7 +86,7 @@ impl NativeClient {
     ) -> PyResult<Py<PyAny>> {
         let opts = opts_map(options.as_ref())?;
         // List elements are named by the answer's key in errors.
-        let key = core::api::endpoints::find(&name)
+        let key = core::api::call::find(&name)
             .ok()
             .and_then(|e| e.answer.first())
             .copied()
@@ -448,29 +403,38 @@ impl HostnameCursor {
 /// Python methods and stubs (`python -m urlscan_rs._generate`) and the tests.
 #[pyfunction]
 pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    use urlscan_core::api::endpoints::{all, Returns};
+    use urlscan_core::api::call::all;
+    use urlscan_core::api::endpoints::{Returns, Shape};
     use urlscan_core::fields::{Field, Kind};
     fn field(f: &Field) -> Value {
         // The kind's name ("Enum", "Int", ...) and, for enums, its values.
         let debug = format!("{:?}", f.kind);
         let name = debug.split('(').next().unwrap_or_default();
         let choices: &[&str] = match f.kind {
-            Kind::Enum(v) | Kind::EnumList(v) | Kind::EnumOrList(v) => v,
+            Kind::Enum(v) | Kind::EnumList(v) | Kind::EnumOrList(v) | Kind::AnyCase(v) => v,
             _ => &[],
         };
         serde_json::json!({
             "name": f.name, "wire": f.wire, "kind": name, "choices": choices,
-            "required": f.required, "nullable": f.nullable,
+            "required": f.required, "nullable": f.nullable, "doc": f.doc,
         })
     }
     let fields = |fs: &[Field]| fs.iter().map(field).collect::<Vec<_>>();
     let rows: Vec<Value> = all()
         .map(|e| {
             let (wrapper, body) = e.body.unwrap_or(("", &[]));
+            // The shapes as the stubs spell them.
+            let py = |s: Shape| match s {
+                Shape::Any => "Any",
+                Shape::Object => "dict[str, Any]",
+                Shape::Text => "str",
+                Shape::Texts => "str",
+                Shape::Bytes => "bytes",
+            };
             let returns = match e.returns {
-                Returns::Json(t) => serde_json::json!(["json", t]),
+                Returns::Json(t) => serde_json::json!(["json", py(t)]),
                 Returns::Model(m) => serde_json::json!(["model", m]),
-                Returns::Field(k, t) => serde_json::json!(["field", k, t]),
+                Returns::Field(k, t) => serde_json::json!(["field", k, py(t)]),
                 Returns::Nothing => serde_json::json!(["nothing"]),
             };
             serde_json::json!({
@@ -478,7 +442,8 @@ pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
                 "ids": fields(e.ids), "positional": e.positional,
                 "body": fields(body), "wrapper": wrapper, "creating": e.creating,
                 "params": fields(e.params), "list": e.list, "returns": returns,
-                "doc": e.doc, "by_hand": e.by_hand,
+                "doc": e.doc, "by_hand": e.by_hand, "action": e.action,
+                "action_field": e.action_field,
             })
         })
         .collect();

@@ -44,6 +44,20 @@ pub enum Kind {
     UserTags,
     /// A search cursor: the last hit's sort values joined by a comma.
     SearchAfter,
+    /// One value of the enum, whatever its case and surrounding spaces
+    /// (sent lowercase, trimmed).
+    AnyCase(&'static [&'static str]),
+    /// Scan tags: at most `rules::MAX_TAGS` strings, none empty.
+    Tags,
+    /// A two-letter ISO 3166-1 country code (sent lowercase).
+    Country,
+    /// A string sent on as an HTTP header's value (no CR, LF or other
+    /// control characters).
+    HeaderValue,
+    /// A scan's uuid (sent lowercase).
+    Uuid,
+    /// A SHA-256 hash in hex (sent lowercase).
+    Sha256,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +71,9 @@ pub struct Field {
     /// `None` from the caller is sent as JSON null (the specification allows
     /// null to clear the field); for other fields `None` means "not given".
     pub nullable: bool,
+    /// What the field is, for people: the reference and the command line's
+    /// help show it ("" where the name says it all).
+    pub doc: &'static str,
 }
 
 pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
@@ -66,6 +83,7 @@ pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
         kind,
         required: false,
         nullable: false,
+        doc: "",
     }
 }
 
@@ -76,6 +94,7 @@ pub const fn req(name: &'static str, wire: &'static str, kind: Kind) -> Field {
         kind,
         required: true,
         nullable: false,
+        doc: "",
     }
 }
 
@@ -92,6 +111,7 @@ pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Fiel
         kind,
         required: false,
         nullable: true,
+        doc: "",
     }
 }
 
@@ -101,22 +121,32 @@ pub use urlscan_rules::{FREQUENCIES, TEAM_PERMISSIONS, WEEK_DAYS};
 /// in the team may see or change them. A subscription requires some of them.
 pub mod notify {
     use super::{f, rules, Field, Kind};
-    pub const FREQUENCY: Field = f("frequency", "frequency", Kind::Enum(rules::FREQUENCIES));
-    pub const EMAILS: Field = f("email_addresses", "emailAddresses", Kind::Emails);
-    pub const IS_ACTIVE: Field = f("is_active", "isActive", Kind::Bool);
-    pub const IGNORE_TIME: Field = f("ignore_time", "ignoreTime", Kind::Bool);
-    pub const WEEK_DAYS: Field = f("week_days", "weekDays", Kind::EnumList(rules::WEEK_DAYS));
+    pub const FREQUENCY: Field = f("frequency", "frequency", Kind::Enum(rules::FREQUENCIES))
+        .doc("How often notifications are sent");
+    pub const EMAILS: Field =
+        f("email_addresses", "emailAddresses", Kind::Emails).doc("Recipient e-mail address");
+    pub const IS_ACTIVE: Field = f("is_active", "isActive", Kind::Bool).doc("Whether it is active");
+    pub const IGNORE_TIME: Field =
+        f("ignore_time", "ignoreTime", Kind::Bool).doc("Whether to ignore time constraints");
+    pub const WEEK_DAYS: Field = f("week_days", "weekDays", Kind::EnumList(rules::WEEK_DAYS))
+        .doc("Day on which alerts are generated");
     pub const PERMISSIONS: Field = f(
         "permissions",
         "permissions",
         Kind::EnumList(rules::TEAM_PERMISSIONS),
-    );
-    pub const DESCRIPTION: Field = f("description", "description", Kind::Str);
+    )
+    .doc("Permission of the team's members");
+    pub const DESCRIPTION: Field =
+        f("description", "description", Kind::Str).doc("Short description");
 }
 
 impl Field {
     pub const fn required(mut self) -> Field {
         self.required = true;
+        self
+    }
+    pub const fn doc(mut self, doc: &'static str) -> Field {
+        self.doc = doc;
         self
     }
 }
@@ -205,6 +235,14 @@ fn has_path(out: &Map<String, Value>, wire: &str) -> bool {
             .get(head)
             .and_then(Value::as_object)
             .is_some_and(|m| has_path(m, rest)),
+    }
+}
+
+/// A rule's error (from `validate`) as the body's: prefixed by `what`.
+fn named(what: &str, e: Error) -> Error {
+    match e {
+        Error::Validation(m) => Error::Validation(format!("{what}: {m}")),
+        e => e,
     }
 }
 
@@ -466,6 +504,62 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             rules::user_tag,
             "must be prefixed by its scope (pro., public., private. or team.)",
         ),
+        Kind::AnyCase(allowed) => {
+            let s = any_str(what, field, v)?.trim().to_ascii_lowercase();
+            one_of(what, field, &s, allowed)?;
+            Ok(Value::String(s))
+        }
+        Kind::Tags => {
+            let tags = strings(what, field, v)?;
+            if tags.len() > rules::MAX_TAGS {
+                return Err(bad(
+                    what,
+                    field,
+                    format!(
+                        "must hold at most {} tags, got {}",
+                        rules::MAX_TAGS,
+                        tags.len()
+                    ),
+                ));
+            }
+            if let Some(t) = tags.iter().find(|t| t.trim().is_empty()) {
+                return Err(bad(
+                    what,
+                    field,
+                    format!("must not hold an empty tag, got {t:?}"),
+                ));
+            }
+            Ok(v.clone())
+        }
+        Kind::Country => {
+            let s = any_str(what, field, v)?;
+            validate::country(s)
+                .map(Value::String)
+                .map_err(|e| named(what, e))
+        }
+        Kind::HeaderValue => ruled(what, field, v, |s| {
+            if rules::header_value(s) {
+                Ok(())
+            } else {
+                Err(
+                    "must be printable characters without CR, LF or other control characters"
+                        .into(),
+                )
+            }
+        })
+        .map(|_| v.clone()),
+        Kind::Uuid => {
+            let s = any_str(what, field, v)?;
+            validate::uuid(field.name, s)
+                .map(Value::String)
+                .map_err(|e| named(what, e))
+        }
+        Kind::Sha256 => {
+            let s = any_str(what, field, v)?;
+            validate::sha256(s)
+                .map(Value::String)
+                .map_err(|e| named(what, e))
+        }
         Kind::SearchAfter => match v {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)

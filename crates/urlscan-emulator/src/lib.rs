@@ -27,6 +27,7 @@ pub mod premium;
 pub(crate) mod premium_model;
 pub mod query;
 pub mod ratelimit;
+pub(crate) mod request_fields;
 pub mod routes;
 pub(crate) mod search;
 pub mod state;

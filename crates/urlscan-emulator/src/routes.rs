@@ -18,6 +18,7 @@ use super::answer::{
     with_limit_headers, Need,
 };
 use super::content::{self, ScanSpec};
+use super::request_fields::{check, FieldType, RequestField};
 use super::search::{page_response, parse_query, search_args};
 use super::state::{group_of, AppState, Caller, Entry};
 
@@ -269,15 +270,58 @@ async fn user_agents(State(st): St, headers: HeaderMap) -> Response {
 
 // ---------------------------------------------------------------- scanning
 
-const SCAN_FIELDS: &[&str] = &[
-    "url",
-    "visibility",
-    "tags",
-    "country",
-    "referer",
-    "customagent",
-    "overrideSafety",
+/// A submission's fields as the service checks them: the emulator's row of
+/// each scan option. The client declares them in
+/// `urlscan_core::api::scanning::SCAN_FIELDS`; `premium::rules_agree`
+/// compares the two tables.
+pub(crate) const SCAN: &[RequestField] = &[
+    RequestField::required("url", FieldType::Custom(scan_url)),
+    RequestField::optional("visibility", FieldType::OneOf(urlscan_rules::VISIBILITIES)),
+    RequestField::optional("tags", FieldType::Custom(scan_tags)),
+    RequestField::optional("country", FieldType::Custom(country)),
+    RequestField::optional("referer", FieldType::Str),
+    RequestField::optional("customagent", FieldType::Str),
+    // The service takes any value for it (the Go CLI sends a string).
+    RequestField::optional("overrideSafety", FieldType::Any),
 ];
+
+fn scan_url(label: &str, v: &Value) -> Option<String> {
+    use urlscan_rules::{URL_MAX_LEN, URL_MIN_LEN};
+    let Some(url) = v.as_str().map(str::trim) else {
+        return Some(format!("\"{label}\" must be a string"));
+    };
+    if !(URL_MIN_LEN..=URL_MAX_LEN).contains(&url.chars().count()) {
+        return Some(format!(
+            "\"{label}\" length must be between {URL_MIN_LEN} and {URL_MAX_LEN} characters"
+        ));
+    }
+    // The service's rule for what it scans (shared with the client's check):
+    // http or https with a host; no scheme means http.
+    urlscan_rules::scan_url(url).err().map(|_| {
+        format!("\"{label}\" must be a valid uri with a scheme matching the http|https pattern")
+    })
+}
+
+fn scan_tags(label: &str, v: &Value) -> Option<String> {
+    match v.as_array() {
+        Some(a) if a.len() > urlscan_rules::MAX_TAGS => Some(format!(
+            "\"{label}\" must contain less than or equal to {} items",
+            urlscan_rules::MAX_TAGS
+        )),
+        Some(a) if a.iter().all(Value::is_string) => None,
+        _ => Some(format!("\"{label}\" must be an array of strings")),
+    }
+}
+
+fn country(label: &str, v: &Value) -> Option<String> {
+    match v.as_str() {
+        Some(c) if urlscan_rules::country(c) => None,
+        _ => Some(format!(
+            "\"{label}\" must be a two-letter ISO 3166-1 country code"
+        )),
+    }
+}
+
 const DNS_FAIL_TLDS: &[&str] = &["invalid", "test", "local", "localhost", "internal", "bar"];
 
 async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
@@ -286,24 +330,13 @@ async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
         Ok(v @ Value::Object(_)) => v,
         _ => return validation("\"value\" must be of type object"),
     };
-    let obj = parsed.as_object().cloned().unwrap_or_default();
-    let mut problems: Vec<String> = Vec::new();
-    if !obj.contains_key("url") {
-        problems.push("\"url\" is required".into());
-    }
-    for k in obj.keys().filter(|k| !SCAN_FIELDS.contains(&k.as_str())) {
-        problems.push(format!("\"{k}\" is not allowed"));
-    }
-    if !problems.is_empty() {
-        return validation(&problems.join(". "));
-    }
-    let visibility = match obj.get("visibility") {
-        None | Some(Value::Null) => "public".to_string(),
-        Some(Value::String(v)) if ["public", "unlisted", "private"].contains(&v.as_str()) => {
-            v.clone()
-        }
-        Some(_) => return validation("\"visibility\" must be one of [public, unlisted, private]"),
-    };
+    let given = parsed.as_object().cloned().unwrap_or_default();
+    let obj = or_return!(check(&given, "", SCAN, &[], true));
+    let visibility = obj
+        .get("visibility")
+        .and_then(Value::as_str)
+        .unwrap_or("public")
+        .to_string();
     let action = visibility.clone();
     or_return!(check_limit(&st, &c, &action));
     let resp = submit_checked(&st, &c, &obj, visibility);
@@ -316,21 +349,8 @@ fn submit_checked(
     obj: &Map<String, Value>,
     visibility: String,
 ) -> Response {
-    let Some(raw_url) = obj.get("url").and_then(Value::as_str) else {
-        return validation("\"url\" must be a string");
-    };
-    let raw_url = raw_url.trim();
-    let n = raw_url.chars().count();
-    if !(urlscan_rules::URL_MIN_LEN..=urlscan_rules::URL_MAX_LEN).contains(&n) {
-        return validation("\"url\" length must be between 5 and 2083 characters");
-    }
-    // The service's rule for what it scans (shared with the client's check):
-    // http or https with a host; no scheme means http.
-    if urlscan_rules::scan_url(raw_url).is_err() {
-        return validation(
-            "\"url\" must be a valid uri with a scheme matching the http|https pattern",
-        );
-    }
+    // Checked by `SCAN`.
+    let raw_url = obj.get("url").and_then(Value::as_str).unwrap_or("").trim();
     let with_scheme = if raw_url.contains("://") {
         raw_url.to_string()
     } else {
@@ -365,24 +385,17 @@ fn submit_checked(
             Some("The submitted domain is on our blacklist. For your own safety we did not perform this scan..."),
         );
     }
-    let tags: Vec<String> = match obj.get("tags") {
-        None | Some(Value::Null) => vec![],
-        Some(Value::Array(a)) if a.len() <= 10 && a.iter().all(Value::is_string) => a
-            .iter()
-            .filter_map(|t| t.as_str().map(String::from))
-            .collect(),
-        Some(Value::Array(a)) if a.len() > 10 => {
-            return validation("\"tags\" must contain less than or equal to 10 items")
-        }
-        Some(_) => return validation("\"tags\" must be an array of strings"),
-    };
-    let country = match obj.get("country") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.len() == 2 && s.chars().all(|ch| ch.is_ascii_alphabetic()) => {
-            Some(s.to_ascii_lowercase())
-        }
-        Some(_) => return validation("\"country\" must be a two-letter ISO 3166-1 country code"),
-    };
+    let tags: Vec<String> = obj
+        .get("tags")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.as_str().map(String::from))
+        .collect();
+    let country = obj
+        .get("country")
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase);
     let str_opt = |k: &str| obj.get(k).and_then(Value::as_str).map(String::from);
     let key = c.key().expect("scan needs a key");
     let now = st.now_ms();

@@ -57,10 +57,10 @@ from ._output import (
 from ._parser import build_parser, leaf_commands
 from ._parser import completion_script as completion_script
 from ._show import _verdict as _verdict
-from .endpoints import ENDPOINT_HELP as ENDPOINT_HELP
 from .endpoints import HAND_WRITTEN as HAND_WRITTEN
 from .endpoints import NAMESPACE_GROUPS as NAMESPACE_GROUPS
 from .endpoints import endpoints, stub_signatures
+from .endpoints import rows as rows
 from .keys import api_key_source
 from .listen import notification_line
 

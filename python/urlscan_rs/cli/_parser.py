@@ -23,7 +23,7 @@ from ._output import EXIT_CODES_HELP, EXIT_OK, Output
 from ._show import HIT_HEADERS
 from .datadumps import cmd_datadump_download, cmd_datadump_read, cmd_datadump_sync
 from .emulator import cmd_demo, cmd_emulator
-from .endpoints import ENDPOINT_HELP, FIELD_HELP, NAMESPACE_GROUPS, _add_endpoint_arguments, _endpoint_command, endpoints
+from .endpoints import NAMESPACE_GROUPS, _add_endpoint_arguments, _endpoint_command, command_help, endpoints, field_help
 from .keys import cmd_key_delete, cmd_key_set, cmd_key_show
 from .listen import cmd_listen, cmd_mcp
 from .scanning import (
@@ -97,7 +97,7 @@ class _Commands:
     def derive(self, *path: str) -> None:
         """The command made from a client method (see endpoints())."""
         ep = self.derived.pop(path)
-        _add_endpoint_arguments(self.command(ep.path, ENDPOINT_HELP.get(ep.key, ep.key), _endpoint_command(ep)), ep)
+        _add_endpoint_arguments(self.command(ep.path, command_help(ep.key), _endpoint_command(ep)), ep)
 
     def per_scan(self, name: str, help: str, func: Command, description: str) -> argparse.ArgumentParser:
         """A command that takes one or more scan uuids."""
@@ -269,7 +269,7 @@ def _premium_commands(c: _Commands) -> None:
         "download a data-dump file (resumed if the connection drops; checked against its listed size)",
         cmd_datadump_download,
     )
-    dd.add_argument("path", help=FIELD_HELP["path"])
+    dd.add_argument("path", help=field_help("datadumps.link", "path"))
     dd.add_argument("-o", "--output", metavar="DIR", default=".", help="folder (or file name) to write to (default: here)")
     ds = c.command(
         ["datadump", "sync"],

@@ -1,31 +1,33 @@
-"""Commands derived from the typed signatures of the client's methods."""
+"""Commands derived from the rows of the core's endpoint table."""
 
 from __future__ import annotations
 
 import argparse
 import ast
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .. import _native
 from ..errors import ValidationError
 from ..models import Incident, Model, ScanResult, VisibilityChange
 from ._common import _arg, _client, _write_bytes
 from ._output import EXIT_OK, Output
 from ._show import _model_block, _noun, _print_incident, _print_models, _print_result, _text
 
-# Every method of the premium namespaces (and the client methods listed in
-# CLIENT_COMMANDS) becomes one command: positional parameters become
-# positional arguments, keyword parameters become --options (kebab-case flags
-# for the snake_case keywords; list parameters repeatable, under their
-# singular name too; bools as --x/--no-x; Literal types as choices). The types
-# are read from the typed stubs shipped with the package (_client.pyi,
-# _namespaces.pyi), so a new keyword there is a new option here. Which
-# combinations are valid is left to the client: it refuses bad input before
-# sending anything (exit code 2).
+# Every row of the core's endpoint table is one command: the premium namespaces' methods and
+# the client's own (CLIENT_COMMANDS names some; CLIENT_HAND_WRITTEN and HAND_WRITTEN are written
+# by hand because they do more than one call). Positional parameters become positional
+# arguments, keyword parameters --options (kebab-case flags for the snake_case keywords; list
+# parameters repeatable, under their singular name too; bools as --x/--no-x; Literal types as
+# choices). The signatures are read from the typed stubs generated from the rows (_client.pyi,
+# _namespaces.pyi), the help of commands and options from the rows' documentation, so a new
+# field in a row is a new, documented option here. Which combinations are valid is left to the
+# client: it refuses bad input before sending anything (exit code 2).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,127 +151,57 @@ NAMESPACE_GROUPS: dict[str, tuple[str, str, str]] = {
 # Namespace methods whose commands are written by hand (they do more than print an answer).
 HAND_WRITTEN = {("datadumps", "download"), ("datadumps", "sync")}
 
-# Client methods with one derived command each (the others have hand-written commands).
-CLIENT_COMMANDS: dict[tuple[str, ...], str] = {
-    ("user",): "user",
-    ("response",): "response",
-    ("visibility", "set"): "set_visibility",
-    ("visibility", "reset"): "reset_visibility",
-    ("countries",): "available_countries",
-    ("user-agents",): "user_agents",
+# The rows of the client itself (no namespace) each make a command named after the method,
+# but for these names, and those with commands written by hand (they do more than print an answer).
+CLIENT_COMMANDS: dict[str, tuple[str, ...]] = {
+    "set_visibility": ("visibility", "set"),
+    "reset_visibility": ("visibility", "reset"),
+    "available_countries": ("countries",),
 }
+CLIENT_HAND_WRITTEN = {"scan", "result", "screenshot", "dom", "search", "similar", "phishfeed", "quotas"}
 
-ENDPOINT_HELP: dict[str, str] = {
-    "user": "show the account: user, team, products, features and limits",
-    "response": "print a recorded response body by its SHA-256 hash",
-    "set_visibility": "change a scan's visibility, or delete the scan (deleted)",
-    "reset_visibility": "restore a scan's original visibility",
-    "available_countries": "list the countries scans can be run from",
-    "user_agents": "list the user agents scans can use",
-    "livescan.scanners": "list the live scanners",
-    "livescan.task": "task a live scan; prints its uuid at once",
-    "livescan.scan": "run a live scan; prints its uuid once it has finished",
-    "livescan.resource": "fetch a live scan's result, screenshot, dom, response or download",
-    "livescan.store": "store a temporary live scan as a permanent snapshot",
-    "livescan.purge": "delete a temporary live scan",
-    "saved_searches.list": "list the saved searches",
-    "saved_searches.create": "create a saved search",
-    "saved_searches.update": "change a saved search (only the options given)",
-    "saved_searches.delete": "delete a saved search",
-    "saved_searches.results": "print the hits of a saved search, newest first",
-    "subscriptions.list": "list the subscriptions",
-    "subscriptions.create": "subscribe to saved searches",
-    "subscriptions.update": "change a subscription (only the options given)",
-    "subscriptions.delete": "delete a subscription",
-    "subscriptions.results": "print the hits of a subscription",
-    "channels.list": "list the notification channels",
-    "channels.create": "create a notification channel",
-    "channels.get": "show a notification channel",
-    "channels.update": "change a notification channel (only the options given)",
-    "incidents.create": "start tracking an observable",
-    "incidents.get": "show an incident",
-    "incidents.update": "change an incident (only the options given)",
-    "incidents.close": "close an incident",
-    "incidents.restart": "restart a closed incident",
-    "incidents.copy": "copy an incident without its history (prints the new one)",
-    "incidents.fork": "copy an incident with its observations (prints the new one)",
-    "incidents.watchable_attributes": "list the attributes an incident can watch",
-    "incidents.states": "list an incident's observations",
-    "brands.available": "list the brands tracked for phishing",
-    "brands.detected": "list the brands with detected phishing pages",
-    "files.download": "download a file (unpacked from its ZIP and checked against the hash)",
-    "files.download_zip": "download a file's password-protected ZIP as served",
-    "datadumps.list": "list the data-dump files of a time window, file type and day",
-    "datadumps.link": "print the temporary download address of a data-dump file",
-}
 
-FIELD_HELP: dict[str, str] = {
-    "uuid": "scan uuid",
-    "sha256": "SHA-256 hash",
-    "url": "URL to scan",
-    "observable": "hostname, domain, IP or URL",
-    "scanner_id": "live scanner id (see `livescan scanners`)",
-    "scan_id": "live scan uuid",
-    "resource_type": "what to fetch",
-    "resource_id": "scan uuid, or SHA-256 hash for response and download",
-    "search_id": "saved search id",
-    "subscription_id": "subscription id",
-    "channel_id": "channel id",
-    "incident_id": "incident id",
-    "datasource": "data source",
-    "time_window": "length of one file",
-    "file_type": "kind of data",
-    "date": "day: YYYY-MM-DD, YYYYMMDD, today or yesterday",
-    "path": "file path from `datadump list`",
-    "visibility": "visibility",
-    "page_timeout": "page load timeout",
-    "capture_delay": "delay before capturing",
-    "extra_headers": "HTTP header 'Name: value'",
-    "enable_features": "feature to enable",
-    "disable_features": "feature to disable",
-    "name": "name",
-    "query": "search query",
-    "description": "short description",
-    "long_description": "long description",
-    "permissions": "permission",
-    "tlp": "traffic light protocol",
-    "user_tags": "tag for matching items, prefixed by its scope (pro., public., private., team.)",
-    "size": "hits to fetch",
-    "search_after": "cursor: the sort values of the last hit, comma separated",
-    "search_ids": "saved search id",
-    "frequency": "how often notifications are sent",
-    "email_addresses": "recipient e-mail address",
-    "is_active": "whether it is active",
-    "ignore_time": "whether to ignore time constraints",
-    "week_days": "day on which alerts are generated",
-    "channel_ids": "channel id",
-    "incident_channel_ids": "channel id for incidents",
-    "incident_profile_id": "incident profile id",
-    "incident_visibility": "visibility of the incidents created",
-    "incident_creation_mode": "when incidents are created",
-    "incident_watch_keys": "what an incident watches",
-    "type": "channel type",
-    "webhook_url": "address receiving notifications",
-    "utc_time": "HH:MM (UTC) at which daily e-mails are sent",
-    "is_default": "whether it is the default channel",
-    "channels": "channel id to notify",
-    "scan_interval": "seconds between scans",
-    "scan_interval_mode": "manual or automatic interval changes",
-    "watched_attributes": "attribute to watch",
-    "user_agents": "user agent to scan with",
-    "user_agents_per_interval": "user agents used per interval",
-    "countries": "country to scan from (ISO 3166-1 code)",
-    "countries_per_interval": "countries used per interval",
-    "stop_delay_suspended": "close this long after the observable was suspended",
-    "stop_delay_inactive": "close this long after the observable became inactive",
-    "stop_delay_malicious": "close this long after the observable became malicious",
-    "scan_interval_after_suspended": "scan interval once suspended",
-    "scan_interval_after_malicious": "scan interval once malicious",
-    "incident_profile": "incident profile id",
-    "expire_after": "seconds until the incident closes by itself",
-    "extra_path": "path appended to a hostname observable, starting with /",
-    "password": "ZIP password (default: urlscan!)",
-}
+@functools.cache
+def rows() -> dict[str, dict[str, Any]]:
+    """The core's endpoint table by row name: the help of commands and options comes from it."""
+    return {row["name"]: row for row in _native.endpoint_table()}
+
+
+def _fields(row: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*row["ids"], *row["body"], *row["params"]]
+
+
+def _sentence(text: str) -> str:
+    """A row's documentation as a help line: its first paragraph, starting lowercase as argparse's lines do."""
+    first = text.partition("\n\n")[0].replace("``", "'")
+    return first[:1].lower() + first[1:] if first[1:2].islower() else first
+
+
+def command_help(key: str) -> str:
+    """A command's help: its row's documentation (the client's method docstring for the few without a row)."""
+    row = rows().get(key)
+    if row and row["doc"]:
+        return _sentence(row["doc"])
+    return key.replace("_", " ")
+
+
+@functools.cache
+def _docs() -> dict[tuple[str, str], str]:
+    """(row, field) -> documentation; ("", field) -> the first row's that documents the field."""
+    out: dict[tuple[str, str], str] = {}
+    for row in rows().values():
+        for f in _fields(row):
+            if f["doc"]:
+                out[(row["name"], f["name"])] = f["doc"]
+                out.setdefault(("", f["name"]), f["doc"])
+    return out
+
+
+def field_help(key: str, name: str) -> str:
+    """An argument's help: its field's documentation in the row, else in any row (update takes create's fields)."""
+    doc = _docs().get((key, name)) or _docs().get(("", name))
+    return _sentence(doc) if doc else name.replace("_", " ")
+
 
 # Past-tense titles of what a method did; and the JSON key of a plain (non-model) answer.
 _VERBS = {
@@ -312,7 +244,8 @@ class Endpoint:
 def endpoints() -> list[Endpoint]:
     """Every derived command, from the typed stubs."""
     client = stub_signatures("_client.pyi")["Client"]
-    found = [Endpoint(path, "", method, client[method]) for path, method in CLIENT_COMMANDS.items()]
+    own = [name for name in rows() if "." not in name and name not in CLIENT_HAND_WRITTEN]
+    found = [Endpoint(CLIENT_COMMANDS.get(name, (_kebab(name),)), "", name, client[name]) for name in own]
     spaces = stub_signatures("_namespaces.pyi")
     for group, (attr, cls, _) in NAMESPACE_GROUPS.items():
         methods = spaces[cls]
@@ -363,8 +296,8 @@ def _header(text: str) -> tuple[str, str]:
 _CONVERTERS: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "day": _day, "header": _header, "str": str}
 
 
-def _param_help(p: Param, *, stdin: bool = False, positional: bool = False) -> str:
-    parts = [FIELD_HELP.get(p.name, p.name.replace("_", " "))]
+def _param_help(key: str, p: Param, *, stdin: bool = False, positional: bool = False) -> str:
+    parts = [field_help(key, p.name)]
     if p.choices and not p.many and not p.kind == "bool" and positional:
         parts.append("one of: " + ", ".join(p.choices))
     if p.many:
@@ -372,6 +305,50 @@ def _param_help(p: Param, *, stdin: bool = False, positional: bool = False) -> s
     if stdin:
         parts.append("- reads it from stdin")
     return "; ".join(parts)
+
+
+def add_option(sp: argparse.ArgumentParser, key: str, p: Param, aliases: Sequence[str] = ()) -> None:
+    """The --option of keyword ``p`` of row ``key`` (dest ``o_<name>``; read back with :func:`option_values`)."""
+    flags = [f"--{_kebab(p.name)}", *aliases]
+    if p.many and _singular(p.name) != p.name:
+        flags.insert(0, f"--{_kebab(_singular(p.name))}")
+    kw: dict[str, Any] = {"dest": f"o_{p.name}", "help": _param_help(key, p)}
+    if p.required:
+        kw["required"] = True
+    if p.kind == "bool":
+        sp.add_argument(*flags, action=argparse.BooleanOptionalAction, default=None, **kw)
+        return
+    kw["type"] = _CONVERTERS[p.kind]
+    if p.choices:
+        kw["choices"] = p.choices
+    else:
+        kw["metavar"] = {"int": "N", "float": "N", "header": "'NAME: VALUE'"}.get(p.kind, _singular(p.name).upper())
+    sp.add_argument(*flags, action="append" if p.many else "store", **kw)
+
+
+def option_values(args: argparse.Namespace, params: Sequence[Param]) -> dict[str, Any]:
+    """The keywords given on the command line (only those: None would clear a nullable field)."""
+    options: dict[str, Any] = {}
+    for p in params:
+        value = getattr(args, f"o_{p.name}")
+        if value is not None:
+            options[p.name] = dict(value) if p.kind == "header" else list(value) if p.many else value
+    return options
+
+
+# The kinds of the core's fields (``Kind`` in crates/urlscan-core/src/fields.rs) that take several values.
+_MANY = {"StrList", "IdList", "EnumList", "Emails", "Countries", "UserTags", "Tags"}
+
+
+def row_params(name: str) -> tuple[Param, ...]:
+    """The keyword fields of row ``name`` (not those given by position) as command-line parameters."""
+    row = rows()[name]
+    kinds = {"Bool": "bool", "Int": "int", "Headers": "header"}
+    return tuple(
+        Param(f["name"], kinds.get(f["kind"], "str"), tuple(f["choices"]) or None, f["kind"] in _MANY, False)
+        for f in [*row["body"], *row["params"]]
+        if f["name"] not in row["positional"]
+    )
 
 
 def _add_endpoint_arguments(sp: argparse.ArgumentParser, ep: Endpoint) -> None:
@@ -382,24 +359,10 @@ def _add_endpoint_arguments(sp: argparse.ArgumentParser, ep: Endpoint) -> None:
             metavar=p.name.upper(),
             type=_CONVERTERS[p.kind],
             choices=p.choices,
-            help=_param_help(p, stdin=stdin, positional=True),
+            help=_param_help(ep.key, p, stdin=stdin, positional=True),
         )
     for p in ep.sig.options:
-        flags = [f"--{_kebab(p.name)}"]
-        if p.many and _singular(p.name) != p.name:
-            flags.insert(0, f"--{_kebab(_singular(p.name))}")
-        kw: dict[str, Any] = {"dest": f"o_{p.name}", "help": _param_help(p)}
-        if p.required:
-            kw["required"] = True
-        if p.kind == "bool":
-            sp.add_argument(*flags, action=argparse.BooleanOptionalAction, default=None, **kw)
-            continue
-        kw["type"] = _CONVERTERS[p.kind]
-        if p.choices:
-            kw["choices"] = p.choices
-        else:
-            kw["metavar"] = {"int": "N", "float": "N", "header": "'NAME: VALUE'"}.get(p.kind, _singular(p.name).upper())
-        sp.add_argument(*flags, action="append" if p.many else "store", **kw)
+        add_option(sp, ep.key, p)
     if "bytes" in ep.sig.returns:
         sp.add_argument(
             "-o",
@@ -424,13 +387,9 @@ def _endpoint_command(ep: Endpoint) -> Callable[[argparse.Namespace, Output], in
         for p in ep.sig.positional:
             value = getattr(args, f"p_{p.name}")
             if p.kind == "str" and not p.choices:
-                value = _arg(args, value, FIELD_HELP.get(p.name, p.name))
+                value = _arg(args, value, field_help(ep.key, p.name))
             positional.append(value)
-        options: dict[str, Any] = {}
-        for p in ep.sig.options:
-            value = getattr(args, f"o_{p.name}")
-            if value is not None:  # only what was given (None would clear a nullable field)
-                options[p.name] = dict(value) if p.kind == "header" else list(value) if p.many else value
+        options = option_values(args, ep.sig.options)
         with _client(args) as c:
             target = getattr(c, ep.attr) if ep.attr else c
             try:

@@ -32,31 +32,20 @@ from ._output import (
     exit_code_for,
 )
 from ._show import _print_result, _print_submission, _verdict
+from .endpoints import add_option, option_values, row_params
+
+# The scan options of scan and bulk are the fields of the core's submission row; an earlier
+# spelling of one flag is kept.
+_SCAN_FLAG_ALIASES = {"custom_agent": ("--user-agent",)}
 
 
-# The scan options of scan and bulk: the client's keywords made from them, and their flags
-# (_add_scan_options), side by side so that the two change together.
 def _scan_options(args: argparse.Namespace) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    if args.visibility:
-        opts["visibility"] = args.visibility
-    if args.tag:
-        opts["tags"] = list(args.tag)
-    if args.country:
-        opts["country"] = args.country
-    if args.referer:
-        opts["referer"] = args.referer
-    if args.user_agent:
-        opts["custom_agent"] = args.user_agent
-    return opts
+    return option_values(args, row_params("scan"))
 
 
 def _add_scan_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--visibility", choices=["public", "unlisted", "private"], help="default: the account's setting")
-    p.add_argument("--tag", action="append", metavar="TAG", help="a tag for the scan (repeatable, at most 10)")
-    p.add_argument("--country", metavar="CC", help="two-letter country to scan from")
-    p.add_argument("--referer", metavar="URL", help="Referer header to send")
-    p.add_argument("--user-agent", metavar="UA", help="User-Agent to scan with")
+    for param in row_params("scan"):
+        add_option(p, "scan", param, _SCAN_FLAG_ALIASES.get(param.name, ()))
 
 
 def _wait_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,17 +1,13 @@
 //! Account: quotas and the current user.
-use crate::client::Client;
-use crate::error::Result;
-use crate::models::{AnyObject, Doc};
-use crate::transport::Req;
+use reqwest::Method;
 
-impl Client {
-    /// GET /api/v1/quotas
-    pub async fn quotas(&self) -> Result<Doc<AnyObject>> {
-        self.doc(Req::get("/api/v1/quotas"), "quotas").await
-    }
+use super::endpoints::{Endpoint, Returns};
 
-    /// GET /api/v1/pro/username
-    pub async fn user(&self) -> Result<Doc<AnyObject>> {
-        self.doc(Req::get("/api/v1/pro/username"), "user").await
-    }
-}
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("quotas", Method::GET, "/api/v1/quotas")
+        .returns(Returns::Model("Quotas"))
+        .doc("The key's quotas: limit, used and remaining per action and window"),
+    Endpoint::new("user", Method::GET, "/api/v1/pro/username")
+        .returns(Returns::Model("User"))
+        .doc("The user (or team) the key belongs to, with its limits and products"),
+];

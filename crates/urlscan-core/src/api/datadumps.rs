@@ -1,26 +1,33 @@
 //! Data dumps: listings per time window, file type and day, and temporary links (premium).
 use serde_json::{Map, Value};
 
-use super::endpoints::{Endpoint, Returns};
+use reqwest::Method;
+
+use super::endpoints::{Endpoint, Returns, Shape};
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::fields::{req, Kind};
-use crate::transport::Req;
+use crate::fields::{id, req, Kind};
 
 pub use urlscan_rules::{DATADUMP_FILE_TYPES as FILE_TYPES, DATADUMP_TIME_WINDOWS as TIME_WINDOWS};
 
-pub const ENDPOINTS: &[Endpoint] = &[Endpoint::listing(
-    "datadumps.list",
-    "/api/v1/datadump/list/{0}/{1}/{2}",
-    &["files"],
-)
-.ids(&[
-    req("time_window", "time_window", Kind::Enum(TIME_WINDOWS)),
-    req("file_type", "file_type", Kind::Enum(FILE_TYPES)),
-    req("date", "date", Kind::Str),
-])
-.returns(Returns::Model("DataDumpFile"))
-.by_hand()];
+#[rustfmt::skip]
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::listing("datadumps.list", "/api/v1/datadump/list/{0}/{1}/{2}", &["files"])
+        .ids(&[
+            req("time_window", "time_window", Kind::Enum(TIME_WINDOWS)).doc("Length of one file"),
+            req("file_type", "file_type", Kind::Enum(FILE_TYPES)).doc("Kind of data"),
+            req("date", "date", Kind::Str).doc("Day: YYYY-MM-DD, YYYYMMDD, today or yesterday"),
+        ])
+        .returns(Returns::Model("DataDumpFile"))
+        .by_hand()
+        .doc("The data-dump files of a time window, file type and day"),
+    // The path is several segments ("hours/search/20260101/20260101-00.gz").
+    Endpoint::new("datadumps.link", Method::GET, "/api/v1/datadump/link/{0}")
+        .ids(&[id("path").doc("File path from `datadump list`")])
+        .returns(Returns::Json(Shape::Text))
+        .by_hand()
+        .doc("The temporary download address of a data-dump file"),
+];
 
 fn one_of(what: &str, v: &str, allowed: &[&str]) -> Result<()> {
     if allowed.contains(&v) {
@@ -87,7 +94,7 @@ impl Client {
     /// followed, so the API key is not sent there.
     pub async fn datadump_link(&self, path: &str) -> Result<String> {
         let p = dump_path(path)?;
-        let mut req = Req::get(format!("/api/v1/datadump/link/{p}"));
+        let mut req = super::endpoints::row(ENDPOINTS, "datadumps.link").request(&[&p]);
         req.follow_redirects = false;
         let resp = self.t.send(&req).await?;
         if let Some(loc) = resp

@@ -1,16 +1,17 @@
-//! The premium endpoints that follow one pattern (path, optional wrapped body
-//! built from a field table, wrapped or unwrapped answer), one table row each.
-//! Endpoints with their own logic (live-scan resources, hostname paging, file
-//! downloads, data-dump links) have functions in their area's file.
+//! Every endpoint is one row of a table: its path, method, pacing action,
+//! fields with their rules and what it answers. Most are called through the
+//! row alone (`Client::call_raw`). Those with logic of their own (polling,
+//! walks, batches, bytes, live-scan resources, hostname paging, file
+//! downloads, data-dump links) are marked `by_hand`: their functions in the
+//! area's file build each request from the row (`Endpoint::request`), so
+//! the path, method and action are still declared once.
 use bytes::Bytes;
 use reqwest::Method;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::client::Client;
-use crate::error::{Error, Result};
-use crate::fields::{build, Field, Kind};
+use crate::error::Result;
+use crate::fields::Field;
 use crate::transport::Req;
-use crate::validate;
 
 #[derive(Debug)]
 pub struct Endpoint {
@@ -53,17 +54,42 @@ pub struct Endpoint {
     /// `X-Rate-Limit-Action`), which the client paces it as; None: not paced
     /// until an answer names one.
     pub action: Option<&'static str>,
+    /// A body field whose value (lowercase) is the action when given, as a
+    /// submission counts against the visibility it asks for.
+    pub action_field: Option<&'static str>,
 }
 
-/// What a table endpoint's Python method returns.
+/// The shape of a plain JSON answer, which bindings map to their own types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Any,
+    /// An object of names to values.
+    Object,
+    Text,
+    /// A list of strings.
+    Texts,
+    /// Bytes (not JSON).
+    Bytes,
+}
+
+/// The row of `table` named `name`, for an area's hand-written calls (a
+/// name that is not there is a mistake in this crate, caught by its tests).
+pub fn row(table: &'static [Endpoint], name: &str) -> &'static Endpoint {
+    table
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no row {name:?} in its area's table"))
+}
+
+/// What a table endpoint's method returns.
 #[derive(Debug, Clone, Copy)]
 pub enum Returns {
-    /// The answer as plain Python values, of this Python type.
-    Json(&'static str),
-    /// The answer as this class of `urlscan_rs.models` (each element of a list).
+    /// The answer as plain values, of this shape.
+    Json(Shape),
+    /// The answer as this model class (each element of a list).
     Model(&'static str),
-    /// The answer's field of this name, of this Python type.
-    Field(&'static str, &'static str),
+    /// The answer's field of this name, of this shape.
+    Field(&'static str, Shape),
     /// None: the answer is dropped.
     Nothing,
 }
@@ -82,15 +108,43 @@ impl Endpoint {
             list: false,
             ids: &[],
             positional: &[],
-            returns: Returns::Json("Any"),
+            returns: Returns::Json(Shape::Any),
             doc: "",
             by_hand: false,
             action: None,
+            action_field: None,
         }
     }
     pub const fn paced(mut self, action: &'static str) -> Endpoint {
         self.action = Some(action);
         self
+    }
+    /// Paced as the body's `field` says (lowercase), `paced`'s action without it.
+    pub const fn paced_by(mut self, field: &'static str) -> Endpoint {
+        self.action_field = Some(field);
+        self
+    }
+    /// The action a request with this wire body is paced as.
+    pub fn action_for(&self, body: Option<&Value>) -> Option<String> {
+        let given = self
+            .action_field
+            .and_then(|f| body?.get(f)?.as_str())
+            .map(str::to_ascii_lowercase);
+        given.or(self.action.map(String::from))
+    }
+    /// The row's request, `ids` (already checked) filling its path, paced as
+    /// the row says; the caller adds the query and the body.
+    pub fn request(&self, ids: &[&str]) -> Req {
+        let mut path = self.path.to_string();
+        for (i, id) in ids.iter().enumerate() {
+            path = path.replace(&format!("{{{i}}}"), id);
+        }
+        debug_assert!(!path.contains('{'), "{}: missing id", self.name);
+        let req = Req::new(self.method.clone(), path);
+        match self.action {
+            Some(a) => req.action(a),
+            None => req,
+        }
     }
     /// A GET answering a list, bare or under the first of `keys` present.
     pub const fn listing(
@@ -238,30 +292,6 @@ impl Resource {
     }
 }
 
-/// Every table of every area.
-pub fn all() -> impl Iterator<Item = &'static Endpoint> {
-    use crate::api::{
-        brands, channels, datadumps, incidents, livescan, saved_searches, subscriptions,
-    };
-    [
-        saved_searches::ENDPOINTS,
-        subscriptions::ENDPOINTS,
-        channels::ENDPOINTS,
-        incidents::ENDPOINTS,
-        brands::ENDPOINTS,
-        livescan::ENDPOINTS,
-        datadumps::ENDPOINTS,
-    ]
-    .into_iter()
-    .flatten()
-}
-
-pub fn find(name: &str) -> Result<&'static Endpoint> {
-    all()
-        .find(|e| e.name == name)
-        .ok_or_else(|| Error::Validation(format!("unknown endpoint {name:?}")))
-}
-
 /// The part of an answer the row names (`answer`: the first of its keys
 /// present, unwrapped), as a slice of the body: no copy and no decoding, so
 /// each binding builds its values from the bytes once. A missing or null
@@ -313,200 +343,6 @@ pub fn part(body: Bytes, name: &str, keys: &[&str], list: bool) -> Result<Bytes>
 }
 
 /// The body checked to be JSON, with the error the decoders give.
-fn valid(body: &[u8], name: &str) -> Result<()> {
+pub(crate) fn valid(body: &[u8], name: &str) -> Result<()> {
     crate::models::decode::<serde::de::IgnoredAny>(body, name).map(|_| ())
-}
-
-/// The options an endpoint takes as query parameters, and the others.
-fn split_params(
-    ep: &Endpoint,
-    opts: &Map<String, Value>,
-) -> (Map<String, Value>, Map<String, Value>) {
-    opts.iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .partition(|(k, _)| ep.params.iter().any(|f| f.name == k || f.wire == k))
-}
-
-impl Client {
-    /// A table endpoint: `ids` fill the path, `opts` build the query and
-    /// the body; the answer is the part the row names, as bytes (`answer`),
-    /// or the body as sent when the row names none (`null` when empty).
-    pub async fn call_raw(
-        &self,
-        name: &str,
-        ids: &[String],
-        opts: &Map<String, Value>,
-    ) -> Result<Bytes> {
-        let ep = find(name)?;
-        let mut path = ep.path.to_string();
-        for (i, id) in ids.iter().enumerate() {
-            // An id with a kind of its own (a data source) is checked like a field.
-            if let Some(field) = ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
-                let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
-                build(name, std::slice::from_ref(field), &given, false)?;
-            }
-            let seg = validate::object_id(&format!("{name}: id"), id)?;
-            path = path.replace(&format!("{{{i}}}"), &seg);
-        }
-        if path.contains('{') {
-            return Err(Error::Validation(format!("{name}: missing id")));
-        }
-        let mut req = Req::new(ep.method.clone(), path);
-        let (params, opts) = split_params(ep, opts);
-        let built = build(name, ep.params, &params, false)?;
-        for field in ep.params {
-            match built.get(field.wire) {
-                Some(Value::String(s)) => req = req.query(field.wire, s),
-                Some(v) => req = req.query(field.wire, v),
-                None => {}
-            }
-        }
-        let opts = &opts;
-        match ep.body {
-            Some((wrapper, fields)) => {
-                let body = build(name, fields, opts, ep.creating)?;
-                if let Some(rule) = ep.check {
-                    rule(&body).map_err(|why| Error::Validation(format!("{name}: {why}")))?;
-                }
-                let body = Value::Object(body);
-                req = req.json(if wrapper.is_empty() {
-                    body
-                } else {
-                    Value::Object(Map::from_iter([(wrapper.to_string(), body)]))
-                });
-            }
-            None if !opts.is_empty() => {
-                let keys: Vec<_> = opts.keys().cloned().collect();
-                return Err(Error::Validation(format!(
-                    "{name} takes no options, got {}",
-                    keys.join(", ")
-                )));
-            }
-            // Actions such as close and restart send an empty object.
-            None if ep.method == Method::PUT || ep.method == Method::POST => {
-                req = req.json(Value::Object(Map::new()))
-            }
-            None => {}
-        }
-        if let Some(a) = ep.action {
-            req = req.action(a);
-        }
-        let resp = self.t.send(&req).await?;
-        let read = !ep.answer.is_empty();
-        if resp.body.iter().all(u8::is_ascii_whitespace) {
-            if read {
-                return Err(Error::Decode(format!(
-                    "{name}: the answer is empty, expected {}",
-                    if ep.list { "a list" } else { "an object" }
-                )));
-            }
-            return Ok(Bytes::from_static(b"null"));
-        }
-        if read {
-            answer(ep, resp.body)
-        } else {
-            valid(&resp.body, name)?;
-            Ok(resp.body)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn names_are_unique_and_paths_well_formed() {
-        let mut names: Vec<_> = all().map(|e| e.name).collect();
-        let n = names.len();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), n);
-        assert!(all().all(|e| e.path.starts_with("/api/v1/")));
-    }
-
-    #[test]
-    fn every_row_names_its_ids_and_documents_its_method() {
-        for e in all() {
-            assert_eq!(e.ids.len(), e.path.matches('{').count(), "{}", e.name);
-            assert!(e.by_hand || !e.doc.is_empty(), "{}", e.name);
-            let body: Vec<_> = e
-                .body
-                .map(|(_, f)| f)
-                .unwrap_or_default()
-                .iter()
-                .map(|f| f.name)
-                .collect();
-            assert!(e.positional.iter().all(|p| body.contains(p)), "{}", e.name);
-        }
-    }
-
-    #[test]
-    fn query_params_are_split_from_the_body() {
-        let ep = find("saved_searches.results").unwrap();
-        let opts = json!({"size": 5, "search_after": "1611489992146,x", "other": 1});
-        let (params, rest) = split_params(ep, opts.as_object().unwrap());
-        assert_eq!(params.len(), 2);
-        assert_eq!(rest.keys().collect::<Vec<_>>(), ["other"]);
-        let built = build(ep.name, ep.params, &params, false).unwrap();
-        assert_eq!(built["size"], json!(5));
-        let bad = json!({"size": 0});
-        assert!(build(ep.name, ep.params, bad.as_object().unwrap(), false).is_err());
-    }
-
-    #[test]
-    fn answers_by_shape() {
-        let get = find("incidents.get").unwrap();
-        let copy = find("incidents.copy").unwrap();
-        let list = find("channels.list").unwrap();
-        let part = |ep, v: Value| answer(ep, Bytes::from(v.to_string()));
-        let ok = |ep, v| serde_json::from_slice::<Value>(&part(ep, v).unwrap()).unwrap();
-        let err = |ep, v| match part(ep, v) {
-            Err(Error::Decode(m)) => m,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(
-            ok(get, json!({"incident": {"_id": "a"}})),
-            json!({"_id": "a"})
-        );
-        assert_eq!(
-            ok(copy, json!({"incidents": {"_id": "a"}})),
-            json!({"_id": "a"})
-        );
-        assert_eq!(ok(get, json!({"_id": "a"})), json!({"_id": "a"}));
-        assert_eq!(ok(get, json!({"incident": null})), json!({}));
-        assert_eq!(
-            err(get, json!({"incident": [1]})),
-            "incident: expected an object, found a list ([1])"
-        );
-        assert_eq!(
-            err(get, json!("x")),
-            "incidents.get: expected an object, found a string (\"x\")"
-        );
-        assert_eq!(
-            ok(list, json!({"channels": [{"_id": "a"}]})),
-            json!([{"_id": "a"}])
-        );
-        assert_eq!(ok(list, json!([{"_id": "a"}])), json!([{"_id": "a"}]));
-        for empty in [
-            json!({"channels": {}}),
-            json!({"channels": null}),
-            json!({}),
-        ] {
-            assert_eq!(ok(list, empty), json!([]));
-        }
-        assert_eq!(
-            err(list, json!({"channels": "x"})),
-            "channels: expected a list, found a string (\"x\")"
-        );
-        assert_eq!(
-            err(list, json!({"channels": {"_id": "a"}})),
-            "channels: expected a list, found an object ({\"_id\":\"a\"})"
-        );
-        assert_eq!(
-            err(list, Value::Null),
-            "channels.list: expected an object, found null"
-        );
-    }
 }

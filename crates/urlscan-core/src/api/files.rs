@@ -5,9 +5,12 @@ use std::io::{Cursor, Read};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
+use reqwest::Method;
+
+use super::endpoints::{Endpoint, Returns, Shape};
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::transport::Req;
+use crate::fields::{f, req, Field, Kind};
 use crate::validate;
 
 /// The service's documented default password.
@@ -15,11 +18,33 @@ pub const DEFAULT_PASSWORD: &str = "urlscan!";
 /// Largest file unpacked from a download, against ZIP bombs.
 pub const MAX_UNPACKED: u64 = 512 * 1024 * 1024;
 
+const SHA256: &[Field] = &[req("sha256", "sha256", Kind::Sha256).doc("SHA-256 hash")];
+const PASSWORD: &[Field] =
+    &[f("password", "password", Kind::Str).doc("ZIP password (default: urlscan!)")];
+
+#[rustfmt::skip]
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("files.download", Method::GET, "/downloads/{0}")
+        .ids(SHA256)
+        .params(PASSWORD)
+        .returns(Returns::Json(Shape::Bytes))
+        .by_hand()
+        .doc("A file a scan downloaded, unpacked from its ZIP and checked against the hash"),
+    Endpoint::new("files.download_zip", Method::GET, "/downloads/{0}")
+        .ids(SHA256)
+        .params(PASSWORD)
+        .returns(Returns::Json(Shape::Bytes))
+        .by_hand()
+        .doc("A file's password-protected ZIP, as served"),
+];
+
 impl Client {
     /// GET /downloads/{sha256}: the ZIP as served.
     pub async fn download_zip(&self, sha256: &str, password: Option<&str>) -> Result<Bytes> {
         let h = validate::sha256(sha256)?;
-        let req = Req::get(format!("/downloads/{h}")).query_opt("password", password);
+        let req = super::endpoints::row(ENDPOINTS, "files.download_zip")
+            .request(&[&h])
+            .query_opt("password", password);
         let body = self.t.send(&req).await?.body;
         if !body.starts_with(b"PK") {
             return Err(Error::Decode(format!(

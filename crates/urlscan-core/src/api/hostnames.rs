@@ -3,10 +3,11 @@ use std::collections::HashSet;
 
 use serde::Deserialize;
 
+use super::endpoints::{Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::fields::{f, id, Kind};
 use crate::models::{list_or_empty, AnyObject, Doc};
-use crate::transport::Req;
 use crate::validate;
 
 pub use urlscan_rules::{HOSTNAME_LIMIT_MAX as LIMIT_MAX, HOSTNAME_LIMIT_MIN as LIMIT_MIN};
@@ -67,6 +68,20 @@ pub fn next_page_state(
     }
 }
 
+#[rustfmt::skip]
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("hostnames.history", reqwest::Method::GET, "/api/v1/hostname/{0}")
+        .ids(&[id("hostname").doc("Hostname whose history to walk")])
+        .params(&[
+            f("limit", "limit", Kind::Int(LIMIT_MIN, LIMIT_MAX)).doc("Records per page"),
+            f("page_state", "pageState", Kind::Str).doc("Where to go on: the page state of the last page"),
+        ])
+        .returns(Returns::Model("HostnameRecord"))
+        .list()
+        .by_hand()
+        .doc("What scans saw of a hostname over time, newest first, page by page"),
+];
+
 impl Client {
     /// GET /api/v1/hostname/{hostname}: one page of records.
     pub async fn hostname_page(
@@ -76,7 +91,8 @@ impl Client {
         page_state: Option<&str>,
     ) -> Result<Doc<HostnamePageHead>> {
         let h = hostname(host)?;
-        let req = Req::get(format!("/api/v1/hostname/{h}"))
+        let req = super::endpoints::row(ENDPOINTS, "hostnames.history")
+            .request(&[&h])
             .query("limit", limit(batch)?)
             .query_opt("pageState", page_state.filter(|s| !s.is_empty()));
         self.doc(req, "hostname history").await

@@ -1,7 +1,7 @@
 //! Incidents: observables tracked and scanned repeatedly (premium).
 use reqwest::Method;
 
-use super::endpoints::{Endpoint, Resource, Returns};
+use super::endpoints::{Endpoint, Resource, Returns, Shape};
 use crate::fields::{f, id, null_ok, req, Field, Kind};
 use urlscan_rules::{INCIDENT_VISIBILITIES, SCAN_INTERVAL_MODES};
 
@@ -14,29 +14,34 @@ const COUNT: Kind = SECONDS;
 
 #[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
-    req("observable", "observable", Kind::Observable),
-    req("visibility", "visibility", Kind::Enum(INCIDENT_VISIBILITIES)),
-    req("channels", "channels", Kind::IdList),
-    f("scan_interval", "scanInterval", INTERVAL),
-    f("scan_interval_mode", "scanIntervalMode", Kind::Enum(SCAN_INTERVAL_MODES)),
-    f("watched_attributes", "watchedAttributes", Kind::EnumList(WATCHABLE)),
-    f("user_agents", "userAgents", Kind::StrList),
-    f("user_agents_per_interval", "userAgentsPerInterval", COUNT),
-    f("countries", "countries", Kind::Countries),
-    f("countries_per_interval", "countriesPerInterval", COUNT),
-    f("stop_delay_suspended", "stopDelaySuspended", SECONDS),
-    f("stop_delay_inactive", "stopDelayInactive", SECONDS),
-    f("stop_delay_malicious", "stopDelayMalicious", SECONDS),
-    f("scan_interval_after_suspended", "scanIntervalAfterSuspended", INTERVAL),
-    f("scan_interval_after_malicious", "scanIntervalAfterMalicious", INTERVAL),
-    f("incident_profile", "incidentProfile", Kind::Str),
-    f("expire_after", "expireAfter", SECONDS),
+    req("observable", "observable", Kind::Observable).doc("Hostname, domain, IP or URL"),
+    req("visibility", "visibility", Kind::Enum(INCIDENT_VISIBILITIES)).doc("Visibility"),
+    req("channels", "channels", Kind::IdList).doc("Channel id to notify"),
+    f("scan_interval", "scanInterval", INTERVAL).doc("Seconds between scans"),
+    f("scan_interval_mode", "scanIntervalMode", Kind::Enum(SCAN_INTERVAL_MODES)).doc("Manual or automatic interval changes"),
+    f("watched_attributes", "watchedAttributes", Kind::EnumList(WATCHABLE)).doc("Attribute to watch"),
+    f("user_agents", "userAgents", Kind::StrList).doc("User agent to scan with"),
+    f("user_agents_per_interval", "userAgentsPerInterval", COUNT).doc("User agents used per interval"),
+    f("countries", "countries", Kind::Countries).doc("Country to scan from (ISO 3166-1 code)"),
+    f("countries_per_interval", "countriesPerInterval", COUNT).doc("Countries used per interval"),
+    f("stop_delay_suspended", "stopDelaySuspended", SECONDS).doc("Close this long after the observable was suspended"),
+    f("stop_delay_inactive", "stopDelayInactive", SECONDS).doc("Close this long after the observable became inactive"),
+    f("stop_delay_malicious", "stopDelayMalicious", SECONDS).doc("Close this long after the observable became malicious"),
+    f("scan_interval_after_suspended", "scanIntervalAfterSuspended", INTERVAL).doc("Scan interval once suspended"),
+    f("scan_interval_after_malicious", "scanIntervalAfterMalicious", INTERVAL).doc("Scan interval once malicious"),
+    f("incident_profile", "incidentProfile", Kind::Str).doc("Incident profile id"),
+    f("expire_after", "expireAfter", SECONDS).doc("Seconds until the incident closes by itself"),
     // null clears it (the specification types it "string or null").
-    null_ok("extra_path", "extraPath", Kind::ExtraPath),
+    null_ok("extra_path", "extraPath", Kind::ExtraPath).doc("Path appended to a hostname observable, starting with /"),
 ];
 
-pub const INCIDENTS: Resource = Resource::new("Incident", "incident", &[id("incident_id")], FIELDS)
-    .at("/api/v1/user/incidents", "/api/v1/user/incidents/{0}");
+pub const INCIDENTS: Resource = Resource::new(
+    "Incident",
+    "incident",
+    &[id("incident_id").doc("Incident id")],
+    FIELDS,
+)
+.at("/api/v1/user/incidents", "/api/v1/user/incidents/{0}");
 
 pub const ENDPOINTS: &[Endpoint] = &[
     INCIDENTS
@@ -56,14 +61,16 @@ pub const ENDPOINTS: &[Endpoint] = &[
             Method::PUT,
             "/api/v1/user/incidents/{0}/close",
         )
-        .by_hand(),
+        .by_hand()
+        .doc("Close an incident: it stops scanning"),
     INCIDENTS
         .on_item(
             "incidents.restart",
             Method::PUT,
             "/api/v1/user/incidents/{0}/restart",
         )
-        .by_hand(),
+        .by_hand()
+        .doc("Restart a closed incident"),
     // The service answers copy and fork under the plural key.
     INCIDENTS
         .on_item(
@@ -86,7 +93,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "/api/v1/user/watchableAttributes",
         &["attributes"],
     )
-    .returns(Returns::Json("str"))
+    .returns(Returns::Json(Shape::Texts))
     .doc("The attributes ``watched_attributes`` may name"),
     Endpoint::listing(
         "incidents.states",

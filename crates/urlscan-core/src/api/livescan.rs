@@ -3,11 +3,10 @@ use bytes::Bytes;
 use reqwest::Method;
 
 use super::actions;
-use super::endpoints::{Endpoint, Returns};
+use super::endpoints::{Endpoint, Returns, Shape};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::fields::{f, id, req, Field, Kind};
-use crate::transport::Req;
 use crate::validate;
 
 pub use urlscan_rules::{
@@ -19,13 +18,13 @@ const MS: Kind = Kind::Int(0, urlscan_rules::LIVESCAN_MS_MAX);
 /// The task body: `{"task": {...}, "scanner": {...}}`.
 #[rustfmt::skip]
 pub const TASK_FIELDS: &[Field] = &[
-    req("url", "task.url", Kind::ScanUrl),
-    f("visibility", "task.visibility", Kind::Enum(validate::VISIBILITIES)),
-    f("page_timeout", "scanner.pageTimeout", MS),
-    f("capture_delay", "scanner.captureDelay", MS),
-    f("extra_headers", "scanner.extraHeaders", Kind::Headers),
-    f("enable_features", "scanner.enableFeatures", Kind::EnumList(ENABLE_FEATURES)),
-    f("disable_features", "scanner.disableFeatures", Kind::EnumList(DISABLE_FEATURES)),
+    req("url", "task.url", Kind::ScanUrl).doc("URL to scan"),
+    f("visibility", "task.visibility", Kind::Enum(validate::VISIBILITIES)).doc("Visibility"),
+    f("page_timeout", "scanner.pageTimeout", MS).doc("Page load timeout"),
+    f("capture_delay", "scanner.captureDelay", MS).doc("Delay before capturing"),
+    f("extra_headers", "scanner.extraHeaders", Kind::Headers).doc("HTTP header 'Name: value'"),
+    f("enable_features", "scanner.enableFeatures", Kind::EnumList(ENABLE_FEATURES)).doc("Feature to enable"),
+    f("disable_features", "scanner.disableFeatures", Kind::EnumList(DISABLE_FEATURES)).doc("Feature to disable"),
 ];
 
 /// Sent under the `task` wrapper, even when empty.
@@ -33,7 +32,8 @@ pub const STORE_FIELDS: &[Field] = &[f(
     "visibility",
     "visibility",
     Kind::Enum(validate::VISIBILITIES),
-)];
+)
+.doc("Visibility")];
 
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::listing(
@@ -44,9 +44,9 @@ pub const ENDPOINTS: &[Endpoint] = &[
     .returns(Returns::Model("LiveScanner"))
     .doc("The live scanning nodes, with their country, city and status"),
     Endpoint::new("livescan.task", Method::POST, "/api/v1/livescan/{0}/task/")
-        .ids(&[id("scanner_id")])
+        .ids(&[SCANNER])
         .positional(&["url"])
-        .returns(Returns::Field("uuid", "str"))
+        .returns(Returns::Field("uuid", Shape::Text))
         .paced(actions::LIVESCAN)
         .doc(
             "Task a scan and return its uuid at once\n\nPoll the result \
@@ -54,9 +54,9 @@ pub const ENDPOINTS: &[Endpoint] = &[
         )
         .body("", TASK_FIELDS, true),
     Endpoint::new("livescan.scan", Method::POST, "/api/v1/livescan/{0}/scan/")
-        .ids(&[id("scanner_id")])
+        .ids(&[SCANNER])
         .positional(&["url"])
-        .returns(Returns::Field("uuid", "str"))
+        .returns(Returns::Field("uuid", Shape::Text))
         .paced(actions::LIVESCAN)
         .doc(
             "Scan and return the uuid once the scan has finished\n\nThe \
@@ -64,8 +64,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         )
         .body("", TASK_FIELDS, true),
     Endpoint::new("livescan.store", Method::PUT, "/api/v1/livescan/{0}/{1}/")
-        .ids(&[id("scanner_id"), id("scan_id")])
-        .returns(Returns::Json("dict[str, Any]"))
+        .ids(&[SCANNER, SCAN_ID])
+        .returns(Returns::Json(Shape::Object))
         .doc("Store the temporary scan as a permanent snapshot")
         .body("task", STORE_FIELDS, false),
     Endpoint::new(
@@ -73,10 +73,26 @@ pub const ENDPOINTS: &[Endpoint] = &[
         Method::DELETE,
         "/api/v1/livescan/{0}/{1}/",
     )
-    .ids(&[id("scanner_id"), id("scan_id")])
-    .returns(Returns::Json("dict[str, Any]"))
+    .ids(&[SCANNER, SCAN_ID])
+    .returns(Returns::Json(Shape::Object))
     .doc("Drop the temporary scan at once"),
+    Endpoint::new(
+        "livescan.resource",
+        Method::GET,
+        "/api/v1/livescan/{0}/{1}/{2}",
+    )
+    .ids(&[
+        SCANNER,
+        req("resource_type", "resource_type", Kind::Enum(RESOURCE_TYPES)).doc("What to fetch"),
+        id("resource_id").doc("Scan uuid, or SHA-256 hash for response and download"),
+    ])
+    .returns(Returns::Json(Shape::Bytes))
+    .by_hand()
+    .doc("A live scan's result, screenshot, DOM, response or download, as served"),
 ];
+
+const SCANNER: Field = id("scanner_id").doc("Live scanner id (see `livescan scanners`)");
+const SCAN_ID: Field = id("scan_id").doc("Live scan uuid");
 
 impl Client {
     /// GET /api/v1/livescan/{scannerId}/{resourceType}/{resourceId}: the bytes as served.
@@ -100,7 +116,8 @@ impl Client {
         } else {
             validate::uuid("resource_id", resource_id)?
         };
-        let req = Req::get(format!("/api/v1/livescan/{scanner}/{resource_type}/{id}"));
+        let row = super::endpoints::row(ENDPOINTS, "livescan.resource");
+        let req = row.request(&[&scanner, resource_type, &id]);
         let body = self.t.send(&req).await?.body;
         // Responses and downloads are their hash's content; the rest never empty.
         let hash = matches!(resource_type, "response" | "download").then_some(id.as_str());

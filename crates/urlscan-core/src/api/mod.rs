@@ -3,6 +3,7 @@ pub mod account;
 pub mod actions;
 pub mod batch;
 pub mod brands;
+pub mod call;
 pub mod channels;
 pub mod datadumps;
 pub mod endpoints;

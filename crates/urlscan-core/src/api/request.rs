@@ -4,7 +4,7 @@ use bytes::Bytes;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{actions, endpoints};
+use super::call;
 use crate::error::{Error, Result};
 use crate::transport::Req;
 use crate::Client;
@@ -79,27 +79,13 @@ fn path(p: &str) -> Result<String> {
     Ok(p.to_string())
 }
 
-/// The action a request to `path` (below the base URL, no query) is paced
-/// as: that of the hand-written call it is, else of the table row whose
-/// method and path pattern match.
+/// The action a request to `path` (below the base URL, no query) with this
+/// body is paced as: that of the table row whose method and path pattern match.
 fn action_of(method: &Method, path: &str, body: Option<&Value>) -> Option<String> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let get = *method == Method::GET;
-    match segs.as_slice() {
-        ["api", "v1", "scan"] if *method == Method::POST => Some(actions::scan(
-            body.and_then(|b| b.get("visibility"))
-                .and_then(Value::as_str),
-        )),
-        ["api", "v1", "search"] | ["api", "v1", "pro", "phishfeed"] if get => {
-            Some(actions::SEARCH.into())
-        }
-        ["api", "v1", "pro", "result", _, "similar"] if get => Some(actions::SEARCH.into()),
-        ["api", "v1", "result", _] if get => Some(actions::RETRIEVE.into()),
-        _ => endpoints::all()
-            .find(|ep| ep.method == *method && pattern_matches(ep.path, &segs))
-            .and_then(|ep| ep.action)
-            .map(String::from),
-    }
+    call::all()
+        .find(|ep| ep.method == *method && pattern_matches(ep.path, &segs))
+        .and_then(|ep| ep.action_for(body))
 }
 
 /// Whether a row's path (`{0}` standing for any one segment) is `segs`.

@@ -7,18 +7,23 @@ pub use urlscan_rules::{SEARCH_PERMISSIONS as PERMISSIONS, TLP};
 
 #[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
-    req("datasource", "datasource", Kind::Enum(urlscan_rules::SAVED_SEARCH_DATASOURCES)),
-    req("name", "name", Kind::Text),
-    req("query", "query", Kind::Query),
-    f("description", "description", Kind::Str),
-    f("long_description", "longDescription", Kind::Str),
-    f("permissions", "permissions", Kind::EnumList(PERMISSIONS)),
-    f("tlp", "tlp", Kind::Enum(TLP)),
-    f("user_tags", "userTags", Kind::UserTags),
+    req("datasource", "datasource", Kind::Enum(urlscan_rules::SAVED_SEARCH_DATASOURCES)).doc("Data source"),
+    req("name", "name", Kind::Text).doc("Name"),
+    req("query", "query", Kind::Query).doc("Search query"),
+    f("description", "description", Kind::Str).doc("Short description"),
+    f("long_description", "longDescription", Kind::Str).doc("Long description"),
+    f("permissions", "permissions", Kind::EnumList(PERMISSIONS)).doc("Permission"),
+    f("tlp", "tlp", Kind::Enum(TLP)).doc("Traffic light protocol"),
+    f("user_tags", "userTags", Kind::UserTags).doc("Tag for matching items, prefixed by its scope (pro., public., private., team.)"),
 ];
 
-pub const SEARCHES: Resource = Resource::new("SavedSearch", "search", &[id("search_id")], FIELDS)
-    .at("/api/v1/user/searches/", "/api/v1/user/searches/{0}/");
+pub const SEARCHES: Resource = Resource::new(
+    "SavedSearch",
+    "search",
+    &[id("search_id").doc("Saved search id")],
+    FIELDS,
+)
+.at("/api/v1/user/searches/", "/api/v1/user/searches/{0}/");
 
 #[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
@@ -44,6 +49,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
 
 /// The search endpoint's paging parameters.
 pub const RESULTS_PARAMS: &[Field] = &[
-    f("size", "size", Kind::Int(1, 10_000)),
-    f("search_after", "search_after", Kind::SearchAfter),
+    f("size", "size", Kind::Int(1, 10_000)).doc("Hits to fetch"),
+    f("search_after", "search_after", Kind::SearchAfter)
+        .doc("Cursor: the sort values of the last hit, comma separated"),
 ];

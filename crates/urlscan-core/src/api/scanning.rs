@@ -3,16 +3,99 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::Method;
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::actions;
+use super::endpoints::{Endpoint, Returns, Shape};
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::models::{list_or_empty, AnyObject, Doc, ResultHead, Submission};
-use crate::transport::Req;
+use crate::fields::{build, f, req, Field, Kind};
+use crate::models::{Doc, ResultHead, Submission};
 use crate::validate;
+use urlscan_rules as rules;
+
+/// A submission's fields (`POST /api/v1/scan/`): the one declaration of each
+/// scan option. The emulator's table of them is compared with this one.
+#[rustfmt::skip]
+pub const SCAN_FIELDS: &[Field] = &[
+    req("url", "url", Kind::ScanUrl)
+        .doc("http or https with a host (one without a scheme is sent as given; the service scans it as http)"),
+    f("visibility", "visibility", Kind::AnyCase(rules::VISIBILITIES))
+        .doc("public, unlisted or private (none: the account's default); the service may enforce another, which the submission's visibility says"),
+    f("tags", "tags", Kind::Tags).doc("At most 10 tags to annotate the scan"),
+    f("country", "country", Kind::Country)
+        .doc("A two-letter country to scan from (see available_countries; none: the service chooses)"),
+    f("referer", "referer", Kind::HeaderValue).doc("The Referer header the scanner sends"),
+    f("custom_agent", "customagent", Kind::HeaderValue)
+        .doc("The User-Agent the scanner uses (see user_agents)"),
+    f("override_safety", "overrideSafety", Kind::Bool)
+        .doc("Turn off the service's reclassification of URLs that may hold personal data; use with care"),
+];
+
+const UUID: &[Field] = &[req("uuid", "uuid", Kind::Uuid).doc("Scan uuid")];
+
+#[rustfmt::skip]
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("scan", Method::POST, "/api/v1/scan/")
+        .body("", SCAN_FIELDS, true)
+        .positional(&["url"])
+        .paced("public")
+        .paced_by("visibility")
+        .returns(Returns::Model("Submission"))
+        .by_hand()
+        .doc("Submit a URL for scanning"),
+    Endpoint::new("result", Method::GET, "/api/v1/result/{0}/")
+        .ids(UUID)
+        .paced(actions::RETRIEVE)
+        .returns(Returns::Model("ScanResult"))
+        .by_hand()
+        .doc("The result of a finished scan"),
+    Endpoint::new("screenshot", Method::GET, "/screenshots/{0}.png")
+        .ids(UUID)
+        .returns(Returns::Model("Screenshot"))
+        .by_hand()
+        .doc("The screenshot of a finished scan (PNG)"),
+    Endpoint::new("dom", Method::GET, "/dom/{0}/")
+        .ids(UUID)
+        .returns(Returns::Json(Shape::Text))
+        .by_hand()
+        .doc("The DOM of a finished scan's page"),
+    Endpoint::new("response", Method::GET, "/responses/{0}/")
+        .ids(&[req("sha256", "sha256", Kind::Sha256).doc("SHA-256 hash")])
+        .returns(Returns::Json(Shape::Text))
+        .by_hand()
+        .doc("One response body a scan saw, by its SHA-256"),
+    Endpoint::new("set_visibility", Method::PUT, "/api/v1/result/{0}/visibility/")
+        .ids(UUID)
+        .body("", VISIBILITY_CHANGE, true)
+        .positional(&["visibility"])
+        .returns(Returns::Model("VisibilityChange"))
+        .doc("Change the visibility of a scan of yours or your team's"),
+    Endpoint::new("reset_visibility", Method::DELETE, "/api/v1/result/{0}/visibility/")
+        .ids(UUID)
+        .returns(Returns::Model("VisibilityChange"))
+        .doc("Reset a scan's visibility to the one it was submitted with"),
+    // Either {"countries": [...]} or a bare list.
+    Endpoint::listing("available_countries", "/api/v1/availableCountries", &["countries"])
+        .returns(Returns::Json(Shape::Texts))
+        .doc("The two-letter countries a scan may come from"),
+    Endpoint::listing("user_agents", "/api/v1/userAgents", &["userAgents"])
+        .returns(Returns::Model("UserAgentGroup"))
+        .doc("The user agents a scan may use, in groups"),
+];
+
+const VISIBILITY_CHANGE: &[Field] = &[req(
+    "visibility",
+    "visibility",
+    Kind::AnyCase(rules::VISIBILITY_CHANGES),
+)
+.doc("public, unlisted, private or deleted")];
+
+/// The rows of the calls written by hand here.
+fn row(name: &str) -> &'static Endpoint {
+    super::endpoints::row(ENDPOINTS, name)
+}
 
 /// The SHA-256 of no bytes: the one response that is empty.
 const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -29,52 +112,37 @@ pub(crate) fn promised(body: Bytes, what: &str, sha256: Option<&str>) -> Result<
     Ok(body)
 }
 
-/// The options of a scan submission besides the URL.
+/// A scan's options besides the URL, checked by the rules of
+/// `SCAN_FIELDS` once (a batch checks them before anything is sent).
 #[derive(Debug, Clone, Default)]
 pub struct ScanOptions {
-    pub visibility: Option<String>,
-    pub tags: Option<Vec<String>>,
-    pub country: Option<String>,
-    pub referer: Option<String>,
-    pub custom_agent: Option<String>,
-    pub override_safety: Option<Value>,
+    /// The wire fields, checked.
+    wire: Map<String, Value>,
 }
 
 impl ScanOptions {
-    /// Check every rule and build the wire body (absent options are not sent).
-    pub fn body(&self, url: &str) -> Result<Value> {
-        let mut m = Map::new();
-        m.insert("url".into(), json!(validate::scan_url(url)?));
-        if let Some(v) = &self.visibility {
-            m.insert(
-                "visibility".into(),
-                json!(validate::visibility(v, validate::VISIBILITIES)?),
-            );
+    /// The options by their keyword (or wire) names; null ones are not sent.
+    pub fn new(opts: &Map<String, Value>) -> Result<ScanOptions> {
+        if opts.contains_key("url") {
+            return Err(Error::Validation(
+                "scan: the url is given on its own, not as an option".into(),
+            ));
         }
-        if let Some(t) = &self.tags {
-            validate::tags(t)?;
-            m.insert("tags".into(), json!(t));
-        }
-        if let Some(c) = &self.country {
-            m.insert("country".into(), json!(validate::country(c)?));
-        }
-        if let Some(r) = &self.referer {
-            validate::header_value("referer", r)?;
-            m.insert("referer".into(), json!(r));
-        }
-        if let Some(a) = &self.custom_agent {
-            validate::header_value("custom_agent", a)?;
-            m.insert("customagent".into(), json!(a));
-        }
-        if let Some(o) = &self.override_safety {
-            m.insert("overrideSafety".into(), o.clone());
-        }
-        Ok(Value::Object(m))
+        let wire = build("scan", SCAN_FIELDS, opts, false)?;
+        Ok(ScanOptions { wire })
     }
 
-    /// The rate-limit action of a submission is its requested visibility.
-    fn action(&self) -> String {
-        actions::scan(self.visibility.as_deref())
+    /// The visibility asked for, if any.
+    pub fn visibility(&self) -> Option<&str> {
+        self.wire.get("visibility").and_then(Value::as_str)
+    }
+
+    /// The wire body of a submission of `url` with these options.
+    pub fn body(&self, url: &str) -> Result<Value> {
+        let given = Map::from_iter([("url".to_string(), Value::String(url.to_string()))]);
+        let mut body = build("scan", SCAN_FIELDS, &given, true)?;
+        body.extend(self.wire.clone());
+        Ok(Value::Object(body))
     }
 }
 
@@ -106,27 +174,17 @@ impl WaitOptions {
     }
 }
 
-#[derive(Deserialize)]
-struct Countries {
-    #[serde(default, deserialize_with = "list_or_empty")]
-    countries: Vec<String>,
-}
-
-#[derive(Deserialize)]
-pub struct UserAgentsHead {
-    #[serde(default, rename = "userAgents", deserialize_with = "list_or_empty")]
-    pub user_agents: Vec<AnyObject>,
-}
-
 impl Client {
     /// POST /api/v1/scan
     pub async fn scan(&self, url: &str, opts: &ScanOptions) -> Result<Doc<Submission>> {
+        let ep = row("scan");
         let body = opts.body(url)?;
-        let req = Req::new(Method::POST, "/api/v1/scan/")
-            .json(body)
-            .action(opts.action());
-        let doc: Doc<Submission> = self.doc(req, "scan submission").await?;
-        if let (Some(asked), Some(got)) = (&opts.visibility, &doc.head.visibility) {
+        let mut req = ep.request(&[]);
+        if let Some(a) = ep.action_for(Some(&body)) {
+            req = req.action(a);
+        }
+        let doc: Doc<Submission> = self.doc(req.json(body), "scan submission").await?;
+        if let (Some(asked), Some(got)) = (opts.visibility(), &doc.head.visibility) {
             if !asked.eq_ignore_ascii_case(got) {
                 log::info!(
                     "visibility of scan {} is enforced to {got} (asked {asked})",
@@ -145,7 +203,7 @@ impl Client {
     /// A result; `kept` when the caller keeps it with many others (a batch).
     pub(crate) async fn result_of(&self, uuid: &str, kept: bool) -> Result<Doc<ResultHead>> {
         let id = validate::uuid("uuid", uuid)?;
-        let mut req = Req::get(format!("/api/v1/result/{id}/")).action(actions::RETRIEVE);
+        let mut req = row("result").request(&[&id]);
         req.kept = kept;
         let resp = self.t.send(&req).await?;
         crate::models::index::result_doc(resp.body)
@@ -200,9 +258,7 @@ impl Client {
     /// GET /screenshots/{uuid}.png
     pub async fn screenshot(&self, uuid: &str) -> Result<Bytes> {
         let id = validate::uuid("uuid", uuid)?;
-        let body = self
-            .bytes(Req::get(format!("/screenshots/{id}.png")))
-            .await?;
+        let body = self.bytes(row("screenshot").request(&[&id])).await?;
         if !body.starts_with(b"\x89PNG\r\n\x1a\n") {
             return Err(Error::Decode(format!(
                 "screenshot of {id} is not a PNG image ({} bytes)",
@@ -215,7 +271,7 @@ impl Client {
     /// GET /dom/{uuid}/
     pub async fn dom(&self, uuid: &str) -> Result<String> {
         let id = validate::uuid("uuid", uuid)?;
-        let body = self.bytes(Req::get(format!("/dom/{id}/"))).await?;
+        let body = self.bytes(row("dom").request(&[&id])).await?;
         // A page's DOM holds at least its root element: empty is no DOM.
         let body = promised(body, &format!("the DOM of {id}"), None)?;
         Ok(String::from_utf8_lossy(&body).into_owned())
@@ -224,41 +280,8 @@ impl Client {
     /// GET /responses/{sha256}/ (empty only for the hash of nothing)
     pub async fn response(&self, sha256: &str) -> Result<String> {
         let h = validate::sha256(sha256)?;
-        let body = self.bytes(Req::get(format!("/responses/{h}/"))).await?;
+        let body = self.bytes(row("response").request(&[&h])).await?;
         let body = promised(body, &format!("the response {h}"), Some(&h))?;
         Ok(String::from_utf8_lossy(&body).into_owned())
-    }
-
-    /// PUT /api/v1/result/{uuid}/visibility
-    pub async fn set_visibility(&self, uuid: &str, visibility: &str) -> Result<Doc<AnyObject>> {
-        let id = validate::uuid("uuid", uuid)?;
-        let v = validate::visibility(visibility, urlscan_rules::VISIBILITY_CHANGES)?;
-        let req = Req::new(Method::PUT, format!("/api/v1/result/{id}/visibility/"))
-            .json(json!({ "visibility": v }));
-        self.doc(req, "visibility change").await
-    }
-
-    /// DELETE /api/v1/result/{uuid}/visibility
-    pub async fn reset_visibility(&self, uuid: &str) -> Result<Doc<AnyObject>> {
-        let id = validate::uuid("uuid", uuid)?;
-        let req = Req::new(Method::DELETE, format!("/api/v1/result/{id}/visibility/"));
-        self.doc(req, "visibility reset").await
-    }
-
-    /// GET /api/v1/availableCountries
-    pub async fn available_countries(&self) -> Result<Vec<String>> {
-        let body = self.bytes(Req::get("/api/v1/availableCountries")).await?;
-        // Either {"countries": [...]} or a bare list.
-        if let Ok(list) = serde_json::from_slice::<Vec<String>>(&body) {
-            return Ok(list);
-        }
-        let c: Countries = crate::models::decode(&body, "available countries")?;
-        Ok(c.countries)
-    }
-
-    /// GET /api/v1/userAgents
-    pub async fn user_agents(&self) -> Result<Doc<UserAgentsHead>> {
-        self.doc(Req::get("/api/v1/userAgents"), "user agents")
-            .await
     }
 }

@@ -1,11 +1,42 @@
 //! Search, structure search (similar) and the phish feed: one page at a time.
 //! `core::paginate` walks the pages.
+use reqwest::Method;
+
 use super::actions;
+use super::endpoints::{Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{Doc, SearchPageHead};
-use crate::transport::Req;
 use crate::validate;
+
+/// The pages walked (`core::paginate`); their query is built from
+/// `SearchParams`, checked once before the first page.
+#[rustfmt::skip]
+pub const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new("search", Method::GET, "/api/v1/search/")
+        .paced(actions::SEARCH)
+        .returns(Returns::Model("SearchHit"))
+        .list()
+        .by_hand()
+        .doc("Search scans, or another data source"),
+    Endpoint::new("similar", Method::GET, "/api/v1/pro/result/{0}/similar/")
+        .ids(&[crate::fields::req("uuid", "uuid", crate::fields::Kind::Uuid).doc("Scan uuid")])
+        .paced(actions::SEARCH)
+        .returns(Returns::Model("SearchHit"))
+        .list()
+        .by_hand()
+        .doc("Scans structurally similar to one scan"),
+    Endpoint::new("phishfeed", Method::GET, "/api/v1/pro/phishfeed")
+        .paced(actions::SEARCH)
+        .returns(Returns::Model("SearchHit"))
+        .list()
+        .by_hand()
+        .doc("The phishing feed (deprecated by the service)"),
+];
+
+fn row(name: &str) -> &'static Endpoint {
+    super::endpoints::row(ENDPOINTS, name)
+}
 
 /// `parallel` 0: shard only when a page is slow to come back (the walk in
 /// `core::paginate` decides); on a fast link one walk with prefetch costs less CPU.
@@ -116,19 +147,18 @@ impl Client {
         size: u64,
         search_after: Option<&str>,
     ) -> Result<Doc<SearchPageHead>> {
-        let path = match &p.kind {
-            SearchKind::Search => "/api/v1/search/".to_string(),
-            SearchKind::Similar(id) => format!("/api/v1/pro/result/{id}/similar/"),
-            SearchKind::Phishfeed => "/api/v1/pro/phishfeed".to_string(),
+        let req = match &p.kind {
+            SearchKind::Search => row("search").request(&[]),
+            SearchKind::Similar(id) => row("similar").request(&[id]),
+            SearchKind::Phishfeed => row("phishfeed").request(&[]),
         };
         let q = p.q.as_deref().filter(|q| !q.trim().is_empty());
-        let req = Req::get(path)
+        let req = req
             .query_opt("q", q)
             .query("size", size)
             .query_opt("search_after", search_after)
             .query_opt("datasource", p.datasource.as_deref())
-            .query_opt("collapse", p.collapse.as_deref())
-            .action(actions::SEARCH);
+            .query_opt("collapse", p.collapse.as_deref());
         let resp = self.t.send(&req).await?;
         crate::models::index::search_page(resp.body)
     }

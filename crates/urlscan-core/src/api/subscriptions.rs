@@ -10,25 +10,25 @@ pub use urlscan_rules::{INCIDENT_CREATION_MODES as CREATION_MODES, WATCH_KEYS};
 
 #[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
-    req("search_ids", "searchIds", Kind::IdList),
+    req("search_ids", "searchIds", Kind::IdList).doc("Saved search id"),
     FREQUENCY.required(),
     EMAILS.required(),
-    req("name", "name", Kind::Text),
+    req("name", "name", Kind::Text).doc("Name"),
     IS_ACTIVE.required(),
     IGNORE_TIME.required(),
     DESCRIPTION,
     WEEK_DAYS,
     PERMISSIONS,
-    f("channel_ids", "channelIds", Kind::IdList),
-    f("incident_channel_ids", "incidentChannelIds", Kind::IdList),
-    f("incident_profile_id", "incidentProfileId", Kind::Str),
-    f("incident_visibility", "incidentVisibility", Kind::Enum(INCIDENT_VISIBILITIES)),
-    f("incident_creation_mode", "incidentCreationMode", Kind::Enum(CREATION_MODES)),
-    f("incident_watch_keys", "incidentWatchKeys", Kind::EnumOrList(WATCH_KEYS)),
+    f("channel_ids", "channelIds", Kind::IdList).doc("Channel id"),
+    f("incident_channel_ids", "incidentChannelIds", Kind::IdList).doc("Channel id for incidents"),
+    f("incident_profile_id", "incidentProfileId", Kind::Str).doc("Incident profile id"),
+    f("incident_visibility", "incidentVisibility", Kind::Enum(INCIDENT_VISIBILITIES)).doc("Visibility of the incidents created"),
+    f("incident_creation_mode", "incidentCreationMode", Kind::Enum(CREATION_MODES)).doc("When incidents are created"),
+    f("incident_watch_keys", "incidentWatchKeys", Kind::EnumOrList(WATCH_KEYS)).doc("What an incident watches"),
 ];
 
 #[rustfmt::skip]
-pub const SUBSCRIPTIONS: Resource = Resource::new("Subscription", "subscription", &[id("subscription_id")], FIELDS)
+pub const SUBSCRIPTIONS: Resource = Resource::new("Subscription", "subscription", &[id("subscription_id").doc("Subscription id")], FIELDS)
     .at("/api/v1/user/subscriptions/", "/api/v1/user/subscriptions/{0}/");
 
 pub const ENDPOINTS: &[Endpoint] = &[
@@ -49,12 +49,13 @@ pub const ENDPOINTS: &[Endpoint] = &[
         &["results"],
     )
     .ids(&[
-        id("subscription_id"),
+        id("subscription_id").doc("Subscription id"),
         req(
             "datasource",
             "datasource",
             Kind::Enum(SAVED_SEARCH_DATASOURCES),
-        ),
+        )
+        .doc("Data source"),
     ])
     .returns(Returns::Model("SearchHit"))
     .doc(
