@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import io
 import json
 import os
@@ -1049,6 +1050,26 @@ def test_every_client_method_has_a_command() -> None:
 
 def _arguments(sp: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     return {a.dest: a for a in sp._actions if a.dest.startswith(("o_", "p_"))}
+
+
+def test_a_new_scan_option_in_the_row_is_an_option_of_scan_and_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan and bulk commands take their options from the scan row: a field added there is a flag."""
+    rows = {name: dict(row) for name, row in cli.rows().items()}
+    field = {"name": "extra_option", "wire": "extraOption", "kind": "Bool", "choices": [], "required": False}
+    rows["scan"]["body"] = [*rows["scan"]["body"], field | {"nullable": False, "doc": "An option added to the row"}]
+    derive = importlib.import_module("urlscan_rs.cli.endpoints")
+    scanning = importlib.import_module("urlscan_rs.cli.scanning")
+    monkeypatch.setattr(derive, "rows", lambda: rows)
+    derive._docs.cache_clear()  # the help index is built from the rows once
+    try:
+        parser = cli.build_parser()
+        args = parser.parse_args(["scan", "https://example.com/", "--extra-option", "--tag", "a"])
+        assert scanning._scan_options(args) == {"extra_option": True, "tags": ["a"]}
+        help_text = " ".join(cli.leaf_commands(parser)[("bulk",)].format_help().split())
+        assert "--extra-option" in help_text and "an option added to the row" in help_text
+    finally:
+        monkeypatch.undo()
+        derive._docs.cache_clear()
 
 
 def test_the_command_line_is_the_table() -> None:

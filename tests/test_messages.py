@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from urlscan_rs import AsyncClient, Client, ValidationError
+from urlscan_rs._native import NativeClient
 from urlscan_rs.testing import Emulator
 
 from .conftest import run
@@ -35,8 +36,8 @@ UUID = "00000000-0000-4000-8000-000000000000"
         (lambda c: c.datadumps.list("days", "api", 20260101), "DataDumps.list(): date must be str | date, got int 20260101"),
         (
             lambda c: c.scan("https://x.example", zzz=1),
-            "Client.scan(): unexpected keyword 'zzz' (keywords: url, refang, visibility, tags, country, referer, custom_agent, "
-            "override_safety)",
+            # The scan options are the submission row's (after the method's own keywords).
+            "Client.scan(): unexpected keyword 'zzz' (keywords: url, refang, " + ", ".join(NativeClient.SCAN_OPTIONS) + ")",
         ),
     ],
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from urlscan_rs import AsyncClient, Client, NotFoundError, ValidationError
+from urlscan_rs import AsyncClient, BadRequestError, Client, NotFoundError, ValidationError
 from urlscan_rs.testing import Emulator
 
 from .conftest import run
@@ -65,3 +65,28 @@ def test_async_request(aclient: AsyncClient) -> None:
         return await aclient.request("GET", "/api/v1/quotas")
 
     assert "limits" in run(main())  # type: ignore[operator]
+
+
+def test_the_emulator_checks_a_submission_by_its_scan_row(fresh: Emulator) -> None:
+    """Bodies the client would refuse reach the emulator through request(): it answers as its row says."""
+    c = fresh.client()
+
+    def refused(body: dict[str, object]) -> str:
+        with pytest.raises(BadRequestError) as e:
+            c.request("POST", "/api/v1/scan/", json=body)
+        return str(e.value)
+
+    assert '"url" is required' in refused({"visibility": "public"})
+    assert '"url" length must be between 5 and 2083 characters' in refused({"url": "a.b"})
+    assert "http|https" in refused({"url": "ftp://example.com/"})
+    assert '"referer" must be a string' in refused({"url": "https://example.com/", "referer": 5})
+    assert '"tags" must contain less than or equal to 10 items' in refused({"url": "https://example.com/", "tags": ["t"] * 11})
+    assert '"country" must be a two-letter' in refused({"url": "https://example.com/", "country": "deu"})
+    assert '"visibility" must be one of [public, unlisted, private]' in refused(
+        {"url": "https://example.com/", "visibility": "x"}
+    )
+    assert '"nope" is not allowed' in refused({"url": "https://example.com/", "nope": 1})
+    # The service takes overrideSafety of any type (the Go CLI sends a string).
+    sub = c.request("POST", "/api/v1/scan/", json={"url": "https://example.com/", "overrideSafety": "yes", "country": "DE"})
+    assert sub["uuid"] and sub["country"] == "de"
+    c.close()

@@ -394,8 +394,8 @@ class _BaseClient:
                 the service scans it as http).
             refang: Undo defanging first (``hxxps://evil[.]example`` is scanned as
                 ``https://evil.example``; see :func:`urlscan_rs.refang`).
-            scan_options: The options of :class:`ScanOptions` (``visibility``, ``tags``,
-                ``country``, ``referer``, ``custom_agent``, ``override_safety``).
+            scan_options: The options of :class:`ScanOptions`, each checked by its rule
+                (a bad one is a ``ValidationError`` naming it; nothing is sent).
 
         Raises:
             ValidationError: A bad URL or option; nothing was sent.

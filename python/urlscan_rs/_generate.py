@@ -253,7 +253,7 @@ def _scan_options_class(endpoints: list[Endpoint], names: dict[str, str] | None)
         out.append(f"    {f['name']}: {annotation} | None")
         if f["doc"]:
             out.append(textwrap.fill(f"{f['doc']}.", width=120, initial_indent='    """', subsequent_indent="    ") + '"""')
-    return "\n".join(line for line in out if line is not None) + "\n"
+    return "\n".join(out) + "\n"
 
 
 def generated(endpoints: list[Endpoint]) -> list[Endpoint]:

@@ -428,7 +428,6 @@ pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
                 Shape::Any => "Any",
                 Shape::Object => "dict[str, Any]",
                 Shape::Text => "str",
-                Shape::Texts => "str",
                 Shape::Bytes => "bytes",
             };
             let returns = match e.returns {

@@ -505,8 +505,12 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
             "must be prefixed by its scope (pro., public., private. or team.)",
         ),
         Kind::AnyCase(allowed) => {
-            let s = any_str(what, field, v)?.trim().to_ascii_lowercase();
-            one_of(what, field, &s, allowed)?;
+            let given = any_str(what, field, v)?;
+            let s = given.trim().to_ascii_lowercase();
+            if !allowed.contains(&s.as_str()) {
+                // The message shows the value as given.
+                one_of(what, field, given, allowed)?;
+            }
             Ok(Value::String(s))
         }
         Kind::Tags => {

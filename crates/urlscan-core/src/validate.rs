@@ -1,6 +1,7 @@
-//! The documented input rules, checked before anything is sent: every call
-//! path of the client checks its inputs here. The rules themselves (enums,
-//! limits, formats) live in `urlscan_rules`, which the emulator reads too.
+//! The documented input rules of parameters, checked before anything is
+//! sent (a body's fields are checked by their kind, `fields::check`, which
+//! uses these too). The rules themselves (enums, limits, formats) live in
+//! `urlscan_rules`, which the emulator reads too.
 //! Messages quote at most a short prefix of what was given.
 use crate::error::{Error, Result};
 use urlscan_rules::{self as rules, DURATION_MAX_S, QUERY_MAX_LEN};
@@ -81,32 +82,6 @@ pub fn sha256(s: &str) -> Result<String> {
     .map(str::to_ascii_lowercase)
 }
 
-pub fn visibility(v: &str, allowed: &[&str]) -> Result<String> {
-    let l = v.trim().to_ascii_lowercase();
-    if allowed.contains(&l.as_str()) {
-        Ok(l)
-    } else {
-        Err(bad(format!(
-            "visibility must be one of {}, got {}",
-            allowed.join(", "),
-            q(v)
-        )))
-    }
-}
-
-pub fn tags(tags: &[String]) -> Result<()> {
-    if tags.len() > MAX_TAGS {
-        return Err(bad(format!(
-            "at most {MAX_TAGS} tags are allowed per scan, got {}",
-            tags.len()
-        )));
-    }
-    if let Some(t) = tags.iter().find(|t| t.trim().is_empty()) {
-        return Err(bad(format!("tags must not be empty, got {t:?}")));
-    }
-    Ok(())
-}
-
 /// An ISO 3166-1 alpha-2 code; the service speaks lowercase.
 pub fn country(c: &str) -> Result<String> {
     let t = c.trim();
@@ -118,12 +93,6 @@ pub fn country(c: &str) -> Result<String> {
             q(c)
         )))
     }
-}
-
-/// A scan or live-scan URL (see `rules::scan_url`); sent as given, trimmed.
-pub fn scan_url(u: &str) -> Result<String> {
-    rules::scan_url(u).map_err(|why| bad(format!("url {why}, got {}", q(u))))?;
-    Ok(u.trim().to_string())
 }
 
 /// A search query: at most `QUERY_MAX_LEN` characters.
@@ -244,27 +213,10 @@ mod tests {
         assert!(sha256(&"a".repeat(64)).is_ok());
         assert!(sha256(&"g".repeat(64)).is_err());
         assert!(sha256("abc").is_err());
-        assert!(visibility("Private", VISIBILITIES).is_ok());
-        assert!(visibility("secret", VISIBILITIES).is_err());
-        assert!(tags(&vec!["t".to_string(); 11]).is_err());
-        assert!(tags(&vec!["t".to_string(); 10]).is_ok());
         assert_eq!(country("DE").unwrap(), "de");
         assert!(country("deu").is_err());
-        assert!(scan_url("example.com").is_ok());
-        // not a web address, or one without a host
-        let not_scannable = [
-            "ftp://x.org",
-            "javascript:alert(1)",
-            "https:///path",
-            "http://",
-            "mailto:a@b.de",
-        ];
-        for bad in not_scannable {
-            assert!(scan_url(bad).is_err(), "{bad}");
-        }
         let huge = "x".repeat(10_000_000);
         for e in [
-            scan_url(&huge),
             uuid("uuid", &huge).map(|_| String::new()),
             sha256(&huge),
             search_after(&huge),
@@ -285,7 +237,6 @@ mod tests {
         assert!(seconds("t", 600.0, false).is_ok());
         assert!(header_value("ua", "a\r\nb").is_err());
         assert!(query(&huge).is_err());
-        assert!(scan_url(&format!("https://a.com/{}", "x".repeat(2100))).is_err());
         assert!(positive("size", 0).is_err());
         assert!(search_after("1611489992146,2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c").is_ok());
         assert!(search_after("[1611489992146]").is_err());

@@ -2,6 +2,8 @@
 //! `X-Rate-Limit-Action`), named where more than one row uses them; each
 //! row's is its `Endpoint::action` (`request()` finds it for any path).
 
+/// A submission that names no visibility (each visibility is its own action).
+pub const PUBLIC: &str = "public";
 /// Search, structure search and the phish feed.
 pub const SEARCH: &str = "search";
 /// A scan's result.

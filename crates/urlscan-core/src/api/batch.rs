@@ -49,8 +49,7 @@ impl Client {
         progress: Option<Progress>,
     ) -> Result<Vec<ScanOutcome>> {
         let concurrency = validate::positive("concurrency", concurrency as i64)? as usize;
-        // Options are checked once up front: a bad option would fail every URL alike.
-        opts.body("http://example.com")?;
+        // The options were checked when they were made (`ScanOptions::new`).
         let wait = wait.map(WaitOptions::validated).transpose()?;
         let gated = self.gated(concurrency);
         let total = urls.len();

@@ -41,7 +41,30 @@ pub fn find(name: &str) -> Result<&'static Endpoint> {
         .ok_or_else(|| Error::Validation(format!("unknown endpoint {name:?}")))
 }
 
-/// A list of strings, as `Shape::Texts` promises: another element is an
+/// The row's path with `ids` in it, each checked: an id with a kind of its
+/// own (a uuid, a data source) as a field of that kind (and sent as that
+/// check gives it, a uuid lowercase), the others as object ids.
+fn path(ep: &Endpoint, ids: &[String]) -> Result<String> {
+    let mut path = ep.path.to_string();
+    for (i, id) in ids.iter().enumerate() {
+        let mut id = id.clone();
+        if let Some(field) = ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
+            let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
+            let built = build(ep.name, std::slice::from_ref(field), &given, false)?;
+            if let Some(Value::String(s)) = built.get(field.wire) {
+                id = s.clone();
+            }
+        }
+        let seg = validate::object_id(&format!("{}: id", ep.name), &id)?;
+        path = path.replace(&format!("{{{i}}}"), &seg);
+    }
+    if path.contains('{') {
+        return Err(Error::Validation(format!("{}: missing id", ep.name)));
+    }
+    Ok(path)
+}
+
+/// A list of strings, as a list row of `Shape::Text` promises: another element is an
 /// error naming its place (`countries[1]`).
 fn texts(list: &[u8], key: &str) -> Result<()> {
     let items: Vec<Value> = crate::models::decode(list, key)?;
@@ -76,20 +99,7 @@ impl Client {
         opts: &Map<String, Value>,
     ) -> Result<Bytes> {
         let ep = find(name)?;
-        let mut path = ep.path.to_string();
-        for (i, id) in ids.iter().enumerate() {
-            // An id with a kind of its own (a data source) is checked like a field.
-            if let Some(field) = ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
-                let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
-                build(name, std::slice::from_ref(field), &given, false)?;
-            }
-            let seg = validate::object_id(&format!("{name}: id"), id)?;
-            path = path.replace(&format!("{{{i}}}"), &seg);
-        }
-        if path.contains('{') {
-            return Err(Error::Validation(format!("{name}: missing id")));
-        }
-        let mut req = Req::new(ep.method.clone(), path);
+        let mut req = Req::new(ep.method.clone(), path(ep, ids)?);
         let (params, opts) = split_params(ep, opts);
         let built = build(name, ep.params, &params, false)?;
         for field in ep.params {
@@ -143,7 +153,7 @@ impl Client {
         }
         if read {
             let part = answer(ep, resp.body)?;
-            if matches!(ep.returns, Returns::Json(Shape::Texts)) {
+            if ep.list && matches!(ep.returns, Returns::Json(Shape::Text)) {
                 texts(&part, ep.answer.first().copied().unwrap_or(name))?;
             }
             Ok(part)
@@ -201,6 +211,23 @@ mod tests {
                 assert!(!f.doc.is_empty(), "{}: {} has no doc", e.name, f.name);
             }
         }
+    }
+
+    #[test]
+    fn ids_are_sent_as_their_check_gives_them() {
+        let set = find("set_visibility").unwrap();
+        let upper = "0196D976-07F6-7AAE-8A57-AA019145F31C".to_string();
+        assert_eq!(
+            path(set, std::slice::from_ref(&upper)).unwrap(),
+            "/api/v1/result/0196d976-07f6-7aae-8a57-aa019145f31c/visibility/"
+        );
+        assert!(path(set, &["nope".into()]).is_err());
+        assert!(path(set, &[]).is_err());
+        let get = find("channels.get").unwrap();
+        assert_eq!(
+            path(get, &["Ab_1".into()]).unwrap(),
+            "/api/v1/user/channels/Ab_1"
+        );
     }
 
     #[test]

@@ -65,9 +65,8 @@ pub enum Shape {
     Any,
     /// An object of names to values.
     Object,
+    /// A string (each element's, in a list row).
     Text,
-    /// A list of strings.
-    Texts,
     /// Bytes (not JSON).
     Bytes,
 }
@@ -133,7 +132,7 @@ impl Endpoint {
         given.or(self.action.map(String::from))
     }
     /// The row's request, `ids` (already checked) filling its path, paced as
-    /// the row says; the caller adds the query and the body.
+    /// the row says; the caller adds the query (a body: `request_with`).
     pub fn request(&self, ids: &[&str]) -> Req {
         let mut path = self.path.to_string();
         for (i, id) in ids.iter().enumerate() {
@@ -145,6 +144,15 @@ impl Endpoint {
             Some(a) => req.action(a),
             None => req,
         }
+    }
+    /// `request` with this JSON body, paced as the body says (`paced_by`).
+    pub fn request_with(&self, ids: &[&str], body: Value) -> Req {
+        let req = self.request(ids);
+        let req = match self.action_for(Some(&body)) {
+            Some(a) => req.action(a),
+            None => req,
+        };
+        req.json(body)
     }
     /// A GET answering a list, bare or under the first of `keys` present.
     pub const fn listing(

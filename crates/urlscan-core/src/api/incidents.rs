@@ -93,7 +93,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "/api/v1/user/watchableAttributes",
         &["attributes"],
     )
-    .returns(Returns::Json(Shape::Texts))
+    .returns(Returns::Json(Shape::Text))
     .doc("The attributes ``watched_attributes`` may name"),
     Endpoint::listing(
         "incidents.states",

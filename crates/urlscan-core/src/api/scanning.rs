@@ -40,7 +40,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("scan", Method::POST, "/api/v1/scan/")
         .body("", SCAN_FIELDS, true)
         .positional(&["url"])
-        .paced("public")
+        .paced(actions::PUBLIC)
         .paced_by("visibility")
         .returns(Returns::Model("Submission"))
         .by_hand()
@@ -78,7 +78,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .doc("Reset a scan's visibility to the one it was submitted with"),
     // Either {"countries": [...]} or a bare list.
     Endpoint::listing("available_countries", "/api/v1/availableCountries", &["countries"])
-        .returns(Returns::Json(Shape::Texts))
+        .returns(Returns::Json(Shape::Text))
         .doc("The two-letter countries a scan may come from"),
     Endpoint::listing("user_agents", "/api/v1/userAgents", &["userAgents"])
         .returns(Returns::Model("UserAgentGroup"))
@@ -128,7 +128,13 @@ impl ScanOptions {
                 "scan: the url is given on its own, not as an option".into(),
             ));
         }
-        let wire = build("scan", SCAN_FIELDS, opts, false)?;
+        // The options are the fields but the URL: a misspelt one is told the options alone.
+        let fields: Vec<Field> = SCAN_FIELDS
+            .iter()
+            .filter(|f| f.name != "url")
+            .copied()
+            .collect();
+        let wire = build("scan", &fields, opts, false)?;
         Ok(ScanOptions { wire })
     }
 
@@ -177,13 +183,8 @@ impl WaitOptions {
 impl Client {
     /// POST /api/v1/scan
     pub async fn scan(&self, url: &str, opts: &ScanOptions) -> Result<Doc<Submission>> {
-        let ep = row("scan");
-        let body = opts.body(url)?;
-        let mut req = ep.request(&[]);
-        if let Some(a) = ep.action_for(Some(&body)) {
-            req = req.action(a);
-        }
-        let doc: Doc<Submission> = self.doc(req.json(body), "scan submission").await?;
+        let req = row("scan").request_with(&[], opts.body(url)?);
+        let doc: Doc<Submission> = self.doc(req, "scan submission").await?;
         if let (Some(asked), Some(got)) = (opts.visibility(), &doc.head.visibility) {
             if !asked.eq_ignore_ascii_case(got) {
                 log::info!(
@@ -283,5 +284,81 @@ impl Client {
         let body = self.bytes(row("response").request(&[&h])).await?;
         let body = promised(body, &format!("the response {h}"), Some(&h))?;
         Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn opts(v: Value) -> Result<ScanOptions> {
+        ScanOptions::new(v.as_object().unwrap())
+    }
+
+    fn refused(v: Value) -> String {
+        match opts(v) {
+            Err(Error::Validation(m)) => m,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_and_sent_by_the_row() {
+        let o = opts(
+            json!({"visibility": " Private", "tags": vec!["t"; 10], "country": "DE",
+            "custom_agent": "UA/1", "override_safety": true}),
+        )
+        .unwrap();
+        assert_eq!(
+            o.body("example.com/x ").unwrap(),
+            json!({"url": "example.com/x", "visibility": "private", "tags": vec!["t"; 10],
+                "country": "de", "customagent": "UA/1", "overrideSafety": true})
+        );
+        assert_eq!(o.visibility(), Some("private"));
+        let row = row("scan");
+        let paced = |body: Value| row.request_with(&[], body).action;
+        assert_eq!(
+            paced(o.body("https://a.example").unwrap()).as_deref(),
+            Some("private")
+        );
+        assert_eq!(
+            paced(json!({"url": "https://a.example"})).as_deref(),
+            Some("public")
+        );
+        assert_eq!(
+            refused(json!({"visibility": "Secret"})),
+            "scan: visibility must be one of public, unlisted, private, got \"Secret\""
+        );
+        assert!(refused(json!({"tags": vec!["t"; 11]})).contains("at most 10 tags"));
+        assert!(refused(json!({"tags": [" "]})).contains("empty tag"));
+        assert!(refused(json!({"country": "deu"})).contains("two-letter"));
+        assert!(refused(json!({"referer": "a\r\nb"})).contains("control characters"));
+        assert!(refused(json!({"override_safety": "yes"})).contains("true or false"));
+        assert!(refused(json!({"url": "https://a.example"})).contains("on its own"));
+        let misspelt = refused(json!({"visiblity": "public"}));
+        assert!(misspelt.contains("did you mean \"visibility\"") && !misspelt.contains("url"));
+    }
+
+    #[test]
+    fn the_url_is_checked_by_the_service_rule() {
+        let o = ScanOptions::default();
+        assert!(o.body("example.com").is_ok());
+        let huge = "x".repeat(10_000_000);
+        let long = format!("https://a.com/{}", "x".repeat(2100));
+        for bad in [
+            "ftp://x.org",
+            "javascript:alert(1)",
+            "https:///path",
+            "http://",
+            "mailto:a@b.de",
+            &long,
+            &huge,
+        ] {
+            match o.body(bad) {
+                Err(Error::Validation(m)) => assert!(m.len() < 400, "{}", m.len()),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
     }
 }

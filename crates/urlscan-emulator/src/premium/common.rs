@@ -1,5 +1,6 @@
 //! What the premium endpoints share: access to the items users own, and the
-//! checks of request fields.
+//! fields channels and subscriptions share (the checks of request fields are
+//! `request_fields`').
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Map, Value};
