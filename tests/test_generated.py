@@ -128,8 +128,8 @@ def test_every_endpoint_is_a_method_with_the_tables_signature(clients: Any, clie
     ] == [(p.name, _normal(p.annotation), p.required) for p in keywords]
     assert args.kwarg is None
     returns = _generate.returns(ep)
-    if _generate.namespace(ep) == _generate.CLIENT_ROWS:  # the builtin list in Client's stub
-        returns = returns.replace("_List[", "list[")
+    if _generate.namespace(ep) == _generate.CLIENT_ROWS:
+        returns = _generate.builtin_lists(returns)
     assert ast.unparse(stub.returns or ast.Constant(None)) == _normal(returns)
 
 

@@ -229,6 +229,12 @@ def _stub_method(ep: Endpoint, names: dict[str, str]) -> str:
     return f"    {_stub_signature(ep, names)} ...\n"
 
 
+def builtin_lists(text: str) -> str:
+    """Types for Client and module-level classes, where ``list`` is the builtin (the stubs'
+    ``_List`` is for the namespaces, whose ``list`` method hides it)."""
+    return text.replace("_List[", "list[")
+
+
 SCAN_ROW = "scan"
 
 
@@ -248,8 +254,7 @@ def _scan_options_class(endpoints: list[Endpoint], names: dict[str, str] | None)
         "",
     ]
     for f in scan_options(endpoints):
-        # A module-level class: ``list`` is the builtin there (the stubs' ``_List`` is for classes with a ``list`` method).
-        annotation = field_type(f, names).replace("_List[", "list[")
+        annotation = builtin_lists(field_type(f, names))
         out.append(f"    {f['name']}: {annotation} | None")
         if f["doc"]:
             out.append(textwrap.fill(f"{f['doc']}.", width=120, initial_indent='    """', subsequent_indent="    ") + '"""')
@@ -379,8 +384,7 @@ def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
     stubs["aliases"] = "".join(f"{alias} = {value}\n" for alias, value in literals.items())
     # The client's own rows go to the client's files.
     client_py = {CLIENT_ROWS: py.pop(CLIENT_ROWS, ""), "scan_options": _scan_options_class(everything, None)}
-    # ``list`` is the builtin in Client (``_List`` is for the namespaces, which have a ``list`` method).
-    own = stubs.pop(CLIENT_ROWS, "").replace("_List[", "list[")
+    own = builtin_lists(stubs.pop(CLIENT_ROWS, ""))
     client_stubs = {CLIENT_ROWS: own, "scan_options": _scan_options_class(everything, names)}
     py_text = _format(PY, _fill(PY, PY.read_text(encoding="utf-8"), py))
     stub = _fill(STUB, STUB.read_text(encoding="utf-8"), stubs)

@@ -72,7 +72,7 @@ pub struct Field {
     /// null to clear the field); for other fields `None` means "not given".
     pub nullable: bool,
     /// What the field is, for people: the reference and the command line's
-    /// help show it ("" where the name says it all).
+    /// help show it (every field of a row has one; `call`'s tests check).
     pub doc: &'static str,
 }
 
@@ -567,7 +567,7 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         Kind::SearchAfter => match v {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)
-                .map_err(|e| Error::Validation(format!("{what}: {e}"))),
+                .map_err(|e| named(what, e)),
             _ => Err(not_a(what, field, "a string", v)),
         },
     }

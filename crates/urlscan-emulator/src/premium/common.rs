@@ -103,8 +103,6 @@ pub(super) fn key_of(c: &Caller) -> &KeyInfo {
 
 // ---------------------------------------------------------------- validation
 
-#[cfg(test)]
-pub(super) use crate::request_fields::TEXT_MAX_LEN;
 pub(super) use crate::request_fields::{check, check_array, one_of, FieldType, RequestField};
 
 /// Fields channels and subscriptions share: how and when they notify, and

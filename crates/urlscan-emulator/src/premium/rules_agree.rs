@@ -4,14 +4,14 @@
 //! the client accepts (the value the client would send, after its
 //! normalisation) and refuses those it refuses, except for the limits the
 //! emulator keeps of its own where the service states none (free text over
-//! `common::TEXT_MAX_LEN`, incident numbers out of `incidents`' ranges):
+//! `request_fields::TEXT_MAX_LEN`, incident numbers out of `incidents`' ranges):
 //! there the client sends and the emulator refuses, as a service may. The
 //! other way round, the client refuses more only where the emulator's field
 //! takes any value (the service is known to) or where `client_guard` says.
 use serde_json::{json, Map, Value};
 
-use super::common::{check, FieldType, RequestField, TEXT_MAX_LEN};
 use super::{channels, incidents, livescan, searches, subscriptions};
+use crate::request_fields::{check, FieldType, RequestField, TEXT_MAX_LEN};
 use urlscan_core::api;
 use urlscan_core::fields::{build, Field};
 use urlscan_rules as rules;
