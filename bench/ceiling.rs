@@ -227,7 +227,8 @@ fn emulator(scans: usize, pages: usize, q: &str) {
     let mut walked = 0usize;
     let mut total = 0u64;
     for _ in 0..pages {
-        let page = st.search(&caller, &query, &|_| true, 100, after.clone(), None);
+        let none = urlscan_emulator::state::SavedMatches::default();
+        let page = st.search(&caller, &query, &|_| true, 100, after.clone(), None, &none);
         total = page.total;
         let Some(last) = page.hits.last() else { break };
         walked += 1;

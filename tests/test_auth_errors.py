@@ -49,15 +49,23 @@ async def _adrain(it: Any) -> list[Any]:
     return [x async for x in it]
 
 
-def test_malformed_key_is_authentication_error_everywhere(emu: Emulator) -> None:
+def _malformed(exc: Any, name: str) -> None:
+    assert exc.value.status == 400 and exc.value.message.startswith("Invalid API key format"), name
+    assert "not a UUID" in exc.value.message and "not sent" in exc.value.message, name
+    assert "not-a-uuid" not in str(exc.value), name  # the key is never shown
+    assert not isinstance(exc.value, urlscan_rs.BadRequestError), name
+
+
+def test_malformed_key_is_authentication_error_everywhere_and_nothing_is_sent(emu: Emulator) -> None:
     with Client("not-a-uuid", base_url=emu.url) as c:
         calls = {**CALLS, "search": lambda c: _drain(c.search("", limit=1))}
         calls["hostnames.history"] = lambda c: _drain(c.hostnames.history("example.com"))
+        before = requests_served(emu)
         for name, call in calls.items():
             with pytest.raises(urlscan_rs.AuthenticationError) as exc:
                 call(c)
-            assert exc.value.status == 400 and exc.value.message == "Invalid API key format", name
-            assert not isinstance(exc.value, urlscan_rs.BadRequestError), name
+            _malformed(exc, name)
+        assert requests_served(emu) == before
 
 
 def test_malformed_key_async(emu: Emulator) -> None:
@@ -66,13 +74,42 @@ def test_malformed_key_async(emu: Emulator) -> None:
             for name, call in CALLS.items():
                 with pytest.raises(urlscan_rs.AuthenticationError) as exc:
                     await call(c)
-                assert exc.value.message == "Invalid API key format", name
+                _malformed(exc, name)
             with pytest.raises(urlscan_rs.AuthenticationError):
                 await _adrain(c.search("", limit=1))
             with pytest.raises(urlscan_rs.AuthenticationError):
                 await _adrain(c.hostnames.history("example.com"))
 
     run(main())
+
+
+def test_the_emulator_refuses_a_malformed_key_on_every_path(emu: Emulator) -> None:
+    # What other clients meet (they send any key): 400 "Invalid API key format" everywhere,
+    # the endpoints that work without a key included, and paths that do not exist.
+    import json
+    import urllib.error
+    import urllib.request
+
+    paths = [
+        "/api/v1/search/?q=domain:example.com",
+        "/user/quotas/",
+        "/api/v1/quotas",
+        f"/screenshots/{UUID}.png",
+        f"/dom/{UUID}/",
+        f"/api/v1/result/{UUID}/",
+        "/api/v1/datadump/list/days/api/20260101",
+        "/api/v1/no-such-path",
+    ]
+    for path in paths:
+        req = urllib.request.Request(emu.url + path, headers={"API-Key": "not-a-uuid"})
+        with pytest.raises(urllib.error.HTTPError) as exc:
+            urllib.request.urlopen(req, timeout=10)
+        body = json.loads(exc.value.read())
+        assert exc.value.code == 400 and body["message"] == "Invalid API key format", path
+    # A key in the service's format (any case) passes the check.
+    req = urllib.request.Request(emu.url + "/api/v1/search/?q=", headers={"API-Key": emu.api_key.upper()})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
 
 
 def test_unknown_key_is_authentication_error_everywhere(emu: Emulator) -> None:

@@ -445,7 +445,7 @@ def test_exit_5_rate_limited() -> None:
 
 
 def test_exit_6_transport_and_wait_timeout(slow: Emulator) -> None:
-    out = run_cli("--base-url", "http://127.0.0.1:9", "--api-key", "k", "quotas")
+    out = run_cli("--base-url", "http://127.0.0.1:9", "--api-key", UNKNOWN_KEY, "quotas")
     assert out.returncode == 6 and "could not reach http://127.0.0.1:9" in out.stderr
     out = run_cli("scan", "https://www.example.com/", "--wait", *POLL, "--wait-timeout", "0.5", emu=slow)
     assert out.returncode == 6 and "urlscan-rs result " in out.stderr and out.stdout == ""

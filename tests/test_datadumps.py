@@ -18,6 +18,7 @@ from urlscan_rs.errors import DecodeError, TransportError, ValidationError
 from urlscan_rs.testing import Emulator
 
 from .conftest import run
+from .dumphost import KEY
 from .loopback import JSON_HEADERS, serve_raw
 
 pq = pytest.importorskip("pyarrow.parquet")
@@ -101,7 +102,11 @@ def test_a_bad_line_is_a_decode_error_naming_it(tmp_path: Path) -> None:
     p.write_bytes(gzip.compress(b'{"_id":"a","page":{"domain":7}}\n'))
     with pytest.raises(DecodeError, match=r"line 1\.page\.domain: expected a string"):
         datadumps.read(p).to_arrow()
-    with pytest.raises(ValidationError, match="give type="):
+    # Not in a dump folder, and a first line that is neither a hit nor a result: the type must be given.
+    (tmp_path / "other.gz").write_bytes(gzip.compress(b'{"other": 1}\n'))
+    with pytest.raises(ValidationError, match="from its path or its first line: give type="):
+        datadumps.read(tmp_path / "other.gz")
+    with pytest.raises(ValidationError, match="cannot read"):
         datadumps.read(tmp_path / "nothing.gz")
     with pytest.raises(ValidationError, match="cannot read"):
         datadumps.read(tmp_path / "search" / "missing.gz")
@@ -143,7 +148,7 @@ def test_download_checks_the_size_and_resumes_a_cut_connection(tmp_path: Path) -
         f = max(files, key=lambda x: x.size or 0)
         seen: list[tuple[int, int]] = []
         got = c.datadumps.download(f.path, tmp_path, progress=lambda done, total: seen.append((done, total)))
-        assert got == tmp_path / f.path.rsplit("/", 1)[-1] and got.stat().st_size == f.size
+        assert got == tmp_path / f.path and got.stat().st_size == f.size  # its dump path, under the folder
         assert seen[-1] == (f.size, f.size)
         whole = got.read_bytes()
         # The connection is cut halfway: the rest comes with a Range request.
@@ -155,7 +160,7 @@ def test_download_checks_the_size_and_resumes_a_cut_connection(tmp_path: Path) -
         with pytest.raises(TransportError, match=r"stopped at \d+ of \d+ bytes after 4 attempts"):
             c.datadumps.download(f.path, tmp_path / "never.gz")
         emu.clear_faults()
-        assert not (tmp_path / "never.gz").exists() and not (tmp_path / ".never.gz.part").exists()
+        assert not (tmp_path / "never.gz").exists() and not [p for p in tmp_path.rglob("*.part")]
         assert list(datadumps.read(got, type="api"))
 
 
@@ -192,15 +197,15 @@ def test_download_sends_no_key_to_the_file_host_and_refuses_a_wrong_size(tmp_pat
             listing = {"files": [{"path": "hours/search/20261120/20261120-13.gz", "size": size["listed"]}]}
             return 200, JSON_HEADERS, json.dumps(listing).encode()
 
-        with serve_raw(service) as api, Client("secret-key", base_url=api.url) as c:
+        with serve_raw(service) as api, Client(KEY, base_url=api.url) as c:
             got = c.datadumps.download("hours/search/20261120/20261120-13.gz", tmp_path)
             assert got.read_bytes() == content
             assert file_headers and all("api-key" not in h for h in file_headers)
-            assert all("secret-key" not in str(h) for h in file_headers)
+            assert all(KEY not in str(h) for h in file_headers)
             size["listed"] = len(content) + 5
             with pytest.raises(DecodeError, match="were announced"):
                 c.datadumps.download("hours/search/20261120/20261120-13.gz", tmp_path / "bad.gz")
-            assert not (tmp_path / "bad.gz").exists() and not (tmp_path / ".bad.gz.part").exists()
+            assert not (tmp_path / "bad.gz").exists() and not [p for p in tmp_path.rglob("*.part")]
 
 
 def test_cli_download_and_read(dumps: tuple[Path, str], tmp_path: Path) -> None:
@@ -212,7 +217,10 @@ def test_cli_download_and_read(dumps: tuple[Path, str], tmp_path: Path) -> None:
         p = run_cli("datadump", "download", f.path, "-o", str(tmp_path), emu=emu)
         assert p.returncode == 0, p.stderr
         got = Path(p.stdout.strip())
-        assert got.parent == tmp_path and got.stat().st_size == f.size
+        assert got == tmp_path / f.path and got.stat().st_size == f.size
+        # -o is a folder, created when missing (the file keeps its dump path there).
+        p = run_cli("datadump", "download", f.path, "-o", str(tmp_path / "dl"), emu=emu)
+        assert p.returncode == 0 and Path(p.stdout.strip()) == tmp_path / "dl" / f.path, p.stderr
     p = run_cli("datadump", "read", str(got), "--type", "search")
     assert p.returncode == 0, p.stderr
     assert [json.loads(x)["_id"] for x in p.stdout.splitlines()] == [h.id for h in datadumps.read(got, type="search")]

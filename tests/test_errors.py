@@ -55,8 +55,10 @@ def test_the_core_names_every_exception_class_once() -> None:
     import urlscan_rs.errors as errors
 
     source = (Path(__file__).resolve().parent.parent / "src" / "bindings" / "convert.rs").read_text()
-    table = re.search(r"fn error_class_name\(e: &Error\) -> &'static str \{(.*?)\n\}", source, re.S)
+    table = re.search(r"fn error_class_name\(e: &Error\) -> Option<&'static str> \{(.*?)\n\}", source, re.S)
     assert table is not None
     names = re.findall(r'"(\w+)"', table.group(1))
     defined = {n for n, c in vars(errors).items() if inspect.isclass(c) and issubclass(c, errors.UrlscanError)}
-    assert len(names) == len(set(names)) and set(names) == defined
+    # Raised by the Python layer alone (a local state file it keeps), never by the core.
+    python_only = {"StateError"}
+    assert len(names) == len(set(names)) and set(names) == defined - python_only and python_only <= defined

@@ -81,8 +81,9 @@ def test_the_table_is_whole() -> None:
 
 @pytest.fixture(scope="module")
 def clients() -> Any:
-    sync = urlscan_rs.Client("key", base_url="http://127.0.0.1:9")
-    async_ = urlscan_rs.AsyncClient("key", base_url="http://127.0.0.1:9")
+    key = "00000000-0000-4000-8000-000000000000"
+    sync = urlscan_rs.Client(key, base_url="http://127.0.0.1:9")
+    async_ = urlscan_rs.AsyncClient(key, base_url="http://127.0.0.1:9")
     yield {"Client": sync, "AsyncClient": async_}
     sync.close()
     async_.close()

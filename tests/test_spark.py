@@ -37,9 +37,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Emulator, 
     saved = {k: os.environ.get(k) for k in ("URLSCAN_API_KEY", "PYSPARK_PYTHON")}
     with Emulator(scans=400, seed=11) as emu:
         with emu.client() as c:
-            report = c.datadumps.sync(root, days=2)
-        # Yesterday's 24 hours of each type, and today's hours that have ended.
-        assert not report.failed and len(report.downloaded) >= 2 * 24
+            report = c.datadumps.sync(root, days=3)
+        # The 24 hours of each of the two days before today, of each type, and today's hours
+        # that have ended (none in today's first hour: two whole days keep the folder multi-day).
+        assert not report.failed and len(report.downloaded) >= 2 * 2 * 24
         os.environ["URLSCAN_API_KEY"] = emu.api_key
         os.environ["PYSPARK_PYTHON"] = sys.executable
         spark = (

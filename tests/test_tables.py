@@ -18,6 +18,7 @@ from urlscan_rs.errors import DecodeError, ValidationError
 from urlscan_rs.testing import Emulator
 
 from .conftest import run
+from .dumphost import KEY
 from .loopback import serve
 
 pa = pytest.importorskip("pyarrow")
@@ -230,7 +231,7 @@ def _hit(i: int, **parts: Any) -> dict[str, Any]:
 
 def test_recorded_search_page() -> None:
     body = json.loads((DATA / "search-2020-wikipedia.json").read_text())
-    with serve(_paged(body["results"])) as s, Client("k", base_url=s.url) as c:
+    with serve(_paged(body["results"])) as s, Client(KEY, base_url=s.url) as c:
         hits = list(c.search("x"))
         rows = c.search("x").to_arrow().to_pylist()
     assert len(rows) == len(hits) == 20
@@ -246,7 +247,7 @@ def test_recorded_search_page() -> None:
 def test_recorded_results(name: str) -> None:
     doc = json.loads((DATA / name).read_text())
     uuid = doc["task"]["uuid"]
-    with serve(lambda m, p, q: (200, doc)) as s, Client("k", base_url=s.url) as c:
+    with serve(lambda m, p, q: (200, doc)) as s, Client(KEY, base_url=s.url) as c:
         res = c.result(uuid)
         (row,) = c.results([uuid]).to_arrow().to_pylist()
     assert row["uuid"] == uuid and row["domain"] == res.page.domain and row["time"] == _utc(res.task.time)
@@ -261,7 +262,7 @@ def test_lenient_on_missing_and_unknown() -> None:
         _hit(2, page={"title": 'Ünïcødé \u2603 \\ "q"', "domain": "xn--d.example"}, unknown={"kept": 1}),
         {"_id": "00000000-0000-4000-8000-000000000003", "sort": [1, "00000000-0000-4000-8000-000000000003"]},
     ]
-    with serve(_paged(hits)) as s, Client("k", base_url=s.url) as c:
+    with serve(_paged(hits)) as s, Client(KEY, base_url=s.url) as c:
         rows = c.search("x").to_arrow().to_pylist()
     assert rows[0]["uniq_ips"] == 7 and rows[0]["data_length"] == 12 and rows[0]["malicious"] is True
     assert rows[1]["time"] == datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc)
@@ -283,7 +284,7 @@ def test_lenient_on_missing_and_unknown() -> None:
 )
 def test_a_wrong_type_names_its_path(part: dict[str, Any], message: str) -> None:
     hits = [_hit(0), _hit(1, **part)]
-    with serve(_paged(hits)) as s, Client("k", base_url=s.url) as c:
+    with serve(_paged(hits)) as s, Client(KEY, base_url=s.url) as c:
         with pytest.raises(DecodeError, match=message):
             c.search("x").to_arrow()
         # Through a consumer's stream, the error keeps its class and message.
@@ -355,7 +356,7 @@ def test_an_interrupted_export_resumes_without_duplicate_or_gap(
     s, hits, state = flaky_search
     out = tmp_path / ("lake" if partitioned else "all.parquet")
     keys = ["country"] if partitioned else None
-    with Client("k", base_url=s.url, max_retries=0) as c:
+    with Client(KEY, base_url=s.url, max_retries=0) as c:
         with pytest.raises(urlscan_rs.UrlscanError, match="interrupted"):
             c.search("x", size=90).to_parquet(out, partition_by=keys, row_group_size=200)
         # 5 pages of 90 were read: a chunk closes at 200 rows or more, so one of 270

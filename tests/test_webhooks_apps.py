@@ -197,3 +197,121 @@ def test_an_async_handler_is_awaited(asgi: Callable[..., str]) -> None:
         base = asgi(webhooks.asgi_app(handler, token=TOKEN))
         deliver_one(emu, f"{base}/{TOKEN}")
         assert done.wait(10) and got == [emu.notifications[0].id]
+
+
+def _forged(note: Notification, uuid: str, nid: str) -> bytes:
+    """The delivery `note`, re-addressed to scan `uuid` under delivery id `nid`."""
+    raw = dict(note.raw, id=nid)
+    hit = dict(note.raw["results"][0], _id=uuid)
+    hit["task"] = dict(hit["task"], uuid=uuid)
+    raw["results"] = [hit]
+    return json.dumps(raw).encode()
+
+
+@pytest.mark.parametrize("kind", ["asgi", "wsgi"])
+def test_verify_asks_for_a_retry_of_a_scan_still_running_and_drops_an_impossible_one(
+    kind: str, asgi: Callable[..., str], wsgi: Callable[..., str]
+) -> None:
+    calls = Calls()
+    with Emulator(scans=20, seed=3, scan_duration=600) as emu, emu.client() as client:
+        make = webhooks.asgi_app if kind == "asgi" else webhooks.wsgi_app
+        base = (asgi if kind == "asgi" else wsgi)(make(calls, token=TOKEN, verify=client))
+        deliver_one(emu, f"{base}/{TOKEN}")
+        emu.advance(600)  # the scan that matches finishes: the delivery goes out
+        assert calls.event.wait(10)
+        [note] = calls.notes
+        running = client.scan("https://www.example.org/still-running").uuid
+        # A scan that exists and has not finished: 503, so the service delivers again.
+        status, answer = post(f"{base}/{TOKEN}", _forged(note, running, "0123456789abcdef0000000a"))
+        assert status == 503 and "has not finished yet" in answer["reason"]
+        # Once it has, the same delivery is handed over.
+        emu.advance(601)
+        assert post(f"{base}/{TOKEN}", _forged(note, running, "0123456789abcdef0000000a"))[0] == 200
+        # A uuid no scan can have: 400 at once, never retried for ever.
+        status, answer = post(f"{base}/{TOKEN}", _forged(note, "../../api/v1/quotas", "0123456789abcdef0000000b"))
+        assert status == 400 and "impossible scan" in answer["reason"]
+        assert [n.id for n in calls.notes] == [note.id, "0123456789abcdef0000000a"]
+
+
+def _post_from(url: str, headers: dict[str, str]) -> int:
+    req = urllib.request.Request(url, data=b"{}", method="POST", headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+def test_allow_checks_the_socket_peer_under_uvicorns_default_proxy_headers(asgi: Callable[..., str]) -> None:
+    # uvicorn trusts X-Forwarded-For from 127.0.0.1 by default and rewrites the client address:
+    # a loopback sender naming an allowed address must still be refused.
+    calls = Calls()
+    base = asgi(webhooks.asgi_app(calls, token=TOKEN, allow=["203.0.113.0/24"]))
+    for header in ({"X-Forwarded-For": "203.0.113.9"}, {"Forwarded": "for=203.0.113.9"}, {"X-Real-IP": "203.0.113.9"}):
+        assert _post_from(f"{base}/{TOKEN}", header) == 403, header
+    # Loopback itself, allowed, with no forwarding header: let through (400: an empty body).
+    opened = asgi(webhooks.asgi_app(calls, token=TOKEN, allow=["127.0.0.0/8"]))
+    assert _post_from(f"{opened}/{TOKEN}", {}) == 400
+    # The same sender through a named proxy: the server's rewrite is refused (the real peer is unknown).
+    trusted = asgi(webhooks.asgi_app(calls, token=TOKEN, allow=["203.0.113.0/24"], trusted_proxies=["127.0.0.1"]))
+    assert _post_from(f"{trusted}/{TOKEN}", {"X-Forwarded-For": "203.0.113.9"}) == 403
+
+
+@pytest.fixture
+def asgi_plain() -> Iterator[Callable[..., str]]:
+    """uvicorn with its proxy-header handling off, as the module's documentation asks."""
+    servers: list[Any] = []
+
+    def serve(app: Any) -> str:
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", proxy_headers=False))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        servers.append((server, thread))
+        for _ in range(500):
+            if server.started:
+                break
+            threading.Event().wait(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    yield serve
+    for server, thread in servers:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.mark.parametrize("kind", ["asgi", "wsgi"])
+def test_trusted_proxies_name_who_may_say_who_sent(kind: str, asgi_plain: Callable[..., str], wsgi: Callable[..., str]) -> None:
+    calls = Calls()
+    make = webhooks.asgi_app if kind == "asgi" else webhooks.wsgi_app
+    serve = asgi_plain if kind == "asgi" else wsgi
+    base = serve(make(calls, token=TOKEN, allow=["203.0.113.0/24"], trusted_proxies=["127.0.0.1"]))
+    url = f"{base}/{TOKEN}"
+    assert _post_from(url, {"X-Forwarded-For": "203.0.113.9"}) == 400  # let through: the body is not a notification
+    assert _post_from(url, {"X-Forwarded-For": "203.0.113.9, 198.51.100.7"}) == 403  # the last untrusted hop is outside
+    assert _post_from(url, {}) == 403  # the proxy itself is not an allowed sender
+    # Without trusted_proxies a forwarded request cannot be told apart: refused.
+    closed = serve(make(calls, token=TOKEN, allow=["203.0.113.0/24", "127.0.0.0/8"]))
+    assert _post_from(f"{closed}/{TOKEN}", {"X-Forwarded-For": "203.0.113.9"}) == 403
+    assert _post_from(f"{closed}/{TOKEN}", {}) == 400
+
+
+@pytest.mark.parametrize("kind", ["asgi", "wsgi"])
+def test_allow_entries_are_normalised(kind: str, asgi_plain: Callable[..., str], wsgi: Callable[..., str]) -> None:
+    calls = Calls()
+    make = webhooks.asgi_app if kind == "asgi" else webhooks.wsgi_app
+    serve = asgi_plain if kind == "asgi" else wsgi
+    base = serve(make(calls, token=TOKEN, allow=["::ffff:127.0.0.1", " ::ffff:10.0.0.0/104 "]))
+    assert _post_from(f"{base}/{TOKEN}", {}) == 400  # the IPv4-mapped entry matches the IPv4 sender
+    with pytest.raises(ValueError, match="allow: 'nonsense' is not an address or network"):
+        make(calls, token=TOKEN, allow=["nonsense"])
+
+
+def test_wsgi_refuses_an_async_client_at_construction() -> None:
+    with Emulator(scans=5, seed=1) as emu:
+        ac = emu.async_client()
+        try:
+            with pytest.raises(TypeError, match="takes a Client"):
+                webhooks.wsgi_app(Calls(), token=TOKEN, verify=ac)
+        finally:
+            ac.close()

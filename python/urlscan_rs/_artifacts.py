@@ -34,18 +34,14 @@ def result_bytes(result: Any) -> bytes:
 
 
 def write(dest: Path, uuid: str, found: dict[str, bytes]) -> dict[str, Path]:
-    """Each artifact written whole (to a temporary name, then renamed)."""
+    """Each artifact written whole, by the package's one rule for files (a temporary
+    file created exclusively beside it, then renamed; the uuid was checked, so the
+    name stays in `dest`)."""
     dest.mkdir(parents=True, exist_ok=True)
     out = {}
     for kind, data in found.items():
         path = dest / f"{uuid}{KINDS[kind]}"
-        tmp = path.with_name(f".{path.name}.part")
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except OSError:
-            tmp.unlink(missing_ok=True)
-            raise
+        _native.write_whole(path, data)
         out[kind] = path
     return out
 

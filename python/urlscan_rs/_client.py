@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
@@ -130,6 +131,8 @@ class SearchIterator(_PagedIterator, Tabular):
             after, rows, _chunk = resume
             left = self._remaining
             left = None if left is None else max(left - rows, 0)
+            if left == 0:  # every row was written before: only the end (the join) is left to do
+                return _native.table_stream(name, columns, [], None)
             cursor = _native.search_resumed(self._cursor, after, left)
             return _native.table_stream(name, columns, [], cursor, left)
         items = self._drain()
@@ -213,6 +216,15 @@ class ScanOptions(TypedDict, total=False):
 # END GENERATED scan_options
 
 
+def _shown_url(url: str) -> str:
+    """A URL as a repr may show it: a password in it is ``***``."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
 def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
     """The timing of a wait for a result, as the native client takes it."""
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
@@ -234,6 +246,7 @@ class _BaseClient:
         fail_fast: bool = False,
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 256 * 1024 * 1024,
+        max_download_bytes: int = 64 << 30,
     ) -> None:
         """Build a client; nothing is sent until the first call.
 
@@ -242,7 +255,9 @@ class _BaseClient:
                 ``URLSCAN_API_KEY``. Search and screenshots work without one.
             base_url: The service's address; None reads ``URLSCAN_BASE_URL``, then
                 ``https://urlscan.io``. Point it at an emulator for tests.
-            timeout: Seconds one request may take (per attempt).
+            timeout: Seconds one request may take (per attempt). A download
+                (``datadumps.download``, ``sync``) is not cut while bytes keep
+                arriving: it fails when none arrives for this long (and resumes).
             max_retries: Retries of a failed request (connection errors, timeouts,
                 429, 502/503/504; a POST only when the service cannot have processed it).
             user_agent: The ``User-Agent`` header (default: ``urlscan-rs/<version>``).
@@ -254,6 +269,8 @@ class _BaseClient:
                 first attempt, and no wait for a spent rate-limit window lasts longer
                 (a longer one raises ``RateLimitError`` at once; None: no deadline).
             max_body_bytes: Larger answers raise ``DecodeError``.
+            max_download_bytes: A download writes at most this many bytes (and at
+                most the size its listing announces), then fails (default 64 GiB).
 
         Raises:
             ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
@@ -270,6 +287,7 @@ class _BaseClient:
             "fail_fast": fail_fast,
             "retry_deadline": retry_deadline,
             "max_body_bytes": max_body_bytes,
+            "max_download_bytes": max_download_bytes,
         }
         self._core = _native.NativeClient(settings, is_async=self._is_async)
         self.livescan = LiveScan(self)
@@ -345,7 +363,7 @@ class _BaseClient:
         if core is None:  # __init__ failed (e.g. a bad option): still printable
             return f"<{type(self).__name__} (not initialised)>"
         key = "'***'" if core.has_api_key else "None"
-        return f"{type(self).__name__}(base_url={core.base_url!r}, api_key={key})"
+        return f"{type(self).__name__}(base_url={_shown_url(core.base_url)!r}, api_key={key})"
 
     def _endpoint(self, name: str, ids: list[str], options: dict[str, Any]) -> Any:
         return _call_endpoint(self._call, name, ids, options)

@@ -125,6 +125,7 @@ class Client:
         fail_fast: bool = False,
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 268435456,
+        max_download_bytes: int = 68719476736,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -297,6 +298,7 @@ class AsyncClient:
         fail_fast: bool = False,
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 268435456,
+        max_download_bytes: int = 68719476736,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...

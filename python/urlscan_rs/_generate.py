@@ -57,7 +57,15 @@ _REGION = re.compile(
 )
 # The Python type of each kind of field (``Kind`` in crates/urlscan-core/src/fields.rs); the others are str.
 _STRINGS = "_List[str]"
-_TYPES = {"Bool": "bool", "Int": "int", "StrList": _STRINGS, "IdList": _STRINGS, "Emails": _STRINGS, "Countries": _STRINGS}
+_TYPES = {
+    "Bool": "bool",
+    "Switch": "bool",
+    "Int": "int",
+    "StrList": _STRINGS,
+    "IdList": _STRINGS,
+    "Emails": _STRINGS,
+    "Countries": _STRINGS,
+}
 _TYPES |= {"UserTags": _STRINGS, "Headers": "dict[str, str]", "Tags": _STRINGS}
 
 Endpoint = dict[str, Any]

@@ -459,18 +459,28 @@ class DataDumps(_Namespace):
         types: Sequence[str] = ("search", "api"),
         days: int = 7,
         progress: Any = False,
+        rebuild_state: bool = False,
     ) -> Any:
-        """Download every file of the last ``days`` days (today included, UTC) of
-        ``window`` and ``types`` that ``dest_dir`` does not hold complete yet
+        """Download every file of the last ``days`` days (today included, UTC; at
+        most :data:`~urlscan_rs.datadumps.MAX_DAYS`) of ``window`` and ``types``
+        that ``dest_dir`` does not hold complete yet
         (GET /api/v1/datadump/list/{time_window}/{file_type}/{date}, then :meth:`download` each); a
         :class:`~urlscan_rs.datadumps.SyncReport` (``downloaded``, ``skipped``,
         ``failed``).
 
         Files keep their dump paths (``dest_dir/hours/search/20261120/20261120-13.gz``).
+        A listed path that would be written outside ``dest_dir`` (absolute,
+        ``..``, through a symlink leading out) or under a name the package keeps
+        for itself (a hidden name, ``*.part``, ``*.tmp``) is never written: it
+        goes to ``failed`` with the reason.
         The state (what was fetched, its size and when; what failed and why) is
-        in SQLite inside ``dest_dir``, so the call is safe to run periodically
-        and from two processes at once: one of them fetches each file, the
-        other skips it. A failed file is tried again on the next run.
+        in SQLite inside ``dest_dir`` (``.urlscan-datadumps.sqlite3``), so the
+        call is safe to run periodically and from two processes at once: one of
+        them fetches each file, the other skips it. A failed file is tried again
+        on the next run. A state that is locked for long, read-only or corrupt
+        raises :class:`~urlscan_rs.errors.StateError` naming the file;
+        ``rebuild_state=True`` sets a corrupt one aside and rebuilds it from the
+        files on disk (a file whose size is the listed size counts as fetched).
         ``progress`` is ``True`` (a counter of files on stderr) or a callable
         given ``(files done, files listed)``.
         """
@@ -481,7 +491,7 @@ class DataDumps(_Namespace):
             def progress(done: int, total: int) -> None:
                 print(f"\r{done}/{total} files", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
-        args = (dest_dir, window, types, days, progress or None)
+        args = (dest_dir, window, types, days, progress or None, rebuild_state)
         if self._client._is_async:
             # The same steps, each call awaited in a worker thread's own loop.
             return asyncio.to_thread(
@@ -496,18 +506,26 @@ class DataDumps(_Namespace):
         """Download a data-dump file (GET /api/v1/datadump/link/{path}, then the
         temporary address it redirects to); the path of the file written.
 
-        ``dest`` is a file, or a folder to put the file in under its own name.
-        The API key is never sent to the download host. The file is streamed to
-        ``.<name>.part`` beside it, checked against the size the listing
-        announces, and renamed into place only when whole. A dropped connection
-        resumes with a ``Range`` request (up to ``max_retries`` times); then the
-        call raises with the bytes it had and leaves no file under the final
-        name. ``progress`` is ``True`` (a counter on stderr) or a callable
-        given ``(bytes, total)``.
+        ``dest`` is a folder (one that exists, or a path ending in ``/``): the
+        file keeps its dump path under it
+        (``dest/hours/search/20261120/20261120-13.gz``, so search and api files
+        of one hour do not collide, and :func:`urlscan_rs.datadumps.read` knows
+        the type), or the file to write. The API key is never sent to the
+        download host. The file is streamed to a temporary file created beside
+        it, checked against the size the listing announces (nothing past it is
+        written), and renamed into place only when whole. A transfer is never
+        cut while bytes keep arriving; a stall of ``timeout`` seconds or a
+        dropped connection resumes with a ``Range`` request (up to
+        ``max_retries`` times in a row without progress); then the call raises
+        with the bytes it had and leaves no file under the final name.
+        ``progress`` is ``True`` (bytes and rate on stderr) or a callable given
+        ``(bytes, total)``.
         """
         target = Path(dest)
-        if target.is_dir():
-            target = target / path.rstrip("/").rsplit("/", 1)[-1]
+        if target.is_dir() or os.fspath(dest).endswith(("/", os.sep)):
+            target = _native.contained(target, path.strip().lstrip("/"))
+        if progress is True:
+            progress = _byte_progress(path)
         return self._fetch(path, target, None, progress or None)
 
     def _fetch(self, path: str, target: Path, size: int | None, progress: Any = None) -> Any:
@@ -516,6 +534,20 @@ class DataDumps(_Namespace):
         if self._client._is_async:
             return _then_path(call, target)
         return target
+
+
+def _byte_progress(path: str) -> Any:
+    """``progress=True`` of a download: bytes, total and rate on stderr."""
+    from ._progress import ProgressBar
+
+    bar = ProgressBar(path.rsplit("/", 1)[-1], unit="bytes")
+
+    def update(done: int, total: int) -> None:
+        bar.update(done, total or None)
+        if total and done >= total:
+            bar.close()
+
+    return update
 
 
 # Every namespace class, in the order Client lists them (the order they are defined in).

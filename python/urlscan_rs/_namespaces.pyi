@@ -309,6 +309,7 @@ class DataDumps:
         types: Sequence[FileType] = ("search", "api"),
         days: int = 7,
         progress: bool | Callable[[int, int], object] = False,
+        rebuild_state: bool = False,
     ) -> SyncReport: ...
 
 # BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
@@ -532,6 +533,7 @@ class AsyncDataDumps:
         types: Sequence[FileType] = ("search", "api"),
         days: int = 7,
         progress: bool | Callable[[int, int], object] = False,
+        rebuild_state: bool = False,
     ) -> SyncReport: ...
 
 # END GENERATED async

@@ -1,6 +1,8 @@
 # The native core (Rust). Public code uses Client, AsyncClient and Emulator instead.
 # Checked against the module by mypy.stubtest (tests/test_ecosystem.py).
+import os
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any, ClassVar, TypeAlias, TypedDict, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
@@ -30,6 +32,8 @@ __all__ = [
     "search_fingerprint",
     "indicators",
     "scan_uuid",
+    "contained",
+    "write_whole",
     "RawCapture",
     "__version__",
 ]
@@ -49,6 +53,7 @@ class _Settings(TypedDict):
     fail_fast: bool
     retry_deadline: float | None
     max_body_bytes: int
+    max_download_bytes: int
 
 # A scan's options by keyword: the core's submission row names them and their rules.
 _ScanOptions: TypeAlias = Mapping[str, Any]
@@ -78,6 +83,7 @@ class _EmulatorSettings(TypedDict):
     host: str
     port: int
     result_size: tuple[int, int] | None
+    title_size: int | None
     webhook_timeout: float
     body_timeout: float
 
@@ -278,6 +284,7 @@ class TableStream:
         fingerprint: str,
         resume: tuple[str | None, int, int] | None = None,
         progress: Callable[[int], object] | None = None,
+        overwrite: bool = False,
     ) -> int: ...
     def write_csv(self, path: str, *, progress: Callable[[int], object] | None = None) -> int: ...
     @property
@@ -287,7 +294,7 @@ class TableStream:
 
 @final
 class DumpReader:
-    def __new__(cls, path: str, kind: str | None = None) -> Self: ...
+    def __new__(cls, path: str, kind: str | None = None, *, max_line_bytes: int, max_member_bytes: int) -> Self: ...
     @property
     def kind(self) -> str: ...
     def next_items(self, max: int) -> list[Any]: ...
@@ -301,6 +308,8 @@ def search_resumed(cursor: NativeCursor, after: str | None, limit: int | None) -
 def search_fingerprint(cursor: NativeCursor) -> str: ...
 def indicators(item: Any) -> dict[str, Any]: ...
 def scan_uuid(uuid: str) -> str: ...
+def contained(root: str | os.PathLike[str], rel: str) -> Path: ...
+def write_whole(path: str | os.PathLike[str], data: bytes) -> Path: ...
 
 @final
 class RawCapture:

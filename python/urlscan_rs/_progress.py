@@ -4,8 +4,10 @@
 on one line, redrawn in place with a carriage return. With ``total=None`` it
 shows a moving block and the elapsed time instead (for waits of unknown
 length); ``ticking()`` keeps redrawing from a background thread while the
-caller blocks in a native call (which releases the GIL). A disabled bar (the
-default when the stream is not a terminal) writes nothing at all.
+caller blocks in a native call (which releases the GIL). With
+``unit="bytes"`` the counts are sizes and the rate is shown
+(``12.3 MB/200.0 MB  6%  1.2 MB/s``). A disabled bar (the default when the
+stream is not a terminal) writes nothing at all.
 """
 
 from __future__ import annotations
@@ -27,7 +29,13 @@ class ProgressBar:
     """A single-line progress bar; thread-safe, throttled, a no-op when disabled."""
 
     def __init__(
-        self, label: str, total: int | None = None, *, stream: TextIO | None = None, enabled: bool | None = None
+        self,
+        label: str,
+        total: int | None = None,
+        *,
+        stream: TextIO | None = None,
+        enabled: bool | None = None,
+        unit: str | None = None,
     ) -> None:
         self.stream: TextIO = stream if stream is not None else sys.stderr
         if enabled is None:
@@ -35,6 +43,7 @@ class ProgressBar:
             enabled = bool(isatty and isatty())
         self.enabled = enabled
         self.label = label
+        self.unit = unit
         self.total = total
         self.done = 0
         self._started = time.monotonic()
@@ -125,12 +134,19 @@ class ProgressBar:
         """The bar as text, fitted to the terminal width."""
         elapsed = (time.monotonic() if now is None else now) - self._started
         columns = shutil.get_terminal_size((80, 24)).columns
+        if self.unit == "bytes":
+            rate = f" {_size(self.done / elapsed if elapsed > 0 else 0)}/s"
+            done = _size(self.done)
+            counts = f"{done}/{_size(self.total)}" if self.total else done
+        else:
+            rate = ""
+            counts = f"{self.done}/{self.total}"
         if self.total:
             frac = min(max(self.done / self.total, 0.0), 1.0)
-            tail = f" {self.done}/{self.total} {frac * 100:3.0f}% {elapsed:5.1f}s"
+            tail = f" {counts} {frac * 100:3.0f}%{rate} {elapsed:5.1f}s"
         else:
             frac = -1.0
-            tail = f" {elapsed:5.1f}s"
+            tail = f"{' ' + counts if self.unit == 'bytes' else ''}{rate} {elapsed:5.1f}s"
         label = self.label if len(self.label) <= 40 else self.label[:39] + "…"
         width = max(10, min(40, columns - len(label) - len(tail) - 4))
         if frac >= 0:
@@ -142,3 +158,12 @@ class ProgressBar:
             pos = pos if pos < span else 2 * span - pos
             bar = "." * pos + "####" + "." * (width - pos - 4)
         return f"{label} [{bar}]{tail}"[: max(columns - 1, 20)]
+
+
+def _size(n: float) -> str:
+    """A byte count as people read it (``12.3 MB``)."""
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"

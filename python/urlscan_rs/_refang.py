@@ -8,12 +8,16 @@ import re
 __all__ = ["refang", "as_url"]
 
 # The defanging conventions analysts and feeds use, each undone. Brackets may be [], () or {}.
+# Each pattern runs in time linear in the text (a refang of hostile input must not stall a
+# server): no two unbounded quantifiers over the same characters may meet at one starting
+# point, so a run of blanks is tried from its first character only ((?<!\s)).
 _SUBS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\s*(?:h[xX]{2}p|h\*\*p|hxp|meow)(s?)(\[://\]|\[?:\]?//)", re.I), r"http\1://"),
     (re.compile(r"^\s*f[xX]p(\[://\]|\[?:\]?//)", re.I), "ftp://"),
-    (re.compile(r"[\[({]\s*(?:\.|dot)\s*[\])}]", re.I), "."),
+    # "example [dot] com": the blanks around a bracketed dot go with it.
+    (re.compile(r"(?:(?<!\s)\s+)?[\[({]\s*(?:\.|dot)\s*[\])}]\s*", re.I), "."),
     (re.compile(r"\\\."), "."),
-    (re.compile(r"\s+\[?dot\]?\s+", re.I), "."),
+    (re.compile(r"(?<!\s)\s+\[?dot\]?\s+", re.I), "."),
     (re.compile(r"[\[({]\s*:\s*[\])}]"), ":"),
     (re.compile(r"[\[({]\s*://\s*[\])}]"), "://"),
     (re.compile(r"[\[({]\s*/\s*[\])}]"), "/"),

@@ -198,6 +198,7 @@ class Tabular:
         partition_by: str | Sequence[str] | None = None,
         compression: str = "zstd",
         resume: bool = False,
+        overwrite: bool = False,
         row_group_size: int = 50_000,
         progress: Callable[[int], Any] | None = None,
     ) -> Any:
@@ -217,11 +218,21 @@ class Tabular:
         only complete files and the walk's cursor after the last of them;
         ``resume=True`` continues from that cursor with no duplicate and no
         gap (the same search, and its ``limit`` counts the rows written
-        before). ``progress(rows)`` is called after each page.
+        before; a run that wrote every row and failed only at the end is
+        finished without a request). ``progress(rows)`` is called after each page.
+
+        An existing target (the file, or a folder that is not empty) is
+        refused unless ``overwrite=True`` (a folder is replaced only when it
+        holds nothing but an export's partitions and Parquet files) or
+        ``resume=True``. Files appear whole (each is written to a temporary
+        file beside it, then renamed); a partition value too long for a folder
+        name is cut and ends in a hash of the whole value (``~<16 hex>``), so
+        every value keeps its own folder.
 
         Raises:
-            ValidationError: Bad options, a partitioned folder that is not
-                empty (without ``resume``), or a resume of another export.
+            ValidationError: Bad options, an existing target (without
+                ``overwrite`` or ``resume``), or a resume of another export.
+            OSError: The disk is full, or another I/O failure (naming the file).
         """
         keys = _keys(partition_by)
         target = os.fspath(path)
@@ -238,6 +249,8 @@ class Tabular:
                 fingerprint=fingerprint,
                 resume=point,
                 progress=progress,
+                # A resume asked for may take the target over: it continues there, or starts again.
+                overwrite=overwrite or resume,
             )
             self._table_done(stream)
             return int(rows)

@@ -18,6 +18,7 @@ several archives, read as one::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -34,10 +35,16 @@ from . import _native
 from ._tables import Tabular
 from .schema import RESULTS, SCANS, Schema
 
-__all__ = ["DumpFile", "read", "to_parquet", "ConvertReport", "SyncReport"]
+__all__ = ["DumpFile", "read", "to_parquet", "ConvertReport", "SyncReport", "MAX_LINE_BYTES", "MAX_MEMBER_BYTES", "MAX_DAYS"]
 
 # Items read from the file per call into the core.
 _BATCH = 1000
+MAX_LINE_BYTES = 64 << 20
+"""The default longest line :func:`read` takes (64 MiB): a result of the
+service is up to a few megabytes; a longer line is a ``DecodeError``."""
+MAX_MEMBER_BYTES = 64 << 20
+"""The default largest archive member :func:`read` takes (64 MiB): a
+screenshot or a DOM of the service is far smaller."""
 
 
 class DumpFile(Tabular):
@@ -47,9 +54,16 @@ class DumpFile(Tabular):
 
     __slots__ = ("path", "type", "_reader")
 
-    def __init__(self, path: str | os.PathLike[str], type: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        type: str | None = None,
+        *,
+        max_line_bytes: int = MAX_LINE_BYTES,
+        max_member_bytes: int = MAX_MEMBER_BYTES,
+    ) -> None:
         self.path = Path(path)
-        self._reader = _native.DumpReader(os.fspath(path), type)
+        self._reader = _native.DumpReader(os.fspath(path), type, max_line_bytes=max_line_bytes, max_member_bytes=max_member_bytes)
         self.type: str = self._reader.kind
 
     def __iter__(self) -> Iterator[Any]:
@@ -78,16 +92,31 @@ class DumpFile(Tabular):
         return _native.table_stream(self._table_schema().name, columns, [], self._reader)
 
 
-def read(path: str | os.PathLike[str], *, type: str | None = None) -> DumpFile:
+def read(
+    path: str | os.PathLike[str],
+    *,
+    type: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
+) -> DumpFile:
     """Open a data-dump file. ``type`` ("search", "api", "screenshots" or
-    "dom") is read from the path (``hours/search/...``) unless given.
+    "dom") is read from the path (``hours/search/...``) unless given, else
+    from the content (a file downloaded or renamed out of its dump folder).
+
+    Memory stays bounded by the limits, not by the file: a line longer than
+    ``max_line_bytes`` (``search`` and ``api`` files) or an archive member
+    larger than ``max_member_bytes`` (``screenshots`` and ``dom``) is a
+    ``DecodeError`` naming the file and the line or member, raised before
+    more than the limit is held (defaults: :data:`MAX_LINE_BYTES`,
+    :data:`MAX_MEMBER_BYTES`).
 
     Raises:
-        ValidationError: The file cannot be opened, or its type is unknown.
-        DecodeError: (while reading) The file is not what its type says; the
-            message names the line.
+        ValidationError: The file cannot be opened, its type is unknown, or a
+            limit is not a positive whole number.
+        DecodeError: (while reading) The file is not what its type says, or
+            breaks a limit; the message names the line or member.
     """
-    return DumpFile(path, type)
+    return DumpFile(path, type, max_line_bytes=max_line_bytes, max_member_bytes=max_member_bytes)
 
 
 class ConvertReport(dict[str, int]):
@@ -166,8 +195,13 @@ def to_parquet(src_dir: str | os.PathLike[str], dest_dir: str | os.PathLike[str]
 # ---------------------------------------------------------------- keeping a local copy current
 
 STATE_FILE = ".urlscan-datadumps.sqlite3"
+# A hidden name: no listed path can take it (hidden names are refused, see _native.contained).
 # A claim older than this is an abandoned run's (a killed process): another run may take the file.
 _STALE_SECONDS = 3600.0
+# How long a run waits for another one holding the state's lock.
+_LOCK_SECONDS = 60.0
+MAX_DAYS = 366
+"""The most days :meth:`sync` walks back (a year): every loop has a bound."""
 
 
 @dataclasses.dataclass
@@ -175,7 +209,7 @@ class SyncReport:
     """What :meth:`client.datadumps.sync <urlscan_rs._namespaces.DataDumps.sync>` did:
     the dump paths ``downloaded``, ``skipped`` (complete already, or being
     fetched by another run) and ``failed`` (path and why; the next run tries
-    them again)."""
+    them again, except a path that may not be written under the folder)."""
 
     downloaded: list[str] = dataclasses.field(default_factory=list)
     skipped: list[str] = dataclasses.field(default_factory=list)
@@ -185,58 +219,105 @@ class SyncReport:
         return f"{len(self.downloaded)} downloaded, {len(self.skipped)} skipped, {len(self.failed)} failed"
 
 
+def _state_error(path: Path, e: sqlite3.Error) -> Exception:
+    """The package's error for a state file that cannot be used, saying what to do."""
+    from .errors import StateError
+
+    text = str(e)
+    if "locked" in text or "busy" in text:
+        what = (
+            f"is locked by another process for more than {_LOCK_SECONDS:.0f} s (a sync still running on this "
+            "folder?); wait for it to end, or stop it"
+        )
+    elif "readonly" in text or "read-only" in text or "unable to open" in text or "disk I/O" in text:
+        what = f"cannot be written ({text}); make it and its folder writable, or sync into another folder"
+    else:
+        what = (
+            f"is not a sync state this package can read ({text}); rebuild it from the files on disk with "
+            "sync(..., rebuild_state=True) (urlscan-rs datadump sync --rebuild-state)"
+        )
+    return StateError(f"data-dump sync state {path} {what}", path=str(path))
+
+
 class _State:
     """The sync state in SQLite inside the folder: what was fetched (size,
     when), what failed and why, and which run holds which file. Claims are
     taken in ``BEGIN IMMEDIATE`` transactions, so of two runs at once one
-    wins each file."""
+    wins each file. Every SQLite failure is a ``StateError`` naming the file."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, rebuild: bool) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        # The default rollback journal: switching to WAL races between two first runs.
-        self.db = sqlite3.connect(folder / STATE_FILE, timeout=60, isolation_level=None)
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, status TEXT NOT NULL, "
-            "fetched_at TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0, owner TEXT, claimed_at REAL)"
-        )
+        self.path = folder / STATE_FILE
+        if rebuild and self.path.exists():
+            # Kept aside, not deleted: the sizes of the files on disk rebuild the state.
+            os.replace(self.path, self.path.with_name(f"{STATE_FILE}.{int(time.time())}.broken"))
+        self.rebuilt = rebuild
+        with self._sql():
+            # The default rollback journal: switching to WAL races between two first runs.
+            self.db = sqlite3.connect(self.path, timeout=_LOCK_SECONDS, isolation_level=None)
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, status TEXT NOT NULL, "
+                "fetched_at TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0, owner TEXT, claimed_at REAL)"
+            )
         self.me = uuid.uuid4().hex
+
+    @contextlib.contextmanager
+    def _sql(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise _state_error(self.path, e) from e
 
     def claim(self, path: str, size: int | None, target: Path) -> bool:
         """Whether this run should fetch `path` to `target` (and then holds it)."""
         now = time.time()
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            # Looked at under the lock: another run may have just finished the file.
-            have = target.stat().st_size if target.is_file() else None
-            row = self.db.execute("SELECT status, size, owner, claimed_at FROM files WHERE path = ?", (path,)).fetchone()
-            if row is not None:
-                status, known, owner, claimed = row
-                if status == "done" and known == size and have == size:
+        with self._sql():
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                # Looked at under the lock: another run may have just finished the file.
+                have = target.stat().st_size if target.is_file() else None
+                row = self.db.execute("SELECT status, size, owner, claimed_at FROM files WHERE path = ?", (path,)).fetchone()
+                if row is None and self.rebuilt and size is not None and have == size:
+                    # A rebuilt state trusts a file on disk of the listed size.
+                    self._record_done(path, size)
                     return False
-                if status == "downloading" and owner != self.me and now - (claimed or 0) < _STALE_SECONDS:
-                    return False
-            self.db.execute(
-                "INSERT INTO files (path, size, status, attempts, owner, claimed_at) VALUES (?, ?, 'downloading', 1, ?, ?) "
-                "ON CONFLICT(path) DO UPDATE SET status = 'downloading', size = excluded.size, "
-                "attempts = attempts + 1, owner = excluded.owner, claimed_at = excluded.claimed_at",
-                (path, size, self.me, now),
-            )
-            return True
-        finally:
-            self.db.execute("COMMIT")
+                if row is not None:
+                    status, known, owner, claimed = row
+                    if status == "done" and known == size and have == size:
+                        return False
+                    if status == "downloading" and owner != self.me and now - (claimed or 0) < _STALE_SECONDS:
+                        return False
+                self.db.execute(
+                    "INSERT INTO files (path, size, status, attempts, owner, claimed_at) VALUES (?, ?, 'downloading', 1, ?, ?) "
+                    "ON CONFLICT(path) DO UPDATE SET status = 'downloading', size = excluded.size, "
+                    "attempts = attempts + 1, owner = excluded.owner, claimed_at = excluded.claimed_at",
+                    (path, size, self.me, now),
+                )
+                return True
+            finally:
+                self.db.execute("COMMIT")
 
-    def done(self, path: str, size: int) -> None:
+    def _record_done(self, path: str, size: int) -> None:
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
         self.db.execute(
-            "UPDATE files SET status = 'done', size = ?, fetched_at = ?, error = NULL, owner = NULL WHERE path = ?",
-            (size, stamp, path),
+            "INSERT INTO files (path, size, status, fetched_at, attempts) VALUES (?, ?, 'done', ?, 0) "
+            "ON CONFLICT(path) DO UPDATE SET status = 'done', size = excluded.size, fetched_at = excluded.fetched_at, "
+            "error = NULL, owner = NULL",
+            (path, size, stamp),
         )
 
+    def done(self, path: str, size: int) -> None:
+        with self._sql():
+            self._record_done(path, size)
+
     def failed(self, path: str, why: str) -> None:
-        self.db.execute("UPDATE files SET status = 'failed', error = ?, owner = NULL WHERE path = ?", (why, path))
+        with self._sql():
+            self.db.execute("UPDATE files SET status = 'failed', error = ?, owner = NULL WHERE path = ?", (why, path))
 
     def close(self) -> None:
-        self.db.close()
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
 
 
 def _sync(
@@ -247,6 +328,7 @@ def _sync(
     types: Sequence[str],
     days: int,
     progress: Callable[[int, int], object] | None,
+    rebuild_state: bool = False,
 ) -> SyncReport:
     """The sync of a client's ``datadumps`` (its list call, and a download given the listed size)."""
     from .errors import UrlscanError, ValidationError
@@ -258,10 +340,10 @@ def _sync(
     bad = [t for t in types if t not in ("search", "api", "screenshots", "dom")]
     if bad or not types:
         raise ValidationError(f"types must be some of search, api, screenshots, dom, got {list(types)!r}")
-    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        raise ValidationError(f"days must be a whole number of at least 1, got {days!r}")
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
+        raise ValidationError(f"days must be a whole number from 1 to {MAX_DAYS}, got {days!r}")
     folder = Path(dest_dir)
-    state = _State(folder)
+    state = _State(folder, rebuild_state)
     report = SyncReport()
     try:
         today = datetime.now(timezone.utc).date()
@@ -272,18 +354,23 @@ def _sync(
             for f in list_files(window, kind, today - timedelta(days=back))
         ]
         for n, (path, size) in enumerate(listed, 1):
-            target = folder / path
-            if not state.claim(path, size, target):
-                report.skipped.append(path)
+            try:
+                # The one containment rule: an absolute path, "..", a hidden or reserved name is never written.
+                target = _native.contained(folder, str(path))
+            except ValidationError as e:
+                report.failed.append((str(path), str(e)))
             else:
-                try:
-                    download(path, target, size)
-                except UrlscanError as e:
-                    state.failed(path, str(e))
-                    report.failed.append((path, str(e)))
+                if not state.claim(path, size, target):
+                    report.skipped.append(path)
                 else:
-                    state.done(path, target.stat().st_size)
-                    report.downloaded.append(path)
+                    try:
+                        download(path, target, size)
+                    except (UrlscanError, OSError) as e:
+                        state.failed(path, str(e))
+                        report.failed.append((path, str(e)))
+                    else:
+                        state.done(path, target.stat().st_size)
+                        report.downloaded.append(path)
             if progress is not None:
                 progress(n, len(listed))
     finally:

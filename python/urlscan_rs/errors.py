@@ -26,6 +26,7 @@ __all__ = [
     "ServerError",
     "ScanTimeoutError",
     "DecodeError",
+    "StateError",
 ]
 
 
@@ -157,6 +158,14 @@ class ScanTimeoutError(UrlscanError, TimeoutError):
 
 class DecodeError(UrlscanError):
     """A 2xx answer whose body is not what the interface says."""
+
+
+class StateError(UrlscanError):
+    """A state file the package keeps on disk (a data-dump sync's) is locked,
+    read-only or corrupt. ``path`` names the file; the message says what to do
+    (wait for the other run, make it writable, or rebuild it)."""
+
+    path: str
 
 
 def _parse_time(value: Any) -> datetime | None:

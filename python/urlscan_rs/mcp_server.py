@@ -11,61 +11,43 @@ Register it with an MCP client (e.g. a ``mcpServers`` entry)::
     {"command": "urlscan-rs", "args": ["mcp"], "env": {"URLSCAN_API_KEY": "..."}}
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the tools' annotations are evaluated where they are
+# defined (in server(), after pydantic is imported), which is where the MCP SDK reads them.
+import asyncio
 import functools
 import importlib.util
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 from ._client import AsyncClient
+from ._summary import fit
 from .errors import UrlscanError
-from .models import ScanResult
 
-__all__ = ["server", "serve", "MAX_HITS"]
+__all__ = ["server", "serve", "MAX_HITS", "MAX_TEXT", "DEFAULT_MAX_BYTES", "MAX_BYTES"]
 
 # Hits one search tool call returns at most: what an assistant can read, not an export.
 MAX_HITS = 1000
+# The longest text argument (a URL, possibly defanged; a query; a uuid), in characters:
+# checked before any work, so a hostile argument costs nothing.
+MAX_TEXT = 8192
+# What a tool answers at most, in bytes of JSON (see urlscan_rs._summary.fit): the default,
+# and the most a call may ask for.
+DEFAULT_MAX_BYTES = 4096
+MAX_BYTES = 65536
 
 
-def _summary(result: ScanResult) -> dict[str, Any]:
-    """What an assistant needs of a result: the page, the verdict and the indicators."""
-    v = result.verdict
-    ind = result.indicators()
-    record = result.to_record()
-    return {
-        "uuid": result.uuid,
-        "submitted_url": result.url,
-        "time": result.time.isoformat() if result.time else None,
-        "page": {
-            "url": result.page.url,
-            "domain": result.page.domain,
-            "ip": result.page.ip,
-            "country": result.page.country,
-            "asn": result.page.asn,
-            "server": result.page.server,
-            "title": result.page.title,
-        },
-        "verdict": {
-            "malicious": v.malicious,
-            "score": v.score,
-            "categories": list(v.categories),
-            "brands": list(v.brands),
-            "tags": list(v.tags),
-        },
-        "indicators": {
-            "domains": list(ind.domains),
-            "apex_domains": list(ind.apex_domains),
-            "ips": list(ind.ips),
-            "asns": list(ind.asns),
-            "redirects": list(ind.redirects),
-            "urls": len(ind.urls),
-            "hashes": len(ind.hashes),
-            "certificates": len(ind.certificates),
-        },
-        "report": record["report"],
-        "screenshot": record["screenshot"],
-    }
+def _text(name: str, value: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise ValueError(f"{name} must be at most {MAX_TEXT} characters, got {len(value)}")
+    return value
+
+
+def _budget(max_bytes: int) -> int:
+    from ._summary import MIN_BYTES
+
+    if not MIN_BYTES <= max_bytes <= MAX_BYTES:
+        raise ValueError(f"max_bytes must be from {MIN_BYTES} to {MAX_BYTES}, got {max_bytes}")
+    return max_bytes
 
 
 def _plain(value: Any) -> Any:
@@ -79,8 +61,36 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _indicators(result: Any, max_bytes: int) -> dict[str, Any]:
+    ind = result.indicators()
+    every = {
+        "redirects": list(ind.redirects),
+        "domains": list(ind.domains),
+        "apex_domains": list(ind.apex_domains),
+        "ipv4": list(ind.ipv4),
+        "ipv6": list(ind.ipv6),
+        "asns": list(ind.asns),
+        "hashes": list(ind.hashes),
+        "certificates": [
+            {"subject": c.subject, "issuer": c.issuer, "valid_to": c.valid_to.isoformat() if c.valid_to else None}
+            for c in ind.certificates
+        ],
+        "links": list(ind.links),
+        "urls": list(ind.urls),
+    }
+    return fit(every, max_bytes)
+
+
 def server(client: AsyncClient) -> Any:
-    """The MCP server (an ``mcp.server.mcpserver.MCPServer``) whose tools call ``client``."""
+    """The MCP server (an ``mcp.server.mcpserver.MCPServer``) whose tools call ``client``.
+
+    Every tool checks its arguments before any work (text at most
+    :data:`MAX_TEXT` characters, integers that are integers, not ``true``),
+    runs what takes CPU (refanging, summaries) off the event loop, and answers
+    at most ``max_bytes`` bytes of JSON (default :data:`DEFAULT_MAX_BYTES`, at
+    most :data:`MAX_BYTES`): longer strings are shortened and the widest lists
+    halved, and ``"omitted"`` says what was left out.
+    """
     hint = 'the MCP server needs the mcp package, 2.0 or later: pip install "urlscan-rs[mcp]"'
     if importlib.util.find_spec("mcp") is None:
         raise ImportError(hint)
@@ -89,6 +99,11 @@ def server(client: AsyncClient) -> Any:
         from mcp.server.mcpserver.exceptions import ToolError
     except ImportError as e:  # mcp 1.x (its server was FastMCP)
         raise ImportError(f"{hint} ({e})") from e
+    # pydantic comes with mcp: the tools' arguments are checked by it, strictly (its lax mode
+    # would read JSON's true as 1).
+    from pydantic import Field, StrictBool, StrictInt
+
+    Seconds = Annotated[float, Field(strict=True)]
 
     def anticipated(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
         """The client's errors (and bad arguments) as tool errors the assistant reads, with
@@ -108,7 +123,8 @@ def server(client: AsyncClient) -> Any:
         instructions=(
             "urlscan.io through urlscan-rs: scan URLs (each scan is a request to the real service: "
             "scan only what the user asked for), read results with their verdicts and indicators, "
-            "and search historical scans with the Elasticsearch query-string syntax."
+            "and search historical scans with the Elasticsearch query-string syntax. Answers are "
+            "bounded (max_bytes); 'omitted' says what a long answer left out."
         ),
     )
 
@@ -118,62 +134,71 @@ def server(client: AsyncClient) -> Any:
         url: str,
         visibility: str | None = None,
         tags: list[str] | None = None,
-        wait: bool = True,
-        refang: bool = True,
-        timeout: float = 120.0,
-        initial_wait: float = 10.0,
+        wait: StrictBool = True,
+        refang: StrictBool = True,
+        timeout: Seconds = 120.0,
+        initial_wait: Seconds = 10.0,
+        max_bytes: StrictInt = DEFAULT_MAX_BYTES,
     ) -> dict[str, Any]:
         """Submit a URL for scanning (defanged input such as hxxps://evil[.]example is undone by
         default). With wait, waits for the result and answers its summary; without, the
         submission (uuid, visibility). visibility: public, unlisted or private (default: the
         account's)."""
-        options: dict[str, Any] = {"visibility": visibility, "tags": tags, "refang": refang}
+        _text("url", url)
+        budget = _budget(max_bytes)
+        if refang:
+            from ._refang import refang as undo
+
+            url = await asyncio.to_thread(undo, url)
+        options: dict[str, Any] = {"visibility": visibility, "tags": tags}
         if not wait:
             sub = await client.scan(url, **options)
             return {"uuid": sub.uuid, "url": sub.url, "visibility": sub.visibility, "result": sub.result}
         result = await client.scan_and_wait(url, timeout=timeout, initial_wait=initial_wait, **options)
-        return _summary(result)
+        return await asyncio.to_thread(result.summary, budget)
 
     @app.tool()
     @anticipated
-    async def result(uuid: str) -> dict[str, Any]:
-        """A finished scan's summary: page, verdict (malicious is null when unknown), and
-        indicators (domains, IPs, ASNs, the redirect chain, counts of URLs and hashes)."""
-        return _summary(await client.result(uuid))
+    async def result(uuid: str, max_bytes: StrictInt = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+        """A finished scan's summary: verdict (malicious is null when unknown), page, and
+        indicators (the redirect chain, domains, IPs, ASNs, hashes, links, URLs) with their
+        counts, at most max_bytes of JSON."""
+        _text("uuid", uuid)
+        budget = _budget(max_bytes)
+        found = await client.result(uuid)
+        return await asyncio.to_thread(found.summary, budget)
 
     @app.tool()
     @anticipated
-    async def indicators(uuid: str) -> dict[str, Any]:
-        """Every indicator of a finished scan: URLs, domains, apex domains, IPv4 and IPv6
-        addresses, ASNs, response SHA-256 hashes, certificates, redirects and links."""
-        ind = (await client.result(uuid)).indicators()
-        return {
-            "urls": list(ind.urls),
-            "domains": list(ind.domains),
-            "apex_domains": list(ind.apex_domains),
-            "ipv4": list(ind.ipv4),
-            "ipv6": list(ind.ipv6),
-            "asns": list(ind.asns),
-            "hashes": list(ind.hashes),
-            "certificates": [
-                {"subject": c.subject, "issuer": c.issuer, "valid_to": c.valid_to.isoformat() if c.valid_to else None}
-                for c in ind.certificates
-            ],
-            "redirects": list(ind.redirects),
-            "links": list(ind.links),
-        }
+    async def indicators(uuid: str, max_bytes: StrictInt = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+        """The indicators of a finished scan: the redirect chain, domains, apex domains, IPv4
+        and IPv6 addresses, ASNs, response SHA-256 hashes, certificates, links and URLs, at
+        most max_bytes of JSON ('omitted' says how many of each were left out)."""
+        _text("uuid", uuid)
+        budget = _budget(max_bytes)
+        found = await client.result(uuid)
+        return await asyncio.to_thread(_indicators, found, budget)
 
     @app.tool()
     @anticipated
-    async def search(query: str, limit: int = 20, datasource: str | None = None) -> dict[str, Any]:
+    async def search(
+        query: str, limit: StrictInt = 20, datasource: str | None = None, max_bytes: StrictInt = DEFAULT_MAX_BYTES
+    ) -> dict[str, Any]:
         """Search historical scans (or a data source: hostnames, certificates, domains, incidents,
         notifications) with the query-string syntax, e.g. 'page.domain:example.com AND
-        date:>now-7d'. Answers the total and up to `limit` hits (at most 1000), newest first."""
+        date:>now-7d'. Answers the total and up to `limit` hits (at most 1000), newest first,
+        at most max_bytes of JSON."""
+        _text("query", query)
         if not 1 <= limit <= MAX_HITS:
             raise ValueError(f"limit must be from 1 to {MAX_HITS}, got {limit}")
+        budget = _budget(max_bytes)
         it = client.search(query, limit=limit, datasource=datasource)
-        hits = [_plain(h.to_record()) async for h in it]
-        return {"total": it.total, "has_more": it.has_more, "hits": hits}
+        hits = [h async for h in it]
+
+        def shaped() -> dict[str, Any]:
+            return fit({"total": it.total, "has_more": it.has_more, "hits": [_plain(h.to_record()) for h in hits]}, budget)
+
+        return await asyncio.to_thread(shaped)
 
     @app.tool()
     @anticipated

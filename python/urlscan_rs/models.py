@@ -41,6 +41,7 @@ __all__ = [
     "EngineVerdicts",
     "CommunityVerdict",
     "VerdictBrand",
+    "Visible",
     "Stats",
     "Lists",
     "Submitter",
@@ -909,8 +910,10 @@ class _VerdictFields(Model):
     categories: list[str] = _field("categories", _list)
     """The verdict's categories. Wire: ``categories``."""
     brands: list[VerdictBrand | str] = _field("brands", _brands)
-    """Brands named (impersonated): :class:`VerdictBrand` objects or plain identifiers (``overall`` lists strings).
-    Wire: ``brands``."""
+    """Brands named (impersonated), in two shapes: ``verdicts.overall.brands`` (and ``community``) is a flat
+    list of brand keys (``["paypal"]``), ``verdicts.urlscan.brands`` a list of :class:`VerdictBrand` objects
+    (key, name, country, vertical); either is read as sent. ``result.verdict.brands`` gives the keys of all
+    of them. Wire: ``brands``."""
     tags: list[str] = _field("tags", _list)
     """The verdict's tags. Wire: ``tags``."""
 
@@ -1147,6 +1150,15 @@ class Submitter(Model):
     """The submitter's country, a two-letter code (e.g. ``JP``); often empty on results. Wire: ``country``."""
 
 
+class Visible(Model):
+    """What urlscan Brand AI read on the page's screenshot (``result.visible``, ``hit.visible``)."""
+
+    __slots__ = ()
+    brandname: str | None = _field("brandname")
+    """The brand the page shows, as Brand AI saw it; set when the scan has the label ``visual.brandai``
+    (searchable as ``visible.brandname``). Wire: ``brandname``."""
+
+
 class _ScanRecord:
     """What a scan's result and a search hit of it share: a flat record and a notebook table."""
 
@@ -1186,6 +1198,25 @@ class _ScanRecord:
         from .playbook import is_malicious
 
         return is_malicious(self, threshold)
+
+    def summary(self, max_bytes: int = 4096) -> dict[str, Any]:
+        """What an assistant or a ticket needs of the scan, as a dict whose JSON
+        is at most ``max_bytes`` bytes (UTF-8), whatever the result's size.
+
+        It keeps the verdict (``malicious``, ``score``, categories, brands, tags),
+        the page's identity (URL, domain, IP, country, ASN, server, title), the
+        indicators (redirect chain first, then domains, IPs, ASNs, hashes,
+        links and URLs), their ``counts``, and the report and screenshot links.
+        When that is too large, long strings are shortened first, then the
+        widest list is halved until it fits; ``"omitted"`` then says what was
+        left out (path -> ``{"kept": n, "of": total}``, items or characters).
+
+        Raises:
+            ValueError: ``max_bytes`` is below 2048.
+        """
+        from ._summary import summary
+
+        return summary(self, max_bytes)
 
     def to_stix(self, threshold: int = 50) -> dict[str, Any]:
         """A STIX 2.1 bundle of the scan (see :func:`urlscan_rs.playbook.to_stix`)."""
@@ -1229,6 +1260,18 @@ class ScanResult(_ScanRecord, Model):
     """Every request and response, with ``cookies``, ``console``, ``links``, ``globals``, ``timing``, ... Wire: ``data``."""
     scanner: dict[str, Any] | None = _field("scanner")
     """The scanner: its ``country`` (filled in where ``submitter`` often is not). Wire: ``scanner``."""
+    labels: list[str] = _field("labels", _list)
+    """System labels urlscan set on the scan, e.g. ``visual.brandai`` (Brand AI examined it); searchable as
+    ``labels:``. Wire: ``labels``."""
+    usertags: list[str] = _field("usertags", _list)
+    """Tags your saved searches applied to the scan, with their scope (``private.``, ``team.``, ``pro.``,
+    ``public.``). Wire: ``usertags``."""
+    metatags: list[str] = _field("metatags", _list)
+    """What the service recorded of the scan's matches: your saved searches it matched, as
+    ``searchhit.search.<id>`` (the Search API calls this ``meta``). Wire: ``metatags``."""
+    visible: Visible = _field("visible", _model(Visible))
+    """What Brand AI read on the page (``brandname``); empty unless the scan has the label ``visual.brandai``.
+    Wire: ``visible``."""
     _repr_fields = ("uuid", "url", "time")
 
     @property
@@ -1274,6 +1317,18 @@ class SearchHit(_ScanRecord, Model):
     """The address of the scan's PNG screenshot. Wire: ``screenshot``."""
     indexed_at: datetime | None = _field("indexedAt", _datetime)
     """When the scan was indexed for search, aware in UTC. Wire: ``indexedAt``."""
+    labels: list[str] = _field("labels", _list)
+    """System labels urlscan set on the scan, e.g. ``visual.brandai`` (Brand AI examined it); searchable as
+    ``labels:``. Wire: ``labels``."""
+    usertags: list[str] = _field("usertags", _list)
+    """Tags your saved searches applied to the scan, with their scope (``private.``, ``team.``, ``pro.``,
+    ``public.``). Wire: ``usertags``."""
+    meta: list[str] = _field("meta", _list)
+    """What the service says about the hit: your saved searches it matched, as ``searchhit.search.<id>``
+    (searchable as ``meta:searchhit.search.<id>``; the Result API calls this ``metatags``). Wire: ``meta``."""
+    visible: Visible = _field("visible", _model(Visible))
+    """What Brand AI read on the page (``brandname``); empty unless the scan has the label ``visual.brandai``.
+    Wire: ``visible``."""
 
     @property
     def uuid(self) -> str | None:

@@ -59,6 +59,8 @@ class EmulatorMarker(TypedDict, total=False):
     """Per action, a dict of window to limit, e.g. ``{"search": {"minute": 30}}``."""
     result_size: tuple[int, int]
     """``(min, max)`` bytes of result documents (default: their natural size)."""
+    title_size: int
+    """Characters of every page's title, a hostile page (default: each page's own)."""
     webhook_timeout: float
     """Seconds one webhook delivery attempt may take (default 5)."""
     body_timeout: float
@@ -88,6 +90,7 @@ _EMULATOR_TYPES: dict[str, tuple[type, ...]] = {
     "latency": (int, float, Mapping),
     "rate_limits": (Mapping,),
     "result_size": (tuple, list),
+    "title_size": (int,),
     "webhook_timeout": (int, float),
     "body_timeout": (int, float),
     "key": (str,),
@@ -107,7 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "urlscan_emulator(**options): urlscan_emulator fixture options "
-        "(scans, seed, scan_duration, latency, rate_limits, result_size, webhook_timeout, body_timeout, key)",
+        "(scans, seed, scan_duration, latency, rate_limits, result_size, title_size, webhook_timeout, body_timeout, key)",
     )
     config.addinivalue_line(
         "markers",

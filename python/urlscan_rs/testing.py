@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -66,6 +67,16 @@ class _Serving:
         self.close()
 
 
+def _listen_host(host: object) -> None:
+    """A host to listen on: an address, or a name that resolves (else a ValidationError saying so)."""
+    if not isinstance(host, str):
+        raise TypeError(f"host must be a str (an address such as 127.0.0.1), got {type(host).__name__}")
+    try:
+        socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as e:
+        raise ValidationError(f"host {host!r} is not an address or a name this machine resolves ({e})") from None
+
+
 class Emulator(_Serving):
     """A real HTTP server on 127.0.0.1 that behaves like the service.
 
@@ -90,10 +101,16 @@ class Emulator(_Serving):
       ``0 < max <= 268435456`` (256 MiB, the client's default
       ``max_body_bytes``); result documents are grown (more
       ``data.requests`` entries, copies of the page's own requests) to a size
-      drawn per scan from this range, deterministically. A document is built
+      drawn per scan from this range, deterministically; each round of
+      copies is on hosts of its own (``r<n>.<host>``), listed in
+      ``lists.urls``, ``lists.domains`` and ``lists.ips``, as a big real page
+      loads from many domains. A document is built
       for each answer at about 8 times its size in memory (256 MiB: about
       2 GiB and 7 s). ``None`` (the default) keeps their natural size of tens
       of kilobytes.
+    * ``title_size``: characters of every page's title (``page.title`` of
+      results), a hostile page's million-character title; ``None`` (the
+      default) keeps each page's own title.
     * ``webhook_timeout``: seconds (wall clock, more than 0 and at most 3600)
       one webhook delivery attempt may take before it counts as failed and
       is retried.
@@ -126,11 +143,21 @@ class Emulator(_Serving):
         host: str = "127.0.0.1",
         port: int = 0,
         result_size: tuple[int, int] | None = None,
+        title_size: int | None = None,
         webhook_timeout: float = 5.0,
         body_timeout: float = 30.0,
     ) -> None:
         # Values go to the native side as given: it checks every one (a bool
         # or a string is refused there, not turned into a number here).
+        _listen_host(host)
+        if rate_limits is not None and not isinstance(rate_limits, Mapping):
+            raise TypeError(
+                f"rate_limits must be a dict of action to {{window: limit}}, e.g. {{'search': {{'minute': 30}}}}, "
+                f"got {type(rate_limits).__name__}"
+            )
+        for action, windows in (rate_limits or {}).items():
+            if not isinstance(windows, Mapping):
+                raise TypeError(f"rate_limits[{action!r}] must be a dict of window to limit, got {type(windows).__name__}")
         if isinstance(latency, Mapping):
             groups = {str(k): v for k, v in latency.items()}
             default = groups.pop("default", 0.0)
@@ -153,6 +180,7 @@ class Emulator(_Serving):
             "host": host,
             "port": port,
             "result_size": size,
+            "title_size": title_size,
             "webhook_timeout": webhook_timeout,
             "body_timeout": body_timeout,
         }
@@ -475,6 +503,7 @@ class WebhookReceiver(_Serving):
             raise ValueError(f"fail_first must be 0 or more, got {fail_first}")
         if not 100 <= status <= 599:
             raise ValueError(f"status must be an HTTP status (100..599), got {status}")
+        _listen_host(host)
         self._cond = threading.Condition()
         self._requests: list[ReceivedRequest] = []
         self._notifications: list[Notification] = []

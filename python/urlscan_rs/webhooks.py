@@ -17,20 +17,32 @@ hands every new notification to your handler::
     # the channel's webhook URL: https://soc.example.com/urlscan/<SECRET>
 
 The service does not sign deliveries, so the secret token in the path is
-what keeps others out; ``allow`` narrows senders to networks (the peer
-address: behind a reverse proxy, that is the proxy's), and
+what keeps others out; ``allow`` narrows senders to networks, and
 ``verify=client`` re-reads each referenced scan through the API, so what the
 handler acts on comes from the API, not from the request body.
+
+``allow`` checks the socket peer, whatever the server's own proxy-header
+settings: a request carrying ``X-Forwarded-For``, ``Forwarded`` or
+``X-Real-IP`` is refused unless ``trusted_proxies`` names the proxies in front
+of the app; then the sender is the last address of the chain that is not a
+trusted proxy. A server that rewrote the peer from those headers (uvicorn
+does by default for 127.0.0.1) is refused too, since the real peer is then
+unknown: run it without (``uvicorn --no-proxy-headers``) and name the proxies
+here. Addresses are compared normalised (``::ffff:192.0.2.1`` is
+``192.0.2.1``, in ``allow`` too).
 
 Answers:
 
 - ``200``: handed over (or a repeated delivery id, dropped: the service
   retries with the same id);
-- ``400``: a body that is not a notification (with the reason), never handed
-  over; ``403`` a sender outside ``allow``; ``404`` any other path;
-  ``405`` another method; ``413`` a body over ``max_body`` bytes;
+- ``400``: a body that is not a notification (with the reason), or, with
+  ``verify``, naming a scan the API does not know or an impossible uuid;
+  never handed over, and not retried; ``403`` a sender outside ``allow``;
+  ``404`` any other path; ``405`` another method; ``413`` a body over
+  ``max_body`` bytes;
 - ``500``: the handler raised (the service then retries); ``503`` the same id
-  is being handled right now, or ``verify`` could not reach the API.
+  is being handled right now, or, with ``verify``, a scan that has not
+  finished yet or an API that could not be asked (retried later).
 """
 
 from __future__ import annotations
@@ -46,7 +58,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from .errors import DecodeError, NotFoundError, UrlscanError
+from .errors import DecodeError, NotFoundError, ScanPendingError, UrlscanError, ValidationError
 from .events import parse_notification
 from .models import Notification
 
@@ -72,6 +84,7 @@ class _Receiver:
         verify: Any,
         dedupe: int,
         max_body: int,
+        trusted_proxies: Iterable[str] | None = None,
     ) -> None:
         if not callable(handler):
             raise TypeError(f"handler must be callable, got {type(handler).__name__}")
@@ -81,7 +94,8 @@ class _Receiver:
             raise ValueError(f"dedupe must be a whole number of ids to remember (0: none), got {dedupe!r}")
         self.handler = handler
         self.path = "/" + token
-        self.allow = [ipaddress.ip_network(n, strict=False) for n in allow] if allow is not None else None
+        self.allow = _networks("allow", allow)
+        self.trusted = _networks("trusted_proxies", trusted_proxies)
         self.verify = verify
         self.dedupe = dedupe
         self.max_body = max_body
@@ -89,24 +103,41 @@ class _Receiver:
         self.busy: set[str] = set()
         self.lock = threading.Lock()
 
-    def route(self, method: str, path: str, remote: str | None) -> tuple[int, str] | None:
-        """An early answer for the request line, or None to read the body."""
+    def route(self, method: str, path: str, remote: str | None, forwarded: list[str] | None = None) -> tuple[int, str] | None:
+        """An early answer for the request line, or None to read the body.
+        `forwarded`: the addresses of the request's forwarding headers, in order."""
         # Compared in constant time: the token is the only secret a delivery carries.
         if not hmac.compare_digest((path.rstrip("/") or "/").encode(), self.path.encode()):
             return 404, "not found"
         if self.allow is not None:
-            try:
-                addr = ipaddress.ip_address((remote or "").split("%", 1)[0])
-            except ValueError:
-                return 403, "sender not allowed"
-            # A dual-stack server reports an IPv4 sender as ::ffff:a.b.c.d.
-            if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-                addr = addr.ipv4_mapped
-            if not any(addr in net for net in self.allow):
+            sender = self.sender(remote, forwarded or [])
+            if isinstance(sender, tuple):
+                return sender
+            if sender is None or not any(sender in net for net in self.allow):
                 return 403, "sender not allowed"
         if method != "POST":
             return 405, "POST only"
         return None
+
+    def sender(self, remote: str | None, forwarded: list[str]) -> _Address | None | tuple[int, str]:
+        """The address `allow` is checked against, or a refusal."""
+        peer = _address(remote)
+        if not forwarded:
+            return peer
+        chain = [_address(a) for a in forwarded]
+        if peer is not None and peer in chain:
+            return 403, (
+                "the server took the sender from X-Forwarded-For (the real peer is unknown): turn that off "
+                "(uvicorn --no-proxy-headers) and name your proxies in trusted_proxies="
+            )
+        if self.trusted is None:
+            return 403, "a forwarded request (X-Forwarded-For, Forwarded or X-Real-IP) needs trusted_proxies= naming the proxies"
+        if peer is None or not any(peer in net for net in self.trusted):
+            return peer  # not through a trusted proxy: the headers are the sender's own claim
+        for hop in reversed(chain):
+            if hop is None or not any(hop in net for net in self.trusted):
+                return hop
+        return chain[0]
 
     def parse(self, body: bytes) -> Notification | tuple[int, str]:
         try:
@@ -141,13 +172,79 @@ class _Receiver:
             return (note,)
         try:
             return (note, await read(self.uuids(note)))
+        except ScanPendingError as e:  # it exists: the service delivers again later
+            return 503, f"a scan the delivery names has not finished yet: {e}"
         except NotFoundError as e:
             return 400, f"a scan the delivery names is unknown to the API: {e}"
+        except ValidationError as e:  # no such scan can exist: a retry cannot help
+            return 400, f"the delivery names an impossible scan: {e}"
         except UrlscanError as e:
             return 503, f"the API could not be asked: {e}"
 
     def uuids(self, note: Notification) -> list[str]:
         return [str(h.uuid) for h in note.results or [] if getattr(h, "uuid", None)]
+
+
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+# The headers a proxy names the sender in.
+_FORWARDING = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
+
+
+def _networks(name: str, entries: Iterable[str] | None) -> list[_Network] | None:
+    """Networks as given, normalised: an IPv4-mapped IPv6 network is the IPv4 one."""
+    if entries is None:
+        return None
+    if isinstance(entries, str):
+        entries = [entries]
+    out: list[_Network] = []
+    for entry in entries:
+        try:
+            net = ipaddress.ip_network(str(entry).strip(), strict=False)
+        except ValueError as e:
+            raise ValueError(f"{name}: {entry!r} is not an address or network ({e})") from None
+        if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None and net.prefixlen >= 96:
+            net = ipaddress.IPv4Network(f"{net.network_address.ipv4_mapped}/{net.prefixlen - 96}")
+        out.append(net)
+    return out
+
+
+def _address(text: str | None) -> _Address | None:
+    """An address as a server or a header gives it (a port, brackets, a zone, the
+    Forwarded header's ``for="..."``), normalised; None when it is not one."""
+    if not text:
+        return None
+    t = text.strip().strip('"')
+    if t.lower().startswith("for="):
+        t = t[4:].strip('"')
+    if t.startswith("["):
+        t = t[1 : t.find("]")] if "]" in t else t[1:]
+    elif t.count(":") == 1:
+        t = t.split(":", 1)[0]  # an IPv4 address with a port
+    try:
+        addr = ipaddress.ip_address(t.split("%", 1)[0])
+    except ValueError:
+        return None
+    # A dual-stack server reports an IPv4 sender as ::ffff:a.b.c.d.
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    return addr
+
+
+def _forwarded(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
+    """Every address the forwarding headers name, in order (X-Forwarded-For lists, Forwarded's for=)."""
+    out: list[str] = []
+    for name, value in headers:
+        name = name.lower()
+        if name not in _FORWARDING:
+            continue
+        for part in value.decode("latin-1").split(","):
+            if name == b"forwarded":
+                fors = [p for p in part.split(";") if p.strip().lower().startswith("for=")]
+                out.extend(p.strip() for p in fors)
+            elif part.strip():
+                out.append(part.strip())
+    return out
 
 
 def _answer(status: int, reason: str) -> tuple[bytes, list[tuple[str, str]]]:
@@ -169,6 +266,7 @@ def asgi_app(
     verify: Any = None,
     dedupe: int = 10_000,
     max_body: int = _MAX_BODY,
+    trusted_proxies: Iterable[str] | None = None,
 ) -> ASGIApp:
     """An ASGI application receiving the service's webhooks on ``POST /<token>``.
 
@@ -179,7 +277,8 @@ def asgi_app(
             Raising answers 500, so the service delivers again.
         token: The secret path segment (at least 16 characters; put it in the
             channel's webhook URL).
-        allow: Networks allowed to deliver (``["203.0.113.0/24"]``); None: any.
+        allow: Networks allowed to deliver (``["203.0.113.0/24"]``), checked
+            against the socket peer (see the module's documentation); None: any.
         verify: A :class:`~urlscan_rs.Client` or :class:`~urlscan_rs.AsyncClient`:
             each hit's scan is read through the API first and the handler gets
             those results (a :class:`~urlscan_rs.models.ScanResult` list, in
@@ -188,8 +287,10 @@ def asgi_app(
         dedupe: How many delivery ids to remember (a repeated one is answered
             200 and dropped); 0 remembers none.
         max_body: The largest body taken, in bytes.
+        trusted_proxies: The reverse proxies in front of the app (addresses or
+            networks): only through them do forwarding headers name the sender.
     """
-    r = _Receiver(handler, token, allow, verify, dedupe, max_body)
+    r = _Receiver(handler, token, allow, verify, dedupe, max_body, trusted_proxies)
 
     async def call_handler(note: Notification) -> tuple[int, str]:
         args = await r.verified(note, lambda uuids: _read_scans(r.verify, uuids))
@@ -219,7 +320,8 @@ def asgi_app(
         if root and path.startswith(root):  # Starlette's Mount keeps the prefix in path
             path = path[len(root) :]
         client = scope.get("client")
-        early = r.route(scope.get("method", ""), path, client[0] if client else None)
+        forwarded = _forwarded(scope.get("headers") or [])
+        early = r.route(scope.get("method", ""), path, client[0] if client else None, forwarded)
         status, reason = early if early is not None else (0, "")
         if early is None:
             body = bytearray()
@@ -276,11 +378,18 @@ def wsgi_app(
     verify: Any = None,
     dedupe: int = 10_000,
     max_body: int = _MAX_BODY,
+    trusted_proxies: Iterable[str] | None = None,
 ) -> Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]:
     """:func:`asgi_app` for WSGI frameworks and servers (the same parameters and
     answers; an ``async def`` handler is run to completion, ``verify`` takes a
-    :class:`~urlscan_rs.Client`)."""
-    r = _Receiver(handler, token, allow, verify, dedupe, max_body)
+    :class:`~urlscan_rs.Client`: an ``AsyncClient`` is refused here).
+
+    Raises:
+        TypeError: ``verify`` is an ``AsyncClient`` (a WSGI app cannot await it).
+    """
+    if getattr(verify, "_is_async", False):
+        raise TypeError("wsgi_app(verify=...) takes a Client: an AsyncClient's calls cannot be awaited in a WSGI app")
+    r = _Receiver(handler, token, allow, verify, dedupe, max_body, trusted_proxies)
 
     async def read(uuids: list[str]) -> list[Any]:
         return [r.verify.result(u) for u in uuids]
@@ -295,7 +404,14 @@ def wsgi_app(
         return 200, "handled"
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        early = r.route(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""), environ.get("REMOTE_ADDR"))
+        received = [
+            (k[5:].replace("_", "-").lower().encode(), str(v).encode("latin-1", "replace"))
+            for k, v in environ.items()
+            if k.startswith("HTTP_")
+        ]
+        early = r.route(
+            environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""), environ.get("REMOTE_ADDR"), _forwarded(received)
+        )
         if early is not None:
             status, reason = early
         else:

@@ -355,7 +355,7 @@ impl NativeClient {
             .get_item("parallel")?
             .is_some_and(|v| v.extract::<String>().is_ok_and(|s| s == "auto"));
         let (uuid, size, limit, parallel) = (
-            item(&d, "uuid")?,
+            item::<String>(&d, "uuid")?,
             int_given(&d, "size")?.unwrap_or(100),
             int_item(&d, "limit")?,
             if auto {
@@ -367,7 +367,19 @@ impl NativeClient {
         let kind = match (kind, uuid) {
             ("search", _) => SearchKind::Search,
             ("phishfeed", _) => SearchKind::Phishfeed,
-            ("similar", Some(u)) => SearchKind::Similar(u),
+            // Checked now, so a bad uuid fails at the call, not at the first page.
+            ("similar", Some(u)) => {
+                SearchKind::Similar(core::validate::uuid("uuid", &u).map_err(|e| to_pyerr(py, e))?)
+            }
+            ("similar", None) => {
+                return Err(to_pyerr(
+                    py,
+                    core::Error::Validation(
+                        "similar: uuid must be the uuid of the scan to compare with, got None"
+                            .into(),
+                    ),
+                ))
+            }
             _ => {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
                     "unknown search kind {kind:?}"

@@ -42,9 +42,11 @@ pub fn json<'py>(py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// The name in `urlscan_rs.errors` (where every class is defined, once) of
-/// the exception class of each core error.
-fn error_class_name(e: &Error) -> &'static str {
-    match e {
+/// the exception class of each core error; None for a local I/O failure,
+/// which is Python's own `OSError` (built in `error_value`).
+fn error_class_name(e: &Error) -> Option<&'static str> {
+    Some(match e {
+        Error::Io { .. } => return None,
         Error::Internal(_) => "UrlscanError",
         Error::Validation(_) => "ValidationError",
         Error::Transport(_) | Error::Closed => "TransportError",
@@ -63,18 +65,35 @@ fn error_class_name(e: &Error) -> &'static str {
             ApiErrorKind::RateLimited => "RateLimitError",
             ApiErrorKind::Server => "ServerError",
         },
-    }
+    })
 }
 
 /// The class itself; a name `urlscan_rs.errors` lacks is an error here, never
 /// a quiet fallback to a more general class.
 fn error_class<'py>(py: Python<'py>, e: &Error) -> PyResult<Bound<'py, PyType>> {
+    let Some(name) = error_class_name(e) else {
+        return Ok(py.get_type::<pyo3::exceptions::PyOSError>());
+    };
     let module = cached_module(py, &ERRORS, "urlscan_rs.errors")?;
-    Ok(module.getattr(error_class_name(e))?.cast_into::<PyType>()?)
+    Ok(module.getattr(name)?.cast_into::<PyType>()?)
 }
 
 /// The exception instance for a core error (not raised).
 pub fn error_value<'py>(py: Python<'py>, e: Error) -> PyResult<Bound<'py, PyAny>> {
+    if let Error::Io {
+        errno,
+        message,
+        path,
+    } = &e
+    {
+        // OSError(errno, strerror, filename) picks the subclass of the errno
+        // (BrokenPipeError, PermissionError, ...), as Python's own I/O does.
+        let os_error = py.get_type::<pyo3::exceptions::PyOSError>();
+        return match errno {
+            Some(n) => os_error.call1((*n, message.as_str(), path.as_str())),
+            None => os_error.call1((format!("{message}: {path}"),)),
+        };
+    }
     let cls = error_class(py, &e)?;
     let attrs = PyDict::new(py);
     match &e {

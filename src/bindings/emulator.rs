@@ -48,9 +48,18 @@ impl NativeEmulator {
     fn new(py: Python<'_>, settings: &Bound<'_, PyDict>) -> PyResult<NativeEmulator> {
         let cfg = config_of(settings)?;
         let rt = core::runtime::server_runtime().map_err(|e| to_pyerr(py, e))?;
+        let listen = format!("{}:{}", cfg.host, cfg.port);
         let emu = py
             .detach(|| rt.block_on(Emulator::start(cfg)))
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the emulator: {e}")))?;
+            .map_err(|e| {
+                // What the OS said of the address (in use, not this machine's, ...), as Python's
+                // own sockets raise it: an OSError with its errno.
+                let message = format!("the emulator cannot listen on {listen}: {e}");
+                match e.raw_os_error() {
+                    Some(errno) => pyo3::exceptions::PyOSError::new_err((errno, message)),
+                    None => pyo3::exceptions::PyOSError::new_err(message),
+                }
+            })?;
         Ok(NativeEmulator {
             url: emu.url(),
             keys: emu.keys(),
@@ -250,6 +259,12 @@ fn config_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<EmulatorConfig> {
         };
         Some((bytes(&lo)? as usize, bytes(&hi)? as usize))
     };
+    let title_size = get("title_size")?;
+    let title_size = if title_size.is_none() {
+        None
+    } else {
+        Some(int_in(&title_size, "title_size", 0, (MAX_RESULT_SIZE / 2) as u64)? as usize)
+    };
     let mut groups = HashMap::new();
     for (k, v) in get("latency_groups")?.cast::<PyDict>()?.iter() {
         let k: String = k.extract()?;
@@ -290,6 +305,7 @@ fn config_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<EmulatorConfig> {
         },
         rate_limits,
         result_size,
+        title_size,
         webhook_timeout: float_of(&get("webhook_timeout")?, "webhook_timeout")?,
         body_timeout: float_of(&get("body_timeout")?, "body_timeout")?,
         ..defaults

@@ -31,6 +31,21 @@ pub struct LazyDoc {
 }
 
 impl LazyDoc {
+    /// Where the object itself is in `data`: from the `{` before its first
+    /// key to the `}` after its last value (None for an empty object or a
+    /// key the index rewrote).
+    fn object_span(&self, index: &DocIndex) -> Option<(usize, usize)> {
+        let (first, last) = (index.first()?, index.last()?);
+        let Key::At(a, _) = first.key else {
+            return None;
+        };
+        let before = &self.data[..a.checked_sub(1)?];
+        let open = before.iter().rposition(|b| !b.is_ascii_whitespace())?;
+        let after = &self.data[last.end..];
+        let close = last.end + after.iter().position(|b| !b.is_ascii_whitespace())?;
+        (self.data[open] == b'{' && self.data[close] == b'}').then_some((open, close + 1))
+    }
+
     pub(super) fn new(data: Bytes, index: DocIndex) -> LazyDoc {
         LazyDoc::with_index(data, OnceLock::from(index))
     }
@@ -181,10 +196,14 @@ impl LazyDoc {
         Ok(self.find(py, key)?.is_some())
     }
 
-    /// The object's JSON text, rebuilt from its members' bytes (no decoding;
-    /// a hit's document spans only its own members of the page).
+    /// The object's JSON text as it was sent (its bytes, however they were
+    /// laid out), else rebuilt from its members' bytes (no decoding; a hit's
+    /// document spans only its own members of the page).
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let index = self.index(py)?;
+        if let Some((open, close)) = self.object_span(index) {
+            return Ok(PyBytes::new(py, &self.data[open..close]));
+        }
         let len: usize = index.iter().map(|e| e.end - e.start + 8).sum();
         let mut out = Vec::with_capacity(len + 2);
         out.push(b'{');

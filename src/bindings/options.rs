@@ -25,6 +25,7 @@ pub struct Settings {
     fail_fast: bool,
     retry_deadline: Option<f64>,
     max_body_bytes: i64,
+    max_download_bytes: i64,
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for Settings {
@@ -45,6 +46,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Settings {
             retry_deadline: float_item(&d, "retry_deadline")?,
             max_body_bytes: int_given(&d, "max_body_bytes")?
                 .ok_or_else(|| missing("max_body_bytes"))?,
+            max_download_bytes: int_given(&d, "max_download_bytes")?
+                .ok_or_else(|| missing("max_download_bytes"))?,
         })
     }
 }
@@ -63,6 +66,7 @@ impl Settings {
             fail_fast: cfg.fail_fast,
             retry_deadline: cfg.retry_deadline.map(|d| d.as_secs_f64()),
             max_body_bytes: cfg.max_body_bytes as i64,
+            max_download_bytes: i64::try_from(cfg.max_download_bytes).unwrap_or(i64::MAX),
         }
     }
 
@@ -71,7 +75,8 @@ impl Settings {
         let mut cfg = Config::new(self.api_key, self.base_url)?
             .with_timeout(self.timeout)?
             .with_retry_deadline(self.retry_deadline)?
-            .with_max_body_bytes(self.max_body_bytes)?;
+            .with_max_body_bytes(self.max_body_bytes)?
+            .with_max_download_bytes(self.max_download_bytes)?;
         let max_retries = self.max_retries;
         if !(0..=100).contains(&max_retries) {
             return Err(core::Error::Validation(format!(

@@ -301,7 +301,7 @@ impl TableStream {
     /// Write the rows as Parquet (see `parquet_out`); the rows written in
     /// all (with those of the run resumed). `progress(rows)` is called after
     /// each page.
-    #[pyo3(signature = (path, *, partition_by, compression, row_group_rows, fingerprint, resume=None, progress=None))]
+    #[pyo3(signature = (path, *, partition_by, compression, row_group_rows, fingerprint, resume=None, progress=None, overwrite=false))]
     #[allow(clippy::too_many_arguments)]
     fn write_parquet(
         &self,
@@ -313,12 +313,14 @@ impl TableStream {
         fingerprint: String,
         resume: Option<(Option<String>, u64, u64)>,
         progress: Option<Bound<'_, PyAny>>,
+        overwrite: bool,
     ) -> PyResult<u64> {
         let opts = Options {
             partition_by,
             compression: parquet_out::compression(compression).map_err(|e| to_pyerr(py, e))?,
             row_group_rows,
             fingerprint,
+            overwrite,
         };
         let resume = resume.map(|(cursor, rows, chunk)| Resume {
             cursor,
@@ -357,15 +359,11 @@ impl TableStream {
         let sink: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
             Box::new(std::io::stdout())
         } else {
-            let file = std::fs::File::create(&path).map_err(|e| {
-                to_pyerr(
-                    py,
-                    core::Error::Validation(format!("cannot create {}: {e}", path.display())),
-                )
-            })?;
+            let file = std::fs::File::create(&path)
+                .map_err(|e| to_pyerr(py, core::disk::io_error("create", &path, &e)))?;
             Box::new(std::io::BufWriter::new(file))
         };
-        let mut out = urlscan_tables::csv_out::CsvOut::new(sink);
+        let mut out = urlscan_tables::csv_out::CsvOut::new(sink, &path);
         let mut rows = 0u64;
         let mut wrote = false;
         while let Some(batch) = walk.next(py)? {
@@ -383,12 +381,8 @@ impl TableStream {
                 .map_err(|e| to_pyerr(py, e))?;
         }
         let mut sink = out.into_inner();
-        sink.flush().map_err(|e| {
-            to_pyerr(
-                py,
-                core::Error::Validation(format!("cannot write {}: {e}", path.display())),
-            )
-        })?;
+        sink.flush()
+            .map_err(|e| to_pyerr(py, core::disk::io_error("write", &path, &e)))?;
         *self.rows.lock().unwrap() = rows;
         Ok(rows)
     }
@@ -527,6 +521,7 @@ pub fn parquet_resume_point(
         compression: parquet_out::compression("none").map_err(|e| to_pyerr(py, e))?,
         row_group_rows: 1,
         fingerprint,
+        overwrite: false,
     };
     Ok(Export::resume_point(&path, &opts)
         .map_err(|e| to_pyerr(py, e))?
@@ -624,43 +619,58 @@ impl DumpReader {
 #[pymethods]
 impl DumpReader {
     #[new]
-    #[pyo3(signature = (path, kind=None))]
+    #[pyo3(signature = (path, kind=None, *, max_line_bytes, max_member_bytes))]
     fn py_new(
         py: Python<'_>,
         path: std::path::PathBuf,
         kind: Option<&str>,
+        max_line_bytes: Bound<'_, PyAny>,
+        max_member_bytes: Bound<'_, PyAny>,
     ) -> PyResult<DumpReader> {
-        use urlscan_tables::dumps::{Kind, Lines, Members};
+        use urlscan_tables::dumps::{Kind, Limits, Lines, Members};
+        let limit = |v: &Bound<'_, PyAny>, name: &str| -> PyResult<u64> {
+            let n = super::options::int_of(v, name)?;
+            u64::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
+                to_pyerr(
+                    py,
+                    core::Error::Validation(format!("{name} must be at least 1, got {n}")),
+                )
+            })
+        };
+        let limits = Limits {
+            max_line_bytes: usize::try_from(limit(&max_line_bytes, "max_line_bytes")?)
+                .unwrap_or(usize::MAX),
+            max_member_bytes: limit(&max_member_bytes, "max_member_bytes")?,
+        };
+        let err = |e: core::Error| to_pyerr(py, e);
         let kind = match kind {
             Some(k) => Kind::named(k).ok_or_else(|| {
-                to_pyerr(
-                    py,
-                    core::Error::Validation(format!(
-                        "type must be one of {}, got {k:?}",
-                        Kind::NAMES.join(", ")
-                    )),
-                )
+                err(core::Error::Validation(format!(
+                    "type must be one of {}, got {k:?}",
+                    Kind::NAMES.join(", ")
+                )))
             })?,
-            None => Kind::of_path(&path).ok_or_else(|| {
-                to_pyerr(
-                    py,
-                    core::Error::Validation(format!(
-                        "cannot tell what {} holds from its path: give type= one of {}",
+            None => match Kind::of_path(&path) {
+                Some(k) => k,
+                // Not in a dump folder (downloaded elsewhere, renamed): its content tells.
+                None => py.detach(|| Kind::sniff(&path)).map_err(err)?.ok_or_else(|| {
+                    err(core::Error::Validation(format!(
+                        "cannot tell what {} holds from its path or its first line: give type= one of {}",
                         path.display(),
                         Kind::NAMES.join(", ")
-                    )),
-                )
-            })?,
+                    )))
+                })?,
+            },
         };
         let inner = py
             .detach(|| -> core::Result<_> {
                 Ok(if kind.is_lines() {
-                    DumpInner::Lines(Box::new(Lines::open(&path)?))
+                    DumpInner::Lines(Box::new(Lines::open(&path, limits)?))
                 } else {
-                    DumpInner::Members(Members::open(&path)?)
+                    DumpInner::Members(Members::open(&path, limits)?)
                 })
             })
-            .map_err(|e| to_pyerr(py, e))?;
+            .map_err(err)?;
         Ok(DumpReader {
             path,
             kind,

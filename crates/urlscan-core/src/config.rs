@@ -7,6 +7,8 @@ use crate::error::{Error, Result};
 pub const DEFAULT_BASE_URL: &str = "https://urlscan.io";
 pub const ENV_API_KEY: &str = "URLSCAN_API_KEY";
 pub const ENV_BASE_URL: &str = "URLSCAN_BASE_URL";
+/// 64 GiB: more than a day of the service's largest dump type, less than a disk.
+pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 64 << 30;
 
 /// An API key that never prints itself: `Debug` and `Display` show `***`.
 #[derive(Clone, PartialEq, Eq)]
@@ -47,6 +49,9 @@ pub struct Config {
     pub fail_fast: bool,
     /// Largest response body accepted, so a broken server cannot exhaust memory.
     pub max_body_bytes: usize,
+    /// Largest file a download writes (data dumps), so a host that sends
+    /// without end cannot fill the disk; the listing's size bounds it too.
+    pub max_download_bytes: u64,
     /// Longest a call keeps retrying after its first attempt (backoff and
     /// waits after a 429 included); `None` leaves only `max_retries`.
     pub retry_deadline: Option<Duration>,
@@ -64,6 +69,7 @@ impl Default for Config {
             verify: true,
             fail_fast: false,
             max_body_bytes: 256 * 1024 * 1024,
+            max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
             retry_deadline: Some(Duration::from_secs(600)),
         }
     }
@@ -179,17 +185,32 @@ impl Config {
         self.max_body_bytes = usize::try_from(n).unwrap_or(usize::MAX);
         Ok(self)
     }
+
+    pub fn with_max_download_bytes(mut self, n: i64) -> Result<Config> {
+        if n < 1024 {
+            return Err(Error::Validation(format!(
+                "max_download_bytes must be at least 1024, got {n}"
+            )));
+        }
+        self.max_download_bytes = n as u64;
+        Ok(self)
+    }
 }
 
+/// The base URL without a trailing slash. A bad one is described, never
+/// quoted: it may be an API key given in the wrong place (`--base-url KEY`).
 fn normalize_base_url(raw: &str) -> Result<String> {
     let parsed = url::Url::parse(raw.trim()).map_err(|e| {
         Error::Validation(format!(
-            "base_url {raw:?} is not a valid URL ({e}); expected e.g. https://urlscan.io"
+            "base_url is not a valid URL ({e}; {} characters, not shown in case it is a key); expected e.g. {DEFAULT_BASE_URL}",
+            raw.chars().count()
         ))
     })?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(Error::Validation(format!(
-            "base_url {raw:?} must be an http or https URL with a host"
+            "base_url must be an http or https URL with a host, e.g. {DEFAULT_BASE_URL} (got a {:?} URL{})",
+            crate::validate::shown(parsed.scheme(), 20),
+            if parsed.host_str().is_none() { " without a host" } else { "" }
         )));
     }
     Ok(parsed.as_str().trim_end_matches('/').to_string())

@@ -84,6 +84,13 @@ pub enum Error {
     Decode(String),
     #[error("the client is closed")]
     Closed,
+    /// A local file could not be read or written (Python's `OSError`, with its errno).
+    #[error("{message}: {path}")]
+    Io {
+        errno: Option<i32>,
+        message: String,
+        path: String,
+    },
     /// A bug inside urlscan-rs (a caught panic), reported instead of crashing.
     #[error("internal error in urlscan-rs (please report it): {0}")]
     Internal(String),

@@ -16,6 +16,9 @@ pub enum Kind {
     /// A search query: non-empty, at most `rules::QUERY_MAX_LEN`.
     Query,
     Bool,
+    /// A switch the service takes as present or absent (any value sent turns
+    /// it on): true is sent as the string "true", false is not sent.
+    Switch,
     /// An integer within [min, max].
     Int(i64, i64),
     StrList,
@@ -193,7 +196,10 @@ pub fn build(
             continue;
         }
         let checked = check(what, field, v)?;
-        insert_path(&mut out, field.wire, checked);
+        // A switch turned off is not sent.
+        if !checked.is_null() {
+            insert_path(&mut out, field.wire, checked);
+        }
     }
     if creating {
         let missing: Vec<_> = fields
@@ -365,6 +371,11 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
         }
         Kind::Bool => match v {
             Value::Bool(_) => Ok(v.clone()),
+            _ => Err(not_a(what, field, "true or false", v)),
+        },
+        Kind::Switch => match v {
+            Value::Bool(true) => Ok(Value::String("true".into())),
+            Value::Bool(false) => Ok(Value::Null),
             _ => Err(not_a(what, field, "true or false", v)),
         },
         Kind::Int(min, max) => match v.as_i64() {

@@ -2,6 +2,7 @@
 pub mod api;
 pub mod client;
 pub mod config;
+pub mod disk;
 pub mod error;
 pub mod fields;
 pub mod models;

@@ -48,6 +48,8 @@ pub struct Req {
     pub follow_redirects: bool,
     /// The caller keeps this body with many others (a batch): see `populate`.
     pub kept: bool,
+    /// The endpoint's path with its ids as `{0}`, `{1}` (the row's), where known.
+    pub template: Option<&'static str>,
 }
 
 impl Req {
@@ -60,6 +62,7 @@ impl Req {
             action: None,
             follow_redirects: true,
             kept: false,
+            template: None,
         }
     }
     pub fn new(method: Method, path: impl Into<String>) -> Req {
@@ -142,7 +145,16 @@ pub struct Transport {
     pub(crate) cfg: Config,
     http: reqwest::Client,
     http_no_redirect: reqwest::Client,
+    /// Downloads from another host: no redirect, and no bound on the whole
+    /// request: a body that keeps arriving is never cut; a stall of
+    /// `timeout` (no byte read) is what fails.
+    http_download: Arc<std::sync::OnceLock<reqwest::Client>>,
     limits: Arc<Mutex<HashMap<String, LimitState>>>,
+    /// The action the service named (`X-Rate-Limit-Action`) for an endpoint
+    /// whose row declares none: its later requests are paced under it.
+    learned: Arc<Mutex<HashMap<&'static str, String>>>,
+    /// Whether a request without a key said so (`say_anonymous`).
+    said_anonymous: Arc<std::sync::atomic::AtomicBool>,
     /// Wakes requests waiting for a slot whenever one is given back.
     slot_freed: Arc<Notify>,
     /// Set by `close()`: every call in flight ends with `Error::Closed`.
@@ -174,6 +186,36 @@ impl std::fmt::Debug for Transport {
     }
 }
 
+/// The HTTP client of a configuration: `whole` bounds each request by
+/// `timeout` from start to end; otherwise only a stall (no byte read for
+/// `timeout`) fails it.
+fn build_http(
+    cfg: &Config,
+    policy: reqwest::redirect::Policy,
+    whole: bool,
+) -> Result<reqwest::Client> {
+    let b = reqwest::Client::builder();
+    let b = if whole {
+        b.timeout(cfg.timeout)
+    } else {
+        b.read_timeout(cfg.timeout)
+    };
+    let mut b = b
+        .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
+        .user_agent(cfg.user_agent.clone())
+        .redirect(policy)
+        .pool_idle_timeout(Duration::from_secs(60))
+        .tls_danger_accept_invalid_certs(!cfg.verify);
+    if let Some(p) = &cfg.proxy {
+        // The message never shows the proxy URL: it may hold a password.
+        let proxy = reqwest::Proxy::all(p)
+            .map_err(|_| Error::Validation("proxy is not a URL the HTTP stack accepts".into()))?;
+        b = b.proxy(proxy);
+    }
+    b.build()
+        .map_err(|e| Error::Transport(format!("cannot build the HTTP client: {e}")))
+}
+
 impl Transport {
     pub fn new(cfg: Config) -> Result<Transport> {
         let origin = url::Url::parse(&cfg.base_url)
@@ -190,29 +232,16 @@ impl Transport {
                 attempt.stop()
             }
         });
-        let builder = |policy: reqwest::redirect::Policy| -> Result<reqwest::Client> {
-            let mut b = reqwest::Client::builder()
-                .timeout(cfg.timeout)
-                .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
-                .user_agent(cfg.user_agent.clone())
-                .redirect(policy)
-                .pool_idle_timeout(Duration::from_secs(60))
-                .tls_danger_accept_invalid_certs(!cfg.verify);
-            if let Some(p) = &cfg.proxy {
-                let proxy = reqwest::Proxy::all(p)
-                    .map_err(|e| Error::Validation(format!("invalid proxy {p:?}: {e}")))?;
-                b = b.proxy(proxy);
-            }
-            b.build()
-                .map_err(|e| Error::Transport(format!("cannot build the HTTP client: {e}")))
-        };
-        let http = builder(policy)?;
-        let http_no_redirect = builder(reqwest::redirect::Policy::none())?;
+        let http = build_http(&cfg, policy, true)?;
+        let http_no_redirect = build_http(&cfg, reqwest::redirect::Policy::none(), true)?;
         Ok(Transport {
             cfg,
             http,
             http_no_redirect,
+            http_download: Arc::new(std::sync::OnceLock::new()),
             limits: Arc::new(Mutex::new(HashMap::new())),
+            learned: Arc::new(Mutex::new(HashMap::new())),
+            said_anonymous: Arc::default(),
             slot_freed: Arc::new(Notify::new()),
             closed: Arc::new(watch::channel(false).0),
             gate: None,
@@ -225,7 +254,10 @@ impl Transport {
             cfg: self.cfg.clone(),
             http: self.http.clone(),
             http_no_redirect: self.http_no_redirect.clone(),
+            http_download: Arc::clone(&self.http_download),
             limits: Arc::clone(&self.limits),
+            learned: Arc::clone(&self.learned),
+            said_anonymous: Arc::clone(&self.said_anonymous),
             slot_freed: Arc::clone(&self.slot_freed),
             closed: Arc::clone(&self.closed),
             gate: Some(gate),
@@ -235,12 +267,20 @@ impl Transport {
     /// A GET of an absolute address on another host (a data-dump file's
     /// temporary link): no API key, no redirect followed, from byte `from`
     /// on (a `Range` request) when not 0. The answer's body is the caller's
-    /// to stream.
+    /// to stream; it fails only when no byte arrives for `timeout`, however
+    /// long the whole transfer takes.
     pub async fn get_elsewhere(&self, url: &str, from: u64) -> Result<reqwest::Response> {
         if *self.closed.borrow() {
             return Err(Error::Closed);
         }
-        let mut rb = self.http_no_redirect.get(url);
+        let http = match self.http_download.get() {
+            Some(h) => h,
+            None => {
+                let built = build_http(&self.cfg, reqwest::redirect::Policy::none(), false)?;
+                self.http_download.get_or_init(|| built)
+            }
+        };
+        let mut rb = http.get(url);
         if from > 0 {
             rb = rb.header(reqwest::header::RANGE, format!("bytes={from}-"));
         }
@@ -290,6 +330,17 @@ impl Transport {
         v
     }
 
+    /// The first request without a key says, once per client, that it runs
+    /// anonymously and under which limits.
+    fn say_anonymous(&self) {
+        if !self.said_anonymous.swap(true, Ordering::Relaxed) {
+            log::info!(
+                "no API key: requests run anonymously, under the service's per-IP limits \
+                 (search: 500 a day); give a key (URLSCAN_API_KEY or api_key=) for your account's"
+            );
+        }
+    }
+
     /// The concurrency limit the service announced for `action`, if any.
     pub fn concurrency_limit(&self, action: &str) -> Option<u64> {
         let map = self.limits.lock().unwrap();
@@ -322,9 +373,27 @@ impl Transport {
 
     /// Send with retries and return whatever status came last.
     pub async fn send_raw(&self, req: &Req) -> Result<Resp> {
-        if self.cfg.api_key.is_none() && !anonymous_ok(&req.path) {
-            return Err(no_key_error(req));
+        match &self.cfg.api_key {
+            None if !anonymous_ok(&req.path) => return Err(no_key_error(req)),
+            None => self.say_anonymous(),
+            // The service would answer 400 on every endpoint: said before anything is sent.
+            Some(k) if !urlscan_rules::api_key_format(k.expose()) => {
+                return Err(bad_key_error(req))
+            }
+            Some(_) => {}
         }
+        // An endpoint the service paced before is paced under that action from now on.
+        let paced;
+        let req = match req.template.filter(|_| req.action.is_none()) {
+            Some(t) => match self.learned.lock().unwrap().get(t) {
+                Some(a) => {
+                    paced = req.clone().action(a.clone());
+                    &paced
+                }
+                None => req,
+            },
+            None => req,
+        };
         let out = self.guarded(self.send_with_retries(req)).await;
         if let Ok(resp) = &out {
             let _ = RAW_RESPONSE.try_with(|cell| {
@@ -478,6 +547,13 @@ impl Transport {
 
     /// Take in the headers of an answer (any status; only 200s count on the server).
     fn record_limit(&self, req: &Req, info: Option<RateLimitInfo>, status: u16) {
+        if let (None, Some(template), Some(named)) = (
+            &req.action,
+            req.template,
+            info.as_ref().and_then(|i| i.action.as_ref()),
+        ) {
+            self.learned.lock().unwrap().insert(template, named.clone());
+        }
         let Some(action) = info
             .as_ref()
             .and_then(|i| i.action.clone())
@@ -650,6 +726,21 @@ pub const ANONYMOUS_PATHS: &[&str] = &["/api/v1/search", "/screenshots/", "/user
 
 pub fn anonymous_ok(path: &str) -> bool {
     ANONYMOUS_PATHS.iter().any(|p| path.starts_with(p))
+}
+
+/// `AuthenticationError` for a key that is not in the service's format (a
+/// UUID): the service answers 400 "Invalid API key format" on every endpoint,
+/// so nothing is sent. The key itself is never shown.
+fn bad_key_error(req: &Req) -> Error {
+    unsent(
+        req,
+        ApiErrorKind::Authentication,
+        400,
+        "Invalid API key format: the API key is not a UUID such as 0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f, \
+         which the service refuses on every endpoint; check URLSCAN_API_KEY or api_key= (not sent)"
+            .to_string(),
+        None,
+    )
 }
 
 /// `AuthenticationError` for a call that needs a key when none was given
@@ -833,6 +924,16 @@ fn map_reqwest_error(e: reqwest::Error) -> Error {
         Error::Transport(format!("connect: {msg}"))
     } else {
         Error::Transport(msg)
+    }
+}
+
+/// Why a body stopped arriving, without the address (a temporary link may
+/// carry a signature): a stall says how long nothing came.
+pub fn describe_body_error(e: reqwest::Error) -> String {
+    if e.is_timeout() {
+        "no byte arrived for the client's timeout (a stall)".to_string()
+    } else {
+        error_chain(&e.without_url())
     }
 }
 

@@ -14,6 +14,21 @@ use super::state::AppState;
 
 // ---------------------------------------------------------------- answers
 
+/// A JSON answer in the service's form (see `json_form`).
+pub(crate) fn json_answer(status: StatusCode, v: &Value) -> Response {
+    json_bytes(status, super::json_form::render(v))
+}
+
+/// Answer JSON already in the service's form.
+pub(crate) fn json_bytes(status: StatusCode, body: Vec<u8>) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, super::json_form::CONTENT_TYPE)],
+        body,
+    )
+        .into_response()
+}
+
 /// The service's error envelope.
 pub(crate) fn err(status: StatusCode, message: &str, description: Option<&str>) -> Response {
     let s = status.as_u16();
@@ -25,7 +40,7 @@ pub(crate) fn err(status: StatusCode, message: &str, description: Option<&str>) 
         item["detail"] = json!(message);
     }
     body["errors"] = json!([item]);
-    (status, axum::Json(body)).into_response()
+    json_answer(status, &body)
 }
 
 /// The validation variant of the envelope (no top-level status).
@@ -35,11 +50,11 @@ pub(crate) fn validation(message: &str) -> Response {
         "code": "validationerror", "type": "body", "message": m,
         "errors": [{"code": "validationerror", "title": "Field Validation Error", "description": m, "status": 400}],
     });
-    (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    json_answer(StatusCode::BAD_REQUEST, &body)
 }
 
 pub(crate) fn ok_json(v: Value) -> Response {
-    (StatusCode::OK, axum::Json(v)).into_response()
+    json_answer(StatusCode::OK, &v)
 }
 
 pub(crate) fn not_found_scan() -> Response {
@@ -100,33 +115,24 @@ pub(crate) fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<C
         .map(str::trim);
     let c = match key {
         None | Some("") => Caller::Anonymous,
-        Some(k) => {
-            if uuid::Uuid::try_parse(k).is_err() {
+        // Its format was checked for every endpoint (`key_format`).
+        Some(k) => match st.key_info(&k.to_ascii_lowercase()) {
+            Some(i) => Caller::Key(i.clone()),
+            None => {
                 return Err(err(
-                    StatusCode::BAD_REQUEST,
-                    "Invalid API key format",
-                    Some("The API key must be a UUID."),
-                ));
+                    StatusCode::UNAUTHORIZED,
+                    "API key supplied but not found in database!",
+                    None,
+                ))
             }
-            match st.key_info(&k.to_ascii_lowercase()) {
-                Some(i) => Caller::Key(i.clone()),
-                None => {
-                    return Err(err(
-                        StatusCode::UNAUTHORIZED,
-                        "API key supplied but not found in database!",
-                        None,
-                    ))
-                }
-            }
-        }
+        },
     };
     match (&c, need) {
         (_, Need::Anyone) => Ok(c),
-        (Caller::Anonymous, Need::KeyLoggedIn) => Err((
+        (Caller::Anonymous, Need::KeyLoggedIn) => Err(json_answer(
             StatusCode::FORBIDDEN,
-            axum::Json(json!({"warning": "You're not logged in!"})),
-        )
-            .into_response()),
+            &json!({"warning": "You're not logged in!"}),
+        )),
         (Caller::Anonymous, _) => Err(err(
             StatusCode::UNAUTHORIZED,
             "No API key supplied. Please supply a valid API key in the \"api-key\" HTTP header.",
@@ -146,6 +152,36 @@ pub(crate) fn caller(st: &AppState, headers: &HeaderMap, need: Need) -> Result<C
         )),
         _ => Ok(c),
     }
+}
+
+/// Every endpoint, those that work without a key included, refuses a key
+/// that is not UUID-shaped before anything else (the service's gateway does:
+/// a malformed key is worse than none).
+pub(crate) async fn key_format(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let malformed = req
+        .headers()
+        .get("api-key")
+        .map(|v| v.to_str().map(str::trim).unwrap_or("?"))
+        .is_some_and(|k| !k.is_empty() && !urlscan_rules::api_key_format(k));
+    if malformed {
+        return err(
+            StatusCode::BAD_REQUEST,
+            "Invalid API key format",
+            Some("The API key must be a UUID."),
+        );
+    }
+    next.run(req).await
+}
+
+/// A 429's message, in the words the service uses: tools read the wait from
+/// it (`Reset in (\d+) seconds`, or its second number), beside the headers.
+pub(crate) fn limit_message(action: &str, limit: u64, window: &str, reset_after_s: u64) -> String {
+    format!(
+        "Rate limit for action '{action}' exceeded (limit: {limit} requests per {window}). Reset in {reset_after_s} seconds."
+    )
 }
 
 /// The `Ok` value, or return the `Err` answer from the handler.
@@ -197,10 +233,7 @@ pub(crate) fn check_limit(st: &AppState, c: &Caller, action: &str) -> Result<(),
         Err(s) => {
             st.throttled
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let msg = format!(
-                "Rate limit for action '{}' exceeded: {} requests per {}. Retry in {} seconds.",
-                s.action, s.limit, s.window, s.reset_after_s
-            );
+            let msg = limit_message(&s.action, s.limit, &s.window, s.reset_after_s.max(0) as u64);
             let mut resp = err(StatusCode::TOO_MANY_REQUESTS, &msg, Some("You have exceeded your quota for this action. Wait for the window to reset or upgrade your plan."));
             for (k, v) in s.headers() {
                 if let Ok(v) = HeaderValue::from_str(&v) {

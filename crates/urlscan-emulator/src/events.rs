@@ -31,7 +31,7 @@ use super::premium_model::{self, incidents::open_for_subscription, new_id};
 use super::query::Query;
 use super::state::event_records::{Engine, Matched, Queue, Queued, Source, Target, Webhook};
 use super::state::premium_records::{Item, PremiumState};
-use super::state::{lookup, AppState, Caller, Entry, KeyInfo, Store};
+use super::state::{lookup, AppState, Caller, Entry, KeyInfo, SavedMatches, Store};
 
 pub use super::state::event_records::{Events, IncidentChange, Stored};
 
@@ -281,6 +281,9 @@ fn matches(
         caller: Caller,
         scans: Vec<(&'a str, Query)>,
         hostnames: Vec<(&'a str, Query)>,
+        /// The owner's saved searches: scan hits show their matches, as the
+        /// owner's searches do.
+        tags: SavedMatches,
     }
     let mut subs: Vec<Sub> = Vec::new();
     for s in p.subscriptions().iter().filter(|s| active(s)) {
@@ -292,6 +295,7 @@ fn matches(
             caller: Caller::Key(k.clone()),
             scans: vec![],
             hostnames: vec![],
+            tags: SavedMatches::default(),
         };
         let ids = texts(s, "searchIds");
         for saved in p.searches().iter().filter(|x| ids.contains(&x.id)) {
@@ -302,6 +306,9 @@ fn matches(
                 Some("hostnames") => sub.hostnames.push((&saved.id, q)),
                 _ => sub.scans.push((&saved.id, q)),
             }
+        }
+        if !sub.scans.is_empty() {
+            sub.tags = premium_model::saved_matches_in(p, k);
         }
         if !sub.scans.is_empty() || !sub.hostnames.is_empty() {
             subs.push(sub);
@@ -328,7 +335,6 @@ fn matches(
     let mut out = Vec::new();
     for (_, uuid) in due {
         let Some(e) = store.get(uuid) else { continue };
-        let mut hit: Option<Value> = None;
         for s in &subs {
             if s.scans.is_empty() || s.item.created_ms > e.finish_ms || !e.searchable_by(&s.caller)
             {
@@ -343,9 +349,7 @@ fn matches(
             if searches.is_empty() {
                 continue;
             }
-            let hit = hit
-                .get_or_insert_with(|| serde_json::from_str(&e.hit).unwrap_or(Value::Null))
-                .clone();
+            let hit = serde_json::from_str(&s.tags.hit(&e.hit, &e.doc, now)).unwrap_or(Value::Null);
             out.push(Match {
                 subscription: s.item.id.clone(),
                 datasource: "scans",

@@ -167,10 +167,7 @@ async fn rate_limited(st: &AppState, secs: f64, req: Request) -> Response {
         reset_ms: now + (secs * 1000.0).round() as i64,
         reset_after_s: secs.ceil() as i64,
     };
-    let msg = format!(
-        "Rate limit for action '{action}' exceeded: {limit} requests per minute. Retry in {} seconds.",
-        fmt_secs(secs)
-    );
+    let msg = super::answer::limit_message(&action, limit, "minute", secs.ceil() as u64);
     let mut resp = err(
         StatusCode::TOO_MANY_REQUESTS,
         &msg,

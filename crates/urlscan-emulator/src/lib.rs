@@ -22,6 +22,7 @@ pub mod events;
 mod events_tests;
 pub mod fault_middleware;
 pub mod faults;
+pub mod json_form;
 pub mod names;
 pub mod premium;
 pub(crate) mod premium_model;

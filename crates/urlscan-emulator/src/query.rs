@@ -13,7 +13,7 @@ use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveDateTime, Timelike};
 use pest::error::{Error as PestError, ErrorVariant};
 use pest::iterators::Pair;
 use pest::{Parser, Position, Span};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 mod grammar {
     #[derive(pest_derive::Parser)]
@@ -149,7 +149,25 @@ impl Query {
     /// Does the document match? `now_ms` = current emulator time (epoch ms)
     /// for date math.
     pub fn matches(&self, doc: &Value, now_ms: i64) -> bool {
-        self.root.eval(doc, now_ms)
+        self.root.eval(
+            Doc {
+                base: doc,
+                top: None,
+            },
+            now_ms,
+        )
+    }
+
+    /// `matches` over `doc` with the top-level fields of `top` in place of
+    /// its own (fields that depend on who asks), without copying `doc`.
+    pub fn matches_with(&self, doc: &Value, top: &Map<String, Value>, now_ms: i64) -> bool {
+        self.root.eval(
+            Doc {
+                base: doc,
+                top: Some(top),
+            },
+            now_ms,
+        )
     }
 
     /// Field names used in the query (for plan checks), deduplicated, in
@@ -228,11 +246,29 @@ impl FieldRef {
     }
 
     /// All non-null leaf values at this path, arrays flattened.
-    fn values<'v>(&self, doc: &'v Value) -> Vec<&'v Value> {
+    fn values<'v>(&self, doc: Doc<'v>) -> Vec<&'v Value> {
         let mut out = Vec::new();
-        collect(doc, &self.segments, &mut out);
+        match doc.top {
+            None => collect(doc.base, &self.segments, &mut out),
+            Some(top) => {
+                for i in 1..=self.segments.len() {
+                    let key = self.segments[..i].join(".");
+                    if let Some(child) = top.get(&key).or_else(|| doc.base.get(&key)) {
+                        collect(child, &self.segments[i..], &mut out);
+                    }
+                }
+            }
+        }
         out
     }
+}
+
+/// A document to match: `base`, with the top-level fields of `top` (when
+/// given) in place of its own.
+#[derive(Clone, Copy)]
+struct Doc<'d> {
+    base: &'d Value,
+    top: Option<&'d Map<String, Value>>,
 }
 
 /// Walks a dotted path. At each object every split of the remaining path is
@@ -285,7 +321,7 @@ enum Node {
 }
 
 impl Node {
-    fn eval(&self, doc: &Value, now_ms: i64) -> bool {
+    fn eval(&self, doc: Doc<'_>, now_ms: i64) -> bool {
         match self {
             Node::All => true,
             Node::And(nodes) => nodes.iter().all(|n| n.eval(doc, now_ms)),
@@ -1164,6 +1200,37 @@ mod tests {
 
     fn dated(date: &str) -> Value {
         json!({ "date": date })
+    }
+
+    #[test]
+    fn top_fields_replace_the_documents_own() {
+        let mut d = doc();
+        d["meta"] = json!(["stored"]);
+        d["labels"] = json!(["visual.brandai"]);
+        d["visible"] = json!({"brandname": "PayPal"});
+        let top = json!({"meta": ["searchhit.search.abc"], "usertags": ["private.x"]});
+        let top = top.as_object().unwrap();
+        let with = |q: &str| Query::parse(q).unwrap().matches_with(&d, top, NOW);
+        assert!(with("meta:searchhit.search.abc"));
+        assert!(!with("meta:stored"));
+        assert!(with("usertags:PRIVATE.X AND page.domain:google.com"));
+        assert!(with("_exists_:usertags AND labels:visual.brandai"));
+        assert!(with("visible.brandname:paypal"));
+        assert!(!with("usertags:private.y"));
+        // Keyword fields: the whole value, any case.
+        expect_matches_in(
+            &d,
+            &[
+                ("labels:visual.brandai", true),
+                ("labels:VISUAL.BRANDAI", true),
+                ("labels:visual", false),
+                ("visible.brandname:paypal", true),
+                ("visible.brandname:\"PayPal\"", true),
+                ("visible.brandname:pay*", true),
+                ("visible.brandname:microsoft", false),
+                ("meta:stored", true),
+            ],
+        );
     }
 
     #[test]

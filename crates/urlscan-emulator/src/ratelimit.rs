@@ -73,6 +73,11 @@ const DEFAULT_QUOTAS: [(&str, [u64; 3]); 6] = [
     ("livescan", [100, 1_000, 10_000]),
 ];
 
+/// Searches a day for a caller without a key, per IP address: what third
+/// parties observed of the service (the reference: "500 searches per day for
+/// anonymous callers"). Other anonymous windows are a tenth of a key's.
+pub const ANONYMOUS_SEARCHES_PER_DAY: u64 = 500;
+
 /// The actions the service limits: the names `EmulatorConfig::rate_limits` takes.
 pub const ACTIONS: [&str; DEFAULT_QUOTAS.len()] = {
     let mut names = [""; DEFAULT_QUOTAS.len()];
@@ -155,6 +160,9 @@ impl RateLimiter {
         if anonymous {
             for w in &mut l.windows {
                 w.2 = w.2.map(|n| (n / 10).max(1));
+                if action == "search" && w.0 == "day" {
+                    w.2 = w.2.map(|n| n.min(ANONYMOUS_SEARCHES_PER_DAY));
+                }
             }
         }
         l
@@ -301,6 +309,20 @@ struct CurrentWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_anonymous_caller_has_the_observed_500_searches_a_day() {
+        let rl = RateLimiter::new(default_limits());
+        let now = 1_700_000_000_000;
+        let day = |anonymous| {
+            rl.usage("ip:127.0.0.1", "search", anonymous, now)
+                .into_iter()
+                .find(|(w, _)| w == "day")
+                .map(|(_, u)| u.limit)
+        };
+        assert_eq!(day(true), Some(ANONYMOUS_SEARCHES_PER_DAY));
+        assert_eq!(day(false), Some(500_000));
+    }
 
     #[test]
     fn the_actions_are_those_with_default_limits() {

@@ -60,6 +60,8 @@ pub fn router(st: Arc<AppState>, premium: Router<Arc<AppState>>) -> Router {
                 Some("We could not find this page"),
             )
         })
+        // A malformed key is refused on every path, before the handlers (faults come first).
+        .layer(middleware::from_fn(super::answer::key_format))
         // Faults apply inside the latency layer, before the handlers.
         .layer(middleware::from_fn_with_state(
             st.clone(),
@@ -283,7 +285,59 @@ pub(crate) const SCAN: &[RequestField] = &[
     RequestField::optional("customagent", FieldType::Str),
     // The service takes any value for it (the Go CLI sends a string).
     RequestField::optional("overrideSafety", FieldType::Any),
+    // The legacy visibility switch integrations still send (see `visibility_of`).
+    RequestField::optional("public", FieldType::OneOf(&["on", "off"])),
 ];
+
+/// The visibility a submission asks for: `visibility` when given; else the
+/// legacy `public` ("on": public; "off": the key's default, as when neither
+/// is sent); else the key's default (public, the documented default). When
+/// both are sent, `visibility` decides: it is the field the service
+/// documents today, and no source shows `public` overriding it.
+fn visibility_of(obj: &Map<String, Value>) -> String {
+    let default = "public";
+    match (
+        obj.get("visibility").and_then(Value::as_str),
+        obj.get("public").and_then(Value::as_str),
+    ) {
+        (Some(v), _) => v.to_string(),
+        (None, Some("on")) => "public".to_string(),
+        _ => default.to_string(),
+    }
+}
+
+/// A submission's body: a JSON object, or else, under a form's content type,
+/// a form (`url=...&public=on`, as older integrations post it); a repeated
+/// form field (`tags`) becomes a list.
+fn submission_body(headers: &HeaderMap, body: &[u8]) -> Option<Map<String, Value>> {
+    let form = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    // JSON whatever the content type says (clients post JSON under a form's type too).
+    match serde_json::from_slice(body) {
+        Ok(Value::Object(m)) => return Some(m),
+        _ if !form => return None,
+        _ => {}
+    }
+    let mut m = Map::new();
+    for (k, v) in url::form_urlencoded::parse(body) {
+        match m.get_mut(k.as_ref()) {
+            Some(Value::Array(a)) => a.push(Value::String(v.into_owned())),
+            Some(first) => *first = Value::Array(vec![first.take(), Value::String(v.into_owned())]),
+            None if k == "tags" => {
+                m.insert(
+                    k.into_owned(),
+                    Value::Array(vec![Value::String(v.into_owned())]),
+                );
+            }
+            None => {
+                m.insert(k.into_owned(), Value::String(v.into_owned()));
+            }
+        }
+    }
+    Some(m)
+}
 
 fn scan_url(label: &str, v: &Value) -> Option<String> {
     use urlscan_rules::{URL_MAX_LEN, URL_MIN_LEN};
@@ -326,17 +380,11 @@ const DNS_FAIL_TLDS: &[&str] = &["invalid", "test", "local", "localhost", "inter
 
 async fn submit(State(st): St, headers: HeaderMap, body: Bytes) -> Response {
     let c = or_return!(caller(&st, &headers, Need::Write));
-    let parsed: Value = match serde_json::from_slice(&body) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => return validation("\"value\" must be of type object"),
+    let Some(given) = submission_body(&headers, &body) else {
+        return validation("\"value\" must be of type object");
     };
-    let given = parsed.as_object().cloned().unwrap_or_default();
     let obj = or_return!(check(&given, "", SCAN, &[], true));
-    let visibility = obj
-        .get("visibility")
-        .and_then(Value::as_str)
-        .unwrap_or("public")
-        .to_string();
+    let visibility = visibility_of(&obj);
     let action = visibility.clone();
     or_return!(check_limit(&st, &c, &action));
     let resp = submit_checked(&st, &c, &obj, visibility);
@@ -476,6 +524,10 @@ async fn result(State(st): St, headers: HeaderMap, Path(uuid): Path<String>) -> 
             spec.visibility = e.visibility.clone();
             let mut doc = content::result_json(&spec, &st.base_url);
             e.patch_result(&mut doc);
+            // The caller's saved searches that match the scan (`state::saved_matches`).
+            let tags = super::premium_model::saved_matches(&st, &c).tags(&e.doc, st.now_ms());
+            doc["usertags"] = json!(tags.usertags);
+            doc["metatags"] = json!(tags.meta);
             ok_json(doc)
         }
         Err(r) => r,

@@ -3,8 +3,8 @@
 //! parameters, its query and the page answered.
 // Checks return the finished error answer; boxing every one buys nothing here.
 #![allow(clippy::result_large_err)]
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
 
 use super::answer::{err, validation, Params};
 use super::query::Query;
@@ -143,6 +143,9 @@ pub(crate) fn page_response(
     // Incidents scan on the clock: bring them (and their scans) up to now.
     super::premium_model::tick(st, st.now_ms());
     let page = if a.datasource == "scans" {
+        // The caller's saved searches, as they stand now: their matches show
+        // in the hits (`usertags`, `meta`).
+        let saved = super::premium_model::saved_matches(st, c);
         st.search(
             c,
             query,
@@ -150,6 +153,7 @@ pub(crate) fn page_response(
             a.size,
             a.after.clone(),
             a.collapse.as_deref(),
+            &saved,
         )
     } else {
         super::datasources::page(st, c, &a.datasource, query, a.size, a.after.as_ref())
@@ -169,7 +173,8 @@ pub(crate) fn page_response(
         started.elapsed().as_millis(),
         page.has_more
     ));
-    let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+    let mut resp =
+        super::answer::json_bytes(StatusCode::OK, super::json_form::indent(body.as_bytes()));
     resp.headers_mut().insert(
         "x-rate-limit-concurrency-limit",
         HeaderValue::from_static("4"),

@@ -19,10 +19,12 @@ use super::ratelimit::{Limits, RateLimiter, ACTIONS};
 pub(crate) mod event_records;
 pub mod locks;
 pub(crate) mod premium_records;
+pub mod saved_matches;
 
 use event_records::Events;
 pub use locks::Guard;
 use premium_records::PremiumState;
+pub use saved_matches::SavedMatches;
 
 /// Latency added before answers, per endpoint group ("scan", "result",
 /// "search", "screenshot", "dom", "responses", ...), with a default.
@@ -120,6 +122,9 @@ pub struct EmulatorConfig {
     /// entries) to a size drawn per scan from this range; `None` keeps their
     /// natural size (tens of kilobytes).
     pub result_size: Option<(usize, usize)>,
+    /// Characters of every page's title (a hostile page); `None` keeps the
+    /// page's own title.
+    pub title_size: Option<usize>,
     /// Wall-clock seconds one webhook delivery attempt may take.
     pub webhook_timeout: f64,
     /// Wall-clock seconds a client may take to send a request's headers;
@@ -145,6 +150,7 @@ impl Default for EmulatorConfig {
             latency: Latency::default(),
             rate_limits: super::ratelimit::default_limits(),
             result_size: None,
+            title_size: None,
             webhook_timeout: 5.0,
             header_read_timeout: 120.0,
             body_timeout: 30.0,
@@ -173,6 +179,14 @@ impl EmulatorConfig {
             if hi == 0 || lo > hi || hi > MAX_RESULT_SIZE {
                 return Err(format!(
                     "result_size must be (min, max) bytes with min <= max and 0 < max <= {MAX_RESULT_SIZE}, got ({lo}, {hi})"
+                ));
+            }
+        }
+        if let Some(n) = self.title_size {
+            if n > MAX_RESULT_SIZE / 2 {
+                return Err(format!(
+                    "title_size must be from 0 to {} characters, got {n}",
+                    MAX_RESULT_SIZE / 2
                 ));
             }
         }
@@ -418,8 +432,9 @@ pub struct AppState {
 
 impl Drop for AppState {
     fn drop(&mut self) {
-        if self.cfg.result_size.is_some() {
+        if self.cfg.result_size.is_some() || self.cfg.title_size.is_some() {
             content::set_result_size(&self.base_url, None);
+            content::set_title_size(&self.base_url, None);
         }
     }
 }
@@ -449,6 +464,9 @@ impl AppState {
         };
         if st.cfg.result_size.is_some() {
             content::set_result_size(&st.base_url, st.cfg.result_size);
+        }
+        if st.cfg.title_size.is_some() {
+            content::set_title_size(&st.base_url, st.cfg.title_size);
         }
         let now = st.now_ms();
         let specs = content::corpus(st.cfg.seed, st.cfg.scans, now);
@@ -516,7 +534,8 @@ impl AppState {
     }
 
     /// Run a search: `total` counts every match (capped at 10,000, with
-    /// `has_more` beyond); the page holds up to `size` matches after the cursor.
+    /// `has_more` beyond); the page holds up to `size` matches after the
+    /// cursor, as the caller with these saved searches sees them (`saved`).
     #[allow(clippy::too_many_arguments)]
     pub fn search(
         &self,
@@ -526,17 +545,29 @@ impl AppState {
         size: usize,
         after: Option<(i64, String)>,
         collapse: Option<&str>,
+        saved: &SavedMatches,
     ) -> Page {
         let now = self.now_ms();
         let store = self.store();
-        let visible = |e: &Entry| {
-            e.finished(now) && e.searchable_by(caller) && extra(e) && query.matches(&e.doc, now)
+        // `meta` and `usertags` are the caller's: computed per scan, and only
+        // for a query that names them.
+        let per_caller = SavedMatches::needed_by(query);
+        let matches = |e: &Entry| {
+            if per_caller {
+                query.matches_with(&e.doc, &saved.query_fields(&e.doc, now), now)
+            } else {
+                query.matches(&e.doc, now)
+            }
         };
+        let visible =
+            |e: &Entry| e.finished(now) && e.searchable_by(caller) && extra(e) && matches(e);
         // The total does not depend on the cursor: the pages of one search walk
         // count it once. It is cached for unfiltered searches (the predicate
         // `extra` keeps even a scan with no facts) whose query does not move
         // with the clock, until the store changes or a submitted scan finishes.
-        let key = self.total_key(caller, query, extra);
+        // Saved searches change without the store: per-caller totals are
+        // counted every time.
+        let key = self.total_key(caller, query, extra).filter(|_| !per_caller);
         let cached = key.as_ref().and_then(|k| {
             let totals = self.totals.lock().unwrap();
             let c = totals.get(k)?;
@@ -598,7 +629,7 @@ impl AppState {
                         continue;
                     }
                 }
-                hits.push(e.hit.clone());
+                hits.push(saved.hit(&e.hit, &e.doc, now));
                 if hits.len() >= size {
                     break;
                 }

@@ -290,6 +290,18 @@ pub fn header_value(s: &str) -> bool {
     s.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
 }
 
+/// An API key in the service's format: a UUID, `8-4-4-4-12` hex digits (any
+/// case). The service answers any other key 400 "Invalid API key format" on
+/// every endpoint, those that work without a key included.
+pub fn api_key_format(k: &str) -> bool {
+    let b = k.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 /// An HTTP header name (an RFC 9110 token).
 pub fn header_name(s: &str) -> bool {
     !s.is_empty()
@@ -348,6 +360,23 @@ pub fn shown(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_keys_are_uuids() {
+        assert!(api_key_format("0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f"));
+        assert!(api_key_format("0F9E8D7C-6B5A-4C3D-9E2F-1A0B9C8D7E6F"));
+        for bad in [
+            "",
+            "k",
+            "secret-key",
+            "0f9e8d7c6b5a4c3d9e2f1a0b9c8d7e6f",
+            "{0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f}",
+            "0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6g",
+            "0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f ",
+        ] {
+            assert!(!api_key_format(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn urls() {

@@ -6,6 +6,11 @@
 //! members one after the other (flate2's `MultiGzDecoder` reads them as one
 //! stream), and a tar stream may be several archives (zero blocks between
 //! them are skipped).
+//!
+//! Memory is bounded by the reader's limits, not by the file: a line longer
+//! than `max_line_bytes` or an archive member larger than
+//! `max_member_bytes` is a `Decode` error naming the file and the line or
+//! member, raised before more than the limit is held.
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -55,6 +60,63 @@ impl Kind {
     pub fn is_lines(self) -> bool {
         matches!(self, Kind::Search | Kind::Api)
     }
+
+    /// The kind a file's content shows (a file renamed or downloaded out of
+    /// its dump folder): a tar archive of `.png` or `.html` members, or JSON
+    /// lines of search hits (`_id`, `sort`) or results (`data`, `lists`).
+    /// None when the start of the file does not tell.
+    pub fn sniff(path: &Path) -> Result<Option<Kind>> {
+        // Enough for a tar header, or a result line's top-level keys.
+        const HEAD: u64 = 1 << 20;
+        let mut head = Vec::new();
+        open(path)?
+            .take(HEAD)
+            .read_to_end(&mut head)
+            .map_err(|e| broken(path, e))?;
+        if head.len() >= 512 && &head[257..262] == b"ustar" {
+            let name = String::from_utf8_lossy(&head[..100]);
+            let name = name.trim_end_matches('\0');
+            return Ok(if name.ends_with(".png") {
+                Some(Kind::Screenshots)
+            } else if name.ends_with(".html") || name.ends_with(".htm") {
+                Some(Kind::Dom)
+            } else {
+                None
+            });
+        }
+        let first = head
+            .split(|b| *b == b'\n')
+            .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
+            .unwrap_or(&[]);
+        let text = String::from_utf8_lossy(first);
+        let has = |key: &str| text.contains(&format!("\"{key}\":"));
+        Ok(if has("_id") && has("sort") {
+            Some(Kind::Search)
+        } else if has("data") && (has("lists") || has("verdicts")) {
+            Some(Kind::Api)
+        } else {
+            None
+        })
+    }
+}
+
+/// Limits on what one read holds in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest line of a `search` or `api` file (a result of the
+    /// service is up to a few megabytes).
+    pub max_line_bytes: usize,
+    /// The largest member of a `screenshots` or `dom` archive.
+    pub max_member_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_line_bytes: 64 << 20,
+            max_member_bytes: 64 << 20,
+        }
+    }
 }
 
 fn open(path: &Path) -> Result<MultiGzDecoder<BufReader<File>>> {
@@ -73,15 +135,48 @@ pub struct Lines {
     reader: BufReader<MultiGzDecoder<BufReader<File>>>,
     /// Lines read so far (1-based numbers in errors).
     line: u64,
+    max_line: usize,
 }
 
 impl Lines {
-    pub fn open(path: &Path) -> Result<Lines> {
+    pub fn open(path: &Path, limits: Limits) -> Result<Lines> {
         Ok(Lines {
             path: path.to_path_buf(),
             reader: BufReader::with_capacity(1 << 16, open(path)?),
             line: 0,
+            max_line: limits.max_line_bytes,
         })
+    }
+
+    /// The next line into `buf` (newline included): the bytes taken, 0 at
+    /// the end. A line past `max_line` is an error before it is held whole.
+    fn read_line(&mut self, buf: &mut Vec<u8>) -> Result<usize> {
+        let mut taken = 0;
+        loop {
+            let chunk = self.reader.fill_buf().map_err(|e| broken(&self.path, e))?;
+            if chunk.is_empty() {
+                return Ok(taken);
+            }
+            let (used, ends) = match memchr::memchr(b'\n', chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let content = buf.len() + used - usize::from(ends);
+            if content > self.max_line {
+                return Err(Error::Decode(format!(
+                    "data dump {} line {}: longer than max_line_bytes ({} bytes); give a larger max_line_bytes to read it",
+                    self.path.display(),
+                    self.line + 1,
+                    self.max_line
+                )));
+            }
+            buf.extend_from_slice(&chunk[..used]);
+            self.reader.consume(used);
+            taken += used;
+            if ends {
+                return Ok(taken);
+            }
+        }
     }
 
     /// Up to `max` lines that are not blank: (line number, bytes without the
@@ -93,10 +188,7 @@ impl Lines {
         let mut bytes = 0;
         while out.len() < max && bytes < max_bytes {
             let mut buf = Vec::new();
-            let n = self
-                .reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| broken(&self.path, e))?;
+            let n = self.read_line(&mut buf)?;
             if n == 0 {
                 break;
             }
@@ -121,8 +213,9 @@ pub struct Members {
 }
 
 impl Members {
-    pub fn open(path: &Path) -> Result<Members> {
+    pub fn open(path: &Path, limits: Limits) -> Result<Members> {
         let gz = open(path)?;
+        let max = limits.max_member_bytes;
         let path = path.to_path_buf();
         let (tx, rx) = sync_channel(4);
         std::thread::Builder::new()
@@ -145,8 +238,18 @@ impl Members {
                             .map_err(|x| broken(&path, x))?
                             .to_string_lossy()
                             .into_owned();
+                        if e.size() > max {
+                            return Err(broken(
+                                &path,
+                                format!(
+                                    "member {name} is {} bytes, more than max_member_bytes ({max}); give a larger max_member_bytes to read it",
+                                    e.size()
+                                ),
+                            ));
+                        }
                         let mut data = Vec::with_capacity(e.size() as usize);
-                        e.read_to_end(&mut data).map_err(|x| broken(&path, x))?;
+                        // The header's size bounds the read; `take` holds it there whatever follows.
+                        (&mut e).take(max).read_to_end(&mut data).map_err(|x| broken(&path, x))?;
                         Ok((name, data))
                     });
                     let failed = item.is_err();
@@ -219,7 +322,7 @@ mod tests {
             "lines.gz",
             &gz(&[b"{\"a\":1}\n\n{\"a\":2}\n", b"{\"a\":3}"]),
         );
-        let mut l = Lines::open(&p).unwrap();
+        let mut l = Lines::open(&p, Limits::default()).unwrap();
         let got = l.next_batch(2, usize::MAX).unwrap();
         assert_eq!(
             got,
@@ -231,8 +334,22 @@ mod tests {
         );
         assert!(l.next_batch(10, 1).unwrap().is_empty());
         // A batch ends once it holds the bytes asked for (a line is never split).
-        assert_eq!(Lines::open(&p).unwrap().next_batch(10, 7).unwrap().len(), 1);
-        assert_eq!(Lines::open(&p).unwrap().next_batch(10, 8).unwrap().len(), 2);
+        assert_eq!(
+            Lines::open(&p, Limits::default())
+                .unwrap()
+                .next_batch(10, 7)
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            Lines::open(&p, Limits::default())
+                .unwrap()
+                .next_batch(10, 8)
+                .unwrap()
+                .len(),
+            2
+        );
     }
 
     #[test]
@@ -240,7 +357,7 @@ mod tests {
         let one = tar_of(&[("x/u1.png", b"png1"), ("u2.png", b"")]);
         let two = tar_of(&[("u3.png", b"png3")]);
         let p = temp("shots.tar.gz", &gz(&[&one[..700], &one[700..], &two]));
-        let mut m = Members::open(&p).unwrap();
+        let mut m = Members::open(&p, Limits::default()).unwrap();
         let mut names = Vec::new();
         while let Some((name, data)) = m.next_member().unwrap() {
             names.push((uuid_of(&name).to_string(), data));
@@ -260,9 +377,83 @@ mod tests {
     }
 
     #[test]
+    fn a_line_or_member_past_its_limit_is_an_error_naming_it() {
+        let small = Limits {
+            max_line_bytes: 10,
+            max_member_bytes: 4,
+        };
+        let p = temp("long.gz", &gz(&[b"{\"a\":1}\n{\"a\":\"0123456789\"}\n"]));
+        let mut l = Lines::open(&p, small).unwrap();
+        let e = l.next_batch(1, usize::MAX).unwrap();
+        assert_eq!(e.len(), 1);
+        let e = l.next_batch(5, usize::MAX).unwrap_err().to_string();
+        assert!(
+            e.contains("long.gz line 2: longer than max_line_bytes (10 bytes)"),
+            "{e}"
+        );
+        // Exactly the limit is taken; the newline does not count.
+        let p = temp("exact.gz", &gz(&[b"0123456789\n0123456789"]));
+        assert_eq!(
+            Lines::open(&p, small)
+                .unwrap()
+                .next_batch(5, usize::MAX)
+                .unwrap()
+                .len(),
+            2
+        );
+        let p = temp(
+            "big.tar.gz",
+            &gz(&[&tar_of(&[("u1.png", b"png"), ("u2.png", b"12345")])]),
+        );
+        let mut m = Members::open(&p, small).unwrap();
+        assert_eq!(m.next_member().unwrap().unwrap().1, b"png");
+        let e = m.next_member().unwrap_err().to_string();
+        assert!(
+            e.contains("member u2.png is 5 bytes, more than max_member_bytes (4)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_kind_is_read_from_the_content() {
+        let cases: [(&str, Vec<u8>, Option<Kind>); 5] = [
+            (
+                "s.gz",
+                gz(&[b"\n{\"_id\":\"a\",\"sort\":[1],\"page\":{}}\n"]),
+                Some(Kind::Search),
+            ),
+            (
+                "r.gz",
+                gz(&[b"{\"data\":{},\"lists\":{},\"task\":{}}\n"]),
+                Some(Kind::Api),
+            ),
+            (
+                "p.gz",
+                gz(&[&tar_of(&[("x/u1.png", b"png")])]),
+                Some(Kind::Screenshots),
+            ),
+            (
+                "d.gz",
+                gz(&[&tar_of(&[("u1.html", b"<html>")])]),
+                Some(Kind::Dom),
+            ),
+            ("o.gz", gz(&[b"{\"other\":1}\n"]), None),
+        ];
+        for (name, data, want) in cases {
+            assert_eq!(Kind::sniff(&temp(name, &data)).unwrap(), want, "{name}");
+        }
+    }
+
+    #[test]
     fn a_broken_file_is_an_error() {
         let p = temp("broken.gz", b"not gzip at all");
-        assert!(Lines::open(&p).unwrap().next_batch(5, usize::MAX).is_err());
-        assert!(Members::open(&p).unwrap().next_member().is_err());
+        assert!(Lines::open(&p, Limits::default())
+            .unwrap()
+            .next_batch(5, usize::MAX)
+            .is_err());
+        assert!(Members::open(&p, Limits::default())
+            .unwrap()
+            .next_member()
+            .is_err());
     }
 }

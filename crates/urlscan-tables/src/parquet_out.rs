@@ -10,6 +10,12 @@
 //! gap). A single-file export stages its chunks in `<path>.parts/` and joins
 //! them at the end by copying their row groups (no re-encoding); a
 //! partitioned one writes `key=value/part-<chunk>.parquet` under `path`.
+//!
+//! Every file is written by `urlscan_core::disk`'s rule (an exclusive
+//! temporary file beside it, renamed when whole), a partition value becomes
+//! a bounded, escaped folder name, and an existing target (a file, or a
+//! folder that is not empty) is refused unless the caller asks to overwrite
+//! it or to resume there.
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -33,6 +39,10 @@ const STATE: &str = "_urlscan_export.json";
 const CHUNK_BYTES: usize = 16 << 20;
 /// The partition value of a null, as Hive and the engines spell it.
 const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
+/// The longest escaped partition value kept whole in a folder name (bytes);
+/// a longer one is cut and ends in a hash of the whole value (`~<16 hex>`),
+/// so distinct values stay distinct folders and a name fits every file system.
+const MAX_PARTITION_NAME: usize = 120;
 
 /// How an export writes.
 #[derive(Debug, Clone)]
@@ -44,6 +54,8 @@ pub struct Options {
     pub row_group_rows: usize,
     /// What the export is of (the query and its options): a resume checks it.
     pub fingerprint: String,
+    /// Replace an existing target (a file, or a folder of an earlier export).
+    pub overwrite: bool,
 }
 
 /// The codec named (`zstd`, `snappy`, `gzip`, `none`).
@@ -61,11 +73,25 @@ pub fn compression(name: &str) -> Result<Compression> {
     })
 }
 
-fn io(what: &str, path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Validation(format!("{what} {}: {e}", path.display()))
+fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
+    urlscan_core::disk::io_error(what, path, &e)
 }
 
-fn pq(path: &Path, e: impl std::fmt::Display) -> Error {
+/// A Parquet writer's error: the OS's failure underneath (a full disk) as the
+/// I/O error it is, anything else as a fault of this package.
+fn pq(path: &Path, e: parquet::errors::ParquetError) -> Error {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+    while let Some(c) = cause {
+        if let Some(io_err) = c.downcast_ref::<std::io::Error>() {
+            return urlscan_core::disk::io_error("write", path, io_err);
+        }
+        cause = c.source();
+    }
+    if let parquet::errors::ParquetError::External(inner) = &e {
+        if let Some(io_err) = inner.downcast_ref::<std::io::Error>() {
+            return urlscan_core::disk::io_error("write", path, io_err);
+        }
+    }
     Error::Internal(format!("writing Parquet {}: {e}", path.display()))
 }
 
@@ -112,9 +138,14 @@ impl Export {
         let text = match fs::read_to_string(&state) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io("cannot read", &state, e)),
+            Err(e) => return Err(io("read", &state, e)),
         };
-        let v: Value = serde_json::from_str(&text).map_err(|e| io("cannot read", &state, e))?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            Error::Validation(format!(
+                "resume: {} is not an export state this package wrote ({e}); remove it or write elsewhere",
+                state.display()
+            ))
+        })?;
         if v["fingerprint"].as_str() != Some(opts.fingerprint.as_str()) {
             return Err(Error::Validation(format!(
                 "resume: {} holds an interrupted export of something else ({}), not of {}; remove it or write elsewhere",
@@ -150,25 +181,36 @@ impl Export {
         match &resume {
             Some(r) => drop_unrecorded(&dir, r.chunk)?,
             None => {
-                if opts.partition_by.is_empty() {
-                    // Our own staging folder of an earlier run: not resumed, so gone.
-                    if dir.exists() {
-                        fs::remove_dir_all(&dir).map_err(|e| io("cannot remove", &dir, e))?;
-                    }
-                } else if dir.exists()
-                    && fs::read_dir(&dir)
-                        .map_err(|e| io("cannot read", &dir, e))?
-                        .next()
-                        .is_some()
-                {
+                let taken = if opts.partition_by.is_empty() {
+                    dest.exists()
+                } else {
+                    dir.exists()
+                        && fs::read_dir(&dir)
+                            .map_err(|e| io("read", &dir, e))?
+                            .next()
+                            .is_some()
+                };
+                if taken && !opts.overwrite {
+                    let what = if opts.partition_by.is_empty() {
+                        "exists"
+                    } else {
+                        "exists and is not empty"
+                    };
                     return Err(Error::Validation(format!(
-                        "{} exists and is not empty: give resume=True to continue an interrupted export there, or write elsewhere",
-                        dir.display()
+                        "{} {what}: give overwrite=True to replace it, resume=True to continue an interrupted export there, or write elsewhere",
+                        dest.display()
                     )));
+                }
+                if taken && !opts.partition_by.is_empty() {
+                    clear_export(&dir)?;
+                }
+                if opts.partition_by.is_empty() && dir.exists() {
+                    // Our own staging folder of an earlier run: not resumed, so gone.
+                    fs::remove_dir_all(&dir).map_err(|e| io("remove", &dir, e))?;
                 }
             }
         }
-        fs::create_dir_all(&dir).map_err(|e| io("cannot create", &dir, e))?;
+        fs::create_dir_all(&dir).map_err(|e| io("create", &dir, e))?;
         let props = WriterProperties::builder()
             .set_compression(opts.compression)
             // A chunk is one row group, however many pages made it.
@@ -226,7 +268,7 @@ impl Export {
         } else {
             for (dir, part) in partitions(&batches, &self.opts.partition_by)? {
                 let dir = self.dir.join(dir);
-                fs::create_dir_all(&dir).map_err(|e| io("cannot create", &dir, e))?;
+                fs::create_dir_all(&dir).map_err(|e| io("create", &dir, e))?;
                 write_file(
                     &dir.join(format!("part-{}.parquet", self.chunk)),
                     &part,
@@ -248,9 +290,7 @@ impl Export {
             "rows": self.rows,
             "chunk": self.chunk,
         });
-        let tmp = self.dir.join(format!("{STATE}.tmp"));
-        fs::write(&tmp, v.to_string()).map_err(|e| io("cannot write", &tmp, e))?;
-        fs::rename(&tmp, &state).map_err(|e| io("cannot write", &state, e))
+        urlscan_core::disk::write_whole(&state, v.to_string().as_bytes()).map(drop)
     }
 
     /// Write what is left and finish: a single file is joined from its
@@ -260,39 +300,72 @@ impl Export {
         self.flush()?;
         if self.opts.partition_by.is_empty() {
             let parts = chunk_files(&self.dir)?;
-            let tmp = tmp_of(&self.dest);
             if parts.is_empty() {
-                write_file(&tmp, &[RecordBatch::new_empty(schema)], &self.props)?;
+                write_file(&self.dest, &[RecordBatch::new_empty(schema)], &self.props)?;
             } else {
-                concat(&parts, &tmp)?;
+                concat(&parts, &self.dest)?;
             }
-            fs::rename(&tmp, &self.dest).map_err(|e| io("cannot write", &self.dest, e))?;
-            fs::remove_dir_all(&self.dir).map_err(|e| io("cannot remove", &self.dir, e))?;
+            fs::remove_dir_all(&self.dir).map_err(|e| io("remove", &self.dir, e))?;
         } else {
+            // Not there when no row was written (no chunk was recorded).
             let state = self.dir.join(STATE);
-            fs::remove_file(&state).map_err(|e| io("cannot remove", &state, e))?;
+            match fs::remove_file(&state) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io("remove", &state, e))
+                }
+                _ => {}
+            }
         }
         Ok(self.rows)
     }
 }
 
-fn tmp_of(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
+/// Remove an earlier export's folder (`overwrite`), only when it holds
+/// nothing but what an export writes: Hive partition folders, Parquet files
+/// and the export's state. Anything else is the user's, and kept.
+fn clear_export(dir: &Path) -> Result<()> {
+    fn ours(dir: &Path) -> Result<bool> {
+        for e in fs::read_dir(dir).map_err(|e| io("read", dir, e))? {
+            let e = e.map_err(|e| io("read", dir, e))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let kind = e.file_type().map_err(|err| io("read", &e.path(), err))?;
+            let fine = if kind.is_dir() {
+                name.contains('=') && ours(&e.path())?
+            } else {
+                name.ends_with(".parquet") || name == STATE || is_staged(&name)
+            };
+            if !fine {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+    if !ours(dir)? {
+        return Err(Error::Validation(format!(
+            "overwrite: {} holds files that are not an export's (only partition folders and Parquet files are replaced); write elsewhere",
+            dir.display()
+        )));
+    }
+    fs::remove_dir_all(dir).map_err(|e| io("remove", dir, e))
 }
 
-/// Write batches as one complete file: to `<path>.tmp`, renamed when whole.
+/// A temporary file `disk::Staged` leaves behind when the process was killed.
+fn is_staged(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".part")
+}
+
+/// Write batches as one complete file (staged, renamed when whole).
 fn write_file(path: &Path, batches: &[RecordBatch], props: &WriterProperties) -> Result<()> {
-    let tmp = tmp_of(path);
-    let file = File::create(&tmp).map_err(|e| io("cannot create", &tmp, e))?;
+    let mut staged = urlscan_core::disk::Staged::new(path)?;
     let schema = batches[0].schema();
-    let mut w = ArrowWriter::try_new(file, schema, Some(props.clone())).map_err(|e| pq(path, e))?;
+    let mut w = ArrowWriter::try_new(staged.take_file(), schema, Some(props.clone()))
+        .map_err(|e| pq(path, e))?;
     for b in batches {
         w.write(b).map_err(|e| pq(path, e))?;
     }
-    w.close().map_err(|e| pq(path, e))?;
-    fs::rename(&tmp, path).map_err(|e| io("cannot write", path, e))
+    let file = w.into_inner().map_err(|e| pq(path, e))?;
+    file.sync_all().map_err(|e| io("write", path, e))?;
+    staged.commit().map(drop)
 }
 
 /// The chunk number of a file name `part-<n>.parquet`.
@@ -329,19 +402,20 @@ fn drop_unrecorded(dir: &Path, from: u64) -> Result<()> {
         let name = name.to_string_lossy();
         if path.is_dir() {
             drop_unrecorded(&path, from)?;
-        } else if name.ends_with(".parquet.tmp") || chunk_of(&name).is_some_and(|n| n >= from) {
-            fs::remove_file(&path).map_err(|e| io("cannot remove", &path, e))?;
+        } else if is_staged(&name) || chunk_of(&name).is_some_and(|n| n >= from) {
+            fs::remove_file(&path).map_err(|e| io("remove", &path, e))?;
         }
     }
     Ok(())
 }
 
-/// Join Parquet files of one schema into one, copying their row groups.
+/// Join Parquet files of one schema into one, copying their row groups
+/// (staged, renamed to `out` when whole).
 fn concat(parts: &[PathBuf], out: &Path) -> Result<()> {
     let inputs = parts
         .iter()
         .map(|p| {
-            let f = File::open(p).map_err(|e| io("cannot read", p, e))?;
+            let f = File::open(p).map_err(|e| io("read", p, e))?;
             let meta = ParquetMetaDataReader::new()
                 .parse_and_finish(&f)
                 .map_err(|e| pq(p, e))?;
@@ -353,8 +427,9 @@ fn concat(parts: &[PathBuf], out: &Path) -> Result<()> {
         .set_key_value_metadata(first.file_metadata().key_value_metadata().cloned())
         .build();
     let schema = first.file_metadata().schema_descr().root_schema_ptr();
-    let file = File::create(out).map_err(|e| io("cannot create", out, e))?;
-    let mut w = SerializedFileWriter::new(file, schema, Arc::new(props)).map_err(|e| pq(out, e))?;
+    let mut staged = urlscan_core::disk::Staged::new(out)?;
+    let mut w = SerializedFileWriter::new(staged.take_file(), schema, Arc::new(props))
+        .map_err(|e| pq(out, e))?;
     for (input, meta) in &inputs {
         for rg in meta.row_groups() {
             let mut rg_out = w.next_row_group().map_err(|e| pq(out, e))?;
@@ -374,11 +449,30 @@ fn concat(parts: &[PathBuf], out: &Path) -> Result<()> {
             rg_out.close().map_err(|e| pq(out, e))?;
         }
     }
-    w.close().map_err(|e| pq(out, e))?;
-    Ok(())
+    let file = w.into_inner().map_err(|e| pq(out, e))?;
+    file.sync_all().map_err(|e| io("write", out, e))?;
+    staged.commit().map(drop)
 }
 
-/// A partition value as a path part: Hive's escapes for what a path cannot hold.
+/// A partition value as a folder name: Hive's escapes for what a path cannot
+/// hold, cut to `MAX_PARTITION_NAME` bytes with a hash of the whole value.
+fn partition_name(v: &str) -> String {
+    let escaped = escape(v);
+    if escaped.len() <= MAX_PARTITION_NAME {
+        return escaped;
+    }
+    use sha2::Digest;
+    let hash = hex::encode(&sha2::Sha256::digest(v.as_bytes())[..8]);
+    // The escaped text is ASCII (every other byte is escaped); an escape
+    // (`%2F`) is never split.
+    let mut cut = MAX_PARTITION_NAME - 17;
+    if let Some(p) = escaped[..cut].rfind('%').filter(|p| cut - p < 3) {
+        cut = p;
+    }
+    format!("{}~{hash}", &escaped[..cut])
+}
+
+/// Hive's escapes for what a path cannot hold.
 fn escape(v: &str) -> String {
     const SET: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
         .add(b'/')
@@ -484,7 +578,7 @@ fn partitions(
             for (k, t) in keys.iter().zip(&texts) {
                 let v = t[i]
                     .as_deref()
-                    .map_or_else(|| NULL_PARTITION.to_string(), escape);
+                    .map_or_else(|| NULL_PARTITION.to_string(), partition_name);
                 dir.push(format!("{}={v}", escape(k)));
             }
             rows.entry(dir.clone())
@@ -541,6 +635,7 @@ mod tests {
             compression: compression("zstd").unwrap(),
             row_group_rows: 10,
             fingerprint: "test".into(),
+            overwrite: false,
         }
     }
 
@@ -632,8 +727,61 @@ mod tests {
         assert!(names.contains(&"country=C%2F0".to_string()), "{names:?}");
         assert_eq!(rows_of(&day.join("country=C%2F0/part-0.parquet")), 2);
         assert!(!dir.join(STATE).exists());
-        // Not empty: a new export there is refused without resume.
-        assert!(Export::start(&dir, opts(&["date"]), None).is_err());
+        // Not empty: a new export there is refused without resume or overwrite.
+        let e = Export::start(&dir, opts(&["date"]), None).err().unwrap();
+        assert!(e.to_string().contains("give overwrite=True"), "{e}");
+        // Overwrite replaces an export's folder, never one holding other files.
+        fs::write(dir.join("notes.txt"), b"mine").unwrap();
+        let over = Options {
+            overwrite: true,
+            ..opts(&["date"])
+        };
+        assert!(Export::start(&dir, over.clone(), None).is_err());
+        fs::remove_file(dir.join("notes.txt")).unwrap();
+        let e = Export::start(&dir, over, None).unwrap();
+        assert_eq!(e.finish(batch(0, 0).schema()).unwrap(), 0);
+        assert!(!day.exists());
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_existing_file_is_refused_unless_overwritten() {
+        let dir = std::env::temp_dir().join(format!("urlscan-tables-o-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join("a.parquet");
+        fs::write(&dest, b"an earlier file").unwrap();
+        let e = Export::start(&dest, opts(&[]), None).err().unwrap();
+        assert!(e.to_string().contains("exists: give overwrite=True"), "{e}");
+        let over = Options {
+            overwrite: true,
+            ..opts(&[])
+        };
+        let mut e = Export::start(&dest, over, None).unwrap();
+        e.write(batch(0, 3), None).unwrap();
+        assert_eq!(e.finish(batch(0, 0).schema()).unwrap(), 3);
+        assert_eq!(rows_of(&dest), 3);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn long_and_odd_partition_values_get_bounded_distinct_names() {
+        let long_a = format!("{}a", "é/".repeat(200));
+        let long_b = format!("{}b", "é/".repeat(200));
+        let (a, b) = (partition_name(&long_a), partition_name(&long_b));
+        assert!(
+            a.len() <= MAX_PARTITION_NAME && b.len() <= MAX_PARTITION_NAME,
+            "{a}"
+        );
+        assert_ne!(a, b);
+        assert!(!a.contains('/') && a.contains('~'), "{a}");
+        assert_eq!(partition_name("C/0"), "C%2F0");
+        for odd in ["..", ".", "", "a\0b", "x\\y", "%", "=", "~"] {
+            let n = partition_name(odd);
+            assert!(
+                !n.contains('/') && !n.contains('\\') && !n.contains('\0'),
+                "{odd:?} -> {n:?}"
+            );
+        }
     }
 }

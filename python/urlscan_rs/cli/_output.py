@@ -202,9 +202,9 @@ class Output:
         self.stdout_tty = _isatty(sys.stdout)
         self.bar: ProgressBar | None = None
 
-    def progress(self, label: str, total: int | None = None, *, enabled: bool = True) -> ProgressBar:
+    def progress(self, label: str, total: int | None = None, *, enabled: bool = True, unit: str | None = None) -> ProgressBar:
         """A bar on stderr (drawn only when stderr is a terminal)."""
-        self.bar = ProgressBar(label, total, stream=sys.stderr, enabled=enabled and _isatty(sys.stderr))
+        self.bar = ProgressBar(label, total, stream=sys.stderr, enabled=enabled and _isatty(sys.stderr), unit=unit)
         return self.bar
 
     def _before_write(self) -> None:

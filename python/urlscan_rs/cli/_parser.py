@@ -270,7 +270,13 @@ def _premium_commands(c: _Commands) -> None:
         cmd_datadump_download,
     )
     dd.add_argument("path", help=field_help("datadumps.link", "path"))
-    dd.add_argument("-o", "--output", metavar="DIR", default=".", help="folder (or file name) to write to (default: here)")
+    dd.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default=".",
+        help="folder to write to, created if needed; the file keeps its dump path under it (default: here)",
+    )
     ds = c.command(
         ["datadump", "sync"],
         "download every data-dump file of the last days that a folder does not hold yet (safe to run from cron)",
@@ -285,7 +291,14 @@ def _premium_commands(c: _Commands) -> None:
         choices=("search", "api", "screenshots", "dom"),
         help="kind of data, repeatable (default: search and api)",
     )
-    ds.add_argument("--days", type=_positive_int, default=7, metavar="N", help="the last N days, today included (default: 7)")
+    ds.add_argument(
+        "--days", type=_positive_int, default=7, metavar="N", help="the last N days, today included, at most 366 (default: 7)"
+    )
+    ds.add_argument(
+        "--rebuild-state",
+        action="store_true",
+        help="set a corrupt state file aside and rebuild it from the files on disk (those of the listed size count as fetched)",
+    )
     sg = c.command(
         ["saved-search", "get"],
         "one of your saved searches",
@@ -301,7 +314,23 @@ def _premium_commands(c: _Commands) -> None:
         api=False,
     )
     dr.add_argument("file", help="a data-dump file as downloaded (.gz)")
-    dr.add_argument("--type", choices=("search", "api", "screenshots", "dom"), help="what it holds (default: from its path)")
+    dr.add_argument(
+        "--type", choices=("search", "api", "screenshots", "dom"), help="what it holds (default: from its path, else its content)"
+    )
+    dr.add_argument(
+        "--max-line-bytes",
+        type=_positive_int,
+        default=64 << 20,
+        metavar="N",
+        help="longest line of a search or api file (default: 64 MiB)",
+    )
+    dr.add_argument(
+        "--max-member-bytes",
+        type=_positive_int,
+        default=64 << 20,
+        metavar="N",
+        help="largest file in a screenshots or dom archive (default: 64 MiB)",
+    )
     dr.add_argument(
         "--format",
         choices=("jsonl", "csv", "parquet"),

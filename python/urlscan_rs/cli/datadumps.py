@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from ._common import _client, _write_jsonl
@@ -10,8 +11,10 @@ from ._output import DIM, EXIT_ERROR, EXIT_OK, Output, UsageError, _err, _note
 
 
 def cmd_datadump_download(args: argparse.Namespace, out: Output) -> int:
-    with _client(args) as c, out.progress("download") as bar:
-        path = c.datadumps.download(args.path, args.output, progress=lambda done, total: bar.update(done, total or None))
+    # -o is a folder, as its help says (created if needed): the file keeps its dump path under it.
+    folder = os.path.join(args.output, "")
+    with _client(args) as c, out.progress("download", unit="bytes") as bar:
+        path = c.datadumps.download(args.path, folder, progress=lambda done, total: bar.update(done, total or None))
     size = path.stat().st_size
     if out.json:
         out.emit({"path": str(path), "bytes": size})
@@ -23,7 +26,9 @@ def cmd_datadump_download(args: argparse.Namespace, out: Output) -> int:
 def cmd_datadump_sync(args: argparse.Namespace, out: Output) -> int:
     types = tuple(args.types or ("search", "api"))
     with _client(args) as c, out.progress("sync") as bar:
-        report = c.datadumps.sync(args.dir, window=args.window, types=types, days=args.days, progress=bar.update)
+        report = c.datadumps.sync(
+            args.dir, window=args.window, types=types, days=args.days, progress=bar.update, rebuild_state=args.rebuild_state
+        )
     if out.json:
         out.emit({"downloaded": report.downloaded, "skipped": len(report.skipped), "failed": dict(report.failed)})
     else:
@@ -38,12 +43,12 @@ def cmd_datadump_sync(args: argparse.Namespace, out: Output) -> int:
 def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
     from .. import datadumps
 
-    f = datadumps.read(args.file, type=args.type)
+    f = datadumps.read(args.file, type=args.type, max_line_bytes=args.max_line_bytes, max_member_bytes=args.max_member_bytes)
     dest = args.output
     if args.format == "parquet":
         if not dest or dest == "-":
             raise UsageError("--format parquet needs -o FILE (Parquet is not written to a terminal)")
-        rows = f.to_parquet(dest)
+        rows = f.to_parquet(dest, overwrite=True)  # -o replaces FILE, as for jsonl and csv
     elif args.format == "csv":
         rows = f.to_csv(dest or "-")
     else:

@@ -51,8 +51,8 @@ def cmd_emulator(args: argparse.Namespace, out: Output) -> int:
         )
     except ValidationError as e:
         raise UsageError(str(e)) from None
-    except RuntimeError as e:
-        raise UsageError(f"{e} ({args.host}:{args.port}); pick another --port, or 0 for a free one") from None
+    except OSError as e:  # the address: in use, or not this machine's
+        raise UsageError(f"{e.strerror or e}; pick another --port, or 0 for a free one") from None
     try:
         if out.json:
             out.emit({"URLSCAN_BASE_URL": emu.url, "URLSCAN_API_KEY": emu.api_key, "keys": emu.keys, "pid": os.getpid()})

@@ -343,7 +343,7 @@ _MANY = {"StrList", "IdList", "EnumList", "Emails", "Countries", "UserTags", "Ta
 def row_params(name: str) -> tuple[Param, ...]:
     """The keyword fields of row ``name`` (not those given by position) as command-line parameters."""
     row = rows()[name]
-    kinds = {"Bool": "bool", "Int": "int", "Headers": "header"}
+    kinds = {"Bool": "bool", "Switch": "bool", "Int": "int", "Headers": "header"}
     return tuple(
         Param(f["name"], kinds.get(f["kind"], "str"), tuple(f["choices"]) or None, f["kind"] in _MANY, False)
         for f in [*row["body"], *row["params"]]

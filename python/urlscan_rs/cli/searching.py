@@ -29,7 +29,8 @@ def _export_search(args: argparse.Namespace, out: Output, it: Any, fmt: str, des
         if fmt == "parquet":
             if not dest or dest == "-":
                 raise UsageError("--format parquet needs -o FILE (Parquet is not written to a terminal)")
-            rows = it.to_parquet(dest, progress=lambda n: bar.update(n, limit))
+            # -o replaces FILE, as it does for jsonl and csv.
+            rows = it.to_parquet(dest, overwrite=True, progress=lambda n: bar.update(n, limit))
         elif fmt == "csv":
             rows = it.to_csv(dest or "-", progress=lambda n: bar.update(n, limit))
         else:

@@ -100,6 +100,7 @@ impl Client {
     ) -> Result<Bytes> {
         let ep = find(name)?;
         let mut req = Req::new(ep.method.clone(), path(ep, ids)?);
+        req.template = Some(ep.path);
         let (params, opts) = split_params(ep, opts);
         let built = build(name, ep.params, &params, false)?;
         for field in ep.params {

@@ -131,22 +131,13 @@ pub struct Downloaded {
     pub attempts: u32,
 }
 
-/// Where a download in progress is written: `.<name>.part` beside `dest`.
-pub fn part_of(dest: &std::path::Path) -> std::path::PathBuf {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    dest.with_file_name(format!(".{name}.part"))
-}
+/// What an interrupted download attempt must have brought for the next
+/// resume not to count against `max_retries`.
+const MIN_PROGRESS: u64 = 1 << 20;
 
 /// The total size a `Content-Range: bytes a-b/N` names.
 fn range_total(v: &str) -> Option<u64> {
     v.rsplit('/').next()?.trim().parse().ok()
-}
-
-fn io_err(what: &str, path: &std::path::Path, e: std::io::Error) -> Error {
-    Error::Validation(format!("cannot {what} {}: {e}", path.display()))
 }
 
 impl Client {
@@ -183,11 +174,18 @@ impl Client {
     }
 
     /// Download a dump file to `dest`: its temporary link (the API key is not
-    /// sent to that host), streamed to `.<name>.part` beside `dest`, checked
-    /// against `expected` bytes (the listing's size), renamed into place only
-    /// when whole. A connection dropped mid-file resumes with a `Range`
-    /// request; after `max_retries` such retries the call fails with the
-    /// bytes it had, and removes the part file (no half file under `dest`).
+    /// sent to that host), streamed to a temporary file created exclusively
+    /// beside `dest` (see `disk::Staged`), renamed into place only when whole
+    /// and of `expected` bytes (the listing's size).
+    ///
+    /// Bounds: nothing past `expected` (or past the client's
+    /// `max_download_bytes`) is written: a host that sends more fails the
+    /// download then. A body that keeps arriving is never cut by the
+    /// client's `timeout`; a stall (no byte for `timeout`) or a dropped
+    /// connection resumes with a `Range` request, up to `max_retries` times
+    /// in a row without progress (an attempt that brought at least 1 MiB
+    /// starts the count anew); then the call fails with the bytes it had,
+    /// and the temporary file is removed (no half file under `dest`).
     /// `progress(bytes, total)` follows the bytes (total 0 when unknown).
     pub async fn datadump_download(
         &self,
@@ -196,32 +194,44 @@ impl Client {
         expected: Option<u64>,
         progress: Option<super::batch::Progress>,
     ) -> Result<Downloaded> {
-        use tokio::io::AsyncWriteExt;
+        use tokio::io::{AsyncSeekExt, AsyncWriteExt};
         let p = dump_path(path)?;
-        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
-            tokio::fs::create_dir_all(dir)
-                .await
-                .map_err(|e| io_err("create", dir, e))?;
-        }
-        let part = part_of(dest);
         let url = self.datadump_link(&p).await?;
-        let mut file = tokio::fs::File::create(&part)
-            .await
-            .map_err(|e| io_err("write", &part, e))?;
+        let mut staged = crate::disk::Staged::new(dest)?;
+        let temp = staged.temp_path().to_path_buf();
+        let write_err = |e: std::io::Error| crate::disk::io_error("write", &temp, &e);
+        let mut file = tokio::fs::File::from_std(staged.take_file());
+        let cap = self.config().max_download_bytes;
+        // Past this, a byte is one the listing (or the client) did not allow.
+        let limit = expected.map_or(cap, |e| e.min(cap));
         let budget = self.config().max_retries;
         let mut have: u64 = 0;
         // The size the download host gives (its Content-Length or Content-Range);
         // the listing's `expected` is checked once the host's answer is whole.
         let mut total: Option<u64> = None;
         let mut attempts = 0u32;
+        // Attempts in a row that brought less than `MIN_PROGRESS`: a transfer
+        // that keeps moving may resume again and again (at most once per
+        // `MIN_PROGRESS` of `limit`), a dead or dripping one only `max_retries` times.
+        let mut fruitless = 0u32;
+        let too_much = |sent: u64| {
+            let why = match expected {
+                Some(e) if e <= cap => format!("the {e} bytes the listing announced"),
+                _ => format!("max_download_bytes ({cap})"),
+            };
+            Error::Decode(format!(
+                "data-dump file {p}: the download host sent {sent} bytes or more, past {why}; stopped writing there"
+            ))
+        };
         let outcome: Result<()> = async {
             loop {
                 attempts += 1;
-                let retry_left = attempts <= budget;
+                let retry_left = fruitless < budget;
                 let resp = match self.t.get_elsewhere(&url, have).await {
                     Ok(r) => r,
                     Err(e) if retry_left && matches!(e, Error::Transport(_) | Error::Timeout(_)) => {
-                        tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(attempts))).await;
+                        fruitless += 1;
+                        tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(fruitless))).await;
                         continue;
                     }
                     Err(e) => return Err(e),
@@ -237,8 +247,8 @@ impl Client {
                     200 => {
                         if have > 0 {
                             // The host ignored the range: start over.
-                            file.set_len(0).await.map_err(|e| io_err("write", &part, e))?;
-                            file = tokio::fs::File::create(&part).await.map_err(|e| io_err("write", &part, e))?;
+                            file.set_len(0).await.map_err(write_err)?;
+                            file.seek(std::io::SeekFrom::Start(0)).await.map_err(write_err)?;
                             have = 0;
                         }
                         total = resp.content_length().or(total);
@@ -250,25 +260,39 @@ impl Client {
                         )))
                     }
                 }
+                if let Some(t) = total.filter(|t| *t > limit) {
+                    return Err(too_much(t));
+                }
+                let before = have;
                 let mut resp = resp;
                 let cut = loop {
                     match resp.chunk().await {
                         Ok(Some(chunk)) => {
-                            file.write_all(&chunk).await.map_err(|e| io_err("write", &part, e))?;
+                            let room = limit - have;
+                            if chunk.len() as u64 > room {
+                                file.write_all(&chunk[..room as usize]).await.map_err(write_err)?;
+                                return Err(too_much(have + chunk.len() as u64));
+                            }
+                            file.write_all(&chunk).await.map_err(write_err)?;
                             have += chunk.len() as u64;
                             if let Some(cb) = &progress {
                                 cb(have as usize, expected.or(total).unwrap_or(0) as usize);
                             }
                         }
                         Ok(None) => break None,
-                        Err(e) => break Some(e.to_string()),
+                        Err(e) => break Some(crate::transport::describe_body_error(e)),
                     }
                 };
                 let short = total.is_some_and(|t| have < t);
                 if cut.is_none() && !short {
                     return Ok(());
                 }
-                if !retry_left {
+                fruitless = if have - before >= MIN_PROGRESS {
+                    0
+                } else {
+                    fruitless + 1
+                };
+                if fruitless > budget {
                     let of = total.map_or(String::new(), |t| format!(" of {t}"));
                     let why = cut.unwrap_or_else(|| "the connection closed early".into());
                     return Err(Error::Transport(format!(
@@ -279,33 +303,23 @@ impl Client {
             }
         }
         .await;
-        let finish = async {
-            outcome?;
-            file.flush().await.map_err(|e| io_err("write", &part, e))?;
-            file.sync_all()
-                .await
-                .map_err(|e| io_err("write", &part, e))?;
-            if let Some(t) = expected {
-                if have != t {
-                    return Err(Error::Decode(format!(
-                        "data-dump file {p}: {have} bytes downloaded where {t} were announced"
-                    )));
-                }
-            }
-            tokio::fs::rename(&part, dest)
-                .await
-                .map_err(|e| io_err("write", dest, e))
-        };
-        match finish.await {
-            Ok(()) => Ok(Downloaded {
-                bytes: have,
-                attempts,
-            }),
-            Err(e) => {
-                drop(file);
-                let _ = tokio::fs::remove_file(&part).await;
-                Err(e)
+        outcome?;
+        file.flush().await.map_err(write_err)?;
+        file.sync_all().await.map_err(write_err)?;
+        if let Some(t) = expected {
+            if have != t {
+                return Err(Error::Decode(format!(
+                    "data-dump file {p}: {have} bytes downloaded where {t} were announced"
+                )));
             }
         }
+        // Renamed into place (on an error above the staged file is dropped
+        // instead, and the temporary file removed).
+        drop(file);
+        staged.commit()?;
+        Ok(Downloaded {
+            bytes: have,
+            attempts,
+        })
     }
 }

@@ -139,7 +139,8 @@ impl Endpoint {
             path = path.replace(&format!("{{{i}}}"), id);
         }
         debug_assert!(!path.contains('{'), "{}: missing id", self.name);
-        let req = Req::new(self.method.clone(), path);
+        let mut req = Req::new(self.method.clone(), path);
+        req.template = Some(self.path);
         match self.action {
             Some(a) => req.action(a),
             None => req,

@@ -29,7 +29,9 @@ pub const SCAN_FIELDS: &[Field] = &[
     f("referer", "referer", Kind::HeaderValue).doc("The Referer header the scanner sends"),
     f("custom_agent", "customagent", Kind::HeaderValue)
         .doc("The User-Agent the scanner uses (see user_agents)"),
-    f("override_safety", "overrideSafety", Kind::Bool)
+    // The service answers a JSON boolean with `"overrideSafety" must be a string` (a live-aligned
+    // fixture) while the OpenAPI says boolean; "true" is read as true under either rule.
+    f("override_safety", "overrideSafety", Kind::Switch)
         .doc("Turn off the service's reclassification of URLs that may hold personal data; use with care"),
 ];
 
@@ -313,7 +315,7 @@ mod tests {
         assert_eq!(
             o.body("example.com/x ").unwrap(),
             json!({"url": "example.com/x", "visibility": "private", "tags": vec!["t"; 10],
-                "country": "de", "customagent": "UA/1", "overrideSafety": true})
+                "country": "de", "customagent": "UA/1", "overrideSafety": "true"})
         );
         assert_eq!(o.visibility(), Some("private"));
         let row = row("scan");
@@ -335,6 +337,12 @@ mod tests {
         assert!(refused(json!({"country": "deu"})).contains("two-letter"));
         assert!(refused(json!({"referer": "a\r\nb"})).contains("control characters"));
         assert!(refused(json!({"override_safety": "yes"})).contains("true or false"));
+        // Off is not sent: any value sent turns the switch on.
+        let off = opts(json!({"override_safety": false})).unwrap();
+        assert_eq!(
+            off.body("https://a.example").unwrap(),
+            json!({"url": "https://a.example"})
+        );
         assert!(refused(json!({"url": "https://a.example"})).contains("on its own"));
         let misspelt = refused(json!({"visiblity": "public"}));
         assert!(misspelt.contains("did you mean \"visibility\"") && !misspelt.contains("url"));

@@ -47,65 +47,106 @@ pub use spec::ScanSpec;
 /// `task.reportURL`, `task.screenshotURL` and `task.domURL`.
 pub fn result_json(spec: &ScanSpec, base_url: &str) -> Value {
     let mut doc = Model::build(spec).result(base_url);
-    if let Some((lo, hi)) = result_size(base_url) {
+    let (size, title) = result_size(base_url);
+    if let Some(chars) = title {
+        // A hostile page: a title of `chars` characters (words of the page's own title).
+        let words = doc["page"]["title"]
+            .as_str()
+            .filter(|t| !t.is_empty())
+            .unwrap_or("title")
+            .to_string();
+        let mut long = String::with_capacity(chars);
+        while long.len() < chars {
+            long.push_str(&words);
+            long.push(' ');
+        }
+        long.truncate(chars);
+        doc["page"]["title"] = Value::String(long);
+    }
+    if let Some((lo, hi)) = size {
         pad_result(&mut doc, &spec.uuid, lo, hi);
     }
     doc
 }
 
-/// Result sizes asked for, per emulator (keyed by its base URL): `(min, max)`
-/// bytes of the serialized result document.
-static RESULT_SIZES: std::sync::RwLock<Vec<(String, (usize, usize))>> =
-    std::sync::RwLock::new(Vec::new());
+/// How big each emulator's result documents are (keyed by its base URL):
+/// `(min, max)` bytes of the document as served, and the characters of a
+/// page title.
+type Sizes = (Option<(usize, usize)>, Option<usize>);
+static RESULT_SIZES: std::sync::RwLock<Vec<(String, Sizes)>> = std::sync::RwLock::new(Vec::new());
 
 /// Make the result documents served under `base_url` weigh between `min`
 /// and `max` bytes (deterministically per scan), or restore the natural size
 /// with `None`.
 pub fn set_result_size(base_url: &str, range: Option<(usize, usize)>) {
+    set_sizes(base_url, |s| s.0 = range);
+}
+
+/// Give every page served under `base_url` a title of `chars` characters
+/// (a hostile page), or its own title with `None`.
+pub fn set_title_size(base_url: &str, chars: Option<usize>) {
+    set_sizes(base_url, |s| s.1 = chars);
+}
+
+fn set_sizes(base_url: &str, change: impl FnOnce(&mut Sizes)) {
     let mut sizes = RESULT_SIZES.write().unwrap_or_else(|e| e.into_inner());
-    sizes.retain(|(b, _)| b != base_url);
-    if let Some(r) = range {
-        sizes.push((base_url.to_string(), r));
+    let mut entry = sizes
+        .iter()
+        .position(|(b, _)| b == base_url)
+        .map_or((None, None), |i| sizes.remove(i).1);
+    change(&mut entry);
+    if entry != (None, None) {
+        sizes.push((base_url.to_string(), entry));
     }
 }
 
-fn result_size(base_url: &str) -> Option<(usize, usize)> {
+fn result_size(base_url: &str) -> Sizes {
     let sizes = RESULT_SIZES.read().unwrap_or_else(|e| e.into_inner());
     if sizes.is_empty() {
-        return None;
+        return (None, None);
     }
-    sizes.iter().find(|(b, _)| b == base_url).map(|(_, r)| *r)
+    sizes
+        .iter()
+        .find(|(b, _)| b == base_url)
+        .map_or((None, None), |(_, s)| *s)
 }
 
 /// Grow a result document to a size drawn per scan from `lo..=hi` bytes, the
-/// way big real pages are big: more `data.requests` entries (copies of the
-/// page's own requests under fresh request ids). A document already larger
-/// than the target is left as it is; the result never exceeds `hi` because of
-/// the padding.
+/// way big real pages are big: more `data.requests` entries, copies of the
+/// page's own requests under fresh request ids, each round of copies on hosts
+/// of its own (`r<round>.<host>`, each with an address of 198.18.0.0/15),
+/// listed in `lists.urls`, `lists.domains` and `lists.ips` as the service
+/// lists what a page loaded (a real 5.2 MB result: 525 requests, 102
+/// domains). A document already larger than the target is left as it is;
+/// the result never exceeds `hi` because of the padding.
 fn pad_result(doc: &mut Value, uuid: &str, lo: usize, hi: usize) {
     let (lo, hi) = (lo.min(hi), hi.max(lo));
     let target = lo + (h64(&["result-size", uuid]) % (hi - lo + 1) as u64) as usize;
-    let mut size = serde_json::to_vec(&*doc).map(|v| v.len()).unwrap_or(0);
+    // Sizes are of the document as served (`json_form`): an element of
+    // `data.requests` or of a `lists` list sits three levels deep (six
+    // spaces on each of its lines) after ",\n". A few bytes are kept spare
+    // for the lists that were empty.
+    let hi = hi.saturating_sub(64);
+    let at_depth_3 = |v: &Value| {
+        let text = crate::json_form::render(v);
+        let lines = text.iter().filter(|b| **b == b'\n').count() + 1;
+        text.len() + 6 * lines + 2
+    };
+    let mut size = crate::json_form::render(doc).len();
     let Some(Value::Array(reqs)) = doc.pointer_mut("/data/requests") else {
         return;
     };
     if reqs.is_empty() || size >= target {
         return;
     }
-    let base: Vec<(Value, usize)> = reqs
-        .iter()
-        .map(|r| {
-            (
-                r.clone(),
-                serde_json::to_vec(r).map(|v| v.len()).unwrap_or(1),
-            )
-        })
-        .collect();
+    let base: Vec<(Value, usize)> = reqs.iter().map(|r| (r.clone(), at_depth_3(r))).collect();
+    let (mut urls, mut hosts, mut ips) = (Vec::new(), Vec::new(), Vec::new());
     let mut k = 0usize;
     while size < target {
         let (entry, len) = &base[k % base.len()];
         let mut e = entry.clone();
-        let suffix = format!(".{}", k / base.len() + 1);
+        let round = k / base.len() + 1;
+        let suffix = format!(".{round}");
         let mut len = *len;
         for p in ["/request/requestId", "/response/requestId", "/requestId"] {
             if let Some(Value::String(id)) = e.pointer_mut(p) {
@@ -113,12 +154,44 @@ fn pad_result(doc: &mut Value, uuid: &str, lo: usize, hi: usize) {
                 len += suffix.len();
             }
         }
-        if size + len + 1 > hi {
+        // The copy's own host: the URL's host behind `r<round>.`.
+        let mut listed = 0;
+        let url = e
+            .pointer("/request/request/url")
+            .and_then(Value::as_str)
+            .and_then(|u| url::Url::parse(u).ok());
+        if let Some(mut u) = url.filter(|u| u.host_str().is_some()) {
+            let host = format!("r{round}.{}", u.host_str().unwrap_or_default());
+            if u.set_host(Some(&host)).is_ok() {
+                let moved = u.to_string();
+                for p in ["/request/request/url", "/response/response/url"] {
+                    if let Some(Value::String(s)) = e.pointer_mut(p) {
+                        len += moved.len().saturating_sub(s.len());
+                        *s = moved.clone();
+                    }
+                }
+                listed += moved.len() + 10;
+                urls.push(moved);
+                if k % base.len() == 0 || !hosts.contains(&host) {
+                    let n = hosts.len();
+                    let ip = format!("198.{}.{}.{}", 18 + (n >> 16) % 2, (n >> 8) & 255, n & 255);
+                    listed += host.len() + ip.len() + 20;
+                    hosts.push(host);
+                    ips.push(ip);
+                }
+            }
+        }
+        if size + len + listed > hi {
             break;
         }
         reqs.push(e);
-        size += len + 1;
+        size += len + listed;
         k += 1;
+    }
+    for (key, extra) in [("urls", urls), ("domains", hosts), ("ips", ips)] {
+        if let Some(Value::Array(list)) = doc.pointer_mut(&format!("/lists/{key}")) {
+            list.extend(extra.into_iter().map(Value::String));
+        }
     }
 }
 

@@ -508,7 +508,7 @@ impl Model<'_> {
             "redirects": redirects,
             "storages": [],
         });
-        json!({
+        let mut result = json!({
             "data": data,
             "stats": self.stats_json(&lists),
             "meta": self.meta_json(&lists),
@@ -528,7 +528,16 @@ impl Model<'_> {
             "verdicts": self.verdicts_json(),
             "submitter": {"country": self.submitter_country},
             "scanner": {"country": self.scanner_country},
-        })
+            "labels": self.labels(),
+            // The caller's matches of their saved searches, filled in for each
+            // answer (a real result of July 2025: `"metatags": []`, `"usertags": []`).
+            "usertags": [],
+            "metatags": [],
+        });
+        if let Some(v) = self.visible_json() {
+            result["visible"] = v;
+        }
+        result
     }
 
     pub(super) fn hit(&self, base: &str) -> Value {
@@ -537,6 +546,9 @@ impl Model<'_> {
         let enc_len: u64 = self.reqs.iter().map(|q| q.hdr_len + q.enc_body).sum();
         let uuid = &self.spec.uuid;
         let mut m = Map::new();
+        // The caller's, first: filled in for each answer (`state::saved_matches`).
+        m.insert("usertags".into(), json!([]));
+        m.insert("meta".into(), json!([]));
         m.insert("task".into(), self.task_json(base, false));
         m.insert(
             "stats".into(),
@@ -575,6 +587,10 @@ impl Model<'_> {
         if self.brand.is_some() {
             m.insert("brand".into(), Value::Array(self.brand_json()));
         }
+        m.insert("labels".into(), json!(self.labels()));
+        if let Some(v) = self.visible_json() {
+            m.insert("visible".into(), v);
+        }
         Value::Object(m)
     }
 
@@ -589,6 +605,9 @@ impl Model<'_> {
             }
         }
         if let Value::Object(m) = &mut v {
+            // Not facts of the scan: the searches evaluate them per caller.
+            m.shift_remove("usertags");
+            m.shift_remove("meta");
             m.insert("domain".into(), json!(lists.domains));
             m.insert("ip".into(), json!(lists.ips));
             m.insert("hash".into(), json!(lists.hashes));
@@ -627,9 +646,30 @@ impl Model<'_> {
             .unwrap_or_default()
     }
 
+    /// System labels. urlscan Brand AI labels the scans it processed
+    /// `visual.brandai` (docs.urlscan.io, July 30, 2025): here, the pages
+    /// that impersonate a brand.
+    fn labels(&self) -> Vec<&'static str> {
+        match self.brand {
+            Some(_) => vec!["visual.brandai"],
+            None => vec![],
+        }
+    }
+
+    /// `visible.brandname`: the brand Brand AI saw on the page (docs.urlscan.io,
+    /// July 30, 2025); only on the scans it processed.
+    fn visible_json(&self) -> Option<Value> {
+        self.brand.map(|b| json!({"brandname": b.name}))
+    }
+
     pub(super) fn verdicts_json(&self) -> Value {
         let mal = self.brand.is_some();
         let brands = self.brand_json();
+        // `overall.brands` lists brand keys, `urlscan.brands` the brand objects
+        // (docs.urlscan.io changelog 2022-04-20; a live-aligned fixture:
+        // `"overall": {"brands": ["allegrolokalnie", ...]}`); community brands
+        // are keys too (a live-aligned client types them as strings).
+        let keys: Vec<&str> = self.brand.iter().map(|b| b.key).collect();
         let (cats, tags): (Vec<&str>, Vec<String>) = match self.brand {
             Some(b) => (
                 vec!["phishing"],
@@ -640,7 +680,7 @@ impl Model<'_> {
         let votes = self.community_votes;
         json!({
             "overall": {
-                "score": self.score, "categories": cats, "brands": brands, "tags": tags,
+                "score": self.score, "categories": cats, "brands": keys, "tags": tags,
                 "malicious": mal, "hasVerdicts": mal,
             },
             "urlscan": {
@@ -655,7 +695,7 @@ impl Model<'_> {
             "community": {
                 "score": if votes > 0 { 100 } else { 0 },
                 "categories": if votes > 0 { cats.clone() } else { vec![] },
-                "brands": if votes > 0 { brands.clone() } else { vec![] },
+                "brands": if votes > 0 { keys.clone() } else { vec![] },
                 "tags": [], "malicious": votes > 0, "hasVerdicts": votes > 0,
                 "votesTotal": votes, "votesMalicious": votes, "votesBenign": 0,
             },

@@ -5,7 +5,10 @@ use serde_json::{json, Value};
 use super::corpus::corpus;
 use super::helpers::{html_escape, push_unique, sha256_hex, DAY_MS};
 use super::words;
-use super::{dom, index_doc, response_bodies, result_json, screenshot_png, search_hit, ScanSpec};
+use super::{
+    dom, index_doc, response_bodies, result_json, screenshot_png, search_hit, set_result_size,
+    ScanSpec,
+};
 
 const NOW: i64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 
@@ -255,7 +258,7 @@ fn malicious_verdicts() {
     assert_eq!(o["malicious"], json!(true));
     assert!(o["score"].as_i64().unwrap() >= 50);
     assert_eq!(o["categories"], json!(["phishing"]));
-    assert_eq!(o["brands"][0]["key"], json!("paypal"));
+    assert_eq!(o["brands"], json!(["paypal"]));
     assert!(!o["tags"].as_array().unwrap().is_empty());
     let hit = search_hit(&spec("https://paypal-secure-login.xyz/"), "");
     assert_eq!(hit["verdicts"]["malicious"], json!(true));
@@ -267,6 +270,83 @@ fn malicious_verdicts() {
     ] {
         let r = result_json(&spec(u), "");
         assert_eq!(r["verdicts"]["overall"]["malicious"], json!(false), "{u}");
+    }
+}
+
+#[test]
+fn verdict_brands_are_keys_overall_and_objects_from_urlscan() {
+    let mut voted = 0;
+    let phishing = words::BRANDS.iter().map(|b| {
+        spec(&format!(
+            "https://{}-secure-login.xyz/signin",
+            b.keywords[0]
+        ))
+    });
+    for s in sample_specs().into_iter().chain(phishing) {
+        let v = result_json(&s, "")["verdicts"].clone();
+        let urlscan = v["urlscan"]["brands"].as_array().unwrap().clone();
+        let keys: Vec<Value> = urlscan.iter().map(|b| b["key"].clone()).collect();
+        for b in &urlscan {
+            assert!(b["name"].is_string() && b["country"].is_array() && b["vertical"].is_array());
+        }
+        assert_eq!(v["overall"]["brands"], json!(keys), "{}", s.url);
+        let community = v["community"]["brands"].as_array().unwrap();
+        assert!(community.iter().all(Value::is_string), "{}", s.url);
+        if v["community"]["votesTotal"].as_i64() > Some(0) {
+            assert_eq!(v["community"]["brands"], json!(keys), "{}", s.url);
+            voted += 1;
+        }
+    }
+    assert!(voted > 0, "no scan with community votes");
+    let v = result_json(&spec("https://paypal-secure-login.xyz/"), "")["verdicts"].clone();
+    assert_eq!(v["urlscan"]["brands"][0]["key"], json!("paypal"));
+    assert_eq!(v["urlscan"]["brands"][0]["name"], json!("PayPal"));
+}
+
+#[test]
+fn brand_ai_labels_scans_that_impersonate_a_brand() {
+    let phish = spec("https://paypal-secure-login.xyz/");
+    let res = result_json(&phish, "");
+    assert_eq!(res["labels"], json!(["visual.brandai"]));
+    assert_eq!(res["visible"], json!({"brandname": "PayPal"}));
+    // The caller's saved-search matches are filled in per answer.
+    assert_eq!(res["usertags"], json!([]));
+    assert_eq!(res["metatags"], json!([]));
+    let hit = search_hit(&phish, "");
+    assert_eq!(hit["labels"], json!(["visual.brandai"]));
+    assert_eq!(hit["visible"], json!({"brandname": "PayPal"}));
+    assert_eq!(hit["usertags"], json!([]));
+    assert_eq!(hit["meta"], json!([]));
+    let keys: Vec<&String> = hit.as_object().unwrap().keys().take(2).collect();
+    assert_eq!(
+        keys,
+        ["usertags", "meta"],
+        "stored first, replaced per caller"
+    );
+    let idx = index_doc(&phish);
+    assert_eq!(idx["labels"], json!(["visual.brandai"]));
+    assert_eq!(idx["visible"]["brandname"], json!("PayPal"));
+    assert!(idx.get("usertags").is_none() && idx.get("meta").is_none());
+    for s in sample_specs() {
+        let (res, hit) = (result_json(&s, ""), search_hit(&s, ""));
+        let brand = hit.get("brand").is_some();
+        let want = if brand {
+            json!(["visual.brandai"])
+        } else {
+            json!([])
+        };
+        assert_eq!(res["labels"], want, "{}", s.url);
+        assert_eq!(hit["labels"], want, "{}", s.url);
+        assert_eq!(hit.get("visible").is_some(), brand, "{}", s.url);
+        assert_eq!(res.get("visible"), hit.get("visible"), "{}", s.url);
+        if brand {
+            assert_eq!(hit["visible"]["brandname"], hit["brand"][0]["name"]);
+        }
+    }
+    for u in ["https://www.paypal.com/", "https://www.google.com/"] {
+        let res = result_json(&spec(u), "");
+        assert_eq!(res["labels"], json!([]), "{u}");
+        assert!(res.get("visible").is_none(), "{u}");
     }
 }
 
@@ -365,4 +445,25 @@ fn corpus_properties() {
     assert!((24..=66).contains(&mal), "{mal} malicious of 600");
     assert!(recent > 90, "{recent} recent");
     assert!(domains.len() > 120, "{} domains", domains.len());
+}
+
+#[test]
+fn a_whole_result_renders_in_the_services_form() {
+    // Padded too: the padding counts the document as served.
+    const BIG: &str = "http://form-test.padded";
+    set_result_size(BIG, Some((200_000, 210_000)));
+    for s in sample_specs().iter().take(3) {
+        for base in ["http://127.0.0.1:8000", BIG] {
+            let v = result_json(s, base);
+            let out = crate::json_form::render(&v);
+            assert_eq!(
+                String::from_utf8(out.clone()).unwrap(),
+                serde_json::to_string_pretty(&v).unwrap()
+            );
+            if base == BIG {
+                assert!(out.len() <= 210_000, "{} bytes served", out.len());
+            }
+        }
+    }
+    set_result_size(BIG, None);
 }

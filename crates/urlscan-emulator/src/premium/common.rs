@@ -25,25 +25,6 @@ impl Item {
         }
     }
 
-    fn has_perm(&self, p: &str) -> bool {
-        self.body
-            .get("permissions")
-            .and_then(Value::as_array)
-            .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(p)))
-    }
-
-    pub(super) fn access(&self, k: &KeyInfo) -> Access {
-        if self.owner == k.user || (same_team(&self.team, k) && self.has_perm("team:write")) {
-            Access::Write
-        } else if (same_team(&self.team, k) && self.has_perm("team:read"))
-            || self.has_perm("public:read")
-        {
-            Access::Read
-        } else {
-            Access::None
-        }
-    }
-
     /// The body plus `_id` and `createdAt` first, like the service's documents.
     pub(super) fn json(&self) -> Map<String, Value> {
         let mut m = Map::new();

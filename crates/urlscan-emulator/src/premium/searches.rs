@@ -7,6 +7,7 @@ use axum::routing::{get, MethodRouter};
 use serde_json::{json, Map, Value};
 
 use super::super::answer::or_return;
+use super::super::premium_model::saved_matches;
 use super::super::query::Query;
 use super::super::search::{page_response, parse_query, search_args};
 use super::super::state::premium_records::{Item, PremiumState};
@@ -89,7 +90,7 @@ impl Resource for Searches {
     /// The caller's own and the team's shared ones; public ones of others
     /// are readable by id but not listed.
     fn listed(s: &Item, k: &KeyInfo) -> bool {
-        s.owner == k.user || (super::common::same_team(&s.team, k) && s.access(k) >= Access::Read)
+        super::super::premium_model::saved_search_listed(s, k)
     }
 
     fn decorate(it: &Item, m: &mut Map<String, Value>) {
@@ -139,7 +140,15 @@ pub(super) fn hits(st: &AppState, c: &Caller, saved: &Item, size: usize) -> Opti
     Some(match ds {
         "hostnames" => hostnames::search_hits(st, c, &query, size),
         _ => st
-            .search(c, &query, &|_| true, size, None, None)
+            .search(
+                c,
+                &query,
+                &|_| true,
+                size,
+                None,
+                None,
+                &saved_matches(st, c),
+            )
             .hits
             .iter()
             .filter_map(|h| serde_json::from_str(h).ok())

@@ -210,6 +210,220 @@ async fn saved_searches() {
         .await;
 }
 
+// ---------------------------------------------------------------- labels and saved-search matches
+
+/// The hits of a scan search as `who` (up to 10,000; 100 without premium).
+async fn scan_hits(t: &T, q: &str, who: &str) -> Vec<Value> {
+    let q: String = url::form_urlencoded::byte_serialize(q.as_bytes()).collect();
+    let v = t
+        .get(&format!("/api/v1/search/?q={q}&size=10000"), who)
+        .await
+        .ok();
+    v["results"].as_array().unwrap().clone()
+}
+
+fn ids(hits: &[Value]) -> HashSet<String> {
+    hits.iter()
+        .map(|h| h["_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn strs(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn brand_ai_labels_results_hits_and_searches() {
+    let t = emulator(300).await;
+    let all = scan_hits(&t, "", "premium").await;
+    let brand: Vec<Value> = all
+        .iter()
+        .filter(|h| h.get("brand").is_some())
+        .cloned()
+        .collect();
+    assert!(
+        !brand.is_empty() && brand.len() < all.len(),
+        "{}",
+        brand.len()
+    );
+    for h in &all {
+        if h.get("brand").is_some() {
+            assert_eq!(h["labels"], json!(["visual.brandai"]));
+            assert_eq!(h["visible"]["brandname"], h["brand"][0]["name"]);
+        } else {
+            assert_eq!(h["labels"], json!([]));
+            assert!(h.get("visible").is_none(), "{h}");
+        }
+    }
+    // `labels` and `visible.brandname` are searchable, by anyone.
+    assert_eq!(
+        ids(&scan_hits(&t, "labels:visual.brandai", "premium").await),
+        ids(&brand)
+    );
+    let free = scan_hits(&t, "labels:visual.brandai", "free").await;
+    assert!(!free.is_empty() && free.iter().all(|h| h.get("brand").is_some()));
+    let name = brand[0]["visible"]["brandname"].as_str().unwrap();
+    let same: Vec<Value> = brand
+        .iter()
+        .filter(|h| h["visible"]["brandname"] == name)
+        .cloned()
+        .collect();
+    for q in [
+        format!("visible.brandname:\"{}\"", name.to_lowercase()),
+        format!("visible.brandname:\"{}\"", name.to_uppercase()),
+    ] {
+        assert_eq!(ids(&scan_hits(&t, &q, "premium").await), ids(&same), "{q}");
+    }
+    assert!(scan_hits(&t, "visible.brandname:nobrand", "premium")
+        .await
+        .is_empty());
+    // The result documents agree with the hits.
+    let plain = all.iter().find(|h| h.get("brand").is_none()).unwrap();
+    for h in [&brand[0], plain] {
+        let path = format!("/api/v1/result/{}/", h["_id"].as_str().unwrap());
+        let r = t.get(&path, "free").await.ok();
+        assert_eq!(r["labels"], h["labels"]);
+        assert_eq!(r.get("visible"), h.get("visible"));
+        assert_eq!((&r["usertags"], &r["metatags"]), (&json!([]), &json!([])));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn saved_search_matches_show_in_meta_and_usertags() {
+    let t = emulator(300).await;
+    let p = "/api/v1/user/searches/";
+    let all = scan_hits(&t, "", "premium").await;
+    // Saved after the scans were indexed: one shared with the team, one not,
+    // one over hostnames (never tagged on scans).
+    let query = "page.country:US";
+    let saved = |query: &str, tags: Value, perms: Value, ds: &str| {
+        json!({"search": {"datasource": ds, "name": "n", "query": query,
+            "userTags": tags, "permissions": perms}})
+    };
+    let body = saved(
+        query,
+        json!(["private.matched", "team.shared"]),
+        json!(["team:read"]),
+        "scans",
+    );
+    let r = t.post(p, "premium", body).await.ok();
+    let id = r["search"]["_id"].as_str().unwrap().to_string();
+    let tag = format!("searchhit.search.{id}");
+    let body = saved(
+        "labels:visual.brandai",
+        json!(["private.mine"]),
+        json!([]),
+        "scans",
+    );
+    let r = t.post(p, "premium", body).await.ok();
+    let own = format!("searchhit.search.{}", r["search"]["_id"].as_str().unwrap());
+    let body = saved(
+        "hostname:com",
+        json!(["private.hosts"]),
+        json!([]),
+        "hostnames",
+    );
+    let r = t.post(p, "premium", body).await.ok();
+    let hosts = format!("searchhit.search.{}", r["search"]["_id"].as_str().unwrap());
+
+    let matched = ids(&scan_hits(&t, query, "premium").await);
+    assert!(!matched.is_empty() && matched.len() < all.len());
+    // The owner (either key) and the team see the shared search's matches;
+    // only the owner sees the unshared one's.
+    for who in ["premium", "readonly", "team"] {
+        let hits = scan_hits(&t, "", who).await;
+        assert_eq!(hits.len(), all.len(), "{who}");
+        for h in &hits {
+            let (meta, usertags) = (strs(&h["meta"]), strs(&h["usertags"]));
+            let hit = matched.contains(h["_id"].as_str().unwrap());
+            assert_eq!(meta.contains(&tag.as_str()), hit, "{who} {h}");
+            assert_eq!(usertags.contains(&"private.matched"), hit, "{who}");
+            assert_eq!(usertags.contains(&"team.shared"), hit, "{who}");
+            let brand = h.get("brand").is_some() && who != "team";
+            assert_eq!(meta.contains(&own.as_str()), brand, "{who} {h}");
+            assert_eq!(usertags.contains(&"private.mine"), brand, "{who}");
+            assert!(!meta.contains(&hosts.as_str()) && !usertags.contains(&"private.hosts"));
+            assert_eq!(
+                meta.len(),
+                usize::from(hit) + usize::from(brand),
+                "{who}: {meta:?}"
+            );
+        }
+    }
+    // Another team's key, and no key: empty lists.
+    for who in ["other", ""] {
+        let hits = scan_hits(&t, "", who).await;
+        assert!(!hits.is_empty());
+        for h in &hits {
+            assert_eq!(
+                (&h["meta"], &h["usertags"]),
+                (&json!([]), &json!([])),
+                "{who}"
+            );
+        }
+    }
+    // `meta` and `usertags` are searched per caller.
+    let q = format!("meta:{tag}");
+    for who in ["premium", "team"] {
+        assert_eq!(ids(&scan_hits(&t, &q, who).await), matched, "{who}");
+    }
+    for who in ["other", ""] {
+        assert!(scan_hits(&t, &q, who).await.is_empty(), "{who}");
+    }
+    let mine = scan_hits(&t, "usertags:PRIVATE.MATCHED", "premium").await;
+    assert_eq!(ids(&mine), matched);
+    let rest = scan_hits(&t, &format!("NOT meta:{tag}"), "premium").await;
+    assert_eq!(rest.len(), all.len() - matched.len());
+    assert!(ids(&rest).is_disjoint(&matched));
+    let both = scan_hits(
+        &t,
+        &format!("meta:{tag} AND labels:visual.brandai"),
+        "premium",
+    )
+    .await;
+    assert!(both
+        .iter()
+        .all(|h| strs(&h["meta"]) == [tag.as_str(), own.as_str()]));
+    // The saved search's own results show it.
+    let res = t
+        .get(&format!("{p}{id}/results/?size=10000"), "team")
+        .await
+        .ok();
+    let res = res["results"].as_array().unwrap();
+    assert_eq!(ids(res), matched);
+    assert!(res.iter().all(|h| strs(&h["meta"]).contains(&tag.as_str())));
+
+    // The result documents: `metatags` and `usertags`.
+    let hit_id = matched.iter().next().unwrap();
+    let miss_id = all
+        .iter()
+        .map(|h| h["_id"].as_str().unwrap())
+        .find(|u| !matched.contains(*u))
+        .unwrap();
+    let result = |uuid: &str| format!("/api/v1/result/{uuid}/");
+    for who in ["premium", "team"] {
+        let r = t.get(&result(hit_id), who).await.ok();
+        assert!(strs(&r["metatags"]).contains(&tag.as_str()), "{who}");
+        let u = strs(&r["usertags"]);
+        assert!(u.contains(&"private.matched") && u.contains(&"team.shared"));
+        let r = t.get(&result(miss_id), who).await.ok();
+        assert!(!strs(&r["metatags"]).contains(&tag.as_str()), "{who}");
+        assert!(!strs(&r["usertags"]).contains(&"private.matched"));
+    }
+    let r = t.get(&result(hit_id), "other").await.ok();
+    assert_eq!((&r["metatags"], &r["usertags"]), (&json!([]), &json!([])));
+
+    // Removed, it tags nothing: the count is not a stale one.
+    t.expect_delete(&format!("{p}{id}/"), "premium", 200).await;
+    assert!(scan_hits(&t, &q, "premium").await.is_empty());
+    let hits = scan_hits(&t, "", "team").await;
+    assert!(hits.iter().all(|h| h["meta"] == json!([])));
+}
+
 // ---------------------------------------------------------------- subscriptions
 
 #[tokio::test(flavor = "multi_thread")]

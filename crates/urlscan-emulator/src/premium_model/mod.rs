@@ -5,8 +5,10 @@
 //! expiry).
 use serde_json::{Map, Value};
 
-use crate::access::KeyInfo;
-use crate::state::AppState;
+use crate::access::{Caller, KeyInfo};
+use crate::query::Query;
+use crate::state::premium_records::{Item, PremiumState};
+use crate::state::{AppState, SavedMatches};
 
 pub(crate) mod hostnames;
 pub(crate) mod incidents;
@@ -55,6 +57,58 @@ pub(crate) enum Access {
 
 pub(crate) fn same_team(team: &Option<String>, k: &KeyInfo) -> bool {
     team.is_some() && *team == k.team
+}
+
+impl Item {
+    fn has_perm(&self, p: &str) -> bool {
+        self.body
+            .get("permissions")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(p)))
+    }
+
+    pub(crate) fn access(&self, k: &KeyInfo) -> Access {
+        if self.owner == k.user || (same_team(&self.team, k) && self.has_perm("team:write")) {
+            Access::Write
+        } else if (same_team(&self.team, k) && self.has_perm("team:read"))
+            || self.has_perm("public:read")
+        {
+            Access::Read
+        } else {
+            Access::None
+        }
+    }
+}
+
+/// A saved search the caller's list shows: their own and their team's
+/// shared ones (others' public ones are readable by id but not listed).
+pub(crate) fn saved_search_listed(s: &Item, k: &KeyInfo) -> bool {
+    s.owner == k.user || (same_team(&s.team, k) && s.access(k) >= Access::Read)
+}
+
+/// The saved searches over scans whose matches the caller's results and hits
+/// show (`usertags`, `meta`): those their list shows them; none without a
+/// key. Takes the premium lock.
+pub(crate) fn saved_matches(st: &AppState, c: &Caller) -> SavedMatches {
+    match c.key() {
+        Some(k) => saved_matches_in(&st.premium(), k),
+        None => SavedMatches::default(),
+    }
+}
+
+/// `saved_matches` of a key, with the premium state at hand.
+pub(crate) fn saved_matches_in(p: &PremiumState, k: &KeyInfo) -> SavedMatches {
+    SavedMatches::new(
+        p.searches()
+            .iter()
+            .filter(|s| saved_search_listed(s, k))
+            .filter(|s| s.body.get("datasource").and_then(Value::as_str) == Some("scans"))
+            .filter_map(|s| {
+                let q = s.body.get("query").and_then(Value::as_str)?;
+                let query = Query::parse(q).ok()?;
+                Some((s.id.clone(), strings(&s.body, "userTags"), query))
+            }),
+    )
 }
 
 /// A 24-hex-character id (4 bytes of seconds, 8 random bytes), like the
