@@ -317,6 +317,44 @@ def w_search_cpu(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             rep.extra.append(("search export: pure-Rust core hits per CPU second", f"{hits / cpu:,.0f} (tick resolution 10 ms)"))
 
 
+def w_json_layout(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
+    """The client's CPU on the service's indented JSON against the same answers on one line."""
+    hits = 10_000 if a.quick else 50_000
+    log(f"JSON layout: a search export of {hits} hits, indented (the service's form) and compact")
+    with Emu(scans=hits + 500, seed=1) as indented, Emu(scans=hits + 500, seed=1, compact_json=True) as compact:
+        pairs = [(side("search_rs", indented, hits=hits), side("search_rs", compact, hits=hits)) for _ in range(a.repeat)]
+    # Results of 100 KB to 2 MB, the documents where layout adds the most bytes.
+    size = [100_000, 2_000_000]
+    with (
+        Emu(scans=250, seed=3, result_size=size) as indented,
+        Emu(scans=250, seed=3, result_size=size, compact_json=True) as compact,
+    ):
+        uf_i, uf_c = uuids_file(indented, 200, "layout-i"), uuids_file(compact, 200, "layout-c")
+        res = [
+            (side("results_rs_loop", indented, uuids_file=uf_i, n=200), side("results_rs_loop", compact, uuids_file=uf_c, n=200))
+            for _ in range(a.repeat)
+        ]
+    res_i, res_c = [r[0] for r in res], [r[1] for r in res]
+    ours = [p[0] for p in pairs]
+    flat = [p[1] for p in pairs]
+    rep.row(
+        "JSON layout (CPU)",
+        f"client CPU s / {hits} hits, three fields, indented answers (ratio: compact / indented)",
+        med(ours, "cpu"),
+        med(flat, "cpu"),
+        0.9,
+        "the same answers on one line",
+    )
+    rep.row(
+        "JSON layout (CPU)",
+        "client CPU s / 200 results, ten fields, indented answers (ratio: compact / indented)",
+        med(res_i, "cpu"),
+        med(res_c, "cpu"),
+        0.9,
+        "the same answers on one line",
+    )
+
+
 def w_search_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     hits = 5_000 if a.quick else 50_000
     log(f"search export, latency 150 ms per search: {hits} hits")
@@ -865,6 +903,7 @@ WORKLOADS = {
     "results_cpu": w_results_cpu,
     "tables": w_tables,
     "datadumps": w_datadumps,
+    "json_layout": w_json_layout,
     "fanout": w_fanout,
     "emulator": w_emulator,
     "import": w_import,

@@ -32,6 +32,8 @@ class Body:
     stall: float = 0.0
     stalls: int = 1
     length: bool = True
+    # False: every answer is the whole file (a host that ignores Range).
+    ranges: bool = True
 
 
 @dataclass
@@ -93,7 +95,7 @@ def dump_host() -> Iterator[DumpHost]:
             if body is None:
                 self._send(404, {}, b"")
                 return
-            start = int(rng.split("=")[1].split("-")[0]) if rng else 0
+            start = int(rng.split("=")[1].split("-")[0]) if rng and body.ranges else 0
             data = body.data[start:]
             self.send_response(206 if start else 200)
             if start:

@@ -171,9 +171,10 @@ def test_an_export_whose_last_step_failed_resumes_whatever_its_limit(tmp_path: P
     hits, answer = _pages(300)
     out = tmp_path / "all.parquet"
     with serve(answer) as s, Client(KEY, base_url=s.url) as c:
-        # Every row is written and recorded; the join at the end fails (the folder is not writable).
+        # Every row is written and recorded; the join at the end fails: a folder stands where the
+        # file goes (given overwrite=True, the export runs, and only its final rename fails).
         blocker = tmp_path / "all.parquet"
-        blocker.mkdir()  # the final rename cannot replace a folder
+        blocker.mkdir()
         with pytest.raises(OSError):
             c.search("x", size=100, limit=300).to_parquet(out, overwrite=True, row_group_size=100)
         blocker.rmdir()

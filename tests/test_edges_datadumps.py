@@ -185,7 +185,7 @@ def test_a_corrupt_state_is_named_and_can_be_rebuilt_from_the_files(tmp_path: Pa
         # The files of the listed size count as fetched; the one that is not is fetched again.
         assert report.skipped == paths[:2] and report.downloaded == [paths[2]]
         assert [p for _, p, _ in host.requests[before:] if p.startswith("/files/")] == [f"/files/{paths[2]}"]
-        assert list(tmp_path.glob(f"{datadumps.STATE_FILE}.*.broken"))
+        assert len(list(tmp_path.glob(f"{datadumps.STATE_FILE}.*.broken"))) == 1
         assert c.datadumps.sync(tmp_path, types=("search",), days=1).skipped == paths
 
 
@@ -396,4 +396,19 @@ def test_a_dead_download_host_fails_after_the_retries_with_nothing_left(tmp_path
         host.files[path] = Body(bytes(100_000), stall_after=0, stall=5.0, stalls=100)
         with pytest.raises(TransportError, match="stopped at 0 of 100000 bytes"):
             c.datadumps.download(path, tmp_path)
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_a_host_that_starts_over_on_every_attempt_is_not_retried_for_ever(tmp_path: Path) -> None:
+    # Each answer is the whole file from its first byte (Range ignored), cut after 1.5 MiB: each
+    # attempt "brings" 1.5 MiB, none gets further than the first.
+    day = _today()
+    path = f"hours/search/{day}/{day}-01.gz"
+    data = bytes(3 << 20)
+    with dump_host() as host, Client(KEY, base_url=host.url, timeout=5.0, max_retries=2) as c:
+        host.listed((path, len(data)), day=day)
+        host.files[path] = Body(data, stall_after=3 << 19, stall=0.0, stalls=100, ranges=False)
+        with pytest.raises(TransportError, match=r"stopped at \d+ of 3145728 bytes after 3 attempts"):
+            c.datadumps.download(path, tmp_path)
+        assert len([r for _, p, r in host.requests if p.startswith("/files/")]) == 3
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -76,21 +76,24 @@ def test_json_answers_are_indented_by_two_spaces_with_the_charset(emu: Emulator)
         assert headers["content-type"] == "application/json; charset=utf-8", path
         text = raw.decode()
         assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False), path
-    status, sub = _submit(emu, {"url": "https://indent.example.com/"})
     _, _, raw = _http(emu, "POST", "/api/v1/scan/", json.dumps({"url": "https://lines.example.com/"}).encode())
     # A tool that reads the line holding "uuid" gets the uuid alone on it.
     line = next(x for x in raw.decode().splitlines() if '"uuid"' in x)
     assert re.fullmatch(r'  "uuid": "[0-9a-f-]{36}",', line), line
 
 
-def test_the_clients_speed_does_not_depend_on_the_layout(emu: Emulator) -> None:
-    # Indented or compact, the same answer reads to the same models (the speed is measured in bench/run.py).
-    with emu.client() as c:
-        hits = list(c.search("", limit=20))
-        raw = c.with_raw_response.result(hits[0].id)
-    assert raw.content.startswith(b"{\n  ")
-    compact = urlscan_rs.ScanResult(json.loads(raw.content))
-    assert compact == raw.parse() and compact.to_dict() == raw.parse().to_dict()
+def test_the_same_answer_reads_the_same_in_either_layout() -> None:
+    # Indented (the service's form) or on one line (compact_json), an answer reads to the same
+    # models; what the layout costs the client is measured in bench/run.py (json_layout).
+    with Emulator(scans=20, seed=4) as pretty, Emulator(scans=20, seed=4, compact_json=True) as flat:
+        for emu, indented in ((pretty, True), (flat, False)):
+            with emu.client() as c:
+                hits = list(c.search("", limit=30))
+                raw = c.with_raw_response.result(hits[0].id)
+                assert (b"\n" in raw.content) == indented
+                from_dict = urlscan_rs.models.ScanResult(json.loads(raw.content))
+                assert raw.parse() == from_dict and raw.parse().to_dict() == from_dict.to_dict()
+                assert raw.parse().page.domain == hits[0].page.domain and len(hits) == 20
 
 
 # ---------------------------------------------------------------- 429s
@@ -133,3 +136,42 @@ def test_anonymous_search_is_limited_per_address_as_observed(emu: Emulator) -> N
     with urllib.request.urlopen(req, timeout=10) as r:
         quotas = json.loads(r.read())
     assert quotas["limits"]["search"]["day"]["limit"] == 500
+
+
+# ---------------------------------------------------------------- labels, user tags, saved-search matches
+
+
+def test_labels_usertags_and_matches_read_through_the_models_and_tables() -> None:
+    with Emulator(scans=300, seed=5, scan_duration=0) as emu, emu.client() as c:
+        brand = next(iter(c.search("labels:visual.brandai", limit=1)))
+        assert brand.labels == ["visual.brandai"] and brand.visible.brandname
+        result = c.result(brand.id)
+        assert result.labels == ["visual.brandai"] and result.visible.brandname == brand.visible.brandname
+        # Two shapes of brands, each read as sent; the summary takes the keys of both.
+        overall, ours = result.verdicts.overall.brands, result.verdicts.urlscan.brands
+        assert overall and all(isinstance(b, str) for b in overall)
+        assert ours and all(isinstance(b, urlscan_rs.models.VerdictBrand) and b.key in overall for b in ours)
+        assert set(result.verdict.brands) == set(overall)
+        plain = next(iter(c.search("NOT labels:visual.brandai", limit=1)))
+        assert plain.labels == [] and plain.visible.brandname is None and plain.meta == [] and plain.usertags == []
+        # A saved search made now: its id shows in `meta` of the hits it matches, for its owner.
+        domain = brand.page.domain
+        s = c.saved_searches.create(
+            datasource="scans", name="lookalike", query=f"page.domain:{domain}", user_tags=["private.watch"]
+        )
+        hit = next(iter(c.search(f"page.domain:{domain}", limit=1)))
+        assert hit.meta == [f"searchhit.search.{s.id}"] and hit.usertags == ["private.watch"]
+        again = c.result(hit.id)
+        assert again.metatags == [f"searchhit.search.{s.id}"] and again.usertags == ["private.watch"]
+        found = list(c.search(f"meta:searchhit.search.{s.id}", limit=50))
+        assert found and all(h.page.domain == domain for h in found)
+        # Another team's key sees none of it.
+        with Client(emu.keys["other"], base_url=emu.url) as other:
+            assert next(iter(other.search(f"page.domain:{domain}", limit=1))).meta == []
+        # The columns of the documented schemas.
+        table = c.search(f"page.domain:{domain}", limit=5).to_arrow(columns=["uuid", "labels", "usertags", "meta", "brandname"])
+        row = table.to_pylist()[0]
+        assert row["labels"] == ["visual.brandai"] and row["meta"] == [f"searchhit.search.{s.id}"]
+        assert row["usertags"] == ["private.watch"] and row["brandname"] == brand.visible.brandname
+        rows = c.results([hit.id]).to_arrow(columns=["uuid", "meta", "brandname"]).to_pylist()
+        assert rows == [{"uuid": hit.id, "meta": [f"searchhit.search.{s.id}"], "brandname": brand.visible.brandname}]

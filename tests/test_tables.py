@@ -385,11 +385,15 @@ def test_an_interrupted_export_resumes_without_duplicate_or_gap(
         assert ids == [h["_id"] for h in hits]  # in walk order too
 
 
-def test_resume_after_a_finished_export_starts_again(client: Client, tmp_path: Path) -> None:
-    path = tmp_path / "a.parquet"
-    assert client.search("", limit=40).to_parquet(path) == 40
-    assert client.search("", limit=40).to_parquet(path, resume=True) == 40
-    assert pq.read_table(path).num_rows == 40
+def test_resume_after_a_finished_export_is_refused_unless_overwritten(client: Client, tmp_path: Path) -> None:
+    # A finished export leaves no cursor: resuming it would wipe it and walk again.
+    for path, keys in ((tmp_path / "a.parquet", None), (tmp_path / "lake", ["date"])):
+        assert client.search("", limit=40).to_parquet(path, partition_by=keys) == 40
+        with pytest.raises(ValidationError, match="holds no interrupted export"):
+            client.search("", limit=40).to_parquet(path, partition_by=keys, resume=True)
+        assert pq.read_table(path).num_rows == 40
+        assert client.search("", limit=40).to_parquet(path, partition_by=keys, resume=True, overwrite=True) == 40
+        assert pq.read_table(path).num_rows == 40
 
 
 def test_the_reference_page_lists_every_schema() -> None:

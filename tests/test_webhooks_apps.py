@@ -289,6 +289,9 @@ def test_trusted_proxies_name_who_may_say_who_sent(kind: str, asgi_plain: Callab
     url = f"{base}/{TOKEN}"
     assert _post_from(url, {"X-Forwarded-For": "203.0.113.9"}) == 400  # let through: the body is not a notification
     assert _post_from(url, {"X-Forwarded-For": "203.0.113.9, 198.51.100.7"}) == 403  # the last untrusted hop is outside
+    # Another header a client sent through the proxy names nobody: only X-Forwarded-For is read.
+    assert _post_from(url, {"X-Forwarded-For": "198.51.100.7", "X-Real-IP": "203.0.113.9"}) == 403
+    assert _post_from(url, {"X-Forwarded-For": "198.51.100.7", "Forwarded": "for=203.0.113.9"}) == 403
     assert _post_from(url, {}) == 403  # the proxy itself is not an allowed sender
     # Without trusted_proxies a forwarded request cannot be told apart: refused.
     closed = serve(make(calls, token=TOKEN, allow=["203.0.113.0/24", "127.0.0.0/8"]))

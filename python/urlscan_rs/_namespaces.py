@@ -524,9 +524,15 @@ class DataDumps(_Namespace):
         target = Path(dest)
         if target.is_dir() or os.fspath(dest).endswith(("/", os.sep)):
             target = _native.contained(target, path.strip().lstrip("/"))
+        bar = None
         if progress is True:
-            progress = _byte_progress(path)
-        return self._fetch(path, target, None, progress or None)
+            progress, bar = _byte_progress(path)
+        if bar is None or self._client._is_async:
+            return self._fetch(path, target, None, progress or None)
+        try:
+            return self._fetch(path, target, None, progress)
+        finally:
+            bar.close()
 
     def _fetch(self, path: str, target: Path, size: int | None, progress: Any = None) -> Any:
         """Download to `target`, checked against `size` (None: the listing's, read first)."""
@@ -536,8 +542,8 @@ class DataDumps(_Namespace):
         return target
 
 
-def _byte_progress(path: str) -> Any:
-    """``progress=True`` of a download: bytes, total and rate on stderr."""
+def _byte_progress(path: str) -> tuple[Any, Any]:
+    """``progress=True`` of a download: bytes, total and rate on stderr (the callback, and the bar)."""
     from ._progress import ProgressBar
 
     bar = ProgressBar(path.rsplit("/", 1)[-1], unit="bytes")
@@ -547,7 +553,7 @@ def _byte_progress(path: str) -> Any:
         if total and done >= total:
             bar.close()
 
-    return update
+    return update, bar
 
 
 # Every namespace class, in the order Client lists them (the order they are defined in).

@@ -84,6 +84,7 @@ class _EmulatorSettings(TypedDict):
     port: int
     result_size: tuple[int, int] | None
     title_size: int | None
+    compact_json: bool
     webhook_timeout: float
     body_timeout: float
 

@@ -68,34 +68,38 @@ def fit(
     the top-level keys named in `whole`); then the widest list is halved,
     again and again, down to empty; then strings are shortened further, to
     16 characters at least. As a last resort a whole top-level member is
-    dropped, the widest first, never one named in `keep`.
+    dropped, the widest first, never one named in `keep`; then, if the list
+    of what was cut is itself too long, it is summed up (``{"*": ...}``).
 
     Raises:
-        ValueError: ``max_bytes`` is below :data:`MIN_BYTES` or not an int.
+        ValueError: ``max_bytes`` is below :data:`MIN_BYTES` or not an int, or
+            what `keep` and `whole` protect does not fit in it.
     """
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be a whole number of at least {MIN_BYTES}, got {max_bytes!r}")
     out: dict[str, Any] = json.loads(json.dumps(data, ensure_ascii=False, default=str))
     if _size(out) <= max_bytes:
         return out
-    omitted: dict[str, dict[str, int]] = {}
-    totals: dict[str, int] = {}
+    # Every cut: path -> (kept, of), lists' items and strings' characters. A
+    # string cut inside a list item that was later halved away is no longer
+    # there to report: `omitted()` keeps the cuts whose path still exists.
+    cuts: dict[str, tuple[int, int]] = {}
 
-    def note(path: str, kept: int, total: int) -> None:
-        key = _general(path)
-        entry = omitted.setdefault(key, {"kept": 0, "of": 0})
-        if path not in totals:
-            entry["of"] += total
-            entry["kept"] += kept
-        else:  # cut again: the total stays the first one
-            entry["kept"] -= totals[path] - kept
-        totals[path] = kept
+    def cut(path: str, kept: int, total: int) -> None:
+        cuts[path] = (kept, cuts[path][1] if path in cuts else total)
 
-    def fits() -> bool:
-        return _size({**out, "omitted": omitted}) <= max_bytes
+    def omitted() -> dict[str, dict[str, int]]:
+        alive = {p for p, _, _ in _walk(out)} | set(out)
+        agg: dict[str, dict[str, int]] = {}
+        for path, (kept, total) in cuts.items():
+            if path in alive or (path in data and path not in out):
+                entry = agg.setdefault(_general(path), {"kept": 0, "of": 0})
+                entry["kept"] += kept
+                entry["of"] += total
+        return agg
 
-    def lists() -> list[tuple[int, str, Any, Any]]:
-        return [(_size(p[k]), path, p, k) for path, p, k in _walk(out) if isinstance(p[k], list) and p[k]]
+    def fits(note: Any = None) -> bool:
+        return _size({**out, "omitted": omitted() if note is None else note}) <= max_bytes
 
     limit = _FIRST_STRING
     while True:
@@ -103,36 +107,45 @@ def fit(
         for path, parent, key in _walk(out):
             value = parent[key]
             if isinstance(value, str) and len(value) > limit and path not in whole:
-                whole_length = totals.get(path, len(value))
                 parent[key] = value[: limit - 1] + _ELLIPSIS
-                note(path, limit - 1, whole_length)
+                cut(path, limit - 1, len(value))
         if fits():
             break
         # Then the widest list, halved, until it fits or every list is empty.
         while not fits():
-            found = lists()
+            found = [(_size(p[k]), path, p, k) for path, p, k in _walk(out) if isinstance(p[k], list) and p[k]]
             if not found:
                 break
             _, path, parent, key = max(found, key=lambda x: x[0])
-            items = parent[key]
-            whole_length = totals.get(path, len(items))
-            parent[key] = items[: len(items) // 2]
-            note(path, len(parent[key]), whole_length)
+            before = len(parent[key])
+            parent[key] = parent[key][: before // 2]
+            cut(path, len(parent[key]), before)
         if fits():
             break
         if limit > _MIN_STRING:
             limit = max(limit // 2, _MIN_STRING)
             continue
-        # Only the fields and short values are left: drop the widest member as a last resort.
-        droppable = [k for k in out if k not in keep]
-        while droppable and not fits():
-            widest = max(droppable, key=lambda k: _size(out[k]))
-            note(widest, 0, 1)
+        # Only the fields and short values are left: drop the widest member as a last resort
+        # (the cuts then said in sum, if need be).
+        droppable = sorted((k for k in out if k not in keep), key=lambda k: _size(out[k]), reverse=True)
+        for widest in droppable:
+            if fits() or fits(_summed(omitted())):
+                break
             del out[widest]
-            droppable.remove(widest)
+            cut(widest, 0, 1)
         break
-    out["omitted"] = omitted
+    note: Any = omitted()
+    if not fits(note):
+        # The list of cuts is what is too long: its sum says enough.
+        note = _summed(note)
+    if not fits(note):
+        raise ValueError(f"what may not be cut does not fit in {max_bytes} bytes")
+    out["omitted"] = note
     return out
+
+
+def _summed(note: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    return {"*": {"kept": sum(e["kept"] for e in note.values()), "of": sum(e["of"] for e in note.values())}}
 
 
 def summary(scan: Any, max_bytes: int = 4096) -> dict[str, Any]:

@@ -223,8 +223,9 @@ class Tabular:
 
         An existing target (the file, or a folder that is not empty) is
         refused unless ``overwrite=True`` (a folder is replaced only when it
-        holds nothing but an export's partitions and Parquet files) or
-        ``resume=True``. Files appear whole (each is written to a temporary
+        holds nothing but an export's partitions and Parquet files), or
+        ``resume=True`` continues an interrupted export there (a finished
+        one is not started again: that needs ``overwrite=True``). Files appear whole (each is written to a temporary
         file beside it, then renamed); a partition value too long for a folder
         name is cut and ends in a hash of the whole value (``~<16 hex>``), so
         every value keeps its own folder.
@@ -240,6 +241,13 @@ class Tabular:
 
         def write() -> int:
             point = _native.parquet_resume_point(target, keys, fingerprint) if resume else None
+            if resume and point is None and not overwrite and os.path.exists(target):
+                from .errors import ValidationError
+
+                raise ValidationError(
+                    f"resume: {target} holds no interrupted export (a finished one, or other files); "
+                    "give overwrite=True to replace it, or write elsewhere"
+                )
             stream = self._table(None, point)
             rows = stream.write_parquet(
                 target,
@@ -249,8 +257,7 @@ class Tabular:
                 fingerprint=fingerprint,
                 resume=point,
                 progress=progress,
-                # A resume asked for may take the target over: it continues there, or starts again.
-                overwrite=overwrite or resume,
+                overwrite=overwrite,
             )
             self._table_done(stream)
             return int(rows)

@@ -249,8 +249,13 @@ class _State:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / STATE_FILE
         if rebuild and self.path.exists():
-            # Kept aside, not deleted: the sizes of the files on disk rebuild the state.
-            os.replace(self.path, self.path.with_name(f"{STATE_FILE}.{int(time.time())}.broken"))
+            # Kept aside, not deleted: the sizes of the files on disk rebuild the state. SQLite's
+            # side files go with it (a hot journal would be replayed into the new state).
+            aside = f"{STATE_FILE}.{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.broken"
+            for side in ("", "-journal", "-wal", "-shm"):
+                old = self.path.with_name(STATE_FILE + side)
+                if old.exists():
+                    os.replace(old, self.path.with_name(aside + side))
         self.rebuilt = rebuild
         with self._sql():
             # The default rollback journal: switching to WAL races between two first runs.
@@ -274,8 +279,9 @@ class _State:
         with self._sql():
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                # Looked at under the lock: another run may have just finished the file.
-                have = target.stat().st_size if target.is_file() else None
+                # Looked at under the lock: another run may have just finished the file. A link
+                # planted at the name is not a file this sync wrote.
+                have = target.stat().st_size if target.is_file() and not target.is_symlink() else None
                 row = self.db.execute("SELECT status, size, owner, claimed_at FROM files WHERE path = ?", (path,)).fetchone()
                 if row is None and self.rebuilt and size is not None and have == size:
                     # A rebuilt state trusts a file on disk of the listed size.

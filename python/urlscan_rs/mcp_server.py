@@ -145,6 +145,9 @@ def server(client: AsyncClient) -> Any:
         submission (uuid, visibility). visibility: public, unlisted or private (default: the
         account's)."""
         _text("url", url)
+        _text("visibility", visibility or "")
+        if tags is not None:
+            _text("tags", "".join(tags))
         budget = _budget(max_bytes)
         if refang:
             from ._refang import refang as undo
@@ -153,7 +156,7 @@ def server(client: AsyncClient) -> Any:
         options: dict[str, Any] = {"visibility": visibility, "tags": tags}
         if not wait:
             sub = await client.scan(url, **options)
-            return {"uuid": sub.uuid, "url": sub.url, "visibility": sub.visibility, "result": sub.result}
+            return fit({"uuid": sub.uuid, "url": sub.url, "visibility": sub.visibility, "result": sub.result}, budget)
         result = await client.scan_and_wait(url, timeout=timeout, initial_wait=initial_wait, **options)
         return await asyncio.to_thread(result.summary, budget)
 
@@ -189,6 +192,7 @@ def server(client: AsyncClient) -> Any:
         date:>now-7d'. Answers the total and up to `limit` hits (at most 1000), newest first,
         at most max_bytes of JSON."""
         _text("query", query)
+        _text("datasource", datasource or "")
         if not 1 <= limit <= MAX_HITS:
             raise ValueError(f"limit must be from 1 to {MAX_HITS}, got {limit}")
         budget = _budget(max_bytes)
@@ -202,10 +206,11 @@ def server(client: AsyncClient) -> Any:
 
     @app.tool()
     @anticipated
-    async def quotas() -> dict[str, Any]:
-        """What is left of the account's rate limits, per action and window."""
+    async def quotas(max_bytes: StrictInt = DEFAULT_MAX_BYTES) -> dict[str, Any]:
+        """What is left of the account's rate limits, per action and window, at most max_bytes of JSON."""
+        budget = _budget(max_bytes)
         q = await client.quotas()
-        return {"scope": q.scope, "limits": q.limits}
+        return fit({"scope": q.scope, "limits": q.limits}, budget)
 
     return app
 

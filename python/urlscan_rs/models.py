@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import inspect
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -1414,10 +1415,11 @@ class Screenshot(bytes):
     def _repr_png_(self) -> bytes:
         return bytes(self)
 
-    def save(self, path: str) -> None:
-        """Write the PNG to a file."""
-        with open(path, "wb") as f:
-            f.write(self)
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the PNG to a file, whole (a temporary file beside it, then renamed)."""
+        from . import _native
+
+        _native.write_whole(path, bytes(self))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Screenshot, (bytes(self),))

@@ -61,6 +61,8 @@ class EmulatorMarker(TypedDict, total=False):
     """``(min, max)`` bytes of result documents (default: their natural size)."""
     title_size: int
     """Characters of every page's title, a hostile page (default: each page's own)."""
+    compact_json: bool
+    """Answer JSON on one line instead of the service's two-space indent (default False)."""
     webhook_timeout: float
     """Seconds one webhook delivery attempt may take (default 5)."""
     body_timeout: float
@@ -91,6 +93,7 @@ _EMULATOR_TYPES: dict[str, tuple[type, ...]] = {
     "rate_limits": (Mapping,),
     "result_size": (tuple, list),
     "title_size": (int,),
+    "compact_json": (bool,),
     "webhook_timeout": (int, float),
     "body_timeout": (int, float),
     "key": (str,),
@@ -110,7 +113,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "urlscan_emulator(**options): urlscan_emulator fixture options "
-        "(scans, seed, scan_duration, latency, rate_limits, result_size, title_size, webhook_timeout, body_timeout, key)",
+        "(scans, seed, scan_duration, latency, rate_limits, result_size, title_size, compact_json, "
+        "webhook_timeout, body_timeout, key)",
     )
     config.addinivalue_line(
         "markers",

@@ -111,6 +111,8 @@ class Emulator(_Serving):
     * ``title_size``: characters of every page's title (``page.title`` of
       results), a hostile page's million-character title; ``None`` (the
       default) keeps each page's own title.
+    * ``compact_json``: answer JSON on one line; the service (and the emulator
+      by default) indents it by two spaces. For measuring a client on both.
     * ``webhook_timeout``: seconds (wall clock, more than 0 and at most 3600)
       one webhook delivery attempt may take before it counts as failed and
       is retried.
@@ -144,11 +146,13 @@ class Emulator(_Serving):
         port: int = 0,
         result_size: tuple[int, int] | None = None,
         title_size: int | None = None,
+        compact_json: bool = False,
         webhook_timeout: float = 5.0,
         body_timeout: float = 30.0,
     ) -> None:
-        # Values go to the native side as given: it checks every one (a bool
-        # or a string is refused there, not turned into a number here).
+        # Numbers go to the native side as given: it checks every one (a bool
+        # or a string is refused there, not turned into a number here). The
+        # shapes checked here are the host and the rate limits' dicts.
         _listen_host(host)
         if rate_limits is not None and not isinstance(rate_limits, Mapping):
             raise TypeError(
@@ -181,6 +185,7 @@ class Emulator(_Serving):
             "port": port,
             "result_size": size,
             "title_size": title_size,
+            "compact_json": compact_json,
             "webhook_timeout": webhook_timeout,
             "body_timeout": body_timeout,
         }

@@ -25,7 +25,8 @@ handler acts on comes from the API, not from the request body.
 settings: a request carrying ``X-Forwarded-For``, ``Forwarded`` or
 ``X-Real-IP`` is refused unless ``trusted_proxies`` names the proxies in front
 of the app; then the sender is the last address of the chain that is not a
-trusted proxy. A server that rewrote the peer from those headers (uvicorn
+trusted proxy (read from X-Forwarded-For alone, the header proxies append
+to). A server that rewrote the peer from those headers (uvicorn
 does by default for 127.0.0.1) is refused too, since the real peer is then
 unknown: run it without (``uvicorn --no-proxy-headers``) and name the proxies
 here. Addresses are compared normalised (``::ffff:192.0.2.1`` is
@@ -49,6 +50,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import hmac
 import inspect
 import ipaddress
@@ -103,14 +105,14 @@ class _Receiver:
         self.busy: set[str] = set()
         self.lock = threading.Lock()
 
-    def route(self, method: str, path: str, remote: str | None, forwarded: list[str] | None = None) -> tuple[int, str] | None:
-        """An early answer for the request line, or None to read the body.
-        `forwarded`: the addresses of the request's forwarding headers, in order."""
+    def route(self, method: str, path: str, remote: str | None, forwarded: _Forwarded | None = None) -> tuple[int, str] | None:
+        """An early answer for the request line, or None to read the body;
+        `forwarded`, what the request's forwarding headers name."""
         # Compared in constant time: the token is the only secret a delivery carries.
         if not hmac.compare_digest((path.rstrip("/") or "/").encode(), self.path.encode()):
             return 404, "not found"
         if self.allow is not None:
-            sender = self.sender(remote, forwarded or [])
+            sender = self.sender(remote, forwarded or _Forwarded())
             if isinstance(sender, tuple):
                 return sender
             if sender is None or not any(sender in net for net in self.allow):
@@ -119,25 +121,28 @@ class _Receiver:
             return 405, "POST only"
         return None
 
-    def sender(self, remote: str | None, forwarded: list[str]) -> _Address | None | tuple[int, str]:
+    def sender(self, remote: str | None, forwarded: _Forwarded) -> _Address | None | tuple[int, str]:
         """The address `allow` is checked against, or a refusal."""
         peer = _address(remote)
-        if not forwarded:
+        if not forwarded.any:
             return peer
-        chain = [_address(a) for a in forwarded]
-        if peer is not None and peer in chain:
+        named = [_address(a) for a in forwarded.every]
+        if peer is not None and peer in named:
             return 403, (
-                "the server took the sender from X-Forwarded-For (the real peer is unknown): turn that off "
+                "the server took the sender from a forwarding header (the real peer is unknown): turn that off "
                 "(uvicorn --no-proxy-headers) and name your proxies in trusted_proxies="
             )
         if self.trusted is None:
             return 403, "a forwarded request (X-Forwarded-For, Forwarded or X-Real-IP) needs trusted_proxies= naming the proxies"
         if peer is None or not any(peer in net for net in self.trusted):
             return peer  # not through a trusted proxy: the headers are the sender's own claim
+        # Only X-Forwarded-For, the header proxies append to, read from its end: a client can
+        # send any other header through the proxy unchanged.
+        chain = [_address(a) for a in forwarded.chain]
         for hop in reversed(chain):
             if hop is None or not any(hop in net for net in self.trusted):
                 return hop
-        return chain[0]
+        return chain[0] if chain else peer
 
     def parse(self, body: bytes) -> Notification | tuple[int, str]:
         try:
@@ -231,19 +236,31 @@ def _address(text: str | None) -> _Address | None:
     return addr
 
 
-def _forwarded(headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
-    """Every address the forwarding headers name, in order (X-Forwarded-For lists, Forwarded's for=)."""
-    out: list[str] = []
+@dataclasses.dataclass
+class _Forwarded:
+    """What a request's forwarding headers say: ``chain``, the addresses of
+    X-Forwarded-For in order (the one a sender is read from), and ``every``
+    address any of them names (to see whether the server rewrote the peer)."""
+
+    chain: list[str] = dataclasses.field(default_factory=list)
+    every: list[str] = dataclasses.field(default_factory=list)
+    any: bool = False
+
+
+def _forwarded(headers: Iterable[tuple[bytes, bytes]]) -> _Forwarded:
+    out = _Forwarded()
     for name, value in headers:
         name = name.lower()
         if name not in _FORWARDING:
             continue
+        out.any = True
         for part in value.decode("latin-1").split(","):
             if name == b"forwarded":
-                fors = [p for p in part.split(";") if p.strip().lower().startswith("for=")]
-                out.extend(p.strip() for p in fors)
+                out.every.extend(p.strip() for p in part.split(";") if p.strip().lower().startswith("for="))
             elif part.strip():
-                out.append(part.strip())
+                out.every.append(part.strip())
+                if name == b"x-forwarded-for":
+                    out.chain.append(part.strip())
     return out
 
 

@@ -259,6 +259,9 @@ fn config_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<EmulatorConfig> {
         };
         Some((bytes(&lo)? as usize, bytes(&hi)? as usize))
     };
+    let compact_json: bool = get("compact_json")?.extract().map_err(|e: PyErr| {
+        PyTypeError::new_err(format!("argument 'compact_json': {}", e.value(py)))
+    })?;
     let title_size = get("title_size")?;
     let title_size = if title_size.is_none() {
         None
@@ -306,6 +309,7 @@ fn config_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<EmulatorConfig> {
         rate_limits,
         result_size,
         title_size,
+        compact_json,
         webhook_timeout: float_of(&get("webhook_timeout")?, "webhook_timeout")?,
         body_timeout: float_of(&get("body_timeout")?, "body_timeout")?,
         ..defaults

@@ -9,6 +9,7 @@
 mod bridge;
 mod client;
 mod convert;
+mod disk;
 mod emulator;
 mod lazy;
 mod options;
@@ -121,6 +122,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<premium::HostnameCursor>()?;
     tables::register(m)?;
     playbook::register(m)?;
+    disk::register(m)?;
     m.add_class::<run::RawCapture>()?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

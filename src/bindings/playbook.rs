@@ -61,34 +61,7 @@ pub fn scan_uuid(py: Python<'_>, uuid: &str) -> PyResult<String> {
     urlscan_core::validate::uuid("uuid", uuid).map_err(|e| to_pyerr(py, e))
 }
 
-/// `rel` (a path from a listing or another answer) under `root`, by the one
-/// rule every file the package writes follows (`urlscan_core::disk`); a
-/// `ValidationError` saying why when it may not be written there.
-#[pyfunction]
-pub fn contained(
-    py: Python<'_>,
-    root: std::path::PathBuf,
-    rel: &str,
-) -> PyResult<std::path::PathBuf> {
-    py.detach(|| urlscan_core::disk::contained(&root, rel))
-        .map_err(|e| to_pyerr(py, e))
-}
-
-/// Write `data` to `path` whole, by the same rule (`urlscan_core::disk`): to a
-/// temporary file created exclusively beside it, then renamed.
-#[pyfunction]
-pub fn write_whole(
-    py: Python<'_>,
-    path: std::path::PathBuf,
-    data: &[u8],
-) -> PyResult<std::path::PathBuf> {
-    py.detach(|| urlscan_core::disk::write_whole(&path, data))
-        .map_err(|e| to_pyerr(py, e))
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(indicators, m)?)?;
-    m.add_function(wrap_pyfunction!(scan_uuid, m)?)?;
-    m.add_function(wrap_pyfunction!(contained, m)?)?;
-    m.add_function(wrap_pyfunction!(write_whole, m)?)
+    m.add_function(wrap_pyfunction!(scan_uuid, m)?)
 }

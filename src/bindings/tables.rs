@@ -356,11 +356,20 @@ impl TableStream {
     ) -> PyResult<u64> {
         let mut walk = self.take()?;
         let schema = walk.schema(py)?;
+        // A file is written whole (staged beside it, renamed at the end; see
+        // `urlscan_core::disk`); `written` keeps a handle to flush it to disk.
+        let mut staged = None;
+        let mut written = None;
         let sink: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
             Box::new(std::io::stdout())
         } else {
-            let file = std::fs::File::create(&path)
-                .map_err(|e| to_pyerr(py, core::disk::io_error("create", &path, &e)))?;
+            let mut s = core::disk::Staged::new(&path).map_err(|e| to_pyerr(py, e))?;
+            let file = s.take_file();
+            written = Some(
+                file.try_clone()
+                    .map_err(|e| to_pyerr(py, core::disk::io_error("write", &path, &e)))?,
+            );
+            staged = Some(s);
             Box::new(std::io::BufWriter::new(file))
         };
         let mut out = urlscan_tables::csv_out::CsvOut::new(sink, &path);
@@ -383,6 +392,12 @@ impl TableStream {
         let mut sink = out.into_inner();
         sink.flush()
             .map_err(|e| to_pyerr(py, core::disk::io_error("write", &path, &e)))?;
+        drop(sink);
+        if let (Some(s), Some(f)) = (staged, written) {
+            f.sync_all()
+                .map_err(|e| to_pyerr(py, core::disk::io_error("write", &path, &e)))?;
+            s.commit().map_err(|e| to_pyerr(py, e))?;
+        }
         *self.rows.lock().unwrap() = rows;
         Ok(rows)
     }

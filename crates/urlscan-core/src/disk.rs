@@ -50,11 +50,25 @@ fn bad_segment(segment: &str) -> Option<&'static str> {
         // The package's state and part files are hidden names (".urlscan-datadumps.sqlite3").
         return Some("a hidden name (the package keeps those for its own files)");
     }
-    if RESERVED_SUFFIXES.iter().any(|s| segment.ends_with(s)) {
+    // Compared without case: on the file systems that ignore it, `X.PART` is `x.part`.
+    let lower = segment.to_ascii_lowercase();
+    if RESERVED_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
         return Some("a name ending in .part or .tmp (the package's temporary files)");
     }
-    if segment.starts_with("_urlscan") {
+    if lower.starts_with("_urlscan") {
         return Some("a name starting with _urlscan (the package's state files)");
+    }
+    if segment.ends_with(['.', ' ']) {
+        // Windows drops them: `x.gz.` is `x.gz` there.
+        return Some("a name ending in a dot or a space");
+    }
+    let stem = lower.split('.').next().unwrap_or_default();
+    let device = matches!(stem, "con" | "prn" | "aux" | "nul")
+        || (stem.len() == 4
+            && (stem.starts_with("com") || stem.starts_with("lpt"))
+            && stem.as_bytes()[3].is_ascii_digit());
+    if device {
+        return Some("a device name on Windows (CON, NUL, COM1, ...)");
     }
     if segment
         .chars()
@@ -139,11 +153,22 @@ impl Staged {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        // The final name is in the temporary one, so a user who sees it knows what it was.
-        let short: String = name.chars().take(80).collect();
-        let (file, temp) = tempfile::Builder::new()
-            .prefix(&format!(".{short}."))
-            .suffix(".part")
+        // The final name is in the temporary one, so a user who sees it knows
+        // what it was; at most 80 bytes of it, so the name stays in NAME_MAX.
+        let mut short = String::new();
+        for c in name.chars() {
+            if short.len() + c.len_utf8() > 80 {
+                break;
+            }
+            short.push(c);
+        }
+        let prefix = format!(".{short}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".part");
+        // As any file the user's umask lets the process create, not tempfile's 0600.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let (file, temp) = builder
             .tempfile_in(&dir)
             .map_err(|e| io_error("create a temporary file in", &dir, &e))?
             .into_parts();
@@ -230,7 +255,15 @@ mod tests {
             "hours/.bashrc",
             "a/.x.gz.part",
             "a/b.gz.tmp",
+            "a/B.GZ.PART",
             "_urlscan_export.json",
+            "_URLSCAN_export.json",
+            "a/x.gz.",
+            "a/x.gz ",
+            "CON",
+            "a/nul.gz",
+            "a/com1.txt",
+            "LPT9",
             "a\\..\\b",
             "C:/x",
             "a/b\0c",
@@ -266,6 +299,25 @@ mod tests {
         write_whole(&dest, b"new").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
         assert_eq!(std::fs::read(&dest).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_written_file_has_the_umask_s_mode_not_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let r = root();
+        let dest = write_whole(&r.path().join("f"), b"x").unwrap();
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
+        // 0644 under the usual umask of 022: readable by other users, as files written in place are.
+        let umask = {
+            let probe = r.path().join("probe");
+            std::fs::write(&probe, b"").unwrap();
+            0o666 & !(std::fs::metadata(&probe).unwrap().permissions().mode() & 0o777)
+        };
+        assert_eq!(mode, 0o666 & !umask);
+        // A long name of four-byte characters still gives a temporary name within NAME_MAX.
+        let long = r.path().join("𝔘".repeat(60));
+        assert!(Staged::new(&long).is_ok());
     }
 
     #[test]

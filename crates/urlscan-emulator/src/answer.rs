@@ -176,6 +176,31 @@ pub(crate) async fn key_format(
     next.run(req).await
 }
 
+/// With `compact_json`, JSON answers on one line (see `json_form::compact`).
+pub(crate) async fn compact_layout(
+    axum::extract::State(st): axum::extract::State<std::sync::Arc<AppState>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let resp = next.run(req).await;
+    let json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !st.cfg.compact_json || !json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return err(StatusCode::INTERNAL_SERVER_ERROR, "body", None);
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(
+        parts,
+        axum::body::Body::from(super::json_form::compact(&bytes)),
+    )
+}
+
 /// A 429's message, in the words the service uses: tools read the wait from
 /// it (`Reset in (\d+) seconds`, or its second number), beside the headers.
 pub(crate) fn limit_message(action: &str, limit: u64, window: &str, reset_after_s: u64) -> String {

@@ -1,6 +1,7 @@
 //! The form of the service's JSON answers: indented by two spaces, one
-//! member per line (`JSON.stringify(value, null, 2)`; the recorded submit,
-//! search and result bodies), sent as `application/json; charset=utf-8`.
+//! member per line (the layout of `JSON.stringify(value, null, 2)` in the
+//! recorded submit, search and result bodies; numbers stay as serde writes
+//! them), sent as `application/json; charset=utf-8`.
 //! Tools that read the line holding `"uuid"` depend on it.
 //!
 //! Compact JSON (what serde writes, or the emulator's stored hits joined
@@ -76,6 +77,26 @@ pub fn indent(compact: &[u8]) -> Vec<u8> {
     out
 }
 
+/// JSON on one line: whitespace outside strings dropped (the emulator's
+/// `compact_json` setting, for measuring a client on both layouts).
+pub fn compact(json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in json {
+        if in_string {
+            // An escaped character (after a lone `\`) never ends the string.
+            let after_backslash = escaped;
+            escaped = !after_backslash && b == b'\\';
+            in_string = after_backslash || b != b'"';
+            out.push(b);
+        } else if !b.is_ascii_whitespace() {
+            in_string = b == b'"';
+            out.push(b);
+        }
+    }
+    out
+}
+
 /// A JSON value in the service's form.
 pub fn render(v: &serde_json::Value) -> Vec<u8> {
     indent(&serde_json::to_vec(v).unwrap_or_default())
@@ -100,6 +121,12 @@ mod tests {
             let want = serde_json::to_string_pretty(&v).unwrap();
             assert_eq!(String::from_utf8(render(&v)).unwrap(), want);
         }
+    }
+
+    #[test]
+    fn compact_undoes_indent() {
+        let v = json!({"a": [1, {"b": "x \\\" y\n, : {"}, []], "c": {}});
+        assert_eq!(compact(&render(&v)), serde_json::to_vec(&v).unwrap());
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub fn router(st: Arc<AppState>, premium: Router<Arc<AppState>>) -> Router {
                 Some("We could not find this page"),
             )
         })
+        .layer(middleware::from_fn_with_state(
+            st.clone(),
+            super::answer::compact_layout,
+        ))
         // A malformed key is refused on every path, before the handlers (faults come first).
         .layer(middleware::from_fn(super::answer::key_format))
         // Faults apply inside the latency layer, before the handlers.

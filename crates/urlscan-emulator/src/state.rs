@@ -125,6 +125,9 @@ pub struct EmulatorConfig {
     /// Characters of every page's title (a hostile page); `None` keeps the
     /// page's own title.
     pub title_size: Option<usize>,
+    /// Answer JSON on one line instead of the service's two-space indent
+    /// (to measure a client on both layouts).
+    pub compact_json: bool,
     /// Wall-clock seconds one webhook delivery attempt may take.
     pub webhook_timeout: f64,
     /// Wall-clock seconds a client may take to send a request's headers;
@@ -151,6 +154,7 @@ impl Default for EmulatorConfig {
             rate_limits: super::ratelimit::default_limits(),
             result_size: None,
             title_size: None,
+            compact_json: false,
             webhook_timeout: 5.0,
             header_read_timeout: 120.0,
             body_timeout: 30.0,

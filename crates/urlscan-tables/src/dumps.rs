@@ -90,9 +90,16 @@ impl Kind {
             .unwrap_or(&[]);
         let text = String::from_utf8_lossy(first);
         let has = |key: &str| text.contains(&format!("\"{key}\":"));
+        // A result of a few megabytes may not reach its `lists` in the first
+        // megabyte: its first member (`data`, holding `requests`) tells too.
+        let opens_with_data = text
+            .trim_start()
+            .strip_prefix('{')
+            .map(str::trim_start)
+            .is_some_and(|t| t.starts_with("\"data\""));
         Ok(if has("_id") && has("sort") {
             Some(Kind::Search)
-        } else if has("data") && (has("lists") || has("verdicts")) {
+        } else if opens_with_data || (has("data") && (has("lists") || has("verdicts"))) {
             Some(Kind::Api)
         } else {
             None
@@ -416,7 +423,7 @@ mod tests {
 
     #[test]
     fn the_kind_is_read_from_the_content() {
-        let cases: [(&str, Vec<u8>, Option<Kind>); 5] = [
+        let cases: [(&str, Vec<u8>, Option<Kind>); 6] = [
             (
                 "s.gz",
                 gz(&[b"\n{\"_id\":\"a\",\"sort\":[1],\"page\":{}}\n"]),
@@ -425,6 +432,16 @@ mod tests {
             (
                 "r.gz",
                 gz(&[b"{\"data\":{},\"lists\":{},\"task\":{}}\n"]),
+                Some(Kind::Api),
+            ),
+            // A first result larger than the megabyte read: its first member says.
+            (
+                "big.gz",
+                gz(&[format!(
+                    "{{\"data\":{{\"requests\":[\"{}\"]}},\"lists\":{{}}}}\n",
+                    "x".repeat(2 << 20)
+                )
+                .as_bytes()]),
                 Some(Kind::Api),
             ),
             (

@@ -135,9 +135,15 @@ pub struct Downloaded {
 /// resume not to count against `max_retries`.
 const MIN_PROGRESS: u64 = 1 << 20;
 
-/// The total size a `Content-Range: bytes a-b/N` names.
-fn range_total(v: &str) -> Option<u64> {
-    v.rsplit('/').next()?.trim().parse().ok()
+/// The first byte and the total size a `Content-Range: bytes a-b/N` names.
+fn range_of(v: &str) -> (Option<u64>, Option<u64>) {
+    let start = v
+        .trim()
+        .strip_prefix("bytes ")
+        .and_then(|r| r.split('-').next())
+        .and_then(|a| a.trim().parse().ok());
+    let total = v.rsplit('/').next().and_then(|n| n.trim().parse().ok());
+    (start, total)
 }
 
 impl Client {
@@ -183,8 +189,9 @@ impl Client {
     /// download then. A body that keeps arriving is never cut by the
     /// client's `timeout`; a stall (no byte for `timeout`) or a dropped
     /// connection resumes with a `Range` request, up to `max_retries` times
-    /// in a row without progress (an attempt that brought at least 1 MiB
-    /// starts the count anew); then the call fails with the bytes it had,
+    /// in a row without progress (an attempt that takes the file 1 MiB past
+    /// the furthest it reached starts the count anew; a host that starts over
+    /// on every attempt makes none); then the call fails with the bytes it had,
     /// and the temporary file is removed (no half file under `dest`).
     /// `progress(bytes, total)` follows the bytes (total 0 when unknown).
     pub async fn datadump_download(
@@ -210,10 +217,13 @@ impl Client {
         // the listing's `expected` is checked once the host's answer is whole.
         let mut total: Option<u64> = None;
         let mut attempts = 0u32;
-        // Attempts in a row that brought less than `MIN_PROGRESS`: a transfer
-        // that keeps moving may resume again and again (at most once per
-        // `MIN_PROGRESS` of `limit`), a dead or dripping one only `max_retries` times.
-        let mut fruitless = 0u32;
+        // Resumes in a row since an attempt took the file `MIN_PROGRESS` past
+        // the furthest it ever reached: a transfer that keeps moving may
+        // resume again and again (at most once per `MIN_PROGRESS` of
+        // `limit`); a dead or dripping one, or a host that starts over on
+        // every attempt, `max_retries` times.
+        let mut streak = 0u32;
+        let mut furthest: u64 = 0;
         let too_much = |sent: u64| {
             let why = match expected {
                 Some(e) if e <= cap => format!("the {e} bytes the listing announced"),
@@ -226,23 +236,29 @@ impl Client {
         let outcome: Result<()> = async {
             loop {
                 attempts += 1;
-                let retry_left = fruitless < budget;
                 let resp = match self.t.get_elsewhere(&url, have).await {
                     Ok(r) => r,
-                    Err(e) if retry_left && matches!(e, Error::Transport(_) | Error::Timeout(_)) => {
-                        fruitless += 1;
-                        tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(fruitless))).await;
+                    Err(e) if streak < budget && matches!(e, Error::Transport(_) | Error::Timeout(_)) => {
+                        streak += 1;
+                        tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(streak))).await;
                         continue;
                     }
                     Err(e) => return Err(e),
                 };
                 let status = resp.status().as_u16();
-                let announced = resp
+                let (from, announced) = resp
                     .headers()
                     .get(reqwest::header::CONTENT_RANGE)
                     .and_then(|v| v.to_str().ok())
-                    .and_then(range_total);
+                    .map_or((None, None), range_of);
                 match status {
+                    // Bytes from elsewhere than asked would be appended at the wrong place.
+                    206 if from.is_some_and(|a| a != have) => {
+                        return Err(Error::Decode(format!(
+                            "data-dump file {p}: the download host answered bytes from {} where {have} were asked for",
+                            from.unwrap_or_default()
+                        )))
+                    }
                     206 => total = announced.or(total),
                     200 => {
                         if have > 0 {
@@ -263,7 +279,6 @@ impl Client {
                 if let Some(t) = total.filter(|t| *t > limit) {
                     return Err(too_much(t));
                 }
-                let before = have;
                 let mut resp = resp;
                 let cut = loop {
                     match resp.chunk().await {
@@ -287,18 +302,18 @@ impl Client {
                 if cut.is_none() && !short {
                     return Ok(());
                 }
-                fruitless = if have - before >= MIN_PROGRESS {
-                    0
-                } else {
-                    fruitless + 1
-                };
-                if fruitless > budget {
+                if have >= furthest + MIN_PROGRESS {
+                    streak = 0;
+                }
+                furthest = furthest.max(have);
+                if streak >= budget {
                     let of = total.map_or(String::new(), |t| format!(" of {t}"));
                     let why = cut.unwrap_or_else(|| "the connection closed early".into());
                     return Err(Error::Transport(format!(
                         "data-dump file {p}: the download stopped at {have}{of} bytes after {attempts} attempts ({why})"
                     )));
                 }
+                streak += 1;
                 log::info!("data-dump file {p}: resuming at byte {have}");
             }
         }

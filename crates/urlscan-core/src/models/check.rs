@@ -118,8 +118,36 @@ fn member_key(b: &[u8], i: usize, keep: bool) -> Option<(Key, usize)> {
     (b.get(colon) == Some(&b':')).then(|| (key, ws(b, colon + 1)))
 }
 
+/// Past the JSON blanks from `i` on. Answers indented as the service
+/// indents them are more than a third spaces, in runs after each newline:
+/// a run is skipped 16 bytes at a time.
 fn ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+    loop {
+        match b.get(i) {
+            Some(b' ') => i = space_run(b, i + 1),
+            Some(b'\n' | b'\r' | b'\t') => i += 1,
+            _ => return i,
+        }
+    }
+}
+
+/// The first byte from `i` on that is not a space.
+fn space_run(b: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::*;
+    // SAFETY: as in `plain_run`: SSE2 is part of x86-64, and each load reads
+    // the 16 bytes of `chunk`.
+    unsafe {
+        let space = _mm_set1_epi8(b' ' as i8);
+        while let Some(chunk) = b.get(i..i + 16) {
+            let x = _mm_loadu_si128(chunk.as_ptr().cast());
+            let same = _mm_movemask_epi8(_mm_cmpeq_epi8(x, space)) as u32;
+            if same != 0xffff {
+                return i + (!same).trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while b.get(i) == Some(&b' ') {
         i += 1;
     }
     i

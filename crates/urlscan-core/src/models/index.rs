@@ -88,12 +88,7 @@ fn scan_members(
     body: &[u8],
     mut member: impl FnMut(Key, usize, usize) -> Option<()>,
 ) -> Option<()> {
-    let ws = |mut i: usize| {
-        while body.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i
-    };
+    let ws = |i: usize| blank_end(body, i);
     let mut i = ws(0);
     if body.get(i) != Some(&b'{') {
         return None;
@@ -122,6 +117,38 @@ fn scan_members(
             _ => return None,
         }
     }
+}
+
+/// Where the JSON blanks (space, tab, newline, return) starting at `i` end.
+/// Answers indented as the service indents them hold long runs of spaces:
+/// those are skipped eight at a time.
+pub(crate) fn blank_end(body: &[u8], mut i: usize) -> usize {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    loop {
+        match body.get(i) {
+            Some(b' ') => {
+                i += 1;
+                while let Some(word) = body.get(i..i + 8) {
+                    if u64::from_le_bytes(word.try_into().unwrap_or_default()) != SPACES {
+                        break;
+                    }
+                    i += 8;
+                }
+            }
+            Some(b'\n' | b'\r' | b'\t') => i += 1,
+            _ => return i,
+        }
+    }
+}
+
+/// The high bit of each byte of `word` that is a quote or a bracket (what
+/// ends a run a container's skip may pass over: numbers, punctuation and
+/// blanks). A flag above the lowest may be spurious; the lowest is exact.
+fn quote_or_bracket(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & (ONES << 7);
+    let is = |c: u8| zero(word ^ (ONES * u64::from(c)));
+    is(b'"') | is(b'{') | is(b'}') | is(b'[') | is(b']')
 }
 
 /// The closing quote of the string opening at `open`, and whether it has escapes.
@@ -167,6 +194,15 @@ fn value_end(body: &[u8], start: usize) -> Option<usize> {
             let mut depth = 0usize;
             let mut i = start;
             loop {
+                // Eight bytes at a time up to the next quote or bracket.
+                while let Some(word) = body.get(i..i + 8) {
+                    let stop = quote_or_bracket(u64::from_le_bytes(word.try_into().ok()?));
+                    if stop != 0 {
+                        i += stop.trailing_zeros() as usize / 8;
+                        break;
+                    }
+                    i += 8;
+                }
                 match body.get(i)? {
                     b'"' => i = string_end(body, i)?.0,
                     b'{' | b'[' => depth += 1,
@@ -196,12 +232,7 @@ fn value_end(body: &[u8], start: usize) -> Option<usize> {
 /// `parsed_object_index` does for objects. None when the bytes are not an
 /// array after all.
 pub fn parsed_array_spans(body: &[u8]) -> Option<Vec<(usize, usize)>> {
-    let ws = |mut i: usize| {
-        while body.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i
-    };
+    let ws = |i: usize| blank_end(body, i);
     let mut out = Vec::new();
     let mut i = ws(0);
     if body.get(i) != Some(&b'[') {

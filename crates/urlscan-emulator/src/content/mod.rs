@@ -55,12 +55,13 @@ pub fn result_json(spec: &ScanSpec, base_url: &str) -> Value {
             .filter(|t| !t.is_empty())
             .unwrap_or("title")
             .to_string();
-        let mut long = String::with_capacity(chars);
-        while long.len() < chars {
-            long.push_str(&words);
-            long.push(' ');
-        }
-        long.truncate(chars);
+        // Characters, not bytes: titles hold non-ASCII ones ("–").
+        let long: String = words
+            .chars()
+            .chain(std::iter::once(' '))
+            .cycle()
+            .take(chars)
+            .collect();
         doc["page"]["title"] = Value::String(long);
     }
     if let Some((lo, hi)) = size {

@@ -7,7 +7,7 @@ use super::helpers::{html_escape, push_unique, sha256_hex, DAY_MS};
 use super::words;
 use super::{
     dom, index_doc, response_bodies, result_json, screenshot_png, search_hit, set_result_size,
-    ScanSpec,
+    set_title_size, ScanSpec,
 };
 
 const NOW: i64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
@@ -466,4 +466,16 @@ fn a_whole_result_renders_in_the_services_form() {
         }
     }
     set_result_size(BIG, None);
+}
+
+#[test]
+fn a_title_of_any_size_counts_characters() {
+    // Titles hold non-ASCII characters ("–"): the size is in characters, never a cut inside one.
+    const LONG: &str = "http://title-test.long";
+    set_title_size(LONG, Some(1001));
+    for s in sample_specs() {
+        let v = result_json(&s, LONG);
+        assert_eq!(v["page"]["title"].as_str().unwrap().chars().count(), 1001);
+    }
+    set_title_size(LONG, None);
 }
