@@ -3,9 +3,10 @@ with a local emulator of the service for tests and demos."""
 
 import atexit as _atexit
 import logging as _logging
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from . import _native, datadumps, errors, models, query, schema
+from . import _native, errors, models, query, schema
 from ._client import AsyncClient, Client, ScanOptions, SearchIterator
 from ._native import __version__
 from ._refang import refang
@@ -29,6 +30,19 @@ from .models import (
     UserAgentGroup,
     VisibilityChange,
 )
+
+if _TYPE_CHECKING:
+    from . import datadumps as datadumps
+
+
+def __getattr__(name: str) -> _Any:
+    # `urlscan_rs.datadumps` is loaded when first used (it brings sqlite3 and a thread pool).
+    if name == "datadumps":
+        import importlib
+
+        return importlib.import_module(".datadumps", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Rust threads outlive the interpreter: tell them before it goes away.
 _atexit.register(_native._shutdown)

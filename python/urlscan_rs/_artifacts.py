@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from collections.abc import Iterable
@@ -66,6 +65,8 @@ def save(client: Any, uuid: str, dest_dir: str | os.PathLike[str], what: Iterabl
 
 
 async def _save_async(client: Any, uuid: str, dest: Path, asked: tuple[str, ...], result: Any) -> dict[str, Path]:
+    import asyncio
+
     async def one(kind: str) -> bytes:
         if kind == "json":
             return result_bytes(result if result is not None else await client.result(uuid))
@@ -89,6 +90,8 @@ def save_outcomes(client: Any, outcomes: list[Any], dest_dir: str | os.PathLike[
     if client._is_async:
 
         async def run() -> list[Any]:
+            import asyncio
+
             gate = asyncio.Semaphore(concurrency or 8)
 
             async def one(o: Any) -> Any:

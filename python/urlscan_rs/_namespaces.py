@@ -12,7 +12,6 @@ more than one table call, are written here by hand.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 import os
 import sys
@@ -493,6 +492,8 @@ class DataDumps(_Namespace):
 
         args = (dest_dir, window, types, days, progress or None, rebuild_state)
         if self._client._is_async:
+            import asyncio  # only an AsyncClient needs it (not loaded on import)
+
             # The same steps, each call awaited in a worker thread's own loop.
             return asyncio.to_thread(
                 _sync,

@@ -8,7 +8,6 @@ interface, which pyarrow, polars and duckdb read with no copy.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 import sys
@@ -95,6 +94,8 @@ class Tabular:
 
     def _run(self, fn: Callable[[], Any]) -> Any:
         if self._table_is_async():
+            import asyncio  # only an AsyncClient's tables need it (not loaded on import)
+
             return asyncio.to_thread(fn)
         return fn()
 
