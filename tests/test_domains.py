@@ -145,19 +145,10 @@ def test_records_and_table(client: Client, everything: list[DomainHit]) -> None:
     it = client.search("", datasource="domains", size=5, limit=5)
     records = it.to_records()
     assert [r["domain"] for r in records] == [h.domain for h in everything[:5]]
-    assert set(records[0]) == {
-        "id",
-        "domain",
-        "apex_domain",
-        "first_seen",
-        "last_seen",
-        "scan_count",
-        "last_scan_id",
-        "ip",
-        "asn",
-        "asnname",
-        "country",
-    }
+    # The records are the table's rows: the same columns (``date`` included), the same values.
+    assert list(records[0]) == list(urlscan_rs.schema.DOMAINS.names)
+    table = client.search("", datasource="domains", size=5, limit=5).to_arrow()
+    assert table.to_pylist() == records
     assert isinstance(records[0]["scan_count"], int)
 
 

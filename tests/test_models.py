@@ -243,5 +243,8 @@ def test_report_links_point_at_the_host_that_served_the_scan() -> None:
         want = f"{emu.url}/result/{hit.id}/"
         assert hit.to_record()["report"] == result.to_record()["report"] == want
         assert hit.to_stix()["objects"][-1]["external_references"][0]["url"] == want
-    # Without a link of its own, a hit's report is on the service.
-    assert urlscan_rs.SearchHit({"_id": "x"}).to_record()["report"] == "https://urlscan.io/result/x/"
+    # Without a link of its own, a hit's record has no report (as its table row), and its
+    # notebook table links the report on the service.
+    bare = urlscan_rs.SearchHit({"_id": "x"})
+    assert bare.to_record()["report"] is None
+    assert 'href="https://urlscan.io/result/x/"' in bare._repr_html_()

@@ -111,8 +111,9 @@ class SearchIterator(_PagedIterator, Tabular):
     # hit on demand).
 
     def to_records(self) -> list[dict[str, Any]]:
-        """Read the remaining hits into flat dicts (a sync iterator; honours ``limit``)."""
-        return [hit.to_record() for hit in self]
+        """Read the remaining hits into flat dicts of the data source's table columns, as
+        ``to_arrow()`` would give them (a sync iterator; honours ``limit``)."""
+        return _native.records(self._table_schema().name, list(self))
 
     # -- tables (see Tabular)
 

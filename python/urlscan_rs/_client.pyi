@@ -73,7 +73,9 @@ class ScanOptions(TypedDict, total=False):
 
 # END GENERATED scan_options
 
+# BEGIN GENERATED datasource by `python -m urlscan_rs._generate`: do not edit
 Datasource = Literal["scans", "hostnames", "incidents", "notifications", "certificates", "domains"]
+# END GENERATED datasource
 Progress = bool | Callable[[int, int], object] | None
 Artifact = Literal["json", "png", "dom"]
 
@@ -184,6 +186,7 @@ class Client:
     def screenshot(self, uuid: str) -> Screenshot: ...
     def dom(self, uuid: str) -> str: ...
     def response(self, sha256: str) -> str: ...
+    # BEGIN GENERATED search by `python -m urlscan_rs._generate`: do not edit
     @overload
     def search(
         self,
@@ -268,6 +271,7 @@ class Client:
         collapse: str | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
+    # END GENERATED search
     def similar(
         self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
     ) -> SyncSearchIterator[SearchHit]: ...

@@ -24,29 +24,6 @@ def report_link(obj: Any) -> str | None:
     return f"https://urlscan.io/result/{uuid}/" if uuid else None
 
 
-def record(obj: Any) -> dict[str, Any]:
-    """A flat record of a ScanResult or SearchHit: what a table needs."""
-    task, page = obj.task, obj.page
-    verdict = obj.verdicts.overall if hasattr(obj.verdicts, "overall") else obj.verdicts
-    uuid = getattr(obj, "uuid", None) or task.uuid
-    report = report_link(obj)
-    return {
-        "uuid": uuid,
-        "time": task.time,
-        "url": page.url or task.url,
-        "domain": page.domain,
-        "ip": page.ip,
-        "country": page.country,
-        "asn": page.asn,
-        "server": page.server,
-        "title": page.title,
-        "score": verdict.score,
-        "malicious": verdict.malicious,
-        "report": report,
-        "screenshot": task.screenshot_url or getattr(obj, "screenshot", None),
-    }
-
-
 def _cell(key: str, value: Any) -> str:
     if value is None:
         return "<td>unknown</td>" if key == "malicious" else "<td></td>"
@@ -73,10 +50,12 @@ def table(objs: Iterable[Any], caption: str | None = None) -> str:
     for scans; the hits' own flat records for the other data sources."""
     objs = list(objs)
     columns: tuple[str, ...]
+    rows = [o.to_record() for o in objs]
     if all(_is_scan(o) for o in objs):
-        rows, columns = [record(o) for o in objs], COLUMNS
+        columns = COLUMNS
+        for o, r in zip(objs, rows, strict=True):
+            r["report"] = r["report"] or report_link(o)
     else:
-        rows = [o.to_record() for o in objs]
         columns = tuple(rows[0])
     head = "".join(f"<th>{c}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_cell(c, r.get(c)) for c in columns) + "</tr>" for r in rows)

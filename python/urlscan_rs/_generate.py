@@ -16,6 +16,9 @@ From it this module writes, between ``# BEGIN GENERATED <name>`` and
   namespace (``client``: ``quotas``, ``available_countries``, ...) and the
   ``ScanOptions`` typed dict of the submission row's fields (``scan_options``),
   each field with its documentation;
+* in ``_client.pyi``, the search data sources (``_native.data_sources()``):
+  the ``Datasource`` literal (``datasource``) and an overload of ``search``
+  per data source typed with its hit model (``search``);
 * in ``_client.pyi``, ``AsyncClient`` (``async``), derived from ``Client``;
 
 so that no async signature is written by hand.
@@ -78,7 +81,7 @@ ALIASES = {
     "Visibility": "livescan.task:visibility",
     "VisibilityOrDeleted": "set_visibility:visibility",
     "IncidentVisibility": "incidents.create:visibility",
-    "Datasource": "saved_searches.create:datasource",
+    "SavedSearchDatasource": "saved_searches.create:datasource",
     "Frequency": "subscriptions.create:frequency",
     "WeekDay": "subscriptions.create:week_days",
     "TeamPermission": "subscriptions.create:permissions",
@@ -274,6 +277,42 @@ def generated(endpoints: list[Endpoint]) -> list[Endpoint]:
     return [ep for ep in endpoints if not ep["by_hand"]]
 
 
+# The search parameters after the data source's, as every overload of ``search`` takes them.
+_SEARCH = """    @overload
+    def search(
+        self,
+        q: str = "",
+        *,
+        size: int = 100,
+        limit: int | None = None,
+        search_after: str | None = None,
+        datasource: {datasource},
+        collapse: str | None = None,
+        parallel: int | Literal["auto"] | None = None,
+    ) -> SyncSearchIterator[{hits}]: ...
+"""
+
+
+def data_sources() -> list[dict[str, Any]]:
+    """The search data sources of the core (name, hit model, table schema, shown columns)."""
+    return _native.data_sources()
+
+
+def _search_overloads() -> str:
+    """``Client.search``: one overload per data source (the first is the default), and one for any name."""
+    rows = data_sources()
+    out = [
+        _SEARCH.format(datasource=f'Literal["{d["name"]}"]' + (" | None = None" if i == 0 else ""), hits=d["model"])
+        for i, d in enumerate(rows)
+    ]
+    out.append(_SEARCH.format(datasource="str | None = None", hits=" | ".join(d["model"] for d in rows)))
+    return "".join(out)
+
+
+def _datasource_alias() -> str:
+    return "Datasource = Literal[" + ", ".join(json.dumps(d["name"]) for d in data_sources()) + "]\n"
+
+
 def _fill(path: Path, text: str, contents: dict[str, str], keep_others: bool = False) -> str:
     """Each region named in ``contents`` filled with it; the others kept or emptied."""
     seen: set[str] = set()
@@ -393,7 +432,12 @@ def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
     # The client's own rows go to the client's files.
     client_py = {CLIENT_ROWS: py.pop(CLIENT_ROWS, ""), "scan_options": _scan_options_class(everything, None)}
     own = builtin_lists(stubs.pop(CLIENT_ROWS, ""))
-    client_stubs = {CLIENT_ROWS: own, "scan_options": _scan_options_class(everything, names)}
+    client_stubs = {
+        CLIENT_ROWS: own,
+        "scan_options": _scan_options_class(everything, names),
+        "search": _search_overloads(),
+        "datasource": _datasource_alias(),
+    }
     py_text = _format(PY, _fill(PY, PY.read_text(encoding="utf-8"), py))
     stub = _fill(STUB, STUB.read_text(encoding="utf-8"), stubs)
     # Then from the stub so far (its models and async regions empty): what it imports, its async classes.

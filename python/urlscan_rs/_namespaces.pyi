@@ -49,7 +49,7 @@ __all__ = [
 Visibility = Literal["public", "unlisted", "private"]
 VisibilityOrDeleted = Literal["public", "unlisted", "private", "deleted"]
 IncidentVisibility = Literal["unlisted", "private"]
-Datasource = Literal["hostnames", "scans"]
+SavedSearchDatasource = Literal["hostnames", "scans"]
 Frequency = Literal["live", "hourly", "daily"]
 WeekDay = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 TeamPermission = Literal["team:read", "team:write"]
@@ -115,7 +115,7 @@ class SavedSearches:
     def create(
         self,
         *,
-        datasource: Datasource,
+        datasource: SavedSearchDatasource,
         name: str,
         query: str,
         description: str | None = None,
@@ -128,7 +128,7 @@ class SavedSearches:
         self,
         search_id: str,
         *,
-        datasource: Datasource | None = None,
+        datasource: SavedSearchDatasource | None = None,
         name: str | None = None,
         query: str | None = None,
         description: str | None = None,
@@ -184,7 +184,7 @@ class Subscriptions:
         incident_watch_keys: WatchKey | _List[WatchKey] | None = None,
     ) -> Subscription: ...
     def delete(self, subscription_id: str) -> None: ...
-    def results(self, subscription_id: str, datasource: Datasource) -> _List[SearchHit]: ...
+    def results(self, subscription_id: str, datasource: SavedSearchDatasource) -> _List[SearchHit]: ...
     # END GENERATED subscriptions
 
 class Channels:
@@ -348,7 +348,7 @@ class AsyncSavedSearches:
     async def create(
         self,
         *,
-        datasource: Datasource,
+        datasource: SavedSearchDatasource,
         name: str,
         query: str,
         description: str | None = None,
@@ -361,7 +361,7 @@ class AsyncSavedSearches:
         self,
         search_id: str,
         *,
-        datasource: Datasource | None = None,
+        datasource: SavedSearchDatasource | None = None,
         name: str | None = None,
         query: str | None = None,
         description: str | None = None,
@@ -415,7 +415,7 @@ class AsyncSubscriptions:
         incident_watch_keys: WatchKey | _List[WatchKey] | None = None,
     ) -> Subscription: ...
     async def delete(self, subscription_id: str) -> None: ...
-    async def results(self, subscription_id: str, datasource: Datasource) -> _List[SearchHit]: ...
+    async def results(self, subscription_id: str, datasource: SavedSearchDatasource) -> _List[SearchHit]: ...
 
 class AsyncChannels:
     async def list(self) -> _List[Channel]: ...

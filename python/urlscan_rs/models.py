@@ -20,7 +20,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
@@ -1160,16 +1160,23 @@ class Visible(Model):
     (searchable as ``visible.brandname``). Wire: ``brandname``."""
 
 
-class _ScanRecord:
-    """What a scan's result and a search hit of it share: a flat record and a notebook table."""
+class _Tabled:
+    """A model tables are made of: its row of the table schema (``urlscan_rs.schema.of``) as a dict."""
 
     __slots__ = ()
 
     def to_record(self) -> dict[str, Any]:
-        """A flat dict: uuid, time, url, domain, ip, country, asn, server, title, score, malicious, links."""
-        from ._display import record
+        """A flat dict of this model's table columns (``urlscan_rs.schema.of(self)``): the row
+        ``to_arrow()`` makes of it, decoded by the same code (missing is None)."""
+        from . import schema
 
-        return record(self)
+        return _native.records(schema.of(self).name, [self])[0]
+
+
+class _ScanRecord(_Tabled):
+    """What a scan's result and a search hit of it share: a flat record and a notebook table."""
+
+    __slots__ = ()
 
     def _repr_html_(self) -> str:
         from ._display import table
@@ -1569,7 +1576,7 @@ class Channel(Model):
     _repr_fields = ("id", "type", "name", "is_active")
 
 
-class Incident(Model):
+class Incident(_Tabled, Model):
     """An incident: an observable tracked and scanned repeatedly."""
 
     __slots__ = ()
@@ -1719,7 +1726,7 @@ class IncidentState(Model):
         return self.state.malicious
 
 
-class HostnameRecord(Model):
+class HostnameRecord(_Tabled, Model):
     """One hostname-history observation."""
 
     __slots__ = ()
@@ -1822,11 +1829,7 @@ def _opt_list(v: Any) -> list[Any] | None:
     return None
 
 
-def _flat(obj: Model, names: Iterable[str]) -> dict[str, Any]:
-    return {n: getattr(obj, n) for n in names}
-
-
-class HostnameHit(Model):
+class HostnameHit(_Tabled, Model):
     """A hit of ``search(datasource="hostnames")``: a hostname and when it was seen."""
 
     __slots__ = ()
@@ -1850,10 +1853,6 @@ class HostnameHit(Model):
     """What saw it, e.g. ``pdns`` or ``scan``. Wire: ``sources``."""
     _repr_fields = ("hostname", "domain", "first_seen", "last_seen")
 
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict of the documented fields (no ``sort``)."""
-        return _flat(self, ("id", "hostname", "domain", "apex_domain", "date", "first_seen", "last_seen", "sources"))
-
 
 class IncidentHit(Incident):
     """A hit of ``search(datasource="incidents")``: an incident (every
@@ -1866,15 +1865,8 @@ class IncidentHit(Incident):
     """When the incident was created, aware in UTC. Wire: ``date``."""
     _repr_fields = ("id", "observable", "state", "source_type")
 
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict of the main fields (no ``sort``)."""
-        return _flat(
-            self,
-            ("id", "date", "observable", "state", "source_type", "source_id", "visibility", "owner", "scanned_at", "expire_at"),
-        )
 
-
-class CertificateHit(Model):
+class CertificateHit(_Tabled, Model):
     """A hit of ``search(datasource="certificates")``: a TLS certificate seen by scans."""
 
     __slots__ = ()
@@ -1902,13 +1894,8 @@ class CertificateHit(Model):
     """When it was last seen, aware in UTC. Wire: ``lastSeen`` (else ``last_seen``)."""
     _repr_fields = ("domain", "issuer", "valid_to")
 
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict of the documented fields (no ``sort``)."""
-        names = ("id", "domain", "subject_name", "issuer", "valid_from", "valid_to", "hostnames", "first_seen", "last_seen")
-        return _flat(self, names)
 
-
-class DomainHit(Model):
+class DomainHit(_Tabled, Model):
     """A hit of ``search(datasource="domains")``: a domain that scans loaded as
     their page, how often and when it was scanned, and where its newest scan
     found it (``ip``, ``asn``, ``asnname``, ``country``; ``last_scan_id`` is
@@ -1947,23 +1934,6 @@ class DomainHit(Model):
     """Its country in the newest scan, a two-letter code (e.g. ``DE``). Wire: ``country``."""
     _repr_fields = ("domain", "scan_count", "last_seen")
 
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict of the documented fields (no ``sort``)."""
-        names = (
-            "id",
-            "domain",
-            "apex_domain",
-            "first_seen",
-            "last_seen",
-            "scan_count",
-            "last_scan_id",
-            "ip",
-            "asn",
-            "asnname",
-            "country",
-        )
-        return _flat(self, names)
-
 
 def _notified_hits(obj: Model, datasource: Any, items: Any) -> list[Any] | None:
     # Notifications carry scan hits or hostname hits.
@@ -1977,7 +1947,7 @@ def _notified_hits(obj: Model, datasource: Any, items: Any) -> list[Any] | None:
     return [cls(x) if isinstance(x, dict) else x for x in items]
 
 
-class Notification(Model):
+class Notification(_Tabled, Model):
     """A notification: what a webhook receives, an e-mail carries and
     ``search(datasource="notifications")`` finds (see
     :func:`urlscan_rs.parse_notification`).
@@ -2030,11 +2000,6 @@ class Notification(Model):
     total: int | None = _field("total", _int)
     """How many ``results`` it carries. Wire: ``total``."""
     _repr_fields = ("id", "type", "created_at", "total")
-
-    def to_record(self) -> dict[str, Any]:
-        """A flat dict: the main fields and the number of results."""
-        names = ("id", "type", "created_at", "frequency", "subscription_id", "incident_id", "channel_id", "datasource", "total")
-        return _flat(self, names)
 
 
 class NotificationHit(Notification):

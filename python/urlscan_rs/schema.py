@@ -109,28 +109,17 @@ NOTIFICATIONS: Schema = _BY_NAME["NOTIFICATIONS"]
 ALL: tuple[Schema, ...] = tuple(_BY_NAME.values())
 VERSION: int = SCANS.version
 
+# The search data sources (the core's table): what each one's hits are, tabled by which schema.
+_DATA_SOURCES: tuple[dict[str, Any], ...] = tuple(_native.data_sources())
 # The schema of each model class's rows, and of each search data source's hits.
-_OF_CLASS = {
-    "SearchHit": SCANS,
+_OF_CLASS = {d["model"]: _BY_NAME[d["schema"]] for d in _DATA_SOURCES} | {
     "ScanResult": RESULTS,
     "HostnameRecord": HOSTNAMES,
-    "HostnameHit": HOSTNAME_HITS,
-    "CertificateHit": CERTIFICATES,
-    "DomainHit": DOMAINS,
     "Incident": INCIDENTS,
-    "IncidentHit": INCIDENTS,
     "Notification": NOTIFICATIONS,
-    "NotificationHit": NOTIFICATIONS,
 }
-_OF_DATASOURCE = {
-    None: SCANS,
-    "scans": SCANS,
-    "hostnames": HOSTNAME_HITS,
-    "certificates": CERTIFICATES,
-    "domains": DOMAINS,
-    "incidents": INCIDENTS,
-    "notifications": NOTIFICATIONS,
-}
+_OF_DATASOURCE: dict[str | None, Schema] = {d["name"]: _BY_NAME[d["schema"]] for d in _DATA_SOURCES}
+_OF_DATASOURCE[None] = _OF_DATASOURCE[_DATA_SOURCES[0]["name"]]
 
 
 def markdown() -> str:

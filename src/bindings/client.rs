@@ -492,15 +492,13 @@ impl SearchCursorMirror {
 }
 
 /// The model of a hit of each search data source.
+/// The model class of a data source's hits (the table's first row, scans,
+/// when none is given).
 fn hit_class(datasource: Option<&str>) -> &'static str {
-    match datasource {
-        Some("hostnames") => "HostnameHit",
-        Some("incidents") => "IncidentHit",
-        Some("notifications") => "NotificationHit",
-        Some("certificates") => "CertificateHit",
-        Some("domains") => "DomainHit",
-        _ => "SearchHit",
-    }
+    datasource
+        .and_then(urlscan_rules::data_source)
+        .unwrap_or(&urlscan_rules::DATA_SOURCES[0])
+        .model
 }
 
 #[pyclass(module = "urlscan_rs._native", frozen)]

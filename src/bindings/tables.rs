@@ -6,11 +6,11 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, StructArray};
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, Field, SchemaRef};
 use bytes::Bytes;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyCapsule, PyString};
+use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyList, PyString};
 use pyo3_arrow::ffi::{to_schema_pycapsule, to_stream_pycapsule, ArrayIterator};
 use serde_json::Value;
 use tokio::sync::Mutex as AsyncMutex;
@@ -523,6 +523,121 @@ pub fn table_stream(
     }))
 }
 
+/// The rows of `items` (models, dicts or JSON bytes) as dicts of the
+/// schema's columns: the same decoder as the tables (`to_record()`,
+/// `to_records()`), so a record and a table row always agree.
+#[pyfunction]
+pub fn records<'py>(
+    py: Python<'py>,
+    schema: &str,
+    items: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = builder(py, schema, None)?;
+    let rows = rows_of(items)?;
+    let batch = py
+        .detach(|| -> core::Result<_> {
+            for (body, idx, path) in &rows {
+                builder.append(body, idx.as_ref(), path)?;
+            }
+            builder.finish()
+        })
+        .map_err(|e| to_pyerr(py, e))?;
+    let py_types = PyTypes::new(py)?;
+    let dicts: Vec<Bound<'py, PyDict>> = (0..batch.num_rows()).map(|_| PyDict::new(py)).collect();
+    for (field, col) in batch.schema().fields().iter().zip(batch.columns()) {
+        let name = PyString::new(py, field.name());
+        for (i, d) in dicts.iter().enumerate() {
+            d.set_item(&name, py_types.cell(col, i)?)?;
+        }
+    }
+    PyList::new(py, dicts)
+}
+
+/// Python's datetime classes, for the time and date columns of a record.
+struct PyTypes<'py> {
+    datetime: Bound<'py, PyAny>,
+    date: Bound<'py, PyAny>,
+    utc: Bound<'py, PyAny>,
+}
+
+impl<'py> PyTypes<'py> {
+    fn new(py: Python<'py>) -> PyResult<Self> {
+        let m = py.import("datetime")?;
+        Ok(PyTypes {
+            datetime: m.getattr("datetime")?,
+            date: m.getattr("date")?,
+            utc: m.getattr("timezone")?.getattr("utc")?,
+        })
+    }
+
+    /// Row `i` of `col` as a Python value (None when null).
+    fn cell(&self, col: &dyn Array, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
+        use arrow_schema::{DataType, TimeUnit};
+        use chrono::{Datelike, Timelike};
+        let py = self.utc.py();
+        if col.is_null(i) {
+            return Ok(py.None().into_bound(py));
+        }
+        Ok(match col.data_type() {
+            DataType::Utf8 => PyString::new(py, col.as_string::<i32>().value(i)).into_any(),
+            DataType::Int64 => col
+                .as_primitive::<Int64Type>()
+                .value(i)
+                .into_pyobject(py)?
+                .into_any(),
+            DataType::Float64 => col
+                .as_primitive::<Float64Type>()
+                .value(i)
+                .into_pyobject(py)?
+                .into_any(),
+            DataType::Boolean => PyBool::new(py, col.as_boolean().value(i))
+                .to_owned()
+                .into_any(),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                let us = col.as_primitive::<TimestampMicrosecondType>().value(i);
+                let t = chrono::DateTime::from_timestamp_micros(us).ok_or_else(|| {
+                    pyo3::exceptions::PyOverflowError::new_err(format!(
+                        "time out of range: {us} µs"
+                    ))
+                })?;
+                let parts = (
+                    t.year(),
+                    t.month(),
+                    t.day(),
+                    t.hour(),
+                    t.minute(),
+                    t.second(),
+                );
+                let (y, mo, d, h, mi, s) = parts;
+                let us = t.timestamp_subsec_micros();
+                self.datetime.call1((y, mo, d, h, mi, s, us, &self.utc))?
+            }
+            DataType::Date32 => {
+                let days = col.as_primitive::<Date32Type>().value(i);
+                let d = chrono::DateTime::from_timestamp(i64::from(days) * 86_400, 0).ok_or_else(
+                    || pyo3::exceptions::PyOverflowError::new_err("date out of range"),
+                )?;
+                self.date.call1((d.year(), d.month(), d.day()))?
+            }
+            DataType::List(_) => {
+                let items = col.as_list::<i32>().value(i);
+                let out = PyList::empty(py);
+                for j in 0..items.len() {
+                    out.append(self.cell(items.as_ref(), j)?)?;
+                }
+                out.into_any()
+            }
+            other => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "no Python value for a column of {other}"
+                )))
+            }
+        })
+    }
+}
+
 /// Where an interrupted export to `path` stopped: (cursor, rows, chunk), or None.
 #[pyfunction]
 pub fn parquet_resume_point(
@@ -566,6 +681,21 @@ pub fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     json(py, Value::Array(all).to_string().as_bytes())
 }
 
+/// The search data sources (`urlscan_rules::DATA_SOURCES`): name, hit model,
+/// table schema and the columns the CLI shows.
+#[pyfunction]
+pub fn data_sources(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let all: Vec<Value> = urlscan_rules::DATA_SOURCES
+        .iter()
+        .map(|d| {
+            serde_json::json!({
+                "name": d.name, "model": d.model, "schema": d.schema, "shown": d.shown,
+            })
+        })
+        .collect();
+    json(py, Value::Array(all).to_string().as_bytes())
+}
+
 /// A search cursor's walk again from `after` (a resumed export), and what it is of.
 #[pyfunction]
 pub fn search_resumed(
@@ -590,6 +720,8 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<DumpReader>()?;
     m.add_function(wrap_pyfunction!(table_stream, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(data_sources, m)?)?;
+    m.add_function(wrap_pyfunction!(records, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_resume_point, m)?)?;
     m.add_function(wrap_pyfunction!(search_resumed, m)?)?;
     m.add_function(wrap_pyfunction!(search_fingerprint, m)?)?;

@@ -602,7 +602,14 @@ mod tests {
         f("utc_time", "utcTime", Kind::HhMm),
         f("week_days", "weekDays", Kind::EnumList(WEEK_DAYS)),
         f("email_addresses", "emailAddresses", Kind::Emails),
-        f("limit", "limit", Kind::Int(10, 10_000)),
+        f(
+            "limit",
+            "limit",
+            Kind::Int(
+                urlscan_rules::HOSTNAME_LIMIT_MIN,
+                urlscan_rules::HOSTNAME_LIMIT_MAX,
+            ),
+        ),
         null_ok("extra_path", "extraPath", Kind::ExtraPath),
     ];
 

@@ -28,7 +28,7 @@ use crate::client::Client;
 use crate::error::{ApiErrorKind, Error, Result};
 use crate::models::{Doc, SearchHitHead, SearchPageHead};
 
-pub const EXACT_TOTAL_CAP: u64 = 10_000;
+pub const EXACT_TOTAL_CAP: u64 = urlscan_rules::SEARCH_TOTAL_CAP;
 /// With `parallel` left at `AUTO_PARALLEL`: this many shards, once a page
 /// took at least `SLOW_PAGE` to come back.
 const AUTO_SHARDS: usize = 8;

@@ -154,7 +154,7 @@ async fn quotas(State(st): St, headers: HeaderMap, uri: axum::http::Uri) -> Resp
     if anonymous_ok {
         limits.insert(
             "maxSearchResults".into(),
-            json!(if c.premium() { 10_000 } else { 100 }),
+            json!(super::search::max_search_results(c.premium())),
         );
         limits.insert(
             "maxRetentionPeriodDays".into(),
@@ -185,7 +185,7 @@ async fn user(State(st): St, headers: HeaderMap) -> Response {
     let mut limits = limits_json(&st, &c);
     limits.insert(
         "maxSearchResults".into(),
-        json!(if k.premium { 10_000 } else { 100 }),
+        json!(super::search::max_search_results(k.premium)),
     );
     limits.insert("queryableFields".into(), json!(queryable_fields(k.premium)));
     let team = k

@@ -11,6 +11,18 @@ use super::query::Query;
 use super::state::{AppState, Caller, Entry};
 
 /// Fields a free or anonymous caller may not search.
+
+/// The largest search page of a plan (`limits.maxSearchResults` of the user):
+/// the service's largest for a paid plan; a free plan's is the emulator's
+/// choice (its README).
+pub(crate) fn max_search_results(premium: bool) -> i64 {
+    if premium {
+        urlscan_rules::SEARCH_SIZE_MAX
+    } else {
+        100
+    }
+}
+
 fn premium_field(f: &str) -> bool {
     f.starts_with("verdicts") || f.starts_with("brand")
 }
@@ -39,7 +51,7 @@ pub(crate) fn search_args(c: &Caller, raw: Option<String>) -> Result<SearchArgs,
     {
         return Err(validation("\"search_after\" must be a string"));
     }
-    let max = if c.premium() { 10_000 } else { 100 };
+    let max = max_search_results(c.premium()) as usize;
     let size = match get("size") {
         None => 100,
         Some(s) => match s.trim().parse::<i64>() {

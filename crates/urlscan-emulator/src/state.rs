@@ -411,7 +411,7 @@ pub struct Page {
     pub has_more: bool,
 }
 
-pub const TOTAL_CAP: u64 = 10_000;
+pub const TOTAL_CAP: u64 = urlscan_rules::SEARCH_TOTAL_CAP;
 
 pub struct AppState {
     pub cfg: EmulatorConfig,

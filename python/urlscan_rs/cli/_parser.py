@@ -20,7 +20,7 @@ from ._args import (
     _seconds,
 )
 from ._output import EXIT_CODES_HELP, EXIT_OK, Output
-from ._show import HIT_HEADERS
+from ._show import SHOWN
 from .datadumps import cmd_datadump_download, cmd_datadump_read, cmd_datadump_sync
 from .emulator import cmd_demo, cmd_emulator
 from .endpoints import NAMESPACE_GROUPS, _add_endpoint_arguments, _endpoint_command, command_help, endpoints, field_help
@@ -189,7 +189,7 @@ def _search_commands(c: _Commands) -> None:
     )
     q.add_argument("query", metavar="QUERY", nargs="?", help="the query ('' for everything)")
     q.add_argument("--fields", action="store_true", help="list the fields this key may search, instead of searching")
-    q.add_argument("--datasource", choices=list(HIT_HEADERS), default="scans", help="what to search (default: scans)")
+    q.add_argument("--datasource", choices=list(SHOWN), default="scans", help="what to search (default: scans)")
     _add_paging_options(q)
     q.add_argument("--collapse", metavar="FIELD", help="one hit per value of FIELD")
     q.add_argument(

@@ -7,28 +7,24 @@ from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any
 
+from .. import _native
 from ..models import (
     Brand,
     BrandSummary,
-    CertificateHit,
     Channel,
     DataDumpFile,
-    DomainHit,
-    HostnameHit,
     Incident,
-    IncidentHit,
     IncidentState,
     LiveScanner,
     Model,
-    NotificationHit,
     SavedSearch,
     ScanResult,
-    SearchHit,
     Submission,
     Subscription,
     UserAgentGroup,
     Verdict,
 )
+from ..schema import _DATA_SOURCES, _OF_DATASOURCE
 from ._output import CYAN, DIM, GREEN, RED, YELLOW, Cell, Output
 
 
@@ -144,62 +140,42 @@ def _print_incident(out: Output, inc: Incident, title: str = "Incident") -> None
 # ------------------------------------------------------------------ printing any model
 
 
-def _hit_row(hit: Any) -> list[Cell]:
-    """One table row per hit, by the hit's data source."""
-    if isinstance(hit, HostnameHit):
-        sources = ", ".join(hit.sources or []) or "-"
-        return [
-            _when(hit.last_seen, minutes=True),
-            _clip(hit.hostname, 50),
-            hit.domain or "-",
-            _when(hit.first_seen, True),
-            sources,
-        ]
-    if isinstance(hit, IncidentHit):
-        return [_when(hit.created_at, minutes=True), hit.state or "-", _clip(hit.observable, 50), hit.source_type or "-", hit.id]
-    if isinstance(hit, NotificationHit):
-        about = hit.subscription_name or hit.subscription_id or hit.observable or hit.incident_id
-        return [_when(hit.created_at, minutes=True), hit.type or "-", _clip(about, 40), _count(hit.total), hit.id]
-    if isinstance(hit, CertificateHit):
-        return [
-            _when(hit.last_seen, minutes=True),
-            _clip(hit.domain, 40),
-            _clip(hit.issuer, 40),
-            _when(hit.valid_to, True),
-            hit.id,
-        ]
-    if isinstance(hit, DomainHit):
-        return [
-            _when(hit.last_seen, minutes=True),
-            _clip(hit.domain, 50),
-            _count(hit.scan_count),
-            hit.ip or "-",
-            hit.country or "-",
-            _when(hit.first_seen, True),
-        ]
-    return [
-        _when(hit.task.time, minutes=True),
-        _clip(hit.page.domain, 50),
-        hit.page.ip or "-",
-        hit.page.country or "-",
-        _score(hit.verdicts),
-        hit.id,
-    ]
+# The columns shown of each data source's hits: the core's data-source table names them.
+SHOWN: dict[str, tuple[str, ...]] = {d["name"]: tuple(d["shown"]) for d in _DATA_SOURCES}
+_SOURCE_OF_MODEL = {d["model"]: d["name"] for d in _DATA_SOURCES}
+# Short headers for wide column names (the others are the name in capitals).
+_HEADERS = {"time": "TIME", "created_at": "CREATED", "country": "CC", "scan_count": "SCANS", "subscription_name": "SUBSCRIPTION", "total": "RESULTS"}
 
 
-def _count(n: int | None) -> str:
-    return "-" if n is None else str(n)
+def _shown(ty: str, value: Any) -> str:
+    """A table cell of a column of type ``ty`` (a ``urlscan_rs.schema`` type)."""
+    if value is None:
+        return "-"
+    if ty.startswith("timestamp"):
+        return _when(value, minutes=True)
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _clip(str(value), 50)
 
 
-# Table headers per data source, and the right-aligned columns.
-HIT_HEADERS: dict[str, tuple[list[str], frozenset[int]]] = {
-    "scans": (["TIME (UTC)", "DOMAIN", "IP", "CC", "SCORE", "UUID"], frozenset({4})),
-    "hostnames": (["LAST SEEN (UTC)", "HOSTNAME", "DOMAIN", "FIRST SEEN", "SOURCES"], frozenset()),
-    "incidents": (["CREATED (UTC)", "STATE", "OBSERVABLE", "SOURCE", "ID"], frozenset()),
-    "notifications": (["CREATED (UTC)", "TYPE", "ABOUT", "RESULTS", "ID"], frozenset({3})),
-    "certificates": (["LAST SEEN (UTC)", "DOMAIN", "ISSUER", "VALID TO", "ID"], frozenset()),
-    "domains": (["LAST SEEN (UTC)", "DOMAIN", "SCANS", "IP", "CC", "FIRST SEEN"], frozenset({2})),
-}
+def print_hits(out: Output, hits: Sequence[Any], datasource: str) -> None:
+    """Hits of ``datasource`` as a table of its shown columns, read from their table records."""
+    table = _OF_DATASOURCE[datasource]
+    names = SHOWN[datasource]
+    types = [table[n].type for n in names]
+    rows: list[list[Cell]] = []
+    for rec in _native.records(table.name, hits):
+        row: list[Cell] = [_shown(ty, rec[n]) for n, ty in zip(names, types, strict=True)]
+        if "score" in names and rec.get("malicious") is True:
+            i = names.index("score")
+            row[i] = (str(row[i]), RED)
+        rows.append(row)
+    headers = [_HEADERS.get(n, n.replace("_", " ").upper()) for n in names]
+    headers[0] += " (UTC)"
+    right = frozenset(i for i, ty in enumerate(types) if ty.startswith("int64"))
+    out.table(headers, rows, right=right)
 
 
 def _noun(cls: type) -> str:
@@ -268,7 +244,6 @@ _TABLES: dict[type, tuple[list[str], Callable[[Any], list[list[Cell]]]]] = {
     ),
     DataDumpFile: (["PATH", "SIZE", "TIME (UTC)"], lambda f: [_cells(f.path, f.size, f.timestamp)]),
     UserAgentGroup: (["GROUP", "USER AGENT"], lambda g: [[g.group or "-", ua] for ua in g.useragents]),
-    SearchHit: (HIT_HEADERS["scans"][0], lambda h: [_hit_row(h)]),
 }
 
 
@@ -307,11 +282,14 @@ def _print_models(out: Output, items: Sequence[Any], empty: str) -> None:
     if isinstance(items[0], IncidentState):
         _print_states(out, items)
         return
+    source = _SOURCE_OF_MODEL.get(type(items[0]).__name__)
+    if source is not None:
+        print_hits(out, items, source)
+        return
     spec = _TABLES.get(type(items[0]))
     if spec is None:
         for item in items:
             _model_block(out, item, f"{_noun(type(item)).capitalize()} {getattr(item, 'id', '') or ''}".rstrip())
         return
     headers, rows_of = spec
-    right = HIT_HEADERS["scans"][1] if isinstance(items[0], SearchHit) else frozenset()
-    out.table(headers, [row for item in items for row in rows_of(item)], right=right)
+    out.table(headers, [row for item in items for row in rows_of(item)])

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import NotFoundError
 from ._common import _arg, _client, _query, _write_jsonl
 from ._output import DIM, EXIT_OK, Cell, CliError, Output, UsageError, _note
-from ._show import HIT_HEADERS, _hit_row, _model_block, _when
+from ._show import _model_block, _when, print_hits
 
 # Searches asking for more hits than this get a progress bar (on a terminal).
 SEARCH_PROGRESS_ABOVE = 300
@@ -71,8 +71,7 @@ def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: st
     if not hits:
         out.line(f"No hits for {what}.")
         return EXIT_OK
-    headers, right = HIT_HEADERS[datasource]
-    out.table(headers, [_hit_row(h) for h in hits], right=right)
+    print_hits(out, hits, datasource)
     resumed = bool(getattr(args, "search_after", None))
     cut = limit is not None and n >= limit and (resumed or total is None or bool(more) or total > n)
     of = f" of {total:,}{'+' if more else ''}" if total is not None and not resumed else ""

@@ -33,7 +33,7 @@ pub fn limit(n: i64) -> Result<i64> {
 pub fn hostname(h: &str) -> Result<String> {
     let t = h.trim().trim_end_matches('.');
     let ok = !t.is_empty()
-        && t.len() <= 253
+        && t.len() <= urlscan_rules::HOSTNAME_MAX_LEN
         && t.chars()
             .all(|c| c.is_alphanumeric() || c == '.' || c == '-' || c == '_' || c == ':');
     if !ok {

@@ -49,7 +49,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
 
 /// The search endpoint's paging parameters.
 pub const RESULTS_PARAMS: &[Field] = &[
-    f("size", "size", Kind::Int(1, 10_000)).doc("Hits to fetch"),
+    f("size", "size", Kind::Int(1, urlscan_rules::SEARCH_SIZE_MAX)).doc("Hits to fetch"),
     f("search_after", "search_after", Kind::SearchAfter)
         .doc("Cursor: the sort values of the last hit, comma separated"),
 ];

@@ -94,9 +94,10 @@ impl SearchParams {
                 "size must be a positive integer, got 0".into(),
             ));
         }
-        if self.size > 10_000 {
+        if self.size > urlscan_rules::SEARCH_SIZE_MAX as u64 {
             return Err(Error::Validation(format!(
-                "size must be at most 10000 (the service's largest page), got {}",
+                "size must be at most {} (the service's largest page), got {}",
+                urlscan_rules::SEARCH_SIZE_MAX,
                 self.size
             )));
         }

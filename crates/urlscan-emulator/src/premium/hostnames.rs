@@ -279,7 +279,7 @@ fn parse_page_state(s: &str) -> Option<(String, String, String)> {
 
 fn valid_hostname(h: &str) -> bool {
     !h.is_empty()
-        && h.len() <= 253
+        && h.len() <= urlscan_rules::HOSTNAME_MAX_LEN
         && h.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
 }
@@ -298,7 +298,12 @@ async fn history(
     let limit = match get("limit") {
         None => 1000,
         Some(s) => match s.trim().parse::<i64>() {
-            Ok(n) if (10..=10_000).contains(&n) => n as usize,
+            Ok(n)
+                if (urlscan_rules::HOSTNAME_LIMIT_MIN..=urlscan_rules::HOSTNAME_LIMIT_MAX)
+                    .contains(&n) =>
+            {
+                n as usize
+            }
             Ok(n) if n < 10 => return validation("\"limit\" must be greater than or equal to 10"),
             Ok(_) => return validation("\"limit\" must be less than or equal to 10000"),
             Err(_) => return validation("\"limit\" must be a number"),
