@@ -20,6 +20,9 @@ From it this module writes, between ``# BEGIN GENERATED <name>`` and
   the ``Datasource`` literal (``datasource``) and an overload of ``search``
   per data source typed with its hit model (``search``);
 * in ``_client.pyi``, ``AsyncClient`` (``async``), derived from ``Client``;
+* in ``models.py``, the fields of the hit models that are a table schema's
+  columns (regions named after the schema, ``FLAT_MODELS``), each from its
+  column (name, wire paths, type, documentation);
 
 so that no async signature is written by hand.
 
@@ -277,6 +280,43 @@ def generated(endpoints: list[Endpoint]) -> list[Endpoint]:
     return [ep for ep in endpoints if not ep["by_hand"]]
 
 
+# The models whose fields are a table schema's columns: generated from the schema
+# (``crates/urlscan-tables/src/schema.rs``) into the ``# BEGIN GENERATED <SCHEMA>`` region
+# of the class in ``models.py``, so a hit field is declared once.
+MODELS = HERE / "models.py"
+FLAT_MODELS = ("HOSTNAME_HITS", "CERTIFICATES", "DOMAINS")
+# A column's Python annotation and reader, by its schema type.
+_COLUMN_TYPES = {
+    "string": ("str | None", None),
+    "int64": ("int | None", "_int"),
+    "float64": ("float | None", None),
+    "bool": ("bool | None", None),
+    "timestamp[us, UTC]": ("datetime | None", "_datetime"),
+    "date32": ("date | None", "_date"),
+    "list<string>": ("list[str] | None", "_opt_list"),
+}
+
+
+def _wire(paths: list[str]) -> str:
+    first, *rest = paths
+    return f"``{first}``" + "".join(f" (else ``{p}``)" for p in rest)
+
+
+def model_fields(schema: dict[str, Any]) -> str:
+    """A flat model's field declarations, one per column of ``schema``."""
+    out = []
+    for col in schema["columns"]:
+        if col["type"] not in _COLUMN_TYPES:
+            raise SystemExit(f"{schema['name']}.{col['name']}: no Python type for a column of {col['type']}")
+        annotation, reader = _COLUMN_TYPES[col["type"]]
+        if col["name"] == "id":
+            annotation = "str"  # every hit has one
+        args = json.dumps("|".join(col["paths"])) + (f", {reader}" if reader else "")
+        doc = col["doc"][0].upper() + col["doc"][1:] + (", aware in UTC" if col["type"].startswith("timestamp") else "")
+        out.append(f"{col['name']}: {annotation} = _field({args})\n" + f'"""{doc}. Wire: {_wire(col["paths"])}."""\n')
+    return textwrap.indent("".join(out), "    ")
+
+
 # The search parameters after the data source's, as every overload of ``search`` takes them.
 _SEARCH = """    @overload
     def search(
@@ -445,7 +485,11 @@ def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
     client_text = _format(CLIENT, _fill(CLIENT, CLIENT.read_text(encoding="utf-8"), client_py))
     client = _fill(CLIENT_STUB, CLIENT_STUB.read_text(encoding="utf-8"), client_stubs, keep_others=True)
     client = _fill(CLIENT_STUB, client, {"async": _async_client(client)}, keep_others=True)
+    schemas = {s["name"]: s for s in _native.table_schemas()}
+    flat = {name: model_fields(schemas[name]) for name in FLAT_MODELS}
+    models_text = _format(MODELS, _fill(MODELS, MODELS.read_text(encoding="utf-8"), flat, keep_others=True))
     return {
+        MODELS: models_text,
         PY: py_text,
         STUB: _format(STUB, stub),
         CLIENT: client_text,

@@ -1833,10 +1833,9 @@ class HostnameHit(_Tabled, Model):
     """A hit of ``search(datasource="hostnames")``: a hostname and when it was seen."""
 
     __slots__ = ()
+    # BEGIN GENERATED HOSTNAME_HITS by `python -m urlscan_rs._generate`: do not edit
     id: str = _field("_id")
     """The hit's id. Wire: ``_id``."""
-    sort: list[Any] = _field("sort", _list)
-    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     hostname: str | None = _field("hostname")
     """The hostname. Wire: ``hostname``."""
     domain: str | None = _field("domain")
@@ -1851,6 +1850,9 @@ class HostnameHit(_Tabled, Model):
     """When it was last seen, aware in UTC. Wire: ``last_seen`` (else ``lastSeen``)."""
     sources: list[str] | None = _field("sources", _opt_list)
     """What saw it, e.g. ``pdns`` or ``scan``. Wire: ``sources``."""
+    # END GENERATED HOSTNAME_HITS
+    sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     _repr_fields = ("hostname", "domain", "first_seen", "last_seen")
 
 
@@ -1870,10 +1872,9 @@ class CertificateHit(_Tabled, Model):
     """A hit of ``search(datasource="certificates")``: a TLS certificate seen by scans."""
 
     __slots__ = ()
+    # BEGIN GENERATED CERTIFICATES by `python -m urlscan_rs._generate`: do not edit
     id: str = _field("_id")
     """The hit's id. Wire: ``_id``."""
-    sort: list[Any] = _field("sort", _list)
-    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     date: datetime | None = _field("date", _datetime)
     """The hit's date, aware in UTC. Wire: ``date``."""
     domain: str | None = _field("domain")
@@ -1892,6 +1893,9 @@ class CertificateHit(_Tabled, Model):
     """When it was first seen, aware in UTC. Wire: ``firstSeen`` (else ``first_seen``)."""
     last_seen: datetime | None = _field("lastSeen|last_seen", _datetime)
     """When it was last seen, aware in UTC. Wire: ``lastSeen`` (else ``last_seen``)."""
+    # END GENERATED CERTIFICATES
+    sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     _repr_fields = ("domain", "issuer", "valid_to")
 
 
@@ -1906,10 +1910,9 @@ class DomainHit(_Tabled, Model):
     """
 
     __slots__ = ()
+    # BEGIN GENERATED DOMAINS by `python -m urlscan_rs._generate`: do not edit
     id: str = _field("_id")
     """The hit's id (24 hex characters of the domain's SHA-256). Wire: ``_id``."""
-    sort: list[Any] = _field("sort", _list)
-    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     date: datetime | None = _field("date", _datetime)
     """The hit's date: the time of the newest scan, aware in UTC. Wire: ``date``."""
     domain: str | None = _field("domain")
@@ -1932,6 +1935,9 @@ class DomainHit(_Tabled, Model):
     """The name of that autonomous system. Wire: ``asnname``."""
     country: str | None = _field("country")
     """Its country in the newest scan, a two-letter code (e.g. ``DE``). Wire: ``country``."""
+    # END GENERATED DOMAINS
+    sort: list[Any] = _field("sort", _list)
+    """The hit's ``[epoch ms, id]``; the last hit's, comma-joined, is the next page's ``search_after``. Wire: ``sort``."""
     _repr_fields = ("domain", "scan_count", "last_seen")
 
 

@@ -144,7 +144,8 @@ def _print_incident(out: Output, inc: Incident, title: str = "Incident") -> None
 SHOWN: dict[str, tuple[str, ...]] = {d["name"]: tuple(d["shown"]) for d in _DATA_SOURCES}
 _SOURCE_OF_MODEL = {d["model"]: d["name"] for d in _DATA_SOURCES}
 # Short headers for wide column names (the others are the name in capitals).
-_HEADERS = {"time": "TIME", "created_at": "CREATED", "country": "CC", "scan_count": "SCANS", "subscription_name": "SUBSCRIPTION", "total": "RESULTS"}
+_HEADERS = {"time": "TIME", "created_at": "CREATED", "country": "CC", "scan_count": "SCANS", "total": "RESULTS"}
+_HEADERS["subscription_name"] = "SUBSCRIPTION"
 
 
 def _shown(ty: str, value: Any) -> str:
