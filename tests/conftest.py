@@ -59,3 +59,11 @@ def finished_scan(e: Emulator, c: Client, **opts: Any) -> str:
     sub = c.scan("https://www.example.org/landing?x=1", **opts)
     e.advance(e.scan_duration + 1)
     return str(sub.uuid)
+
+
+def subscribe(c: Client, query: str, channel_id: str, **fields: Any) -> Any:
+    """A saved search of scans for ``query`` and a subscription to it through the channel:
+    live, to soc@example.com, unless ``fields`` say otherwise."""
+    s = c.saved_searches.create(datasource="scans", name=query[:40], query=query)
+    wanted = {"frequency": "live", "email_addresses": ["soc@example.com"], "name": "sub", "is_active": True, "ignore_time": True}
+    return c.subscriptions.create(search_ids=[s.id], channel_ids=[channel_id], **(wanted | fields))

@@ -10,9 +10,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote
+
+from .loopback import listening
 
 # A well-formed key (a uuid): what the package checks before sending.
 KEY = "0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f"
@@ -129,13 +131,5 @@ def dump_host() -> Iterator[DumpHost]:
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    host.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with listening(Handler) as host.url:
         yield host
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -69,12 +69,20 @@ def serve_raw(answer: RawAnswer) -> Iterator[Served]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    served = Served(f"http://127.0.0.1:{server.server_address[1]}")
+    with listening(Handler) as url:
+        served = Served(url)
+        yield served
+
+
+@contextmanager
+def listening(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` serving on a loopback port in a thread, until the block ends; gives its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield served
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

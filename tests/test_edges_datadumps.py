@@ -362,30 +362,27 @@ def test_a_host_sending_past_the_listed_size_is_cut_there(tmp_path: Path) -> Non
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 
 
-def test_a_slow_steady_download_is_not_cut_by_the_request_timeout(tmp_path: Path) -> None:
-    # 60 KB at about 20 KB/s: three times the timeout in all, never a second without a byte.
+def _download_once(tmp_path: Path, data: bytes, timeout: float, **body: Any) -> list[str | None]:
+    """Download ``data`` served as ``Body(data, **body)`` with the client's ``timeout``: the
+    Range headers of its requests for the file (None for a request from the start)."""
     day = _today()
     path = f"hours/search/{day}/{day}-01.gz"
-    data = bytes(range(256)) * 240
-    with dump_host() as host, Client(KEY, base_url=host.url, timeout=1.0, max_retries=1) as c:
+    with dump_host() as host, Client(KEY, base_url=host.url, timeout=timeout, max_retries=1) as c:
         host.listed((path, len(data)), day=day)
-        host.files[path] = Body(data, chunk=2048, pause=0.1)
-        got = c.datadumps.download(path, tmp_path)
-        assert got.read_bytes() == data
-        assert [r for _, p, r in host.requests if p.startswith("/files/")] == [None]  # one request, never resumed
+        host.files[path] = Body(data, **body)
+        assert c.datadumps.download(path, tmp_path).read_bytes() == data
+        return [r for _, p, r in host.requests if p.startswith("/files/")]
+
+
+def test_a_slow_steady_download_is_not_cut_by_the_request_timeout(tmp_path: Path) -> None:
+    # 60 KB at about 20 KB/s: three times the timeout in all, never a second without a byte.
+    ranges = _download_once(tmp_path, bytes(range(256)) * 240, 1.0, chunk=2048, pause=0.1)
+    assert ranges == [None]  # one request, never resumed
 
 
 def test_a_stalled_download_resumes_with_a_range(tmp_path: Path) -> None:
-    day = _today()
-    path = f"hours/search/{day}/{day}-01.gz"
-    data = bytes(range(256)) * 400
-    with dump_host() as host, Client(KEY, base_url=host.url, timeout=0.5, max_retries=1) as c:
-        host.listed((path, len(data)), day=day)
-        host.files[path] = Body(data, chunk=4096, stall_after=40960, stall=3.0)
-        got = c.datadumps.download(path, tmp_path)
-        assert got.read_bytes() == data
-        ranges = [r for _, p, r in host.requests if p.startswith("/files/")]
-        assert ranges == [None, "bytes=40960-"]
+    ranges = _download_once(tmp_path, bytes(range(256)) * 400, 0.5, chunk=4096, stall_after=40960, stall=3.0)
+    assert ranges == [None, "bytes=40960-"]
 
 
 def test_a_dead_download_host_fails_after_the_retries_with_nothing_left(tmp_path: Path) -> None:

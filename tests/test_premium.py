@@ -18,7 +18,7 @@ from urlscan_rs import Client
 from urlscan_rs.models import Channel, Incident, SavedSearch
 from urlscan_rs.testing import Emulator
 
-from .conftest import requests_served, run
+from .conftest import requests_served, run, subscribe
 
 
 @pytest.fixture
@@ -171,20 +171,19 @@ def test_subscriptions_and_channels(pe: Emulator, pc: Client) -> None:
     assert pc.channels.get(mail.id).utc_time == "09:30"
     assert pc.channels.update(mail.id, is_active=False).is_active is False
     assert {c.id for c in pc.channels.list()} == {ch.id, mail.id}
-    s = pc.saved_searches.create(datasource="scans", name="g", query="page.domain:google.com")
-    sub = pc.subscriptions.create(
-        search_ids=[s.id],
+    sub = subscribe(
+        pc,
+        "page.domain:google.com",
+        ch.id,
         frequency="daily",
-        email_addresses=["soc@example.com"],
         name="daily google",
-        is_active=True,
         ignore_time=False,
         week_days=["Monday", "Friday"],
-        channel_ids=[ch.id],
         incident_creation_mode="ignore-if-exists",
         incident_watch_keys="scans/page.domain",
     )
-    assert sub.search_ids == [s.id] and sub.week_days == ["Monday", "Friday"]
+    assert sub.week_days == ["Monday", "Friday"]
+    assert [s.query for s in pc.saved_searches.list() if s.id in sub.search_ids] == ["page.domain:google.com"]
     assert pc.subscriptions.results(sub.id, "scans")
     assert pc.subscriptions.update(sub.id, is_active=False).is_active is False
     assert [x.id for x in pc.subscriptions.list()] == [sub.id]

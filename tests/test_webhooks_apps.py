@@ -17,6 +17,8 @@ from urlscan_rs import webhooks
 from urlscan_rs.models import Notification, ScanResult
 from urlscan_rs.testing import Emulator
 
+from .conftest import subscribe
+
 uvicorn = pytest.importorskip("uvicorn")
 starlette_apps = pytest.importorskip("starlette.applications")
 from starlette.routing import Mount  # noqa: E402
@@ -43,14 +45,12 @@ class Calls:
         self.event.set()
 
 
-@pytest.fixture
-def asgi() -> Iterator[Callable[..., str]]:
-    """Serve an ASGI app mounted at /urlscan in Starlette under uvicorn; gives its base URL."""
+def _uvicorn(**config: Any) -> Iterator[Callable[[Any], str]]:
+    """Serve apps under uvicorn on loopback (``config``: its options); gives each one's base URL."""
     servers: list[Any] = []
 
     def serve(app: Any) -> str:
-        outer = starlette_apps.Starlette(routes=[Mount("/urlscan", app)])
-        server = uvicorn.Server(uvicorn.Config(outer, host="127.0.0.1", port=0, log_level="error", lifespan="on"))
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", **config))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         servers.append((server, thread))
@@ -60,12 +60,21 @@ def asgi() -> Iterator[Callable[..., str]]:
             threading.Event().wait(0.01)
         assert server.started, "uvicorn did not start"
         port = server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}/urlscan"
+        return f"http://127.0.0.1:{port}"
 
     yield serve
     for server, thread in servers:
         server.should_exit = True
         thread.join(10)
+
+
+@pytest.fixture
+def asgi() -> Iterator[Callable[..., str]]:
+    """Serve an ASGI app mounted at /urlscan in Starlette under uvicorn; gives its base URL."""
+    servers = _uvicorn(lifespan="on")
+    serve = next(servers)
+    yield lambda app: serve(starlette_apps.Starlette(routes=[Mount("/urlscan", app)])) + "/urlscan"
+    next(servers, None)
 
 
 @pytest.fixture
@@ -102,16 +111,7 @@ def deliver_one(emu: Emulator, webhook_url: str) -> None:
     """A live subscription with a webhook channel at `webhook_url`, and a scan it matches."""
     c = emu.client()
     ch = c.channels.create(type="webhook", name="app", webhook_url=webhook_url)
-    s = c.saved_searches.create(datasource="scans", name="lookalikes", query="page.domain:*paypal*")
-    c.subscriptions.create(
-        search_ids=[s.id],
-        channel_ids=[ch.id],
-        frequency="live",
-        email_addresses=["soc@example.com"],
-        name="live",
-        is_active=True,
-        ignore_time=True,
-    )
+    subscribe(c, "page.domain:*paypal*", ch.id)
     c.scan("https://paypal-login.example.net/")
     emu.advance(60)
 
@@ -260,24 +260,7 @@ def test_allow_checks_the_socket_peer_under_uvicorns_default_proxy_headers(asgi:
 @pytest.fixture
 def asgi_plain() -> Iterator[Callable[..., str]]:
     """uvicorn with its proxy-header handling off, as the module's documentation asks."""
-    servers: list[Any] = []
-
-    def serve(app: Any) -> str:
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", proxy_headers=False))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        servers.append((server, thread))
-        for _ in range(500):
-            if server.started:
-                break
-            threading.Event().wait(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
-
-    yield serve
-    for server, thread in servers:
-        server.should_exit = True
-        thread.join(10)
+    yield from _uvicorn(proxy_headers=False)
 
 
 @pytest.mark.parametrize("kind", ["asgi", "wsgi"])
