@@ -61,18 +61,9 @@ _REGION = re.compile(
     r"^(?P<indent>[ ]*)# BEGIN GENERATED (?P<name>\w+)\b[^\n]*\n.*?^(?P=indent)# END GENERATED (?P=name)\n",
     re.MULTILINE | re.DOTALL,
 )
-# The Python type of each kind of field (``Kind`` in crates/urlscan-core/src/fields.rs); the others are str.
-_STRINGS = "_List[str]"
-_TYPES = {
-    "Bool": "bool",
-    "Switch": "bool",
-    "Int": "int",
-    "StrList": _STRINGS,
-    "IdList": _STRINGS,
-    "Emails": _STRINGS,
-    "Countries": _STRINGS,
-}
-_TYPES |= {"UserTags": _STRINGS, "Headers": "dict[str, str]", "Tags": _STRINGS}
+# The Python type of what each field takes (``Takes`` in crates/urlscan-core/src/fields.rs, a
+# closed set: an unknown one stops the generator); enums are typed by their values.
+_TYPES = {"text": "str", "bool": "bool", "int": "int", "texts": "_List[str]", "headers": "dict[str, str]"}
 
 Endpoint = dict[str, Any]
 Field = dict[str, Any]
@@ -138,14 +129,16 @@ def aliases(endpoints: list[Endpoint]) -> dict[str, str]:
 def field_type(field: Field, names: dict[str, str] | None = None) -> str:
     """The Python type of a field's values (``Kind`` -> annotation); ``names``: alias by Literal."""
     values = (names or {}).get(literal(field), literal(field))
-    kind = field["kind"]
-    if kind in ("Enum", "AnyCase"):
+    takes = field["takes"]
+    if takes == "one":
         return values
-    if kind == "EnumList":
+    if takes == "many":
         return f"_List[{values}]"
-    if kind == "EnumOrList":
+    if takes == "one_or_many":
         return f"{values} | _List[{values}]"
-    return _TYPES.get(kind, "str")
+    if takes not in _TYPES:
+        raise SystemExit(f"{field['name']}: no Python type for a field that takes {takes!r} (see _TYPES)")
+    return _TYPES[takes]
 
 
 @dataclasses.dataclass(frozen=True)

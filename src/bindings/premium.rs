@@ -405,17 +405,12 @@ impl HostnameCursor {
 pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     use urlscan_core::api::call::all;
     use urlscan_core::api::endpoints::{Returns, Shape};
-    use urlscan_core::fields::{Field, Kind};
+    use urlscan_core::fields::Field;
     fn field(f: &Field) -> Value {
-        // The kind's name ("Enum", "Int", ...) and, for enums, its values.
-        let debug = format!("{:?}", f.kind);
-        let name = debug.split('(').next().unwrap_or_default();
-        let choices: &[&str] = match f.kind {
-            Kind::Enum(v) | Kind::EnumList(v) | Kind::EnumOrList(v) | Kind::AnyCase(v) => v,
-            _ => &[],
-        };
+        // The kind's name ("Enum", "Int", ...), what it takes and, for enums, its values.
         serde_json::json!({
-            "name": f.name, "wire": f.wire, "kind": name, "choices": choices,
+            "name": f.name, "wire": f.wire, "kind": f.kind.name(),
+            "takes": f.kind.takes().name(), "choices": f.kind.choices(),
             "required": f.required, "nullable": f.nullable, "doc": f.doc,
         })
     }

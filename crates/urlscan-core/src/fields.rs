@@ -63,6 +63,116 @@ pub enum Kind {
     Sha256,
 }
 
+/// What a kind of field takes from a caller: the closed set the stubs, the
+/// generator and the command line map to types and arguments. A new `Kind`
+/// must say which (the matches below have no catch-all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// One string.
+    Text,
+    Bool,
+    Int,
+    /// A list of strings.
+    Texts,
+    /// An object of header names to values.
+    Headers,
+    /// One value of the kind's enum.
+    One,
+    /// A list of values of the enum.
+    Many,
+    /// One value of the enum, or a list of them.
+    OneOrMany,
+}
+
+impl Takes {
+    pub fn name(self) -> &'static str {
+        match self {
+            Takes::Text => "text",
+            Takes::Bool => "bool",
+            Takes::Int => "int",
+            Takes::Texts => "texts",
+            Takes::Headers => "headers",
+            Takes::One => "one",
+            Takes::Many => "many",
+            Takes::OneOrMany => "one_or_many",
+        }
+    }
+}
+
+impl Kind {
+    /// The kind's name, as the endpoint table shows it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Str => "Str",
+            Kind::Text => "Text",
+            Kind::Query => "Query",
+            Kind::Bool => "Bool",
+            Kind::Switch => "Switch",
+            Kind::Int(..) => "Int",
+            Kind::StrList => "StrList",
+            Kind::IdList => "IdList",
+            Kind::Enum(_) => "Enum",
+            Kind::EnumList(_) => "EnumList",
+            Kind::EnumOrList(_) => "EnumOrList",
+            Kind::Emails => "Emails",
+            Kind::HhMm => "HhMm",
+            Kind::Countries => "Countries",
+            Kind::ExtraPath => "ExtraPath",
+            Kind::ScanUrl => "ScanUrl",
+            Kind::WebUrl => "WebUrl",
+            Kind::Observable => "Observable",
+            Kind::Headers => "Headers",
+            Kind::UserTags => "UserTags",
+            Kind::SearchAfter => "SearchAfter",
+            Kind::AnyCase(_) => "AnyCase",
+            Kind::Tags => "Tags",
+            Kind::Country => "Country",
+            Kind::HeaderValue => "HeaderValue",
+            Kind::Uuid => "Uuid",
+            Kind::Sha256 => "Sha256",
+        }
+    }
+
+    /// What a caller gives for a field of this kind.
+    pub fn takes(&self) -> Takes {
+        match self {
+            Kind::Str
+            | Kind::Text
+            | Kind::Query
+            | Kind::HhMm
+            | Kind::ExtraPath
+            | Kind::ScanUrl
+            | Kind::WebUrl
+            | Kind::Observable
+            | Kind::SearchAfter
+            | Kind::Country
+            | Kind::HeaderValue
+            | Kind::Uuid
+            | Kind::Sha256 => Takes::Text,
+            Kind::Bool | Kind::Switch => Takes::Bool,
+            Kind::Int(..) => Takes::Int,
+            Kind::StrList
+            | Kind::IdList
+            | Kind::Emails
+            | Kind::Countries
+            | Kind::UserTags
+            | Kind::Tags => Takes::Texts,
+            Kind::Headers => Takes::Headers,
+            Kind::Enum(_) | Kind::AnyCase(_) => Takes::One,
+            Kind::EnumList(_) => Takes::Many,
+            Kind::EnumOrList(_) => Takes::OneOrMany,
+        }
+    }
+
+    /// The enum's values (none for the other kinds).
+    pub fn choices(&self) -> &'static [&'static str] {
+        match self {
+            Kind::Enum(v) | Kind::EnumList(v) | Kind::EnumOrList(v) | Kind::AnyCase(v) => v,
+            _ => &[],
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Field {
     /// The keyword a caller uses (snake_case).

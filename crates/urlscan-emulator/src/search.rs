@@ -10,8 +10,6 @@ use super::answer::{err, validation, Params};
 use super::query::Query;
 use super::state::{AppState, Caller, Entry};
 
-/// Fields a free or anonymous caller may not search.
-
 /// The largest search page of a plan (`limits.maxSearchResults` of the user):
 /// the service's largest for a paid plan; a free plan's is the emulator's
 /// choice (its README).
@@ -23,6 +21,7 @@ pub(crate) fn max_search_results(premium: bool) -> i64 {
     }
 }
 
+/// Fields a free or anonymous caller may not search.
 fn premium_field(f: &str) -> bool {
     f.starts_with("verdicts") || f.starts_with("brand")
 }

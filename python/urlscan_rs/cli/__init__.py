@@ -59,7 +59,7 @@ from ._parser import completion_script as completion_script
 from ._show import _verdict as _verdict
 from .endpoints import HAND_WRITTEN as HAND_WRITTEN
 from .endpoints import NAMESPACE_GROUPS as NAMESPACE_GROUPS
-from .endpoints import endpoints, stub_signatures
+from .endpoints import endpoints
 from .endpoints import rows as rows
 from .keys import api_key_source
 from .listen import notification_line
@@ -69,7 +69,6 @@ __all__ = [
     "build_parser",
     "leaf_commands",
     "endpoints",
-    "stub_signatures",
     "api_key_source",
     "exit_code_for",
     "describe_error",

@@ -260,7 +260,7 @@ def _account_commands(c: _Commands) -> None:
 
 def _premium_commands(c: _Commands) -> None:
     """The groups of the premium namespaces: derived commands, then the hand-written ones."""
-    for name, (_, _, help) in NAMESPACE_GROUPS.items():
+    for name, (_, help) in NAMESPACE_GROUPS.items():
         c.group(name, help)
     for path in list(c.derived):
         c.derive(*path)

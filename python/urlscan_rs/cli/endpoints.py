@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import functools
 import re
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
-from .. import _native
+from .. import _generate, _native
 from ..errors import ValidationError
 from ..models import Incident, Model, ScanResult, VisibilityChange
 from ._common import _arg, _client, _write_bytes
@@ -23,19 +20,20 @@ from ._show import _model_block, _noun, _print_incident, _print_models, _print_r
 # the client's own (CLIENT_COMMANDS names some; CLIENT_HAND_WRITTEN and HAND_WRITTEN are written
 # by hand because they do more than one call). Positional parameters become positional
 # arguments, keyword parameters --options (kebab-case flags for the snake_case keywords; list
-# parameters repeatable, under their singular name too; bools as --x/--no-x; Literal types as
-# choices). The signatures are read from the typed stubs generated from the rows (_client.pyi,
-# _namespaces.pyi), the help of commands and options from the rows' documentation, so a new
-# field in a row is a new, documented option here. Which combinations are valid is left to the
-# client: it refuses bad input before sending anything (exit code 2).
+# parameters repeatable, under their singular name too; bools as --x/--no-x; enums as choices).
+# The parameters are the generator's (``_generate.parameters``: the same the methods and stubs
+# are written with), their kinds what the row's fields take, the help of commands and options
+# the rows' documentation, so a new field in a row is a new, documented option here. Which
+# combinations are valid is left to the client: it refuses bad input before sending anything
+# (exit code 2).
 
 
 @dataclasses.dataclass(frozen=True)
 class Param:
-    """One parameter of a client method, as its typed stub declares it."""
+    """One parameter of a client method, as its row declares it."""
 
     name: str
-    kind: str  # "str", "int", "float", "bool", "day" (a date) or "header" (a dict of HTTP headers)
+    kind: str  # "str", "int", "bool" or "header" (a dict of HTTP headers)
     choices: tuple[str, ...] | None = None
     many: bool = False
     required: bool = False
@@ -46,106 +44,49 @@ class Signature:
     positional: tuple[Param, ...]
     options: tuple[Param, ...]
     returns: str
-    any_fields: bool = False  # takes **fields (the fields of ``create``)
 
 
-def _literal(node: ast.expr) -> tuple[str, ...] | None:
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
-        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        return tuple(str(e.value) for e in elts if isinstance(e, ast.Constant))
-    return None
+# What a field takes (``Takes`` in the core) -> (the argument's kind, repeatable).
+_TAKES = {
+    "text": ("str", False),
+    "bool": ("bool", False),
+    "int": ("int", False),
+    "texts": ("str", True),
+    "headers": ("header", True),
+    "one": ("str", False),
+    "many": ("str", True),
+    "one_or_many": ("str", True),
+}
 
 
-def _union(node: ast.expr) -> list[ast.expr]:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _union(node.left) + _union(node.right)
-    return [node]
+def _param(field: dict[str, Any], required: bool) -> Param:
+    if field["takes"] not in _TAKES:
+        raise ValueError(f"{field['name']}: no command-line argument for a field that takes {field['takes']!r}")
+    kind, many = _TAKES[field["takes"]]
+    return Param(field["name"], kind, tuple(field["choices"]) or None, many, required)
 
 
-def _is_list(node: ast.expr) -> TypeGuard[ast.Subscript]:
-    return isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("_List", "list")
-
-
-def _param(name: str, annotation: ast.expr | None, required: bool, aliases: dict[str, tuple[str, ...]]) -> Param:
-    members = [m for m in _union(annotation) if not (isinstance(m, ast.Constant) and m.value is None)] if annotation else []
-    # "X | _List[X]" (one value or a list of them): the command line takes one.
-    texts = {ast.unparse(m) for m in members}
-    members = [m for m in members if not (_is_list(m) and ast.unparse(m.slice) in texts)]
-    many = False
-    if len(members) == 1 and _is_list(members[0]):
-        many = True
-        members = _union(members[0].slice)
-    texts = {ast.unparse(m) for m in members}
-    choices = None
-    if len(members) == 1:
-        m = members[0]
-        choices = _literal(m) or (aliases.get(m.id) if isinstance(m, ast.Name) else None)
-    if "_dt.date" in texts:
-        kind = "day"
-    elif any(t.startswith("dict[") for t in texts):
-        kind, many = "header", True
-    elif len(texts) == 1 and texts <= {"int", "float", "bool"}:
-        kind = texts.pop()
-    else:
-        kind = "str"
-    return Param(name, kind, choices, many, required)
-
-
-def _signature(f: ast.FunctionDef, aliases: dict[str, tuple[str, ...]]) -> Signature:
-    a = f.args
-    pos = (a.posonlyargs + a.args)[1:]  # without self
-    first_default = len(pos) - len(a.defaults)
+def signature(row: dict[str, Any]) -> Signature:
+    """A row's method as the generator writes it: its positional parameters and its keywords."""
+    fields = {f["name"]: f for f in [*row["ids"], *row["body"], *row["params"]]}
+    params = [(p, _param(fields[p.name], p.required)) for p in _generate.parameters(row)]
     return Signature(
-        positional=tuple(_param(x.arg, x.annotation, i < first_default, aliases) for i, x in enumerate(pos)),
-        options=tuple(_param(x.arg, x.annotation, d is None, aliases) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)),
-        returns=ast.unparse(f.returns) if f.returns else "None",
-        any_fields=a.kwarg is not None,
+        positional=tuple(q for p, q in params if p.positional),
+        options=tuple(q for p, q in params if not p.positional),
+        returns=_generate.returns(row),
     )
 
 
-_STUBS: dict[str, dict[str, dict[str, Signature]]] = {}
-
-
-def stub_signatures(filename: str) -> dict[str, dict[str, Signature]]:
-    """Class name -> public method -> signature, read from a typed stub of this package (once)."""
-    if filename not in _STUBS:
-        _STUBS[filename] = _read_stub(filename)
-    return _STUBS[filename]
-
-
-def _read_stub(filename: str) -> dict[str, dict[str, Signature]]:
-    stub = Path(__file__).parent.parent / filename  # the stubs sit in the package, one level up
-    tree = ast.parse(stub.read_text(encoding="utf-8"))
-    aliases: dict[str, tuple[str, ...]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            choices = _literal(node.value)
-            if choices:
-                aliases[node.targets[0].id] = choices
-    classes: dict[str, dict[str, Signature]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            classes[node.name] = {
-                f.name: _signature(f, aliases)
-                for f in node.body
-                if isinstance(f, ast.FunctionDef)
-                and not f.name.startswith("_")
-                and not any(isinstance(d, ast.Name) and d.id == "property" for d in f.decorator_list)
-            }  # of overloads, the last (the most general) one
-    return classes
-
-
-# Command group -> (client attribute, class in _namespaces.pyi, help). Hostnames
-# have the hand-written `hostname` command.
-NAMESPACE_GROUPS: dict[str, tuple[str, str, str]] = {
-    "livescan": ("livescan", "LiveScan", "live scans from chosen scanners; results stay temporary until stored (premium)"),
-    "saved-search": ("saved_searches", "SavedSearches", "saved searches (premium)"),
-    "subscription": ("subscriptions", "Subscriptions", "subscriptions: notifications for saved searches (premium)"),
-    "channel": ("channels", "Channels", "notification channels: webhooks and e-mail (premium)"),
-    "incident": ("incidents", "Incidents", "incidents: an observable scanned again and again (premium)"),
-    "brand": ("brands", "Brands", "brands tracked for phishing (premium)"),
-    "file": ("files", "Files", "files that scans downloaded (premium)"),
-    "datadump": ("datadumps", "DataDumps", "bulk data dumps (premium)"),
+# Command group -> (client attribute, help). Hostnames have the hand-written `hostname` command.
+NAMESPACE_GROUPS: dict[str, tuple[str, str]] = {
+    "livescan": ("livescan", "live scans from chosen scanners; results stay temporary until stored (premium)"),
+    "saved-search": ("saved_searches", "saved searches (premium)"),
+    "subscription": ("subscriptions", "subscriptions: notifications for saved searches (premium)"),
+    "channel": ("channels", "notification channels: webhooks and e-mail (premium)"),
+    "incident": ("incidents", "incidents: an observable scanned again and again (premium)"),
+    "brand": ("brands", "brands tracked for phishing (premium)"),
+    "file": ("files", "files that scans downloaded (premium)"),
+    "datadump": ("datadumps", "bulk data dumps (premium)"),
 }
 
 # Namespace methods whose commands are written by hand (they do more than print an answer).
@@ -242,21 +183,17 @@ class Endpoint:
 
 
 def endpoints() -> list[Endpoint]:
-    """Every derived command, from the typed stubs."""
-    client = stub_signatures("_client.pyi")["Client"]
-    own = [name for name in rows() if "." not in name and name not in CLIENT_HAND_WRITTEN]
-    found = [Endpoint(CLIENT_COMMANDS.get(name, (_kebab(name),)), "", name, client[name]) for name in own]
-    spaces = stub_signatures("_namespaces.pyi")
-    for group, (attr, cls, _) in NAMESPACE_GROUPS.items():
-        methods = spaces[cls]
-        for name, sig in methods.items():
-            if (attr, name) in HAND_WRITTEN:
-                continue
-            if sig.any_fields:  # update(id, **fields): the keyword fields of create, none required
-                given = {p.name for p in sig.positional}
-                fields = tuple(dataclasses.replace(p, required=False) for p in methods["create"].options if p.name not in given)
-                sig = dataclasses.replace(sig, options=fields)
-            found.append(Endpoint((group, name.replace("_", "-")), attr, name, sig))
+    """Every derived command, from the rows."""
+    found = []
+    for name, row in rows().items():
+        attr, _, method = name.rpartition(".")
+        if not attr:
+            if name not in CLIENT_HAND_WRITTEN:
+                found.append(Endpoint(CLIENT_COMMANDS.get(name, (_kebab(name),)), "", name, signature(row)))
+            continue
+        group = next((g for g, (a, _) in NAMESPACE_GROUPS.items() if a == attr), None)
+        if group is not None and (attr, method) not in HAND_WRITTEN:
+            found.append(Endpoint((group, _kebab(method)), attr, method, signature(row)))
     return found
 
 
@@ -272,20 +209,6 @@ def _singular(name: str) -> str:
     return name[:-1] if name.endswith("s") else name
 
 
-def _day(text: str) -> date | str:
-    """YYYY-MM-DD, today or yesterday as a date; anything else is left to the client to check."""
-    today = datetime.now(timezone.utc).date()
-    word = text.strip().lower()
-    if word in ("today", "yesterday"):
-        return today - timedelta(days=1 if word == "yesterday" else 0)
-    if len(text) == 10:
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _header(text: str) -> tuple[str, str]:
     name, sep, value = text.partition(":")
     if not sep or not name.strip():
@@ -293,7 +216,7 @@ def _header(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-_CONVERTERS: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "day": _day, "header": _header, "str": str}
+_CONVERTERS: dict[str, Callable[[str], Any]] = {"int": int, "header": _header, "str": str}
 
 
 def _param_help(key: str, p: Param, *, stdin: bool = False, positional: bool = False) -> str:
@@ -322,7 +245,7 @@ def add_option(sp: argparse.ArgumentParser, key: str, p: Param, aliases: Sequenc
     if p.choices:
         kw["choices"] = p.choices
     else:
-        kw["metavar"] = {"int": "N", "float": "N", "header": "'NAME: VALUE'"}.get(p.kind, _singular(p.name).upper())
+        kw["metavar"] = {"int": "N", "header": "'NAME: VALUE'"}.get(p.kind, _singular(p.name).upper())
     sp.add_argument(*flags, action="append" if p.many else "store", **kw)
 
 
@@ -336,19 +259,10 @@ def option_values(args: argparse.Namespace, params: Sequence[Param]) -> dict[str
     return options
 
 
-# The kinds of the core's fields (``Kind`` in crates/urlscan-core/src/fields.rs) that take several values.
-_MANY = {"StrList", "IdList", "EnumList", "Emails", "Countries", "UserTags", "Tags"}
-
-
 def row_params(name: str) -> tuple[Param, ...]:
     """The keyword fields of row ``name`` (not those given by position) as command-line parameters."""
     row = rows()[name]
-    kinds = {"Bool": "bool", "Switch": "bool", "Int": "int", "Headers": "header"}
-    return tuple(
-        Param(f["name"], kinds.get(f["kind"], "str"), tuple(f["choices"]) or None, f["kind"] in _MANY, False)
-        for f in [*row["body"], *row["params"]]
-        if f["name"] not in row["positional"]
-    )
+    return tuple(_param(f, False) for f in [*row["body"], *row["params"]] if f["name"] not in row["positional"])
 
 
 def _add_endpoint_arguments(sp: argparse.ArgumentParser, ep: Endpoint) -> None:
