@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Iterator
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import pytest
 
@@ -23,18 +23,22 @@ def run(aw: Awaitable[T]) -> T:
     return asyncio.run(main())
 
 
-@pytest.fixture(scope="module")
-def emu() -> Iterator[Emulator]:
-    """A shared emulator for read-mostly tests (300 seeded scans)."""
-    with Emulator(scans=300, scan_duration=10.0, seed=7) as e:
-        yield e
+def emulator(scope: Literal["function", "module"] = "module", **settings: Any) -> Any:
+    """A fixture of an emulator with ``settings``: shared by a module's tests (read-mostly), or
+    one per test (``scope="function"``: state, faults and counters start empty)."""
+
+    @pytest.fixture(scope=scope)
+    def fixture() -> Iterator[Emulator]:
+        with Emulator(**settings) as e:
+            yield e
+
+    return fixture
 
 
-@pytest.fixture
-def fresh() -> Iterator[Emulator]:
-    """An emulator of one's own, for tests that change state."""
-    with Emulator(scans=50, scan_duration=10.0, seed=1) as e:
-        yield e
+# A shared emulator for read-mostly tests (300 seeded scans).
+emu = emulator(scans=300, scan_duration=10.0, seed=7)
+# An emulator of one's own, for tests that change state.
+fresh = emulator("function", scans=50, scan_duration=10.0, seed=1)
 
 
 @pytest.fixture

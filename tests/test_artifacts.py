@@ -13,13 +13,10 @@ from urlscan_rs import ScanResult
 from urlscan_rs.errors import NotFoundError, ValidationError
 from urlscan_rs.testing import Emulator
 
+from .conftest import emulator
 from .test_cli import POLL, run_cli
 
-
-@pytest.fixture(scope="module")
-def emu() -> Emulator:
-    with Emulator(scans=50, seed=8) as e:
-        yield e
+emu = emulator(scans=50, seed=8)
 
 
 def _finished(emu: Emulator) -> str:

@@ -25,6 +25,8 @@ from urlscan_rs._progress import ProgressBar
 from urlscan_rs.cli.endpoints import command_help
 from urlscan_rs.testing import Emulator
 
+from .conftest import emulator
+
 UNKNOWN_SCAN = "00000000-0000-4000-8000-000000000000"
 UNKNOWN_KEY = "00000000-0000-4000-8000-00000000dead"
 POLL = ["--initial-wait", "0", "--interval", "0.1"]
@@ -60,10 +62,7 @@ def json_lines(out: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     return objs
 
 
-@pytest.fixture(scope="module")
-def emu() -> Iterator[Emulator]:
-    with Emulator(scans=50, scan_duration=0, seed=3) as e:
-        yield e
+emu = emulator(scans=50, scan_duration=0, seed=3)
 
 
 @pytest.fixture(scope="module")
@@ -122,12 +121,19 @@ def test_cli_error_exit_code() -> None:
     assert out.returncode == 2 and "UUID" in out.stderr
 
 
-def test_examples_run() -> None:
-    root = Path(__file__).resolve().parent.parent / "examples"
-    for script in sorted(root.glob("*.py")):
-        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-        assert out.returncode == 0, f"{script.name}: {out.stderr}"
-        assert out.stdout.strip(), script.name
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.py"))
+
+
+# One test per example, so that the workers run them side by side.
+@pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_examples_run(script: Path) -> None:
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, f"{script.name}: {out.stderr}"
+    assert out.stdout.strip(), script.name
+
+
+def test_every_example_is_run() -> None:
+    assert len(EXAMPLES) >= 5 and all(p.stat().st_size for p in EXAMPLES)
 
 
 # ---------------------------------------------------------------- help
@@ -1058,7 +1064,7 @@ def _arguments(sp: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 def test_a_new_scan_option_in_the_row_is_an_option_of_scan_and_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan and bulk commands take their options from the scan row: a field added there is a flag."""
     rows = {name: dict(row) for name, row in cli.rows().items()}
-    field = {"name": "extra_option", "wire": "extraOption", "kind": "Bool", "takes": "bool", "choices": [], "required": False}
+    field = {"name": "extra_option", "wire": "extraOption", "kind": "Bool", "takes": "flag", "choices": [], "required": False}
     rows["scan"]["body"] = [*rows["scan"]["body"], field | {"nullable": False, "doc": "An option added to the row"}]
     derive = importlib.import_module("urlscan_rs.cli.endpoints")
     scanning = importlib.import_module("urlscan_rs.cli.scanning")

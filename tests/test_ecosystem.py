@@ -6,6 +6,7 @@ import logging
 import multiprocessing as mp
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -169,6 +170,25 @@ def test_stubs_match_the_module() -> None:
         capture_output=True,
         text=True,
         timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_code_behind_the_stubs_calls_the_native_client_as_its_stub_says(tmp_path: Path) -> None:
+    """mypy reads a module's stub instead of its code: the clients and namespaces, which call the
+    native methods by reference (``_call(_N.scan, ...)``), are checked here without their stubs,
+    against ``_native.pyi``."""
+    package = Path(urlscan_rs.__file__).parent
+    copy = tmp_path / "urlscan_rs"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    for stub in ("_client.pyi", "_namespaces.pyi"):
+        (copy / stub).unlink()
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "urlscan_rs"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
     )
     assert out.returncode == 0, out.stdout + out.stderr
 

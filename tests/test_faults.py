@@ -15,18 +15,15 @@ import pytest
 import urlscan_rs
 from urlscan_rs.testing import Emulator
 
-from .conftest import run
+from .conftest import emulator, run
 from .loopback import JSON_HEADERS, serve_raw
 
 SEARCH = "/api/v1/search"
 QUOTAS = "/api/v1/quotas"
 
 
-@pytest.fixture
-def emu() -> Iterator[Emulator]:
-    """An emulator of one's own per test: faults and counters start empty."""
-    with Emulator(scans=20, scan_duration=0) as e:
-        yield e
+# An emulator of one's own per test: faults and counters start empty.
+emu = emulator("function", scans=20, scan_duration=0)
 
 
 def search(client: urlscan_rs.Client) -> list[Any]:

@@ -19,11 +19,9 @@ import urlscan_rs
 from urlscan_rs import Client
 from urlscan_rs.testing import Emulator
 
+from .conftest import emulator
 
-@pytest.fixture(scope="module")
-def emu() -> Any:
-    with Emulator(scans=60, seed=12, scan_duration=0) as e:
-        yield e
+emu = emulator(scans=60, seed=12, scan_duration=0)
 
 
 def _http(emu: Emulator, method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, dict[str, str], bytes]:

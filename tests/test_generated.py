@@ -167,7 +167,7 @@ def test_scan_options_are_the_submission_rows_fields(client: str) -> None:
 
 def test_a_new_scan_option_in_the_row_reaches_the_typed_options() -> None:
     """A field added to the scan row is a keyword of ScanOptions, in the module and in its stub."""
-    field = {"name": "extra_option", "wire": "extraOption", "kind": "Bool", "takes": "bool", "choices": [], "required": False}
+    field = {"name": "extra_option", "wire": "extraOption", "kind": "Bool", "takes": "flag", "choices": [], "required": False}
     field |= {"nullable": False, "doc": "An option added to the row"}
     changed = [dict(ep, body=[*ep["body"], field]) if ep["name"] == "scan" else ep for ep in TABLE]
     new = _generate.render(changed)

@@ -4,6 +4,7 @@ made of small modules that starts without loading what only some commands need."
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -204,3 +205,65 @@ def test_cli_starts_without_heavy_imports() -> None:
     assert "urlscan_rs.cli._parser" in loaded
     heavy = sorted(m for m in loaded if m in NOT_AT_START or m.split(".")[0] in NOT_AT_START)
     assert heavy == []
+
+
+PACKAGE = ROOT / "python" / "urlscan_rs"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules that ``path`` imports, at its top or in a function (not under TYPE_CHECKING)."""
+    name = _module(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for n in node.orelse:
+                visit(n)
+            return
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return {m for m in found if m in modules and m != name}
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    """No module of the package imports, even inside a function, one that imports it back
+    (through others): each layer reads only those below it."""
+    paths = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    native = {_module(p) for p in PACKAGE.rglob("*.pyi")} - set(paths)  # extension modules: leaves
+    graph = {m: _imports(p, set(paths) | native) - native for m, p in paths.items()}
+    # The package itself re-exports its modules (each imports its siblings, not the package).
+    assert not [m for m, deps in graph.items() if PACKAGE.name in deps and not m.startswith(f"{PACKAGE.name}.cli")], graph
+    graph = {m: deps - {PACKAGE.name} for m, deps in graph.items() if m != PACKAGE.name}
+    seen: dict[str, int] = {}  # 1 while being visited, 2 when done
+
+    def walk(m: str, trail: list[str]) -> None:
+        seen[m] = 1
+        for d in sorted(graph[m]):
+            assert seen.get(d) != 1, "import cycle: " + " -> ".join([*trail[trail.index(d) :], d])
+            if d not in seen:
+                walk(d, [*trail, d])
+        seen[m] = 2
+
+    for m in sorted(graph):
+        if m not in seen:
+            walk(m, [m])
+    assert len(graph) > 40

@@ -248,3 +248,14 @@ def test_report_links_point_at_the_host_that_served_the_scan() -> None:
     bare = urlscan_rs.SearchHit({"_id": "x"})
     assert bare.to_record()["report"] is None
     assert 'href="https://urlscan.io/result/x/"' in bare._repr_html_()
+
+
+def test_raw_is_a_copy_that_changes_no_model() -> None:
+    hit = urlscan_rs.SearchHit({"_id": "x", "page": {"domain": "example.com"}})
+    before = hash(hit)
+    raw = hit.raw
+    raw["_id"] = "y"
+    raw["page"]["domain"] = "evil.example"
+    raw["self"] = hit  # no cycle through the model's own JSON
+    assert (hit.id, hit.page.domain, hash(hit)) == ("x", "example.com", before)
+    assert hit.raw == {"_id": "x", "page": {"domain": "example.com"}}

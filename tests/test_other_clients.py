@@ -17,14 +17,13 @@ import pytest
 
 from urlscan_rs.testing import Emulator
 
+from .conftest import emulator
+
 urlscope = pytest.importorskip("urlscope")
 gau = pytest.importorskip("gau")
 
 
-@pytest.fixture(scope="module")
-def emu() -> Any:
-    with Emulator(scans=300, seed=21, scan_duration=0) as e:
-        yield e
+emu = emulator(scans=300, seed=21, scan_duration=0)
 
 
 # ---------------------------------------------------------------- urlscope

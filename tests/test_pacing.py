@@ -127,6 +127,22 @@ def test_advance_ends_a_spent_window_for_clients_too() -> None:
         moved.join()
 
 
+def test_another_emulators_clock_leaves_a_clients_windows_alone() -> None:
+    """A client forgets the windows of the server whose clock moved, not those of others."""
+    with Emulator(scans=5, rate_limits={"search": {"minute": 1}}) as emu, Emulator(scans=1) as other:
+        with emu.client(fail_fast=True) as c:
+            c.search("").count()
+            with pytest.raises(RateLimitError):
+                c.search("").count()
+            other.advance(60)  # another server's clock: this window is still spent
+            sent = requests_served(emu)
+            with pytest.raises(RateLimitError):
+                c.search("").count()
+            assert requests_served(emu) == sent  # refused by the client's own memory
+            emu.advance(60)
+            assert c.search("").count() == 5
+
+
 def test_retry_deadline_bounds_waiting_after_a_429() -> None:
     """A 429 asking for 30 s: with a 1 s deadline the call gives up at once instead of sleeping."""
     with Emulator(scans=5) as emu:

@@ -9,7 +9,6 @@ import hashlib
 import io
 import urllib.request
 import zipfile
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,13 +17,9 @@ from urlscan_rs import Client
 from urlscan_rs.models import Channel, Incident, SavedSearch
 from urlscan_rs.testing import Emulator
 
-from .conftest import requests_served, run, subscribe
+from .conftest import emulator, requests_served, run, subscribe
 
-
-@pytest.fixture
-def pe() -> Iterator[Emulator]:
-    with Emulator(scans=150, scan_duration=5.0, seed=4) as e:
-        yield e
+pe = emulator("function", scans=150, scan_duration=5.0, seed=4)
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ from urlscan_rs.errors import BadRequestError
 from urlscan_rs.query import Q, quote
 from urlscan_rs.testing import Emulator
 
+from .conftest import emulator
+
 # Every example the Rust grammar tests parse too (crates/urlscan-emulator/tests/rendered_queries.txt).
 RENDERED = Path(__file__).parent.parent / "crates" / "urlscan-emulator" / "tests" / "rendered_queries.txt"
 AWKWARD = [
@@ -135,10 +137,7 @@ def _file_text() -> str:
     return "".join(q.replace("\\", "\\\\").replace("\n", "\\n") + "\n" for q in examples())
 
 
-@pytest.fixture(scope="module")
-def emu() -> Emulator:
-    with Emulator(scans=300, seed=4) as e:
-        yield e
+emu = emulator(scans=300, seed=4)
 
 
 def test_every_rendered_example_is_accepted_by_the_service_grammar(emu: Emulator) -> None:

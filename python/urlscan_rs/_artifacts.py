@@ -29,7 +29,7 @@ def result_bytes(result: Any) -> bytes:
     doc = object.__getattribute__(result, "_json")
     if type(doc) is LazyDoc:
         return bytes(doc.json())
-    return json.dumps(result.raw, ensure_ascii=False).encode()
+    return json.dumps(result._raw, ensure_ascii=False).encode()
 
 
 def write(dest: Path, uuid: str, found: dict[str, bytes]) -> dict[str, Path]:

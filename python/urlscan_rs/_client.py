@@ -12,12 +12,13 @@ import importlib
 import os
 import urllib.parse
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypedDict
 
 from . import _artifacts, _native, _refang
 from ._arguments import explained
 from ._keys import KEYRING_SOURCE, stored_key
 from ._namespaces import (
+    _N,
     NAMESPACES,
     Brands,
     Channels,
@@ -29,11 +30,17 @@ from ._namespaces import (
     SavedSearches,
     Subscriptions,
     _call_endpoint,
+    _Native,
     _PagedIterator,
 )
 from ._tables import ResultList, Tabular
 from .errors import TransportError, ValidationError
 from .schema import _OF_DATASOURCE, Schema
+
+if TYPE_CHECKING:
+    from ._native import _SearchOptions, _Settings, _WaitOptions
+
+_P = ParamSpec("_P")
 
 __all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions"]
 
@@ -226,7 +233,7 @@ def _shown_url(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-def _wait(timeout: float, initial_wait: float, interval: float) -> dict[str, float]:
+def _wait(timeout: float, initial_wait: float, interval: float) -> _WaitOptions:
     """The timing of a wait for a result, as the native client takes it."""
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
 
@@ -277,7 +284,7 @@ class _BaseClient:
             ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
         """
         self._closed = False
-        settings = {
+        settings: _Settings = {
             "api_key": api_key,
             "base_url": base_url,
             "timeout": timeout,
@@ -310,11 +317,13 @@ class _BaseClient:
         self.datadumps = DataDumps(self)
         """Data dumps: bulk exports of scans, screenshots and DOMs (premium)."""
 
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self._c, name)(*args, **kwargs)
+    def _call(self, fn: _Native[_P], /, *args: _P.args, **kwargs: _P.kwargs) -> Any:
+        """``fn`` (a method of the native client) on this client's core: its value (Client) or
+        an awaitable of it (AsyncClient)."""
+        return fn(self._c, *args, **kwargs)
 
     @property
-    def _c(self) -> Any:
+    def _c(self) -> _native.NativeClient:
         if self._closed:
             raise TransportError("the client is closed")
         return self._core
@@ -322,12 +331,12 @@ class _BaseClient:
     @property
     def base_url(self) -> str:
         """The service's address in use (``base_url``, else ``URLSCAN_BASE_URL``, else ``https://urlscan.io``)."""
-        return self._core.base_url  # type: ignore[no-any-return]
+        return self._core.base_url
 
     @property
     def timeout(self) -> float:
         """Seconds one request may take (per attempt)."""
-        return self._core.timeout  # type: ignore[no-any-return]
+        return self._core.timeout
 
     @property
     def closed(self) -> bool:
@@ -337,7 +346,7 @@ class _BaseClient:
     @property
     def rate_limits(self) -> list[dict[str, Any]]:
         """The latest X-Rate-Limit-* values seen, one dict per action."""
-        return self._core.rate_limits()  # type: ignore[no-any-return]
+        return self._core.rate_limits()
 
     @property
     def with_raw_response(self) -> Any:
@@ -422,7 +431,7 @@ class _BaseClient:
         """
         if refang:
             url = _refang.refang(url)
-        return self._call("scan", url, scan_options)
+        return self._call(_N.scan, url, scan_options)
 
     def result(self, uuid: str) -> Any:
         """The result of a finished scan (GET /api/v1/result/{uuid}/).
@@ -431,7 +440,7 @@ class _BaseClient:
         :class:`NotFoundError` for an unknown uuid and :class:`GoneError` for a
         deleted scan.
         """
-        return self._call("result", uuid)
+        return self._call(_N.result, uuid)
 
     def wait_for_result(self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0) -> Any:
         """Poll for a scan's result until it is ready (GET /api/v1/result/{uuid}/).
@@ -441,7 +450,7 @@ class _BaseClient:
         :class:`ScanTimeoutError` after ``timeout`` seconds. Any other error (no such
         scan, deleted, authentication) ends the wait at once.
         """
-        return self._call("wait_for_result", uuid, _wait(timeout, initial_wait, interval))
+        return self._call(_N.wait_for_result, uuid, _wait(timeout, initial_wait, interval))
 
     def scan_and_wait(
         self, url: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0, **scan_options: Any
@@ -453,7 +462,7 @@ class _BaseClient:
         """
         if scan_options.pop("refang", False):
             url = _refang.refang(url)
-        return self._call("scan_and_wait", url, scan_options, _wait(timeout, initial_wait, interval))
+        return self._call(_N.scan_and_wait, url, scan_options, _wait(timeout, initial_wait, interval))
 
     def bulk_scan(
         self,
@@ -498,7 +507,7 @@ class _BaseClient:
         if refang:
             urls = map(_refang.as_url, urls)
         out = self._call(
-            "bulk_scan",
+            _N.bulk_scan,
             urls,
             scan_options,
             _wait(timeout, initial_wait, interval) if wait else None,
@@ -538,7 +547,7 @@ class _BaseClient:
         ``RESULTS`` (:mod:`urlscan_rs.schema`) columns, errors left out). ``concurrency`` and ``progress``
         are as in :meth:`bulk_scan`.
         """
-        out = self._call("results", uuids, concurrency=concurrency, progress=_progress(progress, "results"))
+        out = self._call(_N.results, uuids, concurrency=concurrency, progress=_progress(progress, "results"))
         if self._is_async:
             return _listed(out)
         return ResultList(out)
@@ -549,18 +558,18 @@ class _BaseClient:
         A :class:`~urlscan_rs.models.Screenshot`: ``bytes`` that display as an image
         in notebooks and have ``save(path)``. Needs no API key.
         """
-        return self._call("screenshot", uuid)
+        return self._call(_N.screenshot, uuid)
 
     def dom(self, uuid: str) -> Any:
         """The DOM snapshot of a finished scan, as text (GET /dom/{uuid}/)."""
-        return self._call("dom", uuid)
+        return self._call(_N.dom, uuid)
 
     def response(self, sha256: str) -> Any:
         """A script, document, fetch or XHR response by its SHA-256, as text (GET /responses/{sha256}/).
 
         Binary files are downloaded with ``client.files.download``.
         """
-        return self._call("response", sha256)
+        return self._call(_N.response, sha256)
 
     # -- search
 
@@ -614,7 +623,7 @@ class _BaseClient:
             parallel: Shards of a large scan export walked at once, or "auto"
                 (see above); None: one walk.
         """
-        options = {
+        options: _SearchOptions = {
             "q": q,
             "size": size,
             "limit": limit,
@@ -635,7 +644,7 @@ class _BaseClient:
         ``q`` narrows them with a search query; ``size``, ``limit`` and
         ``search_after`` are as in :meth:`search`.
         """
-        options = {"uuid": uuid, "q": q, "size": size, "limit": limit, "search_after": search_after}
+        options: _SearchOptions = {"uuid": uuid, "q": q, "size": size, "limit": limit, "search_after": search_after}
         cur = self._c.search_cursor("similar", options)
         return SearchIterator(cur, limit, "similar")
 
@@ -659,7 +668,7 @@ class _BaseClient:
         other method. Returns the decoded JSON (dicts and lists), ``bytes`` for
         an answer that is not JSON, or None for an empty one.
         """
-        return self._call("request", method, path, params=None if params is None else dict(params), json=json)
+        return self._call(_N.request, method, path, params=None if params is None else dict(params), json=json)
 
 
 # A misspelt keyword or a wrong-typed value names the public method and the fix.
@@ -726,13 +735,13 @@ class AsyncClient(_BaseClient):
 
     _is_async = True
 
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, fn: _Native[_P], /, *args: _P.args, **kwargs: _P.kwargs) -> Any:
         # A coroutine, so that the call itself needs no running loop
         # (asyncio.run(client.result(uuid)) works) and errors surface on await.
-        return self._acall(name, args, kwargs)
+        return self._acall(fn, *args, **kwargs)
 
-    async def _acall(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return await getattr(self._c, name)(*args, **kwargs)
+    async def _acall(self, fn: _Native[_P], /, *args: _P.args, **kwargs: _P.kwargs) -> Any:
+        return await fn(self._c, *args, **kwargs)
 
     async def aclose(self) -> None:
         """Close the client; awaits in flight raise ``TransportError``."""

@@ -40,9 +40,10 @@ def _cell(key: str, value: Any) -> str:
 
 
 def _is_scan(obj: Any) -> bool:
-    from .models import ScanResult, SearchHit
-
-    return isinstance(obj, (ScanResult, SearchHit))
+    # A scan's result or a search hit of one: both have a task and a page (read by field, so
+    # this module needs no import of the models, which use it).
+    fields = getattr(type(obj), "fields", None)
+    return callable(fields) and {"task", "page"} <= set(fields())
 
 
 def table(objs: Iterable[Any], caption: str | None = None) -> str:

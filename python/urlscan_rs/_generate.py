@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import dataclasses
 import json
 import re
 import subprocess
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _native, models
+from ._rows import Endpoint, Field, field_type, literal, parameters, returns
 
 HERE = Path(__file__).resolve().parent
 COMMAND = "python -m urlscan_rs._generate"
@@ -61,12 +61,6 @@ _REGION = re.compile(
     r"^(?P<indent>[ ]*)# BEGIN GENERATED (?P<name>\w+)\b[^\n]*\n.*?^(?P=indent)# END GENERATED (?P=name)\n",
     re.MULTILINE | re.DOTALL,
 )
-# The Python type of what each field takes (``Takes`` in crates/urlscan-core/src/fields.rs, a
-# closed set: an unknown one stops the generator); enums are typed by their values.
-_TYPES = {"text": "str", "bool": "bool", "int": "int", "texts": "_List[str]", "headers": "dict[str, str]"}
-
-Endpoint = dict[str, Any]
-Field = dict[str, Any]
 
 # The names the stubs give to the values of enum fields (type aliases), each
 # with a field whose values it names: "endpoint:field" (ids included). Fields
@@ -108,11 +102,6 @@ def method(ep: Endpoint) -> str:
     return str(ep["name"]).rsplit(".", 1)[-1]
 
 
-def literal(field: Field) -> str:
-    """The Literal type of an enum field's values."""
-    return "Literal[" + ", ".join(json.dumps(c) for c in field["choices"]) + "]"
-
-
 def aliases(endpoints: list[Endpoint]) -> dict[str, str]:
     """Each alias's Literal, as ``ALIASES`` names them."""
     out = {}
@@ -123,45 +112,6 @@ def aliases(endpoints: list[Endpoint]) -> dict[str, str]:
         if not found or not found[0]["choices"]:
             raise SystemExit(f"ALIASES: {alias} names {where}, which is not an enum field of the endpoint table")
         out[alias] = literal(found[0])
-    return out
-
-
-def field_type(field: Field, names: dict[str, str] | None = None) -> str:
-    """The Python type of a field's values (``Kind`` -> annotation); ``names``: alias by Literal."""
-    values = (names or {}).get(literal(field), literal(field))
-    takes = field["takes"]
-    if takes == "one":
-        return values
-    if takes == "many":
-        return f"_List[{values}]"
-    if takes == "one_or_many":
-        return f"{values} | _List[{values}]"
-    if takes not in _TYPES:
-        raise SystemExit(f"{field['name']}: no Python type for a field that takes {takes!r} (see _TYPES)")
-    return _TYPES[takes]
-
-
-@dataclasses.dataclass(frozen=True)
-class Param:
-    """A parameter of a table method, as the table documents it."""
-
-    name: str
-    annotation: str
-    required: bool
-    positional: bool
-
-
-def parameters(ep: Endpoint, names: dict[str, str] | None = None) -> list[Param]:
-    """The ids (positional), the positional body fields, then the other fields and query options as keywords."""
-    out = [Param(f["name"], field_type(f, names), True, True) for f in ep["ids"]]
-    fields = list(ep["body"]) + list(ep["params"])
-    by_name = {f["name"]: f for f in fields}
-    ordered = [(by_name[n], True) for n in ep["positional"]]
-    ordered += [(f, False) for f in fields if f["name"] not in ep["positional"]]
-    for f, positional in ordered:
-        required = bool(f["required"] and ep["creating"])
-        annotation = field_type(f, names) if required else f"{field_type(f, names)} | None"
-        out.append(Param(f["name"], annotation, required, positional))
     return out
 
 
@@ -181,14 +131,6 @@ def keywords_name(ep: Endpoint) -> str | None:
 def fields(ep: Endpoint) -> set[str]:
     """Every keyword the core accepts for the endpoint (body fields and query options)."""
     return {f["name"] for f in list(ep["body"]) + list(ep["params"])}
-
-
-def returns(ep: Endpoint) -> str:
-    kind, *rest = ep["returns"]
-    if kind == "nothing":
-        return "None"
-    one = rest[-1]
-    return f"_List[{one}]" if ep["list"] and kind in ("model", "json") else one
 
 
 def _stub_signature(ep: Endpoint, names: dict[str, str]) -> str:

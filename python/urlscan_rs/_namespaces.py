@@ -15,14 +15,20 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 from . import _native
 from ._tables import Tabular
 from .schema import HOSTNAMES, Schema
+
+_P = ParamSpec("_P")
+# The native client's class: the clients call its methods by reference (``_call(_N.scan,
+# ...)``), so mypy checks each call against ``_native.pyi``.
+_N = _native.NativeClient
+_Native = Callable[Concatenate[_native.NativeClient, _P], Any]
 
 
 @cache
@@ -41,7 +47,7 @@ def _call_endpoint(call: Any, name: str, ids: list[str], options: dict[str, Any]
     given = {k: v for k, v in options.items() if v is not None or k in nullable}
     kind, *what = ep["returns"]
     answer = {kind: what[0]} if kind in ("model", "field") else {"discard": kind == "nothing"}
-    return call("call", name, ids, given, **answer)
+    return call(_N.call, name, ids, given, **answer)
 
 
 class _Namespace:
@@ -50,8 +56,8 @@ class _Namespace:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        return self._client._call(method, *args, **kwargs)
+    def _call(self, fn: _Native[_P], /, *args: _P.args, **kwargs: _P.kwargs) -> Any:
+        return self._client._call(fn, *args, **kwargs)
 
     def _endpoint(self, name: str, ids: list[str], options: dict[str, Any]) -> Any:
         return _call_endpoint(self._call, name, ids, options)
@@ -110,7 +116,7 @@ class LiveScan(_Namespace):
         "dom" a ``str``, "screenshot", "response" and "download" ``bytes``.
         ``resource_id`` is the scan's uuid, or a SHA-256 for "response" and "download".
         """
-        return self._call("livescan_resource", scanner_id, resource_type, resource_id)
+        return self._call(_N.livescan_resource, scanner_id, resource_type, resource_id)
 
 
 class SavedSearches(_Namespace):
@@ -273,7 +279,7 @@ class Incidents(_Namespace):
     def close(self, incident_id: str) -> Any:
         """Close (stop) an incident and return it as it is then
         (PUT /api/v1/user/incidents/{incident_id}/close, then GET /api/v1/user/incidents/{incident_id})."""
-        return self._call("incident_action", "close", incident_id)
+        return self._call(_N.incident_action, "close", incident_id)
 
     def restart(self, incident_id: str) -> Any:
         """Restart a closed incident and return it as it is then
@@ -281,7 +287,7 @@ class Incidents(_Namespace):
 
         Its ``expire_at`` is extended and its states start anew.
         """
-        return self._call("incident_action", "restart", incident_id)
+        return self._call(_N.incident_action, "restart", incident_id)
 
 
 async def _then_path(call: Any, target: Path) -> Path:
@@ -420,11 +426,11 @@ class Files(_Namespace):
 
         ``password`` opens the ZIP (``urlscan!``, the service's default, unless given).
         """
-        return self._call("download", sha256, password=password)
+        return self._call(_N.download, sha256, password=password)
 
     def download_zip(self, sha256: str, *, password: str | None = None) -> Any:
         """The password-protected ZIP as served (GET /downloads/{sha256}; password ``urlscan!`` unless given)."""
-        return self._call("download", sha256, password=password, unpacked=False)
+        return self._call(_N.download, sha256, password=password, unpacked=False)
 
 
 class DataDumps(_Namespace):
@@ -440,7 +446,7 @@ class DataDumps(_Namespace):
         ``YYYY-MM-DD`` or a ``datetime.date``).
         """
         day = date.strftime("%Y%m%d") if isinstance(date, _dt.date) else date
-        return self._call("datadump_list", time_window, file_type, day)
+        return self._call(_N.datadump_list, time_window, file_type, day)
 
     def link(self, path: str) -> Any:
         """The temporary download address of a data-dump file (GET /api/v1/datadump/link/{path}).
@@ -448,7 +454,7 @@ class DataDumps(_Namespace):
         ``path`` is a file's ``path`` from :meth:`list`. The service's redirect is
         not followed, so the API key is never sent to the download host.
         """
-        return self._call("datadump_link", path)
+        return self._call(_N.datadump_link, path)
 
     def sync(
         self,
@@ -537,7 +543,7 @@ class DataDumps(_Namespace):
 
     def _fetch(self, path: str, target: Path, size: int | None, progress: Any = None) -> Any:
         """Download to `target`, checked against `size` (None: the listing's, read first)."""
-        call = self._call("datadump_download", path, os.fspath(target), size=size, progress=progress)
+        call = self._call(_N.datadump_download, path, os.fspath(target), size=size, progress=progress)
         if self._client._is_async:
             return _then_path(call, target)
         return target

@@ -3,7 +3,7 @@
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, TypeAlias, TypedDict, TypeVar, final
+from typing import Any, ClassVar, Literal, TypeAlias, TypedDict, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
 
@@ -73,7 +73,7 @@ class _SearchOptions(TypedDict, total=False):
     datasource: str | None
     collapse: str | None
     uuid: str
-    parallel: int | None
+    parallel: int | Literal["auto"] | None
 
 class _EmulatorSettings(TypedDict):
     scans: int
@@ -103,7 +103,7 @@ class _FaultOptions(TypedDict, total=False):
 
 def _shutdown() -> None: ...
 def _reset_log_cache() -> None: ...
-def _server_clock_moved() -> None: ...
+def _server_clock_moved(base_url: str) -> None: ...
 def endpoint_table() -> list[dict[str, Any]]: ...
 
 @final

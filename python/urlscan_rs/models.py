@@ -731,8 +731,9 @@ class Model(_native.ModelBase):
 
     @property
     def raw(self) -> dict[str, Any]:
-        """The wire JSON as the service sent it."""
-        return self._raw
+        """The wire JSON as the service sent it: a copy (changing it changes no model), as
+        ``to_dict()`` gives."""
+        return self.to_dict()
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the wire JSON (camelCase keys, unknown fields included)."""

@@ -121,13 +121,12 @@ def _unique(values: list[str]) -> tuple[str, ...]:
 def verdict(model: Any) -> VerdictSummary:
     """The :class:`VerdictSummary` of a result (its four verdict parts) or a
     search hit (the one verdict it carries)."""
-    from .models import ScanResult, VerdictBrand
-
-    if isinstance(model, ScanResult):
-        v = model.verdicts
+    # Read by field, not class (the models import this module): a result's verdicts have parts.
+    v = model.verdicts
+    if "overall" in type(v).fields():
         parts = [("overall", v.overall), ("urlscan", v.urlscan), ("engines", v.engines), ("community", v.community)]
     else:
-        parts = [("overall", model.verdicts)]
+        parts = [("overall", v)]
     said: list[tuple[str, bool]] = []
     scores: list[int] = []
     categories: list[str] = []
@@ -135,7 +134,7 @@ def verdict(model: Any) -> VerdictSummary:
     tags: list[str] = []
     sources = []
     for name, part in parts:
-        if not part.raw:
+        if not part._raw:
             continue
         m = part.malicious
         # The engines' verdict may be the list of engines that found the page malicious.
@@ -147,12 +146,12 @@ def verdict(model: Any) -> VerdictSummary:
         if flag is not None or part.score is not None or part.categories or part.brands or part.tags:
             sources.append(name)
         categories += part.categories
-        brands += [(b.key or b.name or "") if isinstance(b, VerdictBrand) else str(b) for b in part.brands]
+        brands += [str(b) if isinstance(b, str) else (b.key or b.name or "") for b in part.brands]
         tags += part.tags
     overall = dict(said).get("overall")
     malicious = overall if overall is not None else (any(f for _, f in said) if said else None)
     first = parts[0][1]
-    score = first.score if first.raw and first.score is not None else (max(scores) if scores else None)
+    score = first.score if first._raw and first.score is not None else (max(scores) if scores else None)
     return VerdictSummary(malicious, score, _unique(categories), _unique(brands), _unique(tags), tuple(sources))
 
 

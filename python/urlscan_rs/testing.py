@@ -227,10 +227,11 @@ class Emulator(_Serving):
         ``seconds``, 0 or more; the clock stops at the end of the year 9999
         (a move past it raises ``urlscan_rs.ValidationError``).
 
-        Clients in this process forget the rate-limit windows they were pacing by,
-        so a spent window is over for them too."""
+        Clients of this emulator in this process forget the rate-limit windows they
+        were pacing by, so a spent window is over for them too (clients of other
+        servers keep theirs)."""
         self._native.advance(seconds)
-        _native._server_clock_moved()
+        _native._server_clock_moved(self.url)
 
     def now(self) -> float:
         """Emulator time in seconds since the epoch."""

@@ -520,8 +520,9 @@ pub(super) fn new_model<'py>(
     }
     // A model cannot be part of a reference cycle: it is frozen, and holds
     // only its document, its path and the values read from it (never a model
-    // above it). Left to the cycle collector, the models of an export are
-    // most of what each collection walks.
+    // above it); `raw` and `to_dict()` hand out copies, so no caller can put
+    // a model into its document. Left to the cycle collector, the models of
+    // an export are most of what each collection walks.
     // SAFETY: `obj` is a live object of a GC type.
     unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) };
     Ok(obj)

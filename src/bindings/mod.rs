@@ -76,11 +76,12 @@ fn python_target(target: &str) -> std::borrow::Cow<'_, str> {
 static LOG_RESET: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
 /// Forget the cached Python log levels (called when a level changes).
-/// An emulator in this process moved its clock: clients forget the
-/// rate-limit windows they paced by, as the windows moved on too.
+/// The emulator at `base_url` in this process moved its clock: clients of
+/// it forget the rate-limit windows they paced by, as the windows moved on
+/// too (clients of other servers keep theirs).
 #[pyfunction]
-fn _server_clock_moved() {
-    urlscan_core::transport::server_clock_moved();
+fn _server_clock_moved(base_url: &str) {
+    urlscan_core::transport::server_clock_moved(base_url);
 }
 
 #[pyfunction]

@@ -1,6 +1,8 @@
-//! Request bodies of the premium resources, built from snake_case options:
-//! each resource's fields are described once (wire name, kind, required), and
-//! every documented rule is checked before anything is sent.
+//! The fields of the endpoint rows (body fields, query parameters, ids): each
+//! described once (keyword, wire name, kind, required, nullable, doc). A body
+//! or query is built from snake_case options by its row's fields, every
+//! documented rule checked before anything is sent; `Kind::takes` says what a
+//! caller gives, for the generated stubs and the command line.
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -70,7 +72,8 @@ pub enum Kind {
 pub enum Takes {
     /// One string.
     Text,
-    Bool,
+    /// True or false.
+    Flag,
     Int,
     /// A list of strings.
     Texts,
@@ -88,7 +91,7 @@ impl Takes {
     pub fn name(self) -> &'static str {
         match self {
             Takes::Text => "text",
-            Takes::Bool => "bool",
+            Takes::Flag => "flag",
             Takes::Int => "int",
             Takes::Texts => "texts",
             Takes::Headers => "headers",
@@ -149,7 +152,7 @@ impl Kind {
             | Kind::HeaderValue
             | Kind::Uuid
             | Kind::Sha256 => Takes::Text,
-            Kind::Bool | Kind::Switch => Takes::Bool,
+            Kind::Bool | Kind::Switch => Takes::Flag,
             Kind::Int(..) => Takes::Int,
             Kind::StrList
             | Kind::IdList

@@ -9,9 +9,10 @@
 //! once per page (a wake-up costs about what reading a page of hits does).
 //! A walk left early has then asked for up to `CHAIN + 1` pages it did not
 //! read (1 before its fourth page, as with any prefetch).
-//! A large export is also split into shards by the first
-//! hex digit of the scan's uuid (`task.uuid:(0* OR 1*)`, ...), walked
-//! concurrently and merged by the sort values, so the hits come out in
+//! When asked for (`parallel=`; never by default, as it rewrites the query
+//! and multiplies the requests), a large scan export is split into shards by
+//! the first hex digit of the scan's uuid (`task.uuid:(0* OR 1*)`, ...),
+//! walked concurrently and merged by the sort values, so the hits come out in
 //! exactly the order of a single walk. Sharding checks itself on the first
 //! pages (every hit in its shard, totals adding up) and falls back to one walk.
 use std::cmp::Ordering;

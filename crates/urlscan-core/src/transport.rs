@@ -16,11 +16,27 @@ use tokio::sync::{watch, Notify, Semaphore};
 use crate::config::Config;
 use crate::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
 
-/// Bumped when a server's clock jumps (an emulator in this process moved its
-/// clock): the rate-limit windows every transport remembers are then over,
-/// and the new ones are probed. Real clocks never jump, so this costs nothing.
-static CLOCK_EPOCH: AtomicU64 = AtomicU64::new(0);
-static CLOCK_MOVED: Notify = Notify::const_new();
+/// The clock of one server (an origin), as far as rate-limit windows go: its
+/// epoch is bumped when that server's clock jumps (an emulator in this
+/// process moved its clock), so the windows the transports of that origin
+/// remember are over and the new ones are probed; the windows of other
+/// servers stay. Real clocks never jump, so this costs nothing.
+#[derive(Default)]
+struct ServerClock {
+    epoch: AtomicU64,
+    moved: Notify,
+}
+
+/// The clocks by origin (one per server this process talks to).
+static CLOCKS: std::sync::LazyLock<Mutex<HashMap<String, Arc<ServerClock>>>> =
+    std::sync::LazyLock::new(Mutex::default);
+
+fn clock_of(base_url: &str) -> Arc<ServerClock> {
+    let origin = url::Url::parse(base_url)
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_else(|_| base_url.to_string());
+    Arc::clone(CLOCKS.lock().unwrap().entry(origin).or_default())
+}
 
 /// At most this many waits for a window spent by others, per request.
 const MAX_LIMITED_WAITS: u32 = 100;
@@ -28,10 +44,12 @@ const MAX_LIMITED_WAITS: u32 = 100;
 /// when its reset is at least this far away (see `send_with_retries`).
 const MIN_PACED_WAIT: Duration = Duration::from_millis(500);
 
-/// A server's clock jumped forward: forget the windows seen so far.
-pub fn server_clock_moved() {
-    CLOCK_EPOCH.fetch_add(1, Ordering::SeqCst);
-    CLOCK_MOVED.notify_waiters();
+/// The clock of the server at `base_url` jumped forward: the transports
+/// talking to it forget the windows seen so far.
+pub fn server_clock_moved(base_url: &str) {
+    let clock = clock_of(base_url);
+    clock.epoch.fetch_add(1, Ordering::SeqCst);
+    clock.moved.notify_waiters();
 }
 
 /// One request, described before it is sent (so it can be re-sent on retry).
@@ -137,7 +155,7 @@ struct LimitState {
     in_flight: u64,
     /// An answer came without headers: this action is not paced.
     unpaced: bool,
-    /// `CLOCK_EPOCH` when `remaining` and `reset_at` were learnt.
+    /// The server clock's epoch when `remaining` and `reset_at` were learnt.
     epoch: u64,
 }
 
@@ -159,6 +177,8 @@ pub struct Transport {
     slot_freed: Arc<Notify>,
     /// Set by `close()`: every call in flight ends with `Error::Closed`.
     closed: Arc<watch::Sender<bool>>,
+    /// The server's clock (see `ServerClock`).
+    clock: Arc<ServerClock>,
     /// Bounds requests in flight for batch jobs; waits between polls hold no permit.
     pub(crate) gate: Option<Arc<Semaphore>>,
 }
@@ -234,7 +254,9 @@ impl Transport {
         });
         let http = build_http(&cfg, policy, true)?;
         let http_no_redirect = build_http(&cfg, reqwest::redirect::Policy::none(), true)?;
+        let clock = clock_of(&cfg.base_url);
         Ok(Transport {
+            clock,
             cfg,
             http,
             http_no_redirect,
@@ -260,6 +282,7 @@ impl Transport {
             said_anonymous: Arc::clone(&self.said_anonymous),
             slot_freed: Arc::clone(&self.slot_freed),
             closed: Arc::clone(&self.closed),
+            clock: Arc::clone(&self.clock),
             gate: Some(gate),
         }
     }
@@ -464,7 +487,7 @@ impl Transport {
                     // An in-process emulator moving its clock ends the window too.
                     tokio::select! {
                         _ = tokio::time::sleep(delay) => {}
-                        _ = CLOCK_MOVED.notified() => {}
+                        _ = self.clock.moved.notified() => {}
                     }
                     limited += 1;
                     waited.extend(window);
@@ -612,7 +635,7 @@ impl Transport {
             // request at a time finds out (its 429s spend retries).
             st.remaining = None;
         }
-        st.epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
+        st.epoch = self.clock.epoch.load(Ordering::SeqCst);
         let mut shown = info;
         shown.remaining = st.remaining;
         st.info = Some(shown);
@@ -630,14 +653,14 @@ impl Transport {
             let freed = self.slot_freed.notified();
             tokio::pin!(freed);
             freed.as_mut().enable();
-            let moved = CLOCK_MOVED.notified();
+            let moved = self.clock.moved.notified();
             tokio::pin!(moved);
             moved.as_mut().enable();
             let reset_at = {
                 let mut map = self.limits.lock().unwrap();
                 let st = map.entry(action.clone()).or_default();
                 let now = Instant::now();
-                let epoch = CLOCK_EPOCH.load(Ordering::SeqCst);
+                let epoch = self.clock.epoch.load(Ordering::SeqCst);
                 if st.epoch != epoch || st.reset_at.is_some_and(|r| r <= now) {
                     // The window is over; the new one's count is unknown.
                     st.remaining = None;

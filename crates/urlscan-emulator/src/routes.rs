@@ -280,6 +280,12 @@ async fn user_agents(State(st): St, headers: HeaderMap) -> Response {
 /// each scan option. The client declares them in
 /// `urlscan_core::api::scanning::SCAN_FIELDS`; `premium::rules_agree`
 /// compares the two tables.
+/// A visibility change's body (`PUT /api/v1/result/{uuid}/visibility/`).
+pub(crate) const VISIBILITY_CHANGE: &[RequestField] = &[RequestField::required(
+    "visibility",
+    FieldType::OneOf(urlscan_rules::VISIBILITY_CHANGES),
+)];
+
 pub(crate) const SCAN: &[RequestField] = &[
     RequestField::required("url", FieldType::Custom(scan_url)),
     RequestField::optional("visibility", FieldType::OneOf(urlscan_rules::VISIBILITIES)),
@@ -609,17 +615,15 @@ async fn set_visibility(
     body: Bytes,
 ) -> Response {
     let c = or_return!(caller(&st, &headers, Need::PremiumWrite));
-    let v = serde_json::from_slice::<Value>(&body).ok();
-    let vis = match v
-        .as_ref()
-        .and_then(|v| v.get("visibility"))
-        .and_then(Value::as_str)
-    {
-        Some(s) if ["public", "unlisted", "private", "deleted"].contains(&s) => s.to_string(),
-        _ => {
-            return validation("\"visibility\" must be one of [public, unlisted, private, deleted]")
-        }
+    let obj = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(m)) => m,
+        _ => return validation("the body must be a JSON object"),
     };
+    let fields = or_return!(check(&obj, "", VISIBILITY_CHANGE, &[], true));
+    let vis = fields["visibility"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     change_visibility(&st, &c, &uuid, Some(vis))
 }
 

@@ -69,7 +69,7 @@ def _score(v: Verdict) -> Cell:
 
 def _print_result(out: Output, r: ScanResult, base_url: str) -> None:
     if out.json:
-        out.emit(r.raw)
+        out.emit(r._raw)
         return
     t, p = r.task, r.page
     rows: list[tuple[str, Cell | None]] = [("URL", t.url or p.url)]
@@ -95,7 +95,7 @@ def _print_result(out: Output, r: ScanResult, base_url: str) -> None:
 
 def _print_submission(out: Output, sub: Submission) -> None:
     if out.json:
-        out.emit(sub.raw)
+        out.emit(sub._raw)
         return
     out.block(
         f"Submitted {sub.url}",
@@ -112,7 +112,7 @@ def _print_submission(out: Output, sub: Submission) -> None:
 
 def _print_incident(out: Output, inc: Incident, title: str = "Incident") -> None:
     if out.json:
-        out.emit(inc.raw)
+        out.emit(inc._raw)
         return
     state = inc.state
     interval = f"{inc.scan_interval}s" if inc.scan_interval is not None else None
@@ -253,7 +253,7 @@ def _print_states(out: Output, states: Sequence[IncidentState]) -> None:
     for st in states:
         # The wire values as text: most keys are known only from the emulator, and one odd
         # value must not cost the whole table.
-        seen = st.state.raw if isinstance(st.state.raw, dict) else {}
+        seen = st.state._raw if isinstance(st.state._raw, dict) else {}
         mal = seen.get("malicious")
         rows.append(
             [

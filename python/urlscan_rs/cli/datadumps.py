@@ -54,7 +54,7 @@ def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
     else:
 
         def wire(item: Any) -> Any:
-            return {"uuid": item[0], "bytes": len(item[1])} if isinstance(item, tuple) else item.raw
+            return {"uuid": item[0], "bytes": len(item[1])} if isinstance(item, tuple) else item._raw
 
         rows = _write_jsonl(f, dest, wire, lambda n: None)
     if dest and dest != "-":

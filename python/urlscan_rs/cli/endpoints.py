@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _generate, _native
+from .. import _native, _rows
 from ..errors import ValidationError
 from ..models import Incident, Model, ScanResult, VisibilityChange
 from ._common import _arg, _client, _write_bytes
@@ -21,7 +21,7 @@ from ._show import _model_block, _noun, _print_incident, _print_models, _print_r
 # by hand because they do more than one call). Positional parameters become positional
 # arguments, keyword parameters --options (kebab-case flags for the snake_case keywords; list
 # parameters repeatable, under their singular name too; bools as --x/--no-x; enums as choices).
-# The parameters are the generator's (``_generate.parameters``: the same the methods and stubs
+# The parameters are the generator's (``_rows.parameters``: the same the methods and stubs
 # are written with), their kinds what the row's fields take, the help of commands and options
 # the rows' documentation, so a new field in a row is a new, documented option here. Which
 # combinations are valid is left to the client: it refuses bad input before sending anything
@@ -49,7 +49,7 @@ class Signature:
 # What a field takes (``Takes`` in the core) -> (the argument's kind, repeatable).
 _TAKES = {
     "text": ("str", False),
-    "bool": ("bool", False),
+    "flag": ("bool", False),
     "int": ("int", False),
     "texts": ("str", True),
     "headers": ("header", True),
@@ -69,11 +69,11 @@ def _param(field: dict[str, Any], required: bool) -> Param:
 def signature(row: dict[str, Any]) -> Signature:
     """A row's method as the generator writes it: its positional parameters and its keywords."""
     fields = {f["name"]: f for f in [*row["ids"], *row["body"], *row["params"]]}
-    params = [(p, _param(fields[p.name], p.required)) for p in _generate.parameters(row)]
+    params = [(p, _param(fields[p.name], p.required)) for p in _rows.parameters(row)]
     return Signature(
         positional=tuple(q for p, q in params if p.positional),
         options=tuple(q for p, q in params if not p.positional),
-        returns=_generate.returns(row),
+        returns=_rows.returns(row),
     )
 
 

@@ -60,7 +60,7 @@ def _forward(url: str, n: Notification) -> bool:
     import urllib.error
     import urllib.request
 
-    body = json.dumps(n.raw).encode()
+    body = json.dumps(n._raw).encode()
     why = ""
     for attempt in range(1, FORWARD_ATTEMPTS + 1):
         req = urllib.request.Request(url, data=body, method="POST")
@@ -101,7 +101,7 @@ def cmd_listen(args: argparse.Namespace, out: Output) -> int:
                     continue
                 for n in received[shown:]:
                     if out.json:
-                        out.emit(n.raw)
+                        out.emit(n._raw)
                     else:
                         out.line(notification_line(n))
                     sys.stdout.flush()

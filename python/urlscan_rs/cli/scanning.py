@@ -182,7 +182,8 @@ async def _poll(
     while True:
         try:
             async with gate:
-                return await ac.result(uuid)
+                result: ScanResult = await ac.result(uuid)
+                return result
         except ScanPendingError:
             pass
         if loop.time() + interval > deadline:
@@ -244,8 +245,8 @@ def cmd_bulk(args: argparse.Namespace, out: Output) -> int:
                     "url": o.url,
                     "ok": o.ok,
                     "uuid": o.submission.uuid if o.submission is not None else None,
-                    "submission": o.submission.raw if o.submission is not None else None,
-                    "result": o.result.raw if o.result is not None else None,
+                    "submission": o.submission._raw if o.submission is not None else None,
+                    "result": o.result._raw if o.result is not None else None,
                     "error": None
                     if e is None
                     else {
@@ -302,7 +303,7 @@ def cmd_quotas(args: argparse.Namespace, out: Output) -> int:
     with _client(args) as c:
         q = c.quotas()
     if out.json:
-        out.emit(q.raw)
+        out.emit(q._raw)
         return EXIT_OK
     windows = ("minute", "hour", "day")
     rows: list[list[Cell]] = []

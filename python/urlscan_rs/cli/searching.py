@@ -34,7 +34,7 @@ def _export_search(args: argparse.Namespace, out: Output, it: Any, fmt: str, des
         elif fmt == "csv":
             rows = it.to_csv(dest or "-", progress=lambda n: bar.update(n, limit))
         else:
-            rows = _write_jsonl(it, dest, lambda hit: hit.raw, lambda n: bar.update(n, limit))
+            rows = _write_jsonl(it, dest, lambda hit: hit._raw, lambda n: bar.update(n, limit))
     if dest and dest != "-":
         _note(f"{rows:,} hits written to {dest} ({fmt})")
     return EXIT_OK
@@ -59,7 +59,7 @@ def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: st
     with out.progress("search", limit, enabled=limit is None or limit > SEARCH_PROGRESS_ABOVE) as bar:
         for n, hit in enumerate(it, 1):
             if out.json:
-                out.emit(hit.raw)
+                out.emit(hit._raw)
             else:
                 hits.append(hit)
             total = it.total
@@ -149,7 +149,7 @@ def cmd_hostname(args: argparse.Namespace, out: Output) -> int:
         records = []
         for rec in itertools.islice(it, limit):
             if out.json:
-                out.emit(rec.raw)
+                out.emit(rec._raw)
             else:
                 records.append(rec)
     if out.json:

@@ -177,6 +177,12 @@ fn task_url(label: &str, v: &Value) -> Option<String> {
     }
 }
 
+/// A stored live scan's body (`task.visibility`).
+pub(super) const STORE: &[RequestField] = &[RequestField::optional(
+    "visibility",
+    FieldType::OneOf(urlscan_rules::VISIBILITIES),
+)];
+
 pub(super) const TASK: &[RequestField] = &[
     RequestField::required("url", FieldType::Custom(task_url)),
     RequestField::optional("visibility", FieldType::OneOf(urlscan_rules::VISIBILITIES)),
@@ -394,16 +400,7 @@ async fn store(
     } else {
         or_return!(super::common::wrapped(&req.body, "task"))
     };
-    let fields = or_return!(check(
-        &task,
-        "task",
-        &[RequestField::optional(
-            "visibility",
-            FieldType::OneOf(&["public", "unlisted", "private"])
-        )],
-        &[],
-        false
-    ));
+    let fields = or_return!(check(&task, "task", STORE, &[], false));
     let vis = fields
         .get("visibility")
         .and_then(Value::as_str)

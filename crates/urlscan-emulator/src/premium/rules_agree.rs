@@ -1,5 +1,6 @@
 //! Client and emulator agree on every rule of `urlscan_rules`: for each field
-//! of every request table of the client (`core::api::*::FIELDS`), the
+//! of the body of every row of the client's endpoint table (`core::api`),
+//! the
 //! emulator's field of the same wire name accepts exactly the sample values
 //! the client accepts (the value the client would send, after its
 //! normalisation) and refuses those it refuses, except for the limits the
@@ -16,36 +17,44 @@ use urlscan_core::api;
 use urlscan_core::fields::{build, Field};
 use urlscan_rules as rules;
 
-/// (what, client fields, emulator tables by wire prefix)
-type Tables = Vec<(
-    &'static str,
-    &'static [Field],
-    Vec<(&'static str, &'static [RequestField])>,
-)>;
+/// The emulator's tables by wire prefix.
+type EmulatorTables = Vec<(&'static str, &'static [RequestField])>;
+/// (row, client fields, emulator tables by wire prefix)
+type Tables = Vec<(&'static str, &'static [Field], EmulatorTables)>;
 
+/// The emulator's tables of the body of the row named `row`.
+fn emulator_tables(row: &str) -> Option<EmulatorTables> {
+    Some(match row {
+        "scan" => vec![("", crate::routes::SCAN)],
+        "set_visibility" => vec![("", crate::routes::VISIBILITY_CHANGE)],
+        "saved_searches.create" | "saved_searches.update" => vec![("", searches::FIELDS)],
+        "subscriptions.create" | "subscriptions.update" => vec![("", subscriptions::FIELDS)],
+        "channels.create" | "channels.update" => vec![("", channels::FIELDS)],
+        "incidents.create" | "incidents.update" => vec![("", incidents::FIELDS)],
+        "livescan.task" | "livescan.scan" => {
+            vec![("task.", livescan::TASK), ("scanner.", livescan::SCANNER)]
+        }
+        "livescan.store" => vec![("", livescan::STORE)],
+        _ => return None,
+    })
+}
+
+/// Every row of the client's table with a body, with the emulator's tables
+/// of it: a new row with a body is compared as soon as it exists (and fails
+/// until the emulator names its table above).
 fn tables() -> Tables {
-    // Most bodies are one table without a prefix.
-    let whole = |what, client, emulator| (what, client, vec![("", emulator)]);
-    vec![
-        whole(
-            "saved search",
-            api::saved_searches::FIELDS,
-            searches::FIELDS,
-        ),
-        whole(
-            "subscription",
-            api::subscriptions::FIELDS,
-            subscriptions::FIELDS,
-        ),
-        whole("channel", api::channels::FIELDS, channels::FIELDS),
-        whole("incident", api::incidents::FIELDS, incidents::FIELDS),
-        (
-            "live scan",
-            api::livescan::TASK_FIELDS,
-            vec![("task.", livescan::TASK), ("scanner.", livescan::SCANNER)],
-        ),
-        whole("scan", api::scanning::SCAN_FIELDS, crate::routes::SCAN),
-    ]
+    api::call::all()
+        .filter_map(|e| e.body.map(|(_, fields)| (e, fields)))
+        .map(|(e, fields)| {
+            let emulator = emulator_tables(e.name).unwrap_or_else(|| {
+                panic!(
+                    "{}: a row with a body the emulator names no table for",
+                    e.name
+                )
+            });
+            (e.name, fields, emulator)
+        })
+        .collect()
 }
 
 /// Values the client refuses before sending though the service's rule for
@@ -184,7 +193,7 @@ fn beyond_own_limits(what: &str, f: &RequestField, v: &Value) -> bool {
     match f.ty {
         FieldType::Str | FieldType::Text => long(v),
         FieldType::Strs => v.as_array().is_some_and(|a| a.iter().any(long)),
-        FieldType::Int(min, max) if what == "incident" => {
+        FieldType::Int(min, max) if what.starts_with("incidents.") => {
             v.as_i64().is_some_and(|n| n < min || n > max)
         }
         _ => false,
