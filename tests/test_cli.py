@@ -1534,3 +1534,20 @@ def test_request_calls_any_endpoint(capsys: pytest.CaptureFixture[str]) -> None:
         assert "--data is not JSON" in capsys.readouterr().err
         assert cli.main(["request", "GET", "//evil.example/x", *base]) == 2
         assert "must not name a host" in capsys.readouterr().err
+
+
+def test_an_odd_value_in_a_column_not_shown_costs_no_table() -> None:
+    """The hit table decodes the columns it shows: a hit's wrong-typed field elsewhere is no error."""
+    from .loopback import serve
+
+    uuid = "00000000-0000-4000-8000-0000000000aa"
+    task = {"time": "2026-11-20T10:00:00.000Z", "uuid": uuid, "url": "https://a.example/", "tags": "not a list"}
+    hit = {"_id": uuid, "sort": [1, uuid], "task": task, "page": {"domain": "a.example", "status": 200, "asn": 12}}
+
+    def answer(method: str, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        return 200, {"results": [hit], "total": 1, "has_more": False}
+
+    with serve(answer) as served:
+        out = run_cli("--base-url", served.url, "--api-key", UNKNOWN_KEY, "search", "", "--limit", "1")
+    assert out.returncode == 0, out.stderr
+    assert "a.example" in out.stdout and uuid in out.stdout

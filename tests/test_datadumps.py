@@ -141,6 +141,23 @@ def _yesterday() -> str:
     return (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y%m%d")
 
 
+def test_a_day_is_also_today_or_yesterday(tmp_path: Path) -> None:
+    from .test_cli import run_cli
+
+    with Emulator(scans=50, seed=11) as emu, emu.client() as c:
+        # Around midnight UTC the day may turn between the two listings: then once more.
+        for _ in range(2):
+            day = _yesterday()
+            by_word, by_day = c.datadumps.list("hours", "api", "yesterday"), c.datadumps.list("hours", "api", day)
+            if day == _yesterday():
+                break
+        assert by_word == by_day and by_day and all(f"/{day}/" in f.path for f in by_day)
+        out = run_cli("--json", "datadump", "list", "hours", "api", "yesterday", emu=emu)
+        assert out.returncode == 0, out.stderr
+        assert [json.loads(line)["path"] for line in out.stdout.splitlines()] == [f.path for f in by_day]
+        assert c.datadumps.list("hours", "api", "Today") is not None
+
+
 def test_download_checks_the_size_and_resumes_a_cut_connection(tmp_path: Path) -> None:
     day = _yesterday()
     with Emulator(scans=400, seed=11) as emu, emu.client() as c:

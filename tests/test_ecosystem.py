@@ -184,7 +184,7 @@ def test_the_code_behind_the_stubs_calls_the_native_client_as_its_stub_says(tmp_
     for stub in ("_client.pyi", "_namespaces.pyi"):
         (copy / stub).unlink()
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "urlscan_rs"],
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.10", "urlscan_rs"],
         capture_output=True,
         text=True,
         timeout=600,

@@ -438,7 +438,8 @@ pub(super) fn rows_of(
                 out.push((data, Some(idx), path));
                 continue;
             }
-            let dict = item.call_method0("to_dict")?;
+            // The model's own JSON (not `to_dict()`'s copy): it is only read.
+            let dict = item.getattr("_raw")?;
             let text = dumps.call1((dict,))?;
             out.push((
                 Bytes::from(text.cast::<PyString>()?.to_str()?.to_owned()),
@@ -524,15 +525,17 @@ pub fn table_stream(
 }
 
 /// The rows of `items` (models, dicts or JSON bytes) as dicts of the
-/// schema's columns: the same decoder as the tables (`to_record()`,
-/// `to_records()`), so a record and a table row always agree.
+/// schema's columns (or of `columns` alone): the same decoder as the tables
+/// (`to_record()`, `to_records()`), so a record and a table row always agree.
 #[pyfunction]
+#[pyo3(signature = (schema, items, columns=None))]
 pub fn records<'py>(
     py: Python<'py>,
     schema: &str,
     items: &Bound<'py, PyAny>,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut builder = builder(py, schema, None)?;
+    let mut builder = builder(py, schema, columns)?;
     let rows = rows_of(items)?;
     let batch = py
         .detach(|| -> core::Result<_> {

@@ -167,7 +167,9 @@ def print_hits(out: Output, hits: Sequence[Any], datasource: str) -> None:
     names = SHOWN[datasource]
     types = [table[n].type for n in names]
     rows: list[list[Cell]] = []
-    for rec in _native.records(table.name, hits):
+    # Only the columns shown are decoded: an odd value elsewhere in a hit costs nothing here.
+    wanted = [*names, *(["malicious"] if "score" in names and "malicious" in table.names else [])]
+    for rec in _native.records(table.name, hits, wanted):
         row: list[Cell] = [_shown(ty, rec[n]) for n, ty in zip(names, types, strict=True)]
         if "score" in names and rec.get("malicious") is True:
             i = names.index("score")

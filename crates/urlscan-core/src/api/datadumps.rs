@@ -41,8 +41,15 @@ fn one_of(what: &str, v: &str, allowed: &[&str]) -> Result<()> {
     }
 }
 
-/// A day as YYYYMMDD (also accepted: YYYY-MM-DD).
+/// A day as YYYYMMDD (also accepted: YYYY-MM-DD, and `today` or
+/// `yesterday`, UTC days).
 pub fn day(date: &str) -> Result<String> {
+    let word = date.trim().to_ascii_lowercase();
+    if word == "today" || word == "yesterday" {
+        let back = chrono::Days::new(u64::from(word == "yesterday"));
+        let d = chrono::Utc::now().date_naive() - back;
+        return Ok(d.format("%Y%m%d").to_string());
+    }
     let d = date.trim().replace('-', "");
     if d.len() == 8 && chrono::NaiveDate::parse_from_str(&d, "%Y%m%d").is_ok() {
         Ok(d)
@@ -336,5 +343,24 @@ impl Client {
             bytes: have,
             attempts,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::day;
+
+    #[test]
+    fn a_day_is_a_date_or_today_or_yesterday() {
+        assert_eq!(day("2026-11-20").unwrap(), "20261120");
+        assert_eq!(day(" 20261120 ").unwrap(), "20261120");
+        let today = chrono::Utc::now().date_naive();
+        let yesterday = today - chrono::Days::new(1);
+        // Around midnight UTC the clock may turn between the two readings.
+        let days = [today, yesterday, yesterday - chrono::Days::new(1)]
+            .map(|d| d.format("%Y%m%d").to_string());
+        assert!(days[..2].contains(&day("Today").unwrap()));
+        assert!(days[1..].contains(&day("yesterday").unwrap()));
+        assert!(day("tomorrow").is_err() && day("2026-02-30").is_err() && day("").is_err());
     }
 }
