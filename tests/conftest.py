@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Iterator
 from typing import Any, Literal, TypeVar
 
@@ -71,3 +73,14 @@ def subscribe(c: Client, query: str, channel_id: str, **fields: Any) -> Any:
     s = c.saved_searches.create(datasource="scans", name=query[:40], query=query)
     wanted = {"frequency": "live", "email_addresses": ["soc@example.com"], "name": "sub", "is_active": True, "ignore_time": True}
     return c.subscriptions.create(search_ids=[s.id], channel_ids=[channel_id], **(wanted | fields))
+
+
+def http(emu: Emulator, method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    """One request straight to the emulator with its premium key (no client checks): the status,
+    the headers (names in lowercase) and the body, whatever the status."""
+    req = urllib.request.Request(emu.url + path, data=body, method=method, headers={"API-Key": emu.api_key, **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()

@@ -19,25 +19,16 @@ import urlscan_rs
 from urlscan_rs import Client
 from urlscan_rs.testing import Emulator
 
-from .conftest import emulator
+from .conftest import emulator, http
 
 emu = emulator(scans=60, seed=12, scan_duration=0)
-
-
-def _http(emu: Emulator, method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, dict[str, str], bytes]:
-    req = urllib.request.Request(emu.url + path, data=body, method=method, headers={"API-Key": emu.api_key, **headers})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
 
 
 # ---------------------------------------------------------------- the legacy `public` switch
 
 
 def _submit(emu: Emulator, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    status, _, raw = _http(emu, "POST", "/api/v1/scan/", json.dumps(body).encode(), **{"Content-Type": "application/json"})
+    status, _, raw = http(emu, "POST", "/api/v1/scan/", json.dumps(body).encode(), **{"Content-Type": "application/json"})
     return status, json.loads(raw)
 
 
@@ -58,7 +49,7 @@ def test_public_on_and_off_are_the_legacy_visibility(emu: Emulator) -> None:
 def test_a_form_encoded_submission_is_taken(emu: Emulator) -> None:
     # As older integrations post it: url=...&public=on, without a JSON body.
     form = urllib.parse.urlencode([("url", "https://form.example.com/"), ("public", "on"), ("tags", "a"), ("tags", "b")])
-    status, _, raw = _http(emu, "POST", "/api/v1/scan", form.encode(), **{"Content-Type": "application/x-www-form-urlencoded"})
+    status, _, raw = http(emu, "POST", "/api/v1/scan", form.encode(), **{"Content-Type": "application/x-www-form-urlencoded"})
     sub = json.loads(raw)
     assert status == 200 and sub["visibility"] == "public" and sub["url"] == "https://form.example.com/"
     with emu.client() as c:
@@ -70,11 +61,11 @@ def test_a_form_encoded_submission_is_taken(emu: Emulator) -> None:
 
 def test_json_answers_are_indented_by_two_spaces_with_the_charset(emu: Emulator) -> None:
     for method, path in [("GET", "/api/v1/search/?q=&size=2"), ("GET", "/api/v1/quotas"), ("GET", "/api/v1/result/nope/")]:
-        status, headers, raw = _http(emu, method, path)
+        status, headers, raw = http(emu, method, path)
         assert headers["content-type"] == "application/json; charset=utf-8", path
         text = raw.decode()
         assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False), path
-    _, _, raw = _http(emu, "POST", "/api/v1/scan/", json.dumps({"url": "https://lines.example.com/"}).encode())
+    _, _, raw = http(emu, "POST", "/api/v1/scan/", json.dumps({"url": "https://lines.example.com/"}).encode())
     # A tool that reads the line holding "uuid" gets the uuid alone on it.
     line = next(x for x in raw.decode().splitlines() if '"uuid"' in x)
     assert re.fullmatch(r'  "uuid": "[0-9a-f-]{36}",', line), line
@@ -99,8 +90,8 @@ def test_the_same_answer_reads_the_same_in_either_layout() -> None:
 
 def test_a_429_says_when_the_window_resets_in_the_words_tools_parse() -> None:
     with Emulator(scans=5, seed=1, rate_limits={"search": {"minute": 1}}) as emu:
-        assert _http(emu, "GET", "/api/v1/search/?q=")[0] == 200
-        status, headers, raw = _http(emu, "GET", "/api/v1/search/?q=")
+        assert http(emu, "GET", "/api/v1/search/?q=")[0] == 200
+        status, headers, raw = http(emu, "GET", "/api/v1/search/?q=")
         body = json.loads(raw)
     assert status == 429
     # waymore: re.search(r"Reset in (\d+) seconds", text, re.I); urlscan-py: the second number of `message`.

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.error
-import urllib.request
 from typing import Any
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from urlscan_rs import _native
 from urlscan_rs.testing import Emulator
 
-from .conftest import emulator
+from .conftest import emulator, http
 
 ROWS = _native.endpoint_table()
 # A value per id kind that the route's pattern takes (what it names need not exist).
@@ -54,25 +52,14 @@ def _body(row: dict[str, Any]) -> bytes | None:
     return json.dumps({row["wrapper"]: body} if row["wrapper"] else body).encode()
 
 
-def _send(emu: Emulator, method: str, path: str, body: bytes | None) -> tuple[int, dict[str, str], bytes]:
-    req = urllib.request.Request(emu.url + path, data=body, method=method)
-    req.add_header("API-Key", emu.api_key)
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
-
-
 @pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
 def test_every_row_is_routed_and_paced_under_its_action(emu: Emulator, row: dict[str, Any]) -> None:
-    _, _, scanners = _send(emu, "GET", "/api/v1/livescan/scanners/", None)
-    _, _, hits = _send(emu, "GET", "/api/v1/search/?q=&size=1", None)
+    _, _, scanners = http(emu, "GET", "/api/v1/livescan/scanners/")
+    _, _, hits = http(emu, "GET", "/api/v1/search/?q=&size=1")
     known = {"scanner_id": json.loads(scanners)["scanners"][0]["_id"], "Uuid": json.loads(hits)["results"][0]["_id"]}
     path = _path(row, known)
-    status, headers, content = _send(emu, row["method"], path, _body(row))
+    body = _body(row)
+    status, headers, content = http(emu, row["method"], path, body, **({"Content-Type": "application/json"} if body else {}))
     assert status != 405, f"{row['name']}: {row['method']} {path} is not a method of the route"
     if status == 404:
         text = content.decode("utf-8", "replace")
@@ -85,8 +72,8 @@ def test_every_row_is_routed_and_paced_under_its_action(emu: Emulator, row: dict
 
 def test_an_unknown_route_is_told_apart(emu: Emulator) -> None:
     # The check above can fail: a path no row has is the emulator's "no route" answer.
-    status, _, content = _send(emu, "GET", "/api/v1/no-such-thing/", None)
+    status, _, content = http(emu, "GET", "/api/v1/no-such-thing/")
     assert status == 404 and "could not find this page" in content.decode()
-    status, _, _ = _send(emu, "DELETE", "/api/v1/search/", None)
+    status, _, _ = http(emu, "DELETE", "/api/v1/search/")
     assert status == 405
     assert re.search(r"\{\d\}", "".join(_path(r, {}) for r in ROWS)) is None

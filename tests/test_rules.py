@@ -4,8 +4,6 @@ refuses a value before sending, the other refuses it on arrival."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -15,22 +13,12 @@ import urlscan_rs
 from urlscan_rs import Client
 from urlscan_rs.testing import Emulator
 
-from .conftest import requests_served, run
+from .conftest import http, requests_served, run
 
 
 def raw(emu: Emulator, method: str, path: str, body: Any) -> int:
     """Send a body straight to the emulator (no client checks); the status."""
-    req = urllib.request.Request(
-        emu.url + path,
-        data=json.dumps(body).encode(),
-        method=method,
-        headers={"api-key": emu.api_key, "content-type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(req) as r:
-            return int(r.status)
-    except urllib.error.HTTPError as e:
-        return int(e.code)
+    return http(emu, method, path, json.dumps(body).encode(), **{"Content-Type": "application/json"})[0]
 
 
 def both_refuse(emu: Emulator, client_call: Callable[[], Any], method: str, path: str, body: Any) -> None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import json
 import re
 import subprocess
@@ -252,35 +253,32 @@ def model_fields(schema: dict[str, Any]) -> str:
     return textwrap.indent("".join(out), "    ")
 
 
-# The search parameters after the data source's, as every overload of ``search`` takes them.
-_SEARCH = """    @overload
-    def search(
-        self,
-        q: str = "",
-        *,
-        size: int = 100,
-        limit: int | None = None,
-        search_after: str | None = None,
-        datasource: {datasource},
-        collapse: str | None = None,
-        parallel: int | Literal["auto"] | None = None,
-    ) -> SyncSearchIterator[{hits}]: ...
-"""
-
-
 def data_sources() -> list[dict[str, Any]]:
     """The search data sources of the core (name, hit model, table schema, shown columns)."""
     return _native.data_sources()
 
 
 def _search_overloads() -> str:
-    """``Client.search``: one overload per data source (the first is the default), and one for any name."""
+    """``Client.search``: one overload per data source (the first is the default) and one for any
+    name, each with the parameters of the method in ``_client.py``, ``datasource`` typed."""
+    from ._client import Client
+
     rows = data_sources()
-    out = [
-        _SEARCH.format(datasource=f'Literal["{d["name"]}"]' + (" | None = None" if i == 0 else ""), hits=d["model"])
-        for i, d in enumerate(rows)
-    ]
-    out.append(_SEARCH.format(datasource="str | None = None", hits=" | ".join(d["model"] for d in rows)))
+    params = list(inspect.signature(Client.search).parameters.values())[1:]
+
+    def overload(datasource: str, hits: str) -> str:
+        parts = ["self"]
+        for p in params:
+            if p.kind is p.KEYWORD_ONLY and "*" not in parts:
+                parts.append("*")
+            if p.name == "datasource":
+                parts.append(f"datasource: {datasource}")
+            else:
+                parts.append(f"{p.name}: {p.annotation} = {p.default!r}")
+        return f"    @overload\n    def search({', '.join(parts)}) -> SyncSearchIterator[{hits}]: ...\n"
+
+    out = [overload(f'Literal["{d["name"]}"]' + (" | None = None" if i == 0 else ""), d["model"]) for i, d in enumerate(rows)]
+    out.append(overload("str | None = None", " | ".join(d["model"] for d in rows)))
     return "".join(out)
 
 

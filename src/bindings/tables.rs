@@ -460,6 +460,21 @@ pub(super) fn rows_of(
     Ok(out)
 }
 
+/// `rows` (from `rows_of`) decoded into one batch, without the GIL.
+fn batch_of(
+    py: Python<'_>,
+    builder: &mut TableBuilder,
+    rows: &[(Bytes, Option<DocIndex>, String)],
+) -> PyResult<RecordBatch> {
+    py.detach(|| -> core::Result<_> {
+        for (body, idx, path) in rows {
+            builder.append(body, idx.as_ref(), path)?;
+        }
+        builder.finish()
+    })
+    .map_err(|e| to_pyerr(py, e))
+}
+
 fn builder(py: Python<'_>, schema: &str, columns: Option<Vec<String>>) -> PyResult<TableBuilder> {
     let s = schema::by_name(schema).ok_or_else(|| {
         to_pyerr(
@@ -487,14 +502,7 @@ pub fn table_stream(
     let n = rows.len().min(limit.map_or(usize::MAX, |l| l as usize));
     let mut ready = VecDeque::new();
     if n > 0 {
-        let batch = py
-            .detach(|| -> core::Result<_> {
-                for (body, idx, path) in &rows[..n] {
-                    builder.append(body, idx.as_ref(), path)?;
-                }
-                builder.finish()
-            })
-            .map_err(|e| to_pyerr(py, e))?;
+        let batch = batch_of(py, &mut builder, &rows[..n])?;
         ready.push_back((batch, None));
     }
     let source = match cursor {
@@ -537,14 +545,7 @@ pub fn records<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let mut builder = builder(py, schema, columns)?;
     let rows = rows_of(items)?;
-    let batch = py
-        .detach(|| -> core::Result<_> {
-            for (body, idx, path) in &rows {
-                builder.append(body, idx.as_ref(), path)?;
-            }
-            builder.finish()
-        })
-        .map_err(|e| to_pyerr(py, e))?;
+    let batch = batch_of(py, &mut builder, &rows)?;
     let py_types = PyTypes::new(py)?;
     let dicts: Vec<Bound<'py, PyDict>> = (0..batch.num_rows()).map(|_| PyDict::new(py)).collect();
     for (field, col) in batch.schema().fields().iter().zip(batch.columns()) {

@@ -317,20 +317,12 @@ def _premium_commands(c: _Commands) -> None:
     dr.add_argument(
         "--type", choices=("search", "api", "screenshots", "dom"), help="what it holds (default: from its path, else its content)"
     )
-    dr.add_argument(
-        "--max-line-bytes",
-        type=_positive_int,
-        default=64 << 20,
-        metavar="N",
-        help="longest line of a search or api file (default: 64 MiB)",
-    )
-    dr.add_argument(
-        "--max-member-bytes",
-        type=_positive_int,
-        default=64 << 20,
-        metavar="N",
-        help="largest file in a screenshots or dom archive (default: 64 MiB)",
-    )
+    # Not given: datadumps.read's own bounds (MAX_LINE_BYTES, MAX_MEMBER_BYTES).
+    for flag, what in (
+        ("--max-line-bytes", "longest line of a search or api file"),
+        ("--max-member-bytes", "largest file in a screenshots or dom archive"),
+    ):
+        dr.add_argument(flag, type=_positive_int, metavar="N", help=f"{what} (default: 64 MiB)")
     dr.add_argument(
         "--format",
         choices=("jsonl", "csv", "parquet"),

@@ -43,7 +43,8 @@ def cmd_datadump_sync(args: argparse.Namespace, out: Output) -> int:
 def cmd_datadump_read(args: argparse.Namespace, out: Output) -> int:
     from .. import datadumps
 
-    f = datadumps.read(args.file, type=args.type, max_line_bytes=args.max_line_bytes, max_member_bytes=args.max_member_bytes)
+    bounds = {k: v for k in ("max_line_bytes", "max_member_bytes") if (v := getattr(args, k)) is not None}
+    f = datadumps.read(args.file, type=args.type, **bounds)
     dest = args.output
     if args.format == "parquet":
         if not dest or dest == "-":
