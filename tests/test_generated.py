@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import urlscan_rs
-from urlscan_rs import _generate
+from urlscan_rs import _generate, _rows
 from urlscan_rs._generate import Endpoint
 
 TABLE = _generate.table()
@@ -174,3 +174,26 @@ def test_a_new_scan_option_in_the_row_reaches_the_typed_options() -> None:
     for path in (_generate.CLIENT, _generate.CLIENT_STUB):
         assert "    extra_option: bool | None\n" in new[path], path.name
         assert '"""An option added to the row."""' in new[path], path.name
+
+
+_SEARCH = [ep for ep in TABLE if ep["name"] in _generate.SEARCH_ROWS]
+
+
+@pytest.mark.parametrize("ep", _SEARCH, ids=[ep["name"] for ep in _SEARCH])
+@pytest.mark.parametrize("cls", [urlscan_rs.Client, urlscan_rs.AsyncClient])
+def test_the_search_methods_take_their_rows_options(cls: type, ep: Endpoint) -> None:
+    """search, similar and phishfeed are written by hand (they return a lazy walk) but take exactly
+    their row's ids, query options and walk options: same order, kinds, types and defaults. The
+    data source is typed ``str`` there (any case is taken; the stub's overloads type it)."""
+    names = {_rows.literal(f): "str" for f in ep["params"] if f["name"] == "datasource"}
+    want = [
+        (p.name, p.positional, _normal(p.annotation), "" if p.required else (p.default or "None"))
+        for p in _rows.parameters(ep, names)
+    ]
+    params = list(inspect.signature(getattr(cls, ep["name"])).parameters.values())[1:]
+    got = [
+        (p.name, p.kind is p.POSITIONAL_OR_KEYWORD, _normal(p.annotation), "" if p.default is p.empty else repr(p.default))
+        for p in params
+    ]
+    assert got == want
+    assert {"size", "limit"} <= {p.name for p in params}  # the walk's options are the row's too

@@ -31,7 +31,6 @@ UUID = "00000000-0000-4000-8000-000000000000"
             "Client.scan_and_wait(): unexpected keyword 'custom_agnet'; did you mean 'custom_agent'?",
         ),
         (lambda c: c.scan(), "Client.scan(): missing a required argument: 'url'"),
-        (lambda c: c.search("x", size="10"), "Client.search(): size must be int, got str '10'"),
         (lambda c: c.channels.get(3), "Channels.get(): channel_id must be str, got int 3"),
         (lambda c: c.datadumps.list("days", "api", 20260101), "DataDumps.list(): date must be str | date, got int 20260101"),
         (

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import urlscan_rs
-from urlscan_rs import AsyncClient, Client
+from urlscan_rs import AsyncClient, Client, ValidationError
 from urlscan_rs.testing import Emulator
 
 from .conftest import requests_served, run
@@ -66,12 +66,14 @@ def test_wrong_iteration_kind(client: Client, aclient: AsyncClient) -> None:
 
 
 def test_search_options_keep_their_types(client: Client, aclient: AsyncClient) -> None:
-    # size takes no None (it has a default); a wrong type names the keyword.
+    # size takes no None (it has a default); a wrong type names the keyword, as for every row's fields.
     for c in (client, aclient):
-        with pytest.raises(TypeError, match="size must be int"):
+        with pytest.raises(ValidationError, match=r"^search: size takes no None \(its default is 100\)$"):
             c.search("", size=None)  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="limit must be int"):
+        with pytest.raises(ValidationError, match='^search: limit must be an integer, got "ten"$'):
             c.search("", limit="ten")  # type: ignore[arg-type]
+        with pytest.raises(ValidationError, match='^phishfeed: size must be an integer, got "10"$'):
+            c.phishfeed(size="10")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="uuid must be str"):
             c.similar(5)  # type: ignore[arg-type]
 
@@ -264,7 +266,7 @@ def test_sharding_is_opt_in_and_automatic_when_asked_for() -> None:
             assert [h.id for h in c.search("", size=25, parallel="auto")] == single
             # one walk takes 16 pages; 8 shards each end with a short page of their own
             assert slow.stats()["requests"] - before > 16
-            with pytest.raises(TypeError):
+            with pytest.raises(ValidationError, match='parallel must be an integer or "auto", got "many"'):
                 c.search("", parallel="many")  # type: ignore[arg-type]
 
 

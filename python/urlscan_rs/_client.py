@@ -38,7 +38,7 @@ from .errors import TransportError, ValidationError
 from .schema import _OF_DATASOURCE, Schema
 
 if TYPE_CHECKING:
-    from ._native import _SearchOptions, _Settings, _WaitOptions
+    from ._native import _Settings, _WaitOptions
 
 _P = ParamSpec("_P")
 
@@ -578,10 +578,10 @@ class _BaseClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SearchIterator:
         """Hits of ``q``, newest first, fetched lazily page by page (GET /api/v1/search/).
@@ -623,20 +623,10 @@ class _BaseClient:
             parallel: Shards of a large scan export walked at once, or "auto"
                 (see above); None: one walk.
         """
-        options: _SearchOptions = {
-            "q": q,
-            "size": size,
-            "limit": limit,
-            "search_after": search_after,
-            "datasource": datasource,
-            "collapse": collapse,
-            "parallel": parallel,
-        }
-        cur = self._c.search_cursor("search", options)
-        return SearchIterator(cur, limit, "search", datasource)
+        return self._walk("search", locals())
 
     def similar(
-        self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
+        self, uuid: str, *, q: str | None = None, size: int = 100, search_after: str | None = None, limit: int | None = None
     ) -> SearchIterator:
         """Scans structurally similar to a scan, newest first, fetched lazily page by page
         (GET /api/v1/pro/result/{uuid}/similar/; premium).
@@ -644,9 +634,7 @@ class _BaseClient:
         ``q`` narrows them with a search query; ``size``, ``limit`` and
         ``search_after`` are as in :meth:`search`.
         """
-        options: _SearchOptions = {"uuid": uuid, "q": q, "size": size, "limit": limit, "search_after": search_after}
-        cur = self._c.search_cursor("similar", options)
-        return SearchIterator(cur, limit, "similar")
+        return self._walk("similar", locals())
 
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
         """Pages detected as phishing, newest first, fetched lazily page by page
@@ -654,8 +642,14 @@ class _BaseClient:
 
         ``q`` narrows them with a search query; ``size`` and ``limit`` are as in :meth:`search`.
         """
-        cur = self._c.search_cursor("phishfeed", {"q": q, "size": size, "limit": limit})
-        return SearchIterator(cur, limit, "phishfeed")
+        return self._walk("phishfeed", locals())
+
+    def _walk(self, row: str, arguments: dict[str, Any]) -> SearchIterator:
+        """A walk over the pages of a search row, given its method's arguments (``locals()``): the
+        row's fields check them, as its tests check the method's signature against them."""
+        options = {k: v for k, v in arguments.items() if k != "self"}
+        cur = self._c.search_cursor(row, options)
+        return SearchIterator(cur, options.get("limit"), row, options.get("datasource"))
 
     # -- any endpoint
 

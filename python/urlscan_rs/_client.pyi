@@ -193,10 +193,10 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[SearchHit]: ...
     @overload
@@ -205,10 +205,10 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["hostnames"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[HostnameHit]: ...
     @overload
@@ -217,10 +217,10 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["incidents"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[IncidentHit]: ...
     @overload
@@ -229,10 +229,10 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["notifications"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[NotificationHit]: ...
     @overload
@@ -241,10 +241,10 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["certificates"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[CertificateHit]: ...
     @overload
@@ -253,10 +253,10 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["domains"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[DomainHit]: ...
     @overload
@@ -265,17 +265,17 @@ class Client:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
-    # END GENERATED search
     def similar(
-        self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
+        self, uuid: str, *, q: str | None = None, size: int = 100, search_after: str | None = None, limit: int | None = None
     ) -> SyncSearchIterator[SearchHit]: ...
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SyncSearchIterator[SearchHit]: ...
+    # END GENERATED search
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...
 
 # BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
@@ -366,10 +366,10 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[SearchHit]: ...
     @overload
@@ -378,10 +378,10 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["hostnames"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[HostnameHit]: ...
     @overload
@@ -390,10 +390,10 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["incidents"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[IncidentHit]: ...
     @overload
@@ -402,10 +402,10 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["notifications"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[NotificationHit]: ...
     @overload
@@ -414,10 +414,10 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["certificates"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[CertificateHit]: ...
     @overload
@@ -426,10 +426,10 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: Literal["domains"],
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[DomainHit]: ...
     @overload
@@ -438,14 +438,14 @@ class AsyncClient:
         q: str = "",
         *,
         size: int = 100,
-        limit: int | None = None,
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
+        limit: int | None = None,
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
     def similar(
-        self, uuid: str, *, q: str | None = None, size: int = 100, limit: int | None = None, search_after: str | None = None
+        self, uuid: str, *, q: str | None = None, size: int = 100, search_after: str | None = None, limit: int | None = None
     ) -> AsyncSearchIterator[SearchHit]: ...
     def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> AsyncSearchIterator[SearchHit]: ...
     async def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import inspect
 import json
 import re
 import subprocess
@@ -258,27 +257,33 @@ def data_sources() -> list[dict[str, Any]]:
     return _native.data_sources()
 
 
-def _search_overloads() -> str:
-    """``Client.search``: one overload per data source (the first is the default) and one for any
-    name, each with the parameters of the method in ``_client.py``, ``datasource`` typed."""
-    from ._client import Client
+SEARCH_ROWS = ("search", "similar", "phishfeed")
 
-    rows = data_sources()
-    params = list(inspect.signature(Client.search).parameters.values())[1:]
 
-    def overload(datasource: str, hits: str) -> str:
+def _search_methods() -> str:
+    """``search`` (one overload per data source, the first the default, and one for any name),
+    ``similar`` and ``phishfeed``, each with its row's parameters; the methods of ``_client.py``
+    are written by hand (they return a lazy walk) and checked against the same rows."""
+    rows = {ep["name"]: ep for ep in table() if ep["name"] in SEARCH_ROWS}
+
+    def method(name: str, hits: str, datasource: str = "") -> str:
         parts = ["self"]
-        for p in params:
-            if p.kind is p.KEYWORD_ONLY and "*" not in parts:
+        for p in parameters(rows[name]):
+            if not p.positional and "*" not in parts:
                 parts.append("*")
             if p.name == "datasource":
                 parts.append(f"datasource: {datasource}")
             else:
-                parts.append(f"{p.name}: {p.annotation} = {p.default!r}")
-        return f"    @overload\n    def search({', '.join(parts)}) -> SyncSearchIterator[{hits}]: ...\n"
+                parts.append(f"{p.name}: {p.annotation}" + ("" if p.required else f" = {p.default or 'None'}"))
+        return f"def {name}({', '.join(parts)}) -> SyncSearchIterator[{hits}]: ...\n"
 
-    out = [overload(f'Literal["{d["name"]}"]' + (" | None = None" if i == 0 else ""), d["model"]) for i, d in enumerate(rows)]
-    out.append(overload("str | None = None", " | ".join(d["model"] for d in rows)))
+    sources = data_sources()
+    out = [
+        "    @overload\n    " + method("search", d["model"], f'Literal["{d["name"]}"]' + (" | None = None" if i == 0 else ""))
+        for i, d in enumerate(sources)
+    ]
+    out.append("    @overload\n    " + method("search", " | ".join(d["model"] for d in sources), "str | None = None"))
+    out += ["    " + method(name, "SearchHit") for name in SEARCH_ROWS[1:]]
     return "".join(out)
 
 
@@ -408,7 +413,7 @@ def render(endpoints: list[Endpoint] | None = None) -> dict[Path, str]:
     client_stubs = {
         CLIENT_ROWS: own,
         "scan_options": _scan_options_class(everything, names),
-        "search": _search_overloads(),
+        "search": _search_methods(),
         "datasource": _datasource_alias(),
     }
     py_text = _format(PY, _fill(PY, PY.read_text(encoding="utf-8"), py))

@@ -3,7 +3,7 @@
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeAlias, TypedDict, TypeVar, final
+from typing import Any, ClassVar, TypeAlias, TypedDict, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
 
@@ -64,16 +64,6 @@ class _WaitOptions(TypedDict, total=False):
     timeout: float
     initial_wait: float
     interval: float
-
-class _SearchOptions(TypedDict, total=False):
-    q: str | None
-    size: int
-    limit: int | None
-    search_after: str | None
-    datasource: str | None
-    collapse: str | None
-    uuid: str
-    parallel: int | Literal["auto"] | None
 
 class _EmulatorSettings(TypedDict):
     scans: int
@@ -163,7 +153,7 @@ class NativeClient:
     def scan(self, url: str, options: _ScanOptions) -> Any: ...
     def scan_and_wait(self, url: str, options: _ScanOptions, wait: _WaitOptions) -> Any: ...
     def screenshot(self, uuid: str) -> Any: ...
-    def search_cursor(self, kind: str, options: _SearchOptions) -> Any: ...
+    def search_cursor(self, kind: str, options: dict[str, Any]) -> Any: ...
     @property
     def timeout(self) -> float: ...
     def wait_for_result(self, uuid: str, wait: _WaitOptions) -> Any: ...

@@ -16,7 +16,14 @@ Field = dict[str, Any]
 
 # The Python type of what each field takes (``Takes`` in crates/urlscan-core/src/fields.rs, a
 # closed set: an unknown one is an error); enums are typed by their values.
-_TYPES = {"text": "str", "flag": "bool", "int": "int", "texts": "_List[str]", "headers": "dict[str, str]"}
+_TYPES = {
+    "text": "str",
+    "flag": "bool",
+    "int": "int",
+    "texts": "_List[str]",
+    "headers": "dict[str, str]",
+    "int_or_auto": 'int | Literal["auto"]',
+}
 
 
 def literal(field: Field) -> str:
@@ -47,19 +54,23 @@ class Param:
     annotation: str
     required: bool
     positional: bool
+    # The default as Python source ("100"), for a field the row gives one; else None.
+    default: str | None = None
 
 
 def parameters(ep: Endpoint, names: dict[str, str] | None = None) -> list[Param]:
-    """The ids (positional), the positional body fields, then the other fields and query options as keywords."""
+    """The ids (positional), the positional body fields, then the other fields, query options and a
+    walk's options as keywords; a field with a default takes no None."""
     out = [Param(f["name"], field_type(f, names), True, True) for f in ep["ids"]]
-    fields = list(ep["body"]) + list(ep["params"])
+    fields = list(ep["body"]) + list(ep["params"]) + list(ep["walk"])
     by_name = {f["name"]: f for f in fields}
     ordered = [(by_name[n], True) for n in ep["positional"]]
     ordered += [(f, False) for f in fields if f["name"] not in ep["positional"]]
     for f, positional in ordered:
         required = bool(f["required"] and ep["creating"])
-        annotation = field_type(f, names) if required else f"{field_type(f, names)} | None"
-        out.append(Param(f["name"], annotation, required, positional))
+        default = None if f["default"] is None else repr(json.loads(f["default"]))
+        annotation = field_type(f, names) if required or default else f"{field_type(f, names)} | None"
+        out.append(Param(f["name"], annotation, required, positional, default))
     return out
 
 

@@ -8,10 +8,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::convert::{error_value, model_class, to_pyerr};
 use super::lazy::model;
-use super::options::{
-    int_given, int_item, int_of, item, keywords, scan_keywords, ScanArgs, Settings, WaitArgs,
-    SEARCH_KEYWORDS,
-};
+use super::options::{int_of, item, scan_keywords, to_json, ScanArgs, Settings, WaitArgs};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::{Progress, SearchKind, SearchParams};
@@ -342,70 +339,28 @@ impl NativeClient {
         )
     }
 
-    /// A lazy cursor over search, similar or phishfeed pages; `options` holds
-    /// the search's keywords (`SEARCH_KEYWORDS`).
+    /// A lazy cursor over the pages of a search row (search, similar or
+    /// phishfeed); `options` holds its keywords, checked by the row's fields.
     fn search_cursor(
         &self,
         py: Python<'_>,
         kind: &str,
-        options: Bound<'_, PyAny>,
+        options: Bound<'_, PyDict>,
     ) -> PyResult<NativeCursor> {
-        let d = keywords(&options, &SEARCH_KEYWORDS)?;
-        let auto = d
-            .get_item("parallel")?
-            .is_some_and(|v| v.extract::<String>().is_ok_and(|s| s == "auto"));
-        let (uuid, size, limit, parallel) = (
-            item::<String>(&d, "uuid")?,
-            int_given(&d, "size")?.unwrap_or(100),
-            int_item(&d, "limit")?,
-            if auto {
-                None
-            } else {
-                int_item(&d, "parallel")?
-            },
-        );
-        let kind = match (kind, uuid) {
-            ("search", _) => SearchKind::Search,
-            ("phishfeed", _) => SearchKind::Phishfeed,
-            // Checked now, so a bad uuid fails at the call, not at the first page.
-            ("similar", Some(u)) => {
-                SearchKind::Similar(core::validate::uuid("uuid", &u).map_err(|e| to_pyerr(py, e))?)
-            }
-            ("similar", None) => {
-                return Err(to_pyerr(
-                    py,
-                    core::Error::Validation(
-                        "similar: uuid must be the uuid of the scan to compare with, got None"
-                            .into(),
-                    ),
-                ))
-            }
-            _ => {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "unknown search kind {kind:?}"
-                )))
-            }
-        };
-        let size = positive(py, "size", size)? as u64;
-        let limit = limit
-            .map(|l| positive(py, "limit", l))
-            .transpose()?
-            .map(|l| l as u64);
-        let params = SearchParams {
-            kind,
-            q: item(&d, "q")?,
-            size,
-            limit,
-            search_after: item(&d, "search_after")?,
-            datasource: item(&d, "datasource")?,
-            collapse: item(&d, "collapse")?,
-            // Sharding rewrites the query: only when asked for.
-            parallel: match parallel {
-                _ if auto => core::api::search::AUTO_PARALLEL,
-                None => 1,
-                Some(n) => positive(py, "parallel", n)?,
-            },
-        };
+        // An id of the wrong type is a TypeError, as for every method's ids.
+        item::<String>(&options, "uuid")?;
+        let mut opts = serde_json::Map::new();
+        for (k, v) in options.iter() {
+            let k: String = k.extract()?;
+            let value = to_json(&v, &k)?;
+            opts.insert(k, value);
+        }
+        if !core::api::search::ENDPOINTS.iter().any(|e| e.name == kind) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown search kind {kind:?}"
+            )));
+        }
+        let params = SearchParams::from_options(kind, &opts).map_err(|e| to_pyerr(py, e))?;
         let cursor = SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
         let p = cursor.params();
         let class = match p.kind {

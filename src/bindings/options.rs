@@ -151,19 +151,6 @@ impl<'a, 'py> FromPyObject<'a, 'py> for WaitArgs {
     }
 }
 
-/// The keywords of a search (`Client.search`, `similar` with the scan's
-/// `uuid`, `phishfeed`).
-pub const SEARCH_KEYWORDS: [&str; 8] = [
-    "q",
-    "size",
-    "limit",
-    "search_after",
-    "datasource",
-    "collapse",
-    "uuid",
-    "parallel",
-];
-
 /// The dict of keywords, refused when it holds one the bundle does not have.
 pub(super) fn keywords<'py>(
     obj: &Bound<'py, PyAny>,
@@ -262,14 +249,6 @@ pub(super) fn number_error(v: &Bound<'_, PyAny>, name: &str, e: PyErr, what: &st
         PyTypeError::new_err(format!("argument '{name}': {}", e.value(py)))
     } else {
         e
-    }
-}
-
-/// A numeric keyword (None when missing or None), checked by [`int_of`].
-pub(super) fn int_item(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<i64>> {
-    match d.get_item(key)? {
-        Some(v) if !v.is_none() => int_of(&v, key).map(Some),
-        _ => Ok(None),
     }
 }
 

@@ -412,6 +412,7 @@ pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             "name": f.name, "wire": f.wire, "kind": f.kind.name(),
             "takes": f.kind.takes().name(), "choices": f.kind.choices(),
             "required": f.required, "nullable": f.nullable, "doc": f.doc,
+            "default": f.default,
         })
     }
     let fields = |fs: &[Field]| fs.iter().map(field).collect::<Vec<_>>();
@@ -435,7 +436,7 @@ pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
                 "name": e.name, "method": e.method.as_str(), "path": e.path,
                 "ids": fields(e.ids), "positional": e.positional,
                 "body": fields(body), "wrapper": wrapper, "creating": e.creating,
-                "params": fields(e.params), "list": e.list, "returns": returns,
+                "params": fields(e.params), "walk": fields(e.walk), "list": e.list, "returns": returns,
                 "doc": e.doc, "by_hand": e.by_hand, "action": e.action,
                 "action_field": e.action_field,
             })

@@ -63,6 +63,8 @@ pub enum Kind {
     Uuid,
     /// A SHA-256 hash in hex (sent lowercase).
     Sha256,
+    /// Shards of a walk run at once: an integer in [1, max], or "auto".
+    Shards(i64),
 }
 
 /// What a kind of field takes from a caller: the closed set the stubs, the
@@ -85,6 +87,8 @@ pub enum Takes {
     Many,
     /// One value of the enum, or a list of them.
     OneOrMany,
+    /// An integer, or the string "auto".
+    IntOrAuto,
 }
 
 impl Takes {
@@ -98,6 +102,7 @@ impl Takes {
             Takes::One => "one",
             Takes::Many => "many",
             Takes::OneOrMany => "one_or_many",
+            Takes::IntOrAuto => "int_or_auto",
         }
     }
 }
@@ -133,6 +138,7 @@ impl Kind {
             Kind::HeaderValue => "HeaderValue",
             Kind::Uuid => "Uuid",
             Kind::Sha256 => "Sha256",
+            Kind::Shards(_) => "Shards",
         }
     }
 
@@ -164,6 +170,7 @@ impl Kind {
             Kind::Enum(_) | Kind::AnyCase(_) => Takes::One,
             Kind::EnumList(_) => Takes::Many,
             Kind::EnumOrList(_) => Takes::OneOrMany,
+            Kind::Shards(_) => Takes::IntOrAuto,
         }
     }
 
@@ -190,6 +197,9 @@ pub struct Field {
     /// What the field is, for people: the reference and the command line's
     /// help show it (every field of a row has one; `call`'s tests check).
     pub doc: &'static str,
+    /// The value a caller's signature shows as the default, as JSON (None:
+    /// not given, nothing sent).
+    pub default: Option<&'static str>,
 }
 
 pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
@@ -200,6 +210,7 @@ pub const fn f(name: &'static str, wire: &'static str, kind: Kind) -> Field {
         required: false,
         nullable: false,
         doc: "",
+        default: None,
     }
 }
 
@@ -211,6 +222,7 @@ pub const fn req(name: &'static str, wire: &'static str, kind: Kind) -> Field {
         required: true,
         nullable: false,
         doc: "",
+        default: None,
     }
 }
 
@@ -228,6 +240,7 @@ pub const fn null_ok(name: &'static str, wire: &'static str, kind: Kind) -> Fiel
         required: false,
         nullable: true,
         doc: "",
+        default: None,
     }
 }
 
@@ -263,6 +276,11 @@ impl Field {
     }
     pub const fn doc(mut self, doc: &'static str) -> Field {
         self.doc = doc;
+        self
+    }
+    /// The default a caller's signature shows (JSON), used when not given.
+    pub const fn default(mut self, json: &'static str) -> Field {
+        self.default = Some(json);
         self
     }
 }
@@ -688,6 +706,16 @@ fn check(what: &str, field: &Field, v: &Value) -> Result<Value> {
                 .map(Value::String)
                 .map_err(|e| named(what, e))
         }
+        Kind::Shards(max) => match (v.as_str(), v.as_i64()) {
+            (Some("auto"), _) => Ok(v.clone()),
+            (_, Some(n)) if (1..=max).contains(&n) => Ok(v.clone()),
+            (_, Some(n)) => Err(bad(
+                what,
+                field,
+                format!("must be between 1 and {max}, or \"auto\", got {n}"),
+            )),
+            _ => Err(not_a(what, field, "an integer or \"auto\"", v)),
+        },
         Kind::SearchAfter => match v {
             Value::String(s) => validate::search_after_any(s)
                 .map(Value::String)

@@ -199,14 +199,17 @@ mod tests {
                 .map(|(_, f)| f)
                 .unwrap_or_default()
                 .iter()
+                .chain(e.params)
                 .map(|f| f.name)
                 .collect();
+            // Positional: fields of the body or the query (a search's `q`).
             assert!(e.positional.iter().all(|p| body.contains(p)), "{}", e.name);
             // The reference and the command line's help show each field's documentation.
             let fields = e
                 .ids
                 .iter()
                 .chain(e.params)
+                .chain(e.walk)
                 .chain(e.body.map(|b| b.1).unwrap_or_default());
             for f in fields {
                 assert!(!f.doc.is_empty(), "{}: {} has no doc", e.name, f.name);

@@ -31,6 +31,9 @@ pub struct Endpoint {
     pub answer: &'static [&'static str],
     /// Options sent as query parameters (checked like body fields).
     pub params: &'static [Field],
+    /// Options of a walk over pages that are not sent (how many hits in
+    /// all, how many shards at once), checked like the others.
+    pub walk: &'static [Field],
     /// A rule across fields of the body (`urlscan_rules`), checked after each field.
     pub check: Option<urlscan_rules::BodyRule>,
     /// The answer is a list: `{}`, null or a missing key read as `[]`.
@@ -103,6 +106,7 @@ impl Endpoint {
             creating: false,
             answer: &[],
             params: &[],
+            walk: &[],
             check: None,
             list: false,
             ids: &[],
@@ -203,6 +207,10 @@ impl Endpoint {
     }
     pub const fn params(mut self, fields: &'static [Field]) -> Endpoint {
         self.params = fields;
+        self
+    }
+    pub const fn walk(mut self, fields: &'static [Field]) -> Endpoint {
+        self.walk = fields;
         self
     }
     pub const fn list(mut self) -> Endpoint {

@@ -8,12 +8,50 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{Doc, SearchPageHead};
 use crate::validate;
+use serde_json::Value;
 
-/// The pages walked (`core::paginate`); their query is built from
-/// `SearchParams`, checked once before the first page.
+/// What a search takes: the query options sent with every page, then the
+/// walk's own (not sent). `SearchParams::from_options` reads them; the Python
+/// signatures are checked against them.
+mod opts {
+    use crate::fields::{f, Field, Kind};
+    use urlscan_rules as rules;
+    pub const Q: Field = f("q", "q", Kind::Str)
+        .doc("The query (Elasticsearch query string syntax); empty matches everything");
+    pub const SIZE: Field = f("size", "size", Kind::Int(1, rules::SEARCH_SIZE_MAX))
+        .doc("Hits per page (per request)")
+        .default("100");
+    pub const SEARCH_AFTER: Field = f("search_after", "search_after", Kind::SearchAfter)
+        .doc("Resume after this cursor (the last hit's sort values joined by a comma)");
+    pub const DATASOURCE: Field = f(
+        "datasource",
+        "datasource",
+        Kind::AnyCase(rules::SEARCH_DATASOURCES),
+    )
+    .doc("The data source searched (scans when not given)");
+    pub const COLLAPSE: Field = f("collapse", "collapse", Kind::Text)
+        .doc("A field to collapse hits on (one hit per value)");
+    pub const LIMIT: Field = f("limit", "limit", Kind::Int(1, i64::MAX))
+        .doc("Hits handed out at most (all when not given)");
+    pub const PARALLEL: Field = f(
+        "parallel",
+        "parallel",
+        Kind::Shards(crate::api::search::MAX_SHARDS),
+    )
+    .doc("Shards of a large scan export walked at once, or \"auto\" (one walk when not given)");
+}
+
+/// The most shards a sharded export runs at once.
+pub const MAX_SHARDS: i64 = 16;
+
+/// The pages walked (`core::paginate`); `SearchParams::from_options` checks
+/// the options once, before the first page.
 #[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("search", Method::GET, "/api/v1/search/")
+        .positional(&["q"])
+        .params(&[opts::Q.default(r#""""#), opts::SIZE, opts::SEARCH_AFTER, opts::DATASOURCE, opts::COLLAPSE])
+        .walk(&[opts::LIMIT, opts::PARALLEL])
         .paced(actions::SEARCH)
         .returns(Returns::Model("SearchHit"))
         .list()
@@ -21,12 +59,17 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .doc("Search scans, or another data source"),
     Endpoint::new("similar", Method::GET, "/api/v1/pro/result/{0}/similar/")
         .ids(&[crate::fields::req("uuid", "uuid", crate::fields::Kind::Uuid).doc("Scan uuid")])
+        .params(&[opts::Q, opts::SIZE, opts::SEARCH_AFTER])
+        .walk(&[opts::LIMIT])
         .paced(actions::SEARCH)
         .returns(Returns::Model("SearchHit"))
         .list()
         .by_hand()
         .doc("Scans structurally similar to one scan"),
     Endpoint::new("phishfeed", Method::GET, "/api/v1/pro/phishfeed")
+        .positional(&["q"])
+        .params(&[opts::Q, opts::SIZE])
+        .walk(&[opts::LIMIT])
         .paced(actions::SEARCH)
         .returns(Returns::Model("SearchHit"))
         .list()
@@ -75,13 +118,76 @@ impl SearchParams {
         SearchParams {
             kind,
             q: None,
-            size: 100,
+            size: opts::SIZE
+                .default
+                .and_then(|d| d.parse().ok())
+                .expect("size has a default"),
             limit: None,
             search_after: None,
             datasource: None,
             collapse: None,
             parallel: AUTO_PARALLEL,
         }
+    }
+
+    /// The walk `row` (search, similar or phishfeed) names, from a caller's
+    /// options: checked by the row's fields (an unknown one is refused), the
+    /// defaults filled in, then `validated`. A missing or null option is not
+    /// given; `parallel` not given is one walk (sharding rewrites the query:
+    /// only when asked for).
+    pub fn from_options(
+        row: &str,
+        options: &serde_json::Map<String, Value>,
+    ) -> Result<SearchParams> {
+        let e = self::row(row);
+        let given: serde_json::Map<String, Value> = options
+            .iter()
+            .filter(|(k, v)| !v.is_null() && !(e.ids.iter().any(|f| f.name == k.as_str())))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let fields: Vec<_> = e.params.iter().chain(e.walk).copied().collect();
+        // None stands for "not given", which an option with a default cannot be.
+        for f in fields
+            .iter()
+            .filter(|f| options.get(f.name).is_some_and(Value::is_null))
+        {
+            if let Some(d) = f.default {
+                return Err(Error::Validation(format!(
+                    "{}: {} takes no None (its default is {d})",
+                    e.name, f.name
+                )));
+            }
+        }
+        let m = crate::fields::build(e.name, &fields, &given, false)?;
+        let text = |k: &str| m.get(k).and_then(Value::as_str).map(String::from);
+        let kind = match e.name {
+            "similar" => SearchKind::Similar(
+                options
+                    .get("uuid")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        Error::Validation(
+                            "similar: uuid must be the uuid of the scan to compare with, got None"
+                                .into(),
+                        )
+                    })?
+                    .to_string(),
+            ),
+            "phishfeed" => SearchKind::Phishfeed,
+            _ => SearchKind::Search,
+        };
+        let mut p = SearchParams::new(kind);
+        (p.q, p.search_after) = (text("q"), text("search_after"));
+        (p.datasource, p.collapse) = (text("datasource"), text("collapse"));
+        p.limit = m.get("limit").and_then(Value::as_u64);
+        if let Some(n) = m.get("size").and_then(Value::as_u64) {
+            p.size = n;
+        }
+        p.parallel = match m.get("parallel") {
+            None => 1,
+            Some(v) => v.as_u64().map_or(AUTO_PARALLEL, |n| n as usize),
+        };
+        p.validated()
     }
 
     /// Check every rule once, before the first request.
@@ -101,9 +207,9 @@ impl SearchParams {
                 self.size
             )));
         }
-        if self.parallel > 16 {
+        if self.parallel > MAX_SHARDS as usize {
             return Err(Error::Validation(format!(
-                "parallel must be between 1 and 16, got {}",
+                "parallel must be between 1 and {MAX_SHARDS}, got {}",
                 self.parallel
             )));
         }
@@ -162,5 +268,100 @@ impl Client {
             .query_opt("collapse", p.collapse.as_deref());
         let resp = self.t.send(&req).await?;
         crate::models::index::search_page(resp.body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const UUID: &str = "2e973dc1-8e9c-4fb5-9b6b-e5d0c1a25e3c";
+
+    fn of(row: &str, v: Value) -> Result<SearchParams> {
+        SearchParams::from_options(row, v.as_object().expect("an object"))
+    }
+
+    #[test]
+    fn options_are_checked_by_the_rows_fields() {
+        let p = of(
+            "search",
+            json!({"q": "a", "size": 50, "limit": 7, "datasource": " Hostnames ",
+                   "collapse": "page.domain", "parallel": "auto", "search_after": "1700000000000,x.example"}),
+        )
+        .unwrap();
+        assert_eq!((p.q.as_deref(), p.size, p.limit), (Some("a"), 50, Some(7)));
+        assert_eq!(p.datasource.as_deref(), Some("hostnames"));
+        assert_eq!(
+            (p.parallel, p.collapse.as_deref()),
+            (AUTO_PARALLEL, Some("page.domain"))
+        );
+        // Nothing given: the row's default size, one walk (sharding only when asked for).
+        let d = of("search", json!({"collapse": null, "limit": null})).unwrap();
+        assert_eq!((d.size, d.limit, d.parallel, d.q), (100, None, 1, None));
+        for bad in [
+            json!({"size": 0}),
+            json!({"size": urlscan_rules::SEARCH_SIZE_MAX + 1}),
+            json!({"size": "10"}),
+            json!({"size": null}),
+            json!({"q": null}),
+            json!({"limit": 0}),
+            json!({"parallel": MAX_SHARDS + 1}),
+            json!({"parallel": "many"}),
+            json!({"parallel": true}),
+            json!({"datasource": "nope"}),
+            json!({"collapse": ""}),
+            json!({"nope": 1}),
+            // A scan's cursor ends with its uuid.
+            json!({"search_after": "1700000000000,x.example"}),
+        ] {
+            assert!(
+                matches!(of("search", bad.clone()), Err(Error::Validation(_))),
+                "{bad}"
+            );
+        }
+        // Each row takes its own options only.
+        assert!(of("similar", json!({"uuid": UUID, "datasource": "scans"})).is_err());
+        assert!(of("similar", json!({"q": "a"})).is_err());
+        assert!(of("similar", json!({"uuid": "not-a-uuid"})).is_err());
+        assert!(of(
+            "phishfeed",
+            json!({"search_after": format!("1700000000000,{UUID}")})
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn every_option_a_search_row_declares_is_read() {
+        // A field added to a row must be read by `from_options` (and given a sample here).
+        let sample = |name: &str| match name {
+            "q" => json!("a"),
+            "size" => json!(7),
+            "search_after" => json!(format!("1700000000000,{UUID}")),
+            "datasource" => json!("scans"),
+            "collapse" => json!("page.domain"),
+            "limit" => json!(3),
+            "parallel" => json!(4),
+            other => panic!("no sample for the search option {other:?}: read it in from_options"),
+        };
+        for e in ENDPOINTS {
+            let ids = match e.name {
+                "similar" => json!({"uuid": UUID}),
+                _ => json!({}),
+            };
+            let plain = format!("{:?}", of(e.name, ids.clone()).unwrap());
+            for f in e.params.iter().chain(e.walk) {
+                let mut given = ids.clone();
+                given[f.name] = sample(f.name);
+                let p = of(e.name, given).unwrap();
+                assert_ne!(
+                    format!("{p:?}"),
+                    plain,
+                    "{}: {} is not read",
+                    e.name,
+                    f.name
+                );
+            }
+        }
     }
 }
