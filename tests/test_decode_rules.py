@@ -72,7 +72,7 @@ class Case:
     root: type[Model]
     attrs: tuple[str | int, ...]  # attribute names, list indexes
     wire: tuple[str | int, ...]  # JSON keys, list indexes
-    expect: Any  # models._Expect
+    expect: Any  # models._base._Expect
     owner: str  # class and field, for ids
 
     @property
@@ -88,7 +88,7 @@ def _cases(root: type[Model]) -> Iterator[Case]:
         cls: type[Model], attrs: tuple[str | int, ...], wire: tuple[str | int, ...], seen: tuple[type, ...]
     ) -> Iterator[Case]:
         for name, (w, _conv) in cls._fields.items():
-            e = models._expect(cls, name)
+            e = models._base._expect(cls, name)
             if e.types is None:
                 assert (cls.__name__, name) in UNTYPED, f"{cls.__name__}.{name} declares no JSON type"
                 continue

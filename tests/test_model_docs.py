@@ -1,6 +1,6 @@
 """Model fields are documented where they are declared.
 
-Every ``name: T = _field("wire")`` in ``models.py`` has an attribute docstring
+Every ``name: T = _field("wire")`` in the ``models`` package has an attribute docstring
 on the next line (what the API reference shows) naming its wire field, and
 the field's property has that text as its ``__doc__`` (what ``help()`` shows),
 read from the source only when asked for.
@@ -18,13 +18,13 @@ import pytest
 
 from urlscan_rs import _native, models
 
-SOURCE = Path(models.__file__)
+SOURCES = sorted(Path(models.__file__).parent.glob("*.py"))
 
 
 def _declarations() -> list[tuple[str, str, str, str | None]]:
     """``(class, attribute, wire path, docstring or None)`` of every ``_field(...)`` declaration, in source order."""
     out = []
-    for cls in ast.parse(SOURCE.read_text(encoding="utf-8")).body:
+    for cls in [n for source in SOURCES for n in ast.parse(source.read_text(encoding="utf-8")).body]:
         if not isinstance(cls, ast.ClassDef):
             continue
         for i, node in enumerate(cls.body):
@@ -87,17 +87,17 @@ def test_each_field_property_has_its_docstring_as_doc() -> None:
     for cls in _model_classes():
         for name in cls._fields:
             held = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
-            if not isinstance(held, (models._FieldView, _native.FieldReader)):
+            if not isinstance(held, (models._base._FieldView, _native.FieldReader)):
                 continue  # read by the class's own __getattr__ or a property of its own: no field property
             view = getattr(cls, name)  # on the class, the field's property
-            assert isinstance(view, models._FieldView)
+            assert isinstance(view, models._base._FieldView)
             declaring = view.owner.__name__
             assert view.__doc__ == docs[(declaring, name)], f"{cls.__name__}.{name}"
             checked += 1
     assert checked > 250
     assert models.Task.apex_domain.__doc__ == docs[("Task", "apex_domain")]
     assert models.Verdict.score.__doc__ == docs[("_VerdictFields", "score")]  # inherited from a private base
-    assert models._FieldView.__doc__ is not None and models._FieldView.__doc__.startswith("A declared field")
+    assert models._base._FieldView.__doc__ is not None and models._base._FieldView.__doc__.startswith("A declared field")
 
 
 def test_help_shows_the_field_docs() -> None:
@@ -110,9 +110,9 @@ def test_help_shows_the_field_docs() -> None:
 def test_a_class_without_a_docstring_or_source_falls_back_to_the_wire_name() -> None:
     class Local(models.Model):
         __slots__ = ()
-        documented: str | None = models._field("documented")
+        documented: str | None = models._base._field("documented")
         """A documented field. Wire: ``documented``."""
-        plain: str | None = models._field("plainWire")
+        plain: str | None = models._base._field("plainWire")
 
     assert Local.documented.__doc__ == "A documented field. Wire: ``documented``."
     assert Local.plain.__doc__ == "The field 'plainWire'."
@@ -121,7 +121,7 @@ def test_a_class_without_a_docstring_or_source_falls_back_to_the_wire_name() -> 
 
 def test_import_reads_no_source() -> None:
     # The docstrings are read on first use only: import time stays flat.
-    code = "from urlscan_rs import models; print(models._attribute_docs.cache_info().currsize)"
+    code = "from urlscan_rs import models; print(models._base._attribute_docs.cache_info().currsize)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"
 

@@ -93,7 +93,7 @@ def test_schema_types_agree_with_model_annotations() -> None:
                 field = next((f for f, (w, _) in cls._fields.items() if w == head), None)
                 if field is None:
                     continue
-                owner = models._expect(cls, field).model
+                owner = models._base._expect(cls, field).model
                 if owner is None or "." in rest:
                     continue
                 wire = rest
@@ -103,7 +103,7 @@ def test_schema_types_agree_with_model_annotations() -> None:
                 missing.append(f"{name}.{col.name} ({wire})")
             if field is None or col.type not in kinds:
                 continue
-            ann = models._annotation(owner, field) or ""
+            ann = models._base._annotation(owner, field) or ""
             assert any(k in ann for k in kinds[col.type]), (name, col.name, ann)
             checked += 1
     assert not missing, missing
