@@ -47,12 +47,15 @@ def _official_client(cfg: dict[str, Any]) -> Any:
 def _export(client: Any, cfg: dict[str, Any], read: Callable[[Any], int]) -> Callable[[], dict[str, Any]]:
     """Every hit of the search, reading what `read` reads of each (it gives a number to sum)."""
 
-    # `parallel` (ours only) shards the walk; by default both walk one cursor.
+    # `parallel` (ours only) shards the walk; by default both walk one cursor. Both ask for pages of
+    # 100 unless `size` says otherwise (ours only: None lets the pages grow to what the key allows),
+    # and stop at `hits` unless `limit` says otherwise (None: every hit).
     more = {"parallel": cfg["parallel"]} if "parallel" in cfg else {}
+    size, limit = cfg.get("size", 100), cfg.get("limit", cfg["hits"])
 
     def run() -> dict[str, Any]:
         n, chars = 0, 0
-        for hit in client.search(cfg.get("q", ""), size=100, limit=cfg["hits"], **more):
+        for hit in client.search(cfg.get("q", ""), size=size, limit=limit, **more):
             n += 1
             chars += read(hit)
         return {"count": n, "chars": chars}

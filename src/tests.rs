@@ -100,7 +100,7 @@ async fn search_pagination() {
     let emu = start(250, 1.0).await;
     let c = client(&emu, None);
     let mut p = SearchParams::new(SearchKind::Search);
-    p.size = 60;
+    p.size = Some(60);
     let mut cur = SearchCursor::new(c.clone(), p).unwrap();
     let mut ids = Vec::new();
     while let Some(page) = cur.next_page().await.unwrap() {
@@ -266,4 +266,35 @@ async fn unfinished_request_headers_are_cut_off() {
         "{}",
         String::from_utf8_lossy(&answer)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_as_large_as_the_key_allows() {
+    let emu = start(1_000, 1.0).await;
+    let free = emu
+        .keys()
+        .into_iter()
+        .find(|(k, _)| *k == "free")
+        .unwrap()
+        .1;
+    // The sizes of the pages handed out, and how many different hits they held.
+    async fn walk(c: Client, limit: Option<u64>) -> (Vec<usize>, usize) {
+        let mut p = SearchParams::new(SearchKind::Search);
+        p.limit = limit;
+        let mut cur = SearchCursor::new(c, p).unwrap();
+        let (mut sizes, mut ids) = (Vec::new(), std::collections::HashSet::new());
+        while let Some(page) = cur.next_page().await.unwrap() {
+            sizes.push(page.head.results.len());
+            ids.extend(page.head.results.iter().filter_map(|h| h.id.clone()));
+        }
+        (sizes, ids.len())
+    }
+    // No size and no limit: 100 first, then twice what the walk handed out.
+    let all = walk(client(&emu, None), None).await;
+    assert_eq!(all, (vec![100, 200, 600, 100], 1_000));
+    // A limit: one page of what it needs.
+    assert_eq!(walk(client(&emu, None), Some(800)).await, (vec![800], 800));
+    // A free key: the service clamps every page to 100, and each hit comes once.
+    let free = walk(client(&emu, Some(free)), Some(350)).await;
+    assert_eq!(free, (vec![100, 100, 100, 50], 350));
 }

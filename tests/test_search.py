@@ -66,10 +66,10 @@ def test_wrong_iteration_kind(client: Client, aclient: AsyncClient) -> None:
 
 
 def test_search_options_keep_their_types(client: Client, aclient: AsyncClient) -> None:
-    # size takes no None (it has a default); a wrong type names the keyword, as for every row's fields.
+    # q takes no None in search (its default is ""); a wrong type names the keyword, as for every row's fields.
     for c in (client, aclient):
-        with pytest.raises(ValidationError, match=r"^search: size takes no None \(its default is 100\)$"):
-            c.search("", size=None)  # type: ignore[arg-type]
+        with pytest.raises(ValidationError, match=r'^search: q takes no None \(its default is ""\)$'):
+            c.search(None)  # type: ignore[arg-type]
         with pytest.raises(ValidationError, match='^search: limit must be an integer, got "ten"$'):
             c.search("", limit="ten")  # type: ignore[arg-type]
         with pytest.raises(ValidationError, match='^phishfeed: size must be an integer, got "10"$'):

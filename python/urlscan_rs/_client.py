@@ -577,7 +577,7 @@ class _BaseClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
@@ -613,7 +613,12 @@ class _BaseClient:
         Parameters:
             q: The query (Elasticsearch query string syntax, e.g.
                 ``page.domain:example.com AND date:>now-7d``); "" matches everything.
-            size: Hits per page (per request).
+            size: Hits per page (per request). None: the first page asks for 100
+                hits, later ones for twice what the walk has handed out (with a
+                ``limit``, for what it still needs), up to 10,000; the service
+                clamps a page to the largest the key is allowed (100 for free
+                keys), and every hit still comes once. A large export thus takes a
+                few requests (and search quota units) where pages of 100 take hundreds.
             limit: Hits handed out at most (None: every hit).
             search_after: Resume after this cursor (a previous iterator's
                 ``search_after``: the last hit's ``sort`` values joined by a comma).
@@ -626,7 +631,13 @@ class _BaseClient:
         return self._walk("search", locals())
 
     def similar(
-        self, uuid: str, *, q: str | None = None, size: int = 100, search_after: str | None = None, limit: int | None = None
+        self,
+        uuid: str,
+        *,
+        q: str | None = None,
+        size: int | None = None,
+        search_after: str | None = None,
+        limit: int | None = None,
     ) -> SearchIterator:
         """Scans structurally similar to a scan, newest first, fetched lazily page by page
         (GET /api/v1/pro/result/{uuid}/similar/; premium).
@@ -636,7 +647,7 @@ class _BaseClient:
         """
         return self._walk("similar", locals())
 
-    def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SearchIterator:
+    def phishfeed(self, q: str | None = None, *, size: int | None = None, limit: int | None = None) -> SearchIterator:
         """Pages detected as phishing, newest first, fetched lazily page by page
         (GET /api/v1/pro/phishfeed; premium, deprecated by the service in favour of :meth:`search`).
 

@@ -192,7 +192,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
@@ -204,7 +204,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["hostnames"],
         collapse: str | None = None,
@@ -216,7 +216,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["incidents"],
         collapse: str | None = None,
@@ -228,7 +228,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["notifications"],
         collapse: str | None = None,
@@ -240,7 +240,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["certificates"],
         collapse: str | None = None,
@@ -252,7 +252,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["domains"],
         collapse: str | None = None,
@@ -264,7 +264,7 @@ class Client:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
@@ -272,9 +272,17 @@ class Client:
         parallel: int | Literal["auto"] | None = None,
     ) -> SyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
     def similar(
-        self, uuid: str, *, q: str | None = None, size: int = 100, search_after: str | None = None, limit: int | None = None
+        self,
+        uuid: str,
+        *,
+        q: str | None = None,
+        size: int | None = None,
+        search_after: str | None = None,
+        limit: int | None = None,
     ) -> SyncSearchIterator[SearchHit]: ...
-    def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> SyncSearchIterator[SearchHit]: ...
+    def phishfeed(
+        self, q: str | None = None, *, size: int | None = None, limit: int | None = None
+    ) -> SyncSearchIterator[SearchHit]: ...
     # END GENERATED search
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...
 
@@ -365,7 +373,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["scans"] | None = None,
         collapse: str | None = None,
@@ -377,7 +385,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["hostnames"],
         collapse: str | None = None,
@@ -389,7 +397,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["incidents"],
         collapse: str | None = None,
@@ -401,7 +409,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["notifications"],
         collapse: str | None = None,
@@ -413,7 +421,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["certificates"],
         collapse: str | None = None,
@@ -425,7 +433,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: Literal["domains"],
         collapse: str | None = None,
@@ -437,7 +445,7 @@ class AsyncClient:
         self,
         q: str = "",
         *,
-        size: int = 100,
+        size: int | None = None,
         search_after: str | None = None,
         datasource: str | None = None,
         collapse: str | None = None,
@@ -445,9 +453,17 @@ class AsyncClient:
         parallel: int | Literal["auto"] | None = None,
     ) -> AsyncSearchIterator[SearchHit | HostnameHit | IncidentHit | NotificationHit | CertificateHit | DomainHit]: ...
     def similar(
-        self, uuid: str, *, q: str | None = None, size: int = 100, search_after: str | None = None, limit: int | None = None
+        self,
+        uuid: str,
+        *,
+        q: str | None = None,
+        size: int | None = None,
+        search_after: str | None = None,
+        limit: int | None = None,
     ) -> AsyncSearchIterator[SearchHit]: ...
-    def phishfeed(self, q: str | None = None, *, size: int = 100, limit: int | None = None) -> AsyncSearchIterator[SearchHit]: ...
+    def phishfeed(
+        self, q: str | None = None, *, size: int | None = None, limit: int | None = None
+    ) -> AsyncSearchIterator[SearchHit]: ...
     async def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any: ...
 
 # END GENERATED async

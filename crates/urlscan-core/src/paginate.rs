@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::api::search::AUTO_PARALLEL;
+use crate::api::search::{AUTO_PARALLEL, FIRST_PAGE};
 use crate::api::{SearchKind, SearchParams};
 use crate::client::Client;
 use crate::error::{ApiErrorKind, Error, Result};
@@ -101,13 +101,20 @@ fn ends(p: &SearchParams, seen: Seen, n: u64, asked: u64, largest: u64) -> bool 
     largest > 0 && n < asked.min(largest)
 }
 
-/// The size of the next page of a walk that has handed out `fetched` hits.
+/// The size of the next page of a walk that has handed out `fetched` hits:
+/// the size given; else what `limit` still needs, or (no limit) twice what
+/// the walk handed out so far, from `FIRST_PAGE`; at most the service's
+/// largest page, which it clamps to what the key is allowed (a clamped page
+/// does not end a walk, see `ends`). Never more than `limit` still needs.
 fn page_size(p: &SearchParams, fetched: u64) -> u64 {
-    let mut size = p.size;
-    if let Some(limit) = p.limit {
-        size = size.min(limit.saturating_sub(fetched)).max(1);
-    }
-    size
+    let left = p.limit.map(|l| l.saturating_sub(fetched).max(1));
+    let largest = urlscan_rules::SEARCH_SIZE_MAX as u64;
+    let size = match (p.size, left) {
+        (Some(n), _) => n,
+        (None, Some(left)) => left.min(largest),
+        (None, None) => (2 * fetched).clamp(FIRST_PAGE, largest),
+    };
+    left.map_or(size, |l| size.min(l))
 }
 
 /// Ask for a page (`seen` before it), and then, `chain` times, for
@@ -123,6 +130,7 @@ fn fetch_ahead(
     after: Option<String>,
     seen: Seen,
     chain: u32,
+    largest: u64,
 ) -> Ahead {
     let (c, params, sent) = (client.clone(), p.clone(), after.clone());
     let pending = Task::spawn(async move {
@@ -132,13 +140,16 @@ fn fetch_ahead(
                 let n = d.head.results.len() as u64;
                 let seen = seen.after(&d.head);
                 let cursor = d.head.results.last().and_then(|h| h.cursor());
-                let more = n >= size
+                // Full: as many as asked, or as the largest page so far (the
+                // service clamps a page to what the key is allowed).
+                let full = n >= size || (largest > 0 && n >= largest);
+                let more = full
                     && cursor.is_some()
                     && cursor != sent
-                    && !ends(&params, seen, n, size, n);
+                    && !ends(&params, seen, n, size, largest.max(n));
                 more.then(|| {
                     let size = page_size(&params, seen.fetched);
-                    fetch_ahead(&c, &params, size, cursor, seen, chain - 1)
+                    fetch_ahead(&c, &params, size, cursor, seen, chain - 1, largest.max(n))
                 })
             }
             _ => None,
@@ -474,7 +485,16 @@ impl SearchCursor {
                     Some(a) if a.size == size && a.after == after => a,
                     _ => {
                         let chain = if self.pages >= 3 { CHAIN } else { 0 };
-                        fetch_ahead(&self.client, &self.params, size, after, seen, chain)
+                        let largest = self.largest_page;
+                        fetch_ahead(
+                            &self.client,
+                            &self.params,
+                            size,
+                            after,
+                            seen,
+                            chain,
+                            largest,
+                        )
                     }
                 };
                 self.mode = Mode::Linear { next: Some(next) };
@@ -616,7 +636,7 @@ impl SearchCursor {
             .as_deref()
             .map(str::trim)
             .filter(|q| !q.is_empty());
-        let size = self.params.size;
+        let size = self.next_size();
         let shards = digits
             .chunks(per)
             .map(|prefixes| {

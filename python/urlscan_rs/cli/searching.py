@@ -19,7 +19,8 @@ SEARCH_PROGRESS_ABOVE = 300
 def _paging(args: argparse.Namespace) -> dict[str, Any]:
     """limit and size of a search-like command (--all: no limit)."""
     limit: int | None = None if args.all else args.limit
-    return {"limit": limit, "size": args.size if limit is None else min(args.size, limit)}
+    # The walk asks for no more than the limit still needs.
+    return {"limit": limit, "size": args.size}
 
 
 def _export_search(args: argparse.Namespace, out: Output, it: Any, fmt: str, dest: str | None) -> int:

@@ -19,8 +19,7 @@ mod opts {
     pub const Q: Field = f("q", "q", Kind::Str)
         .doc("The query (Elasticsearch query string syntax); empty matches everything");
     pub const SIZE: Field = f("size", "size", Kind::Int(1, rules::SEARCH_SIZE_MAX))
-        .doc("Hits per page (per request)")
-        .default("100");
+        .doc("Hits per page (per request); not given: as large as the key allows");
     pub const SEARCH_AFTER: Field = f("search_after", "search_after", Kind::SearchAfter)
         .doc("Resume after this cursor (the last hit's sort values joined by a comma)");
     pub const DATASOURCE: Field = f(
@@ -40,6 +39,11 @@ mod opts {
     )
     .doc("Shards of a large scan export walked at once, or \"auto\" (one walk when not given)");
 }
+
+/// The first page of a walk whose page size was not given: the free tier's
+/// largest. Later pages grow (`paginate`), up to `SEARCH_SIZE_MAX`, which the
+/// service clamps to the largest page the key is allowed.
+pub const FIRST_PAGE: u64 = 100;
 
 /// The most shards a sharded export runs at once.
 pub const MAX_SHARDS: i64 = 16;
@@ -101,8 +105,9 @@ pub enum SearchKind {
 pub struct SearchParams {
     pub kind: SearchKind,
     pub q: Option<String>,
-    /// Page size asked for (the service clamps it to the account's maximum).
-    pub size: u64,
+    /// Page size asked for (the service clamps it to the account's maximum);
+    /// None: `FIRST_PAGE`, then as large as the walk needs and the key allows.
+    pub size: Option<u64>,
     /// Stop after this many hits in all.
     pub limit: Option<u64>,
     pub search_after: Option<String>,
@@ -118,10 +123,7 @@ impl SearchParams {
         SearchParams {
             kind,
             q: None,
-            size: opts::SIZE
-                .default
-                .and_then(|d| d.parse().ok())
-                .expect("size has a default"),
+            size: None,
             limit: None,
             search_after: None,
             datasource: None,
@@ -180,9 +182,7 @@ impl SearchParams {
         (p.q, p.search_after) = (text("q"), text("search_after"));
         (p.datasource, p.collapse) = (text("datasource"), text("collapse"));
         p.limit = m.get("limit").and_then(Value::as_u64);
-        if let Some(n) = m.get("size").and_then(Value::as_u64) {
-            p.size = n;
-        }
+        p.size = m.get("size").and_then(Value::as_u64);
         p.parallel = match m.get("parallel") {
             None => 1,
             Some(v) => v.as_u64().map_or(AUTO_PARALLEL, |n| n as usize),
@@ -195,16 +195,18 @@ impl SearchParams {
         if let SearchKind::Similar(id) = &self.kind {
             self.kind = SearchKind::Similar(validate::uuid("uuid", id)?);
         }
-        if self.size == 0 {
+        if self.size == Some(0) {
             return Err(Error::Validation(
                 "size must be a positive integer, got 0".into(),
             ));
         }
-        if self.size > urlscan_rules::SEARCH_SIZE_MAX as u64 {
+        if let Some(n) = self
+            .size
+            .filter(|n| *n > urlscan_rules::SEARCH_SIZE_MAX as u64)
+        {
             return Err(Error::Validation(format!(
-                "size must be at most {} (the service's largest page), got {}",
-                urlscan_rules::SEARCH_SIZE_MAX,
-                self.size
+                "size must be at most {} (the service's largest page), got {n}",
+                urlscan_rules::SEARCH_SIZE_MAX
             )));
         }
         if self.parallel > MAX_SHARDS as usize {
@@ -290,20 +292,22 @@ mod tests {
                    "collapse": "page.domain", "parallel": "auto", "search_after": "1700000000000,x.example"}),
         )
         .unwrap();
-        assert_eq!((p.q.as_deref(), p.size, p.limit), (Some("a"), 50, Some(7)));
+        assert_eq!(
+            (p.q.as_deref(), p.size, p.limit),
+            (Some("a"), Some(50), Some(7))
+        );
         assert_eq!(p.datasource.as_deref(), Some("hostnames"));
         assert_eq!(
             (p.parallel, p.collapse.as_deref()),
             (AUTO_PARALLEL, Some("page.domain"))
         );
-        // Nothing given: the row's default size, one walk (sharding only when asked for).
-        let d = of("search", json!({"collapse": null, "limit": null})).unwrap();
-        assert_eq!((d.size, d.limit, d.parallel, d.q), (100, None, 1, None));
+        // Nothing given: pages as large as needed, one walk (sharding only when asked for).
+        let d = of("search", json!({"size": null, "limit": null})).unwrap();
+        assert_eq!((d.size, d.limit, d.parallel, d.q), (None, None, 1, None));
         for bad in [
             json!({"size": 0}),
             json!({"size": urlscan_rules::SEARCH_SIZE_MAX + 1}),
             json!({"size": "10"}),
-            json!({"size": null}),
             json!({"q": null}),
             json!({"limit": 0}),
             json!({"parallel": MAX_SHARDS + 1}),
