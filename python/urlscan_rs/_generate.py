@@ -20,7 +20,7 @@ From it this module writes, between ``# BEGIN GENERATED <name>`` and
   the ``Datasource`` literal (``datasource``) and an overload of ``search``
   per data source typed with its hit model (``search``);
 * in ``_client.pyi``, ``AsyncClient`` (``async``), derived from ``Client``;
-* in ``models/sources.py``, the fields of the hit models that are a table schema's
+* in ``models/premium.py``, the fields of the hit models that are a table schema's
   columns (regions named after the schema, ``FLAT_MODELS``), each from its
   column (name, wire paths, type, documentation);
 
@@ -217,8 +217,8 @@ def generated(endpoints: list[Endpoint]) -> list[Endpoint]:
 
 # The models whose fields are a table schema's columns: generated from the schema
 # (``crates/urlscan-tables/src/schema.rs``) into the ``# BEGIN GENERATED <SCHEMA>`` region
-# of the class in ``models/sources.py``, so a hit field is declared once.
-MODELS = HERE / "models" / "sources.py"
+# of the class in ``models/premium.py``, so a hit field is declared once.
+MODELS = HERE / "models" / "premium.py"
 FLAT_MODELS = ("HOSTNAME_HITS", "CERTIFICATES", "DOMAINS")
 # A column's Python annotation and reader, by its schema type.
 _COLUMN_TYPES = {

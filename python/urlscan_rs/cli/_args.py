@@ -165,12 +165,7 @@ def _add_paging_options(p: argparse.ArgumentParser, *, cursor: bool = True) -> N
     how_many.add_argument("--limit", type=_positive_int, default=100, metavar="N", help="at most N hits (default: 100)")
     how_many.add_argument("--all", action="store_true", help="every hit (no limit)")
     how_many.add_argument("--count", action="store_true", help="print only the number of hits (one request of size 0)")
-    p.add_argument(
-        "--size",
-        type=_positive_int,
-        metavar="N",
-        help="hits per request (default: as many as --limit needs, up to what the key allows)",
-    )
+    p.add_argument("--size", type=_positive_int, metavar="N", help="hits per request (default: up to the key's most)")
     p.add_argument(
         "--format",
         choices=("jsonl", "csv", "parquet"),

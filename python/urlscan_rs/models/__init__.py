@@ -9,8 +9,8 @@ know are still reachable as attributes (by their snake_case or wire name), in
 bytes), and print a short ``repr``.
 
 The modules, each importing only those before it: ``_base`` (the reading rules
-and ``Model``), ``scanning``, ``account``, ``premium`` and ``sources`` (the
-other data sources' hits and notifications).
+and ``Model``), ``scanning`` (scans and the account) and ``premium`` (premium
+objects, the other data sources' hits and notifications).
 """
 
 from __future__ import annotations
@@ -20,17 +20,22 @@ from ._base import (
     Model,
     _unpickle,  # noqa: F401
 )
-from .account import Quotas, ScanOutcome, Screenshot, Team, User
 from .premium import (
     Brand,
     BrandSummary,
+    CertificateHit,
     Channel,
     DataDumpFile,
+    DomainHit,
+    HostnameHit,
     HostnameRecord,
     Incident,
+    IncidentHit,
     IncidentObservation,
     IncidentState,
     LiveScanner,
+    Notification,
+    NotificationHit,
     SavedSearch,
     Subscription,
 )
@@ -40,12 +45,17 @@ from .scanning import (
     HitStats,
     Lists,
     Page,
+    Quotas,
+    ScanOutcome,
     ScanResult,
+    Screenshot,
     SearchHit,
     Stats,
     Submission,
     Submitter,
     Task,
+    Team,
+    User,
     UserAgentGroup,
     Verdict,
     VerdictBrand,
@@ -53,7 +63,6 @@ from .scanning import (
     VisibilityChange,
     Visible,
 )
-from .sources import CertificateHit, DomainHit, HostnameHit, IncidentHit, Notification, NotificationHit
 
 __all__ = [
     "Model",
