@@ -9,9 +9,10 @@ for each class are in ``_client.pyi``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypedDict
 
 from . import _artifacts, _native, _refang
@@ -35,6 +36,7 @@ from ._namespaces import (
 )
 from ._tables import ResultList, Tabular
 from .errors import TransportError, ValidationError
+from .hooks import EventHooks
 from .schema import _OF_DATASOURCE, Schema
 
 if TYPE_CHECKING:
@@ -238,6 +240,25 @@ def _wait(timeout: float, initial_wait: float, interval: float) -> _WaitOptions:
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
 
 
+def _hooks(event_hooks: EventHooks | None) -> dict[str, list[Callable[[Any], object]]] | None:
+    """The hooks as the core takes them (lists), each checked to be a plain function."""
+    if event_hooks is None:
+        return None
+    if not isinstance(event_hooks, Mapping):
+        raise TypeError(f"event_hooks must be a dict of 'request' and 'response' to lists of functions, got {event_hooks!r}")
+    out: dict[str, list[Callable[[Any], object]]] = {}
+    for name, fns in event_hooks.items():
+        if isinstance(fns, (str, bytes)) or not isinstance(fns, Iterable):
+            raise TypeError(f"event_hooks[{name!r}] must be a list of functions, got {fns!r}")
+        out[name] = list(fns)
+        for f in out[name]:
+            if inspect.iscoroutinefunction(f):
+                raise TypeError(
+                    f"event_hooks[{name!r}]: {f!r} is async; hooks are plain functions, called on the client's I/O thread"
+                )
+    return out
+
+
 class _BaseClient:
     _is_async = False
 
@@ -255,6 +276,7 @@ class _BaseClient:
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 256 * 1024 * 1024,
         max_download_bytes: int = 64 << 30,
+        event_hooks: EventHooks | None = None,
     ) -> None:
         """Build a client; nothing is sent until the first call.
 
@@ -279,6 +301,15 @@ class _BaseClient:
             max_body_bytes: Larger answers raise ``DecodeError``.
             max_download_bytes: A download writes at most this many bytes (and at
                 most the size its listing announces), then fails (default 64 GiB).
+            event_hooks: ``{"request": [f, ...], "response": [g, ...]}``: ``f`` is
+                called with a :class:`~urlscan_rs.hooks.HookRequest` before every
+                attempt of every request (``method``, ``url``, ``headers`` without the
+                API key, ``attempt``, ``action``, ``route``), ``g`` with a
+                :class:`~urlscan_rs.hooks.HookResponse` after every answer
+                (``status_code``, ``headers``, ``elapsed``, ``attempt``, ``request``).
+                Plain functions, called on the client's I/O thread (an AsyncClient's
+                too); what they raise is logged and the call goes on. A pickled
+                client leaves them behind. See :mod:`urlscan_rs.hooks`.
 
         Raises:
             ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
@@ -297,7 +328,7 @@ class _BaseClient:
             "max_body_bytes": max_body_bytes,
             "max_download_bytes": max_download_bytes,
         }
-        self._core = _native.NativeClient(settings, is_async=self._is_async)
+        self._core = _native.NativeClient(settings, is_async=self._is_async, event_hooks=_hooks(event_hooks))
         self.livescan = LiveScan(self)
         """Live scanning from chosen scanners (premium)."""
         self.saved_searches = SavedSearches(self)

@@ -32,6 +32,7 @@ from ._namespaces import (
 )
 from ._raw import RawClient
 from ._tables import ResultList, Tabular
+from .hooks import EventHooks
 from .models import (
     CertificateHit,
     DomainHit,
@@ -128,6 +129,7 @@ class Client:
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 268435456,
         max_download_bytes: int = 68719476736,
+        event_hooks: EventHooks | None = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -311,6 +313,7 @@ class AsyncClient:
         retry_deadline: float | None = 600.0,
         max_body_bytes: int = 268435456,
         max_download_bytes: int = 68719476736,
+        event_hooks: EventHooks | None = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...

@@ -121,9 +121,19 @@ impl NativeClient {
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (settings, *, is_async=false))]
-    fn new(py: Python<'_>, settings: Settings, is_async: bool) -> PyResult<NativeClient> {
-        let client = settings.client().map_err(|e| to_pyerr(py, e))?;
+    #[pyo3(signature = (settings, *, is_async=false, event_hooks=None))]
+    fn new(
+        py: Python<'_>,
+        settings: Settings,
+        is_async: bool,
+        event_hooks: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<NativeClient> {
+        let hooks = match &event_hooks {
+            Some(h) if !h.is_none() => super::hooks::PyHooks::from_py(h)?,
+            _ => None,
+        };
+        let observer = hooks.map(|h| std::sync::Arc::new(h) as _);
+        let client = settings.client(observer).map_err(|e| to_pyerr(py, e))?;
         Ok(NativeClient {
             client,
             is_async,

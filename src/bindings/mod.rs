@@ -11,6 +11,7 @@ mod client;
 mod convert;
 mod disk;
 mod emulator;
+mod hooks;
 mod lazy;
 mod options;
 mod outcome;

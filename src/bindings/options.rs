@@ -70,8 +70,12 @@ impl Settings {
         }
     }
 
-    /// Check every setting and build the client.
-    pub fn client(self) -> core::Result<Client> {
+    /// Check every setting and build the client, telling `observer` (if
+    /// any) of every request and answer.
+    pub fn client(
+        self,
+        observer: Option<std::sync::Arc<dyn core::observe::Observer>>,
+    ) -> core::Result<Client> {
         let mut cfg = Config::new(self.api_key, self.base_url)?
             .with_timeout(self.timeout)?
             .with_retry_deadline(self.retry_deadline)?
@@ -88,6 +92,7 @@ impl Settings {
         let mut cfg = cfg.with_proxy(self.proxy)?;
         cfg.verify = self.verify;
         cfg.fail_fast = self.fail_fast;
+        cfg.observer = observer;
         // reqwest's client must be built inside the runtime it will run on.
         let rt = core::runtime::runtime()?;
         let _guard = rt.enter();

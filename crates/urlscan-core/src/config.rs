@@ -55,6 +55,8 @@ pub struct Config {
     /// Longest a call keeps retrying after its first attempt (backoff and
     /// waits after a 429 included); `None` leaves only `max_retries`.
     pub retry_deadline: Option<Duration>,
+    /// Told of every attempt of every request and of every answer.
+    pub observer: Option<std::sync::Arc<dyn crate::observe::Observer>>,
 }
 
 impl Default for Config {
@@ -71,6 +73,7 @@ impl Default for Config {
             max_body_bytes: 256 * 1024 * 1024,
             max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
             retry_deadline: Some(Duration::from_secs(600)),
+            observer: None,
         }
     }
 }

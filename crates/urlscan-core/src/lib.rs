@@ -6,6 +6,7 @@ pub mod disk;
 pub mod error;
 pub mod fields;
 pub mod models;
+pub mod observe;
 pub mod paginate;
 pub mod runtime;
 pub mod transport;

@@ -443,7 +443,7 @@ impl Transport {
             let slot = self.acquire_slot(req, deadline.flatten()).await?;
             let end = *deadline
                 .get_or_insert_with(|| self.cfg.retry_deadline.map(|d| Instant::now() + d));
-            let outcome = self.send_once(req).await;
+            let outcome = self.send_once(req, attempt + limited).await;
             drop(slot);
             let (retry_in, window) = match &outcome {
                 Ok(r) if r.status == 429 && !self.cfg.fail_fast => {
@@ -517,7 +517,7 @@ impl Transport {
         }
     }
 
-    async fn send_once(&self, req: &Req) -> Result<Resp> {
+    async fn send_once(&self, req: &Req, attempt: u32) -> Result<Resp> {
         let _permit = match &self.gate {
             Some(g) => Some(g.acquire().await.map_err(|_| Error::Closed)?),
             None => None,
@@ -547,11 +547,38 @@ impl Transport {
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(bytes);
         }
+        let request = rb.build().map_err(map_reqwest_error)?;
+        // What an observer is shown (nothing is copied without one).
+        let observer = self.cfg.observer.as_deref();
+        let shown = observer.map(|_| {
+            let mut headers = request.headers().clone();
+            headers.remove("API-Key");
+            (request.url().to_string(), headers)
+        });
+        let sent = shown.as_ref().map(|(url, headers)| crate::observe::Sent {
+            method: req.method.as_str(),
+            url,
+            headers,
+            attempt,
+            action: req.action.as_deref(),
+            template: req.template,
+        });
+        if let (Some(o), Some(s)) = (observer, &sent) {
+            o.sent(s);
+        }
         let started = Instant::now();
-        let resp = rb.send().await.map_err(map_reqwest_error)?;
+        let resp = http.execute(request).await.map_err(map_reqwest_error)?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let body = read_capped(resp, self.cfg.max_body_bytes, req.kept).await?;
+        if let (Some(o), Some(sent)) = (observer, &sent) {
+            o.answered(&crate::observe::Answered {
+                sent,
+                status,
+                headers: &headers,
+                elapsed: started.elapsed(),
+            });
+        }
         log::debug!(
             "{} {} -> {} ({} bytes, {:.1} ms)",
             req.method,
