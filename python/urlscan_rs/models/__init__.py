@@ -16,6 +16,7 @@ objects, the other data sources' hits and notifications).
 from __future__ import annotations
 
 # Pickles name the function that reads them back, from before the models were a package.
+from .._relations import Relationship
 from ._base import (
     Model,
     _unpickle,  # noqa: F401
@@ -41,6 +42,7 @@ from .premium import (
 )
 from .scanning import (
     CommunityVerdict,
+    Download,
     EngineVerdicts,
     HitStats,
     Lists,
@@ -68,6 +70,8 @@ __all__ = [
     "Model",
     "Submission",
     "ScanResult",
+    "Download",
+    "Relationship",
     "Task",
     "Page",
     "Verdicts",

@@ -8,6 +8,7 @@ import os
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .._relations import Relationship
 from ._base import _CONVERTER_TYPES, Model, _datetime, _field, _flag, _float, _int, _list, _model, _safe_repr, _Tabled
 
 if TYPE_CHECKING:
@@ -419,6 +420,33 @@ class _ScanRecord(_Tabled):
         return to_misp(self, threshold)
 
 
+class Download(Model):
+    """A file the page made the browser download (``meta.processors.download.data[]`` of a result)."""
+
+    __slots__ = ()
+    sha256: str | None = _field("sha256")
+    """The file's SHA-256 (``client.files.download`` fetches it). Wire: ``sha256``."""
+    filename: str | None = _field("filename")
+    """The file's name as the page offered it. Wire: ``filename``."""
+    filesize: int | None = _field("filesize", _int)
+    """The file's size in bytes. Wire: ``filesize``."""
+    mime_type: str | None = _field("mimeType")
+    """Its MIME type. Wire: ``mimeType``."""
+    mime_description: str | None = _field("mimeDescription")
+    """What the MIME type is, in words. Wire: ``mimeDescription``."""
+    url: str | None = _field("url")
+    """Where it was downloaded from. Wire: ``url``."""
+    state: str | None = _field("state")
+    """How the download ended (``completed``, ...). Wire: ``state``."""
+    received_bytes: int | None = _field("receivedBytes", _int)
+    """Bytes received. Wire: ``receivedBytes``."""
+    started_at: datetime | None = _field("startedAt", _datetime)
+    """When the download started, aware in UTC. Wire: ``startedAt``."""
+    finished_at: datetime | None = _field("finishedAt", _datetime)
+    """When it finished, aware in UTC. Wire: ``finishedAt``."""
+    _repr_fields = ("sha256", "filename", "filesize")
+
+
 class ScanResult(_ScanRecord, Model):
     """A finished scan's result document (GET /api/v1/result/{uuid}/)."""
 
@@ -470,6 +498,41 @@ class ScanResult(_ScanRecord, Model):
         """
         m = self.verdicts.overall.malicious
         return m if isinstance(m, bool) else None
+
+    @property
+    def page_outcome(self) -> str | None:
+        """How loading the page went: ``"ok"``; ``"unreachable"`` (it never answered: a name
+        that does not resolve, a refused connection; :attr:`page_error` says which);
+        ``"blocked"`` (the browser's error says it was blocked); ``"empty"`` (it answered with
+        nothing and loaded nothing else). None when the result holds no requests.
+
+        Read from the page's own request in ``data.requests``."""
+        from .._relations import page_outcome
+
+        return page_outcome(self)
+
+    @property
+    def page_error(self) -> str | None:
+        """The browser's error for the page itself (``net::ERR_NAME_NOT_RESOLVED``, ...), if it failed."""
+        from .._relations import page_error
+
+        return page_error(self)
+
+    def downloads(self) -> list[Download]:
+        """The files the page made the browser download (``meta.processors.download.data``); [] when none."""
+        from .._relations import downloads
+
+        return downloads(self, Download)
+
+    def relationships(self) -> list[Relationship]:
+        """The result as typed edges between its observables, each once: the page URL
+        ``hosted-on`` its domain, domains ``resolves-to`` IPs, IPs ``belongs-to`` autonomous
+        systems, ``redirects-to`` for each redirect, ``links-to`` for the page's links,
+        ``downloaded`` for each file (by SHA-256) and ``serves-certificate`` for each TLS
+        certificate (by subject name). See :class:`~urlscan_rs.models.Relationship`."""
+        from .._relations import relationships
+
+        return relationships(self)
 
     def __repr__(self) -> str:
         dom = self.page.domain

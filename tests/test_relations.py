@@ -1,0 +1,145 @@
+"""What connectors derive from a result: page outcomes, downloads and relationships, on recorded
+real results (a 2018 scan of google.com; a 2021 scan of a host that does not resolve, from the
+rapid7 insightconnect plugin's payloads, copied in full in the reference) and on emulated ones."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from urlscan_rs.models import Download, Relationship, ScanResult
+from urlscan_rs.testing import Emulator
+
+DATA = Path(__file__).parent / "data"
+GOOGLE = json.loads((DATA / "result-2018-google.json").read_text())
+UNRESOLVED = json.loads((DATA / "result-2021-unresolved.json").read_text())
+
+
+def edges(r: ScanResult, kind: str) -> list[tuple[str, str]]:
+    return [(e.source, e.target) for e in r.relationships() if e.kind == kind]
+
+
+def test_a_recorded_result_as_typed_edges() -> None:
+    r = ScanResult(GOOGLE)
+    assert (r.page_outcome, r.page_error, r.downloads()) == ("ok", None, [])
+    rel = r.relationships()
+    assert len(rel) == len(set(rel))  # each edge once
+    assert Relationship("https://www.google.com/", "hosted-on", "www.google.com", "url", "domain") in rel
+    assert ("www.google.com", "2a00:1450:4001:824::2004") in edges(r, "resolves-to")
+    assert ("2a00:1450:4001:824::2004", "AS15169") in edges(r, "belongs-to")  # "15169" on the wire
+    # The redirect recorded in data.requests[].request.redirectResponse.
+    [(source, target)] = edges(r, "redirects-to")
+    assert source == "https://adservice.google.com/adsid/google/ui" and target.startswith("https://adservice.google.de/")
+    assert ("https://www.google.com/", "https://mail.google.com/mail/?tab=wm") in edges(r, "links-to")
+    certificates = [e for e in rel if e.kind == "serves-certificate"]
+    assert certificates and all((e.source_type, e.target_type) == ("domain", "certificate") for e in certificates)
+    # Every endpoint of an edge is an observable the result lists.
+    lists = r.lists
+    for e in rel:
+        if e.target_type == "ip":
+            assert e.target in lists.ips
+        if e.source_type == "domain":
+            assert e.source in lists.domains
+
+
+def test_a_host_that_does_not_resolve_is_unreachable() -> None:
+    # As the service records it: the page's request has a response of zero lengths, no status.
+    r = ScanResult(UNRESOLVED)
+    assert (r.page_outcome, r.page_error) == ("unreachable", None)
+    assert r.relationships() == [Relationship("https://arnaozn.rxxyy.com/", "hosted-on", "arnaozn.rxxyy.com", "url", "domain")]
+    assert r.downloads() == []
+
+
+def _primary_response(doc: dict[str, Any]) -> dict[str, Any]:
+    response: dict[str, Any] = doc["data"]["requests"][0]["response"]
+    return response
+
+
+@pytest.mark.parametrize(
+    ("error", "outcome"),
+    [
+        ("net::ERR_NAME_NOT_RESOLVED", "unreachable"),
+        ("net::ERR_CONNECTION_REFUSED", "unreachable"),
+        ("net::ERR_BLOCKED_BY_ADMINISTRATOR", "blocked"),
+    ],
+)
+def test_a_failed_page_says_how(error: str, outcome: str) -> None:
+    doc = copy.deepcopy(GOOGLE)
+    _primary_response(doc)["failed"] = {"errorText": error, "canceled": False, "type": "Document"}
+    r = ScanResult(doc)
+    assert (r.page_outcome, r.page_error) == (outcome, error)
+
+
+def test_an_empty_page() -> None:
+    doc = copy.deepcopy(GOOGLE)
+    _primary_response(doc)["dataLength"] = 0
+    doc["lists"]["urls"] = ["https://www.google.com/"]
+    assert ScanResult(doc).page_outcome == "empty"
+    # Zero bytes of its own but resources loaded: the page did something.
+    _primary_response(doc)["dataLength"] = 0
+    doc["lists"]["urls"] = ["https://www.google.com/", "https://www.google.com/logo.png"]
+    assert ScanResult(doc).page_outcome == "ok"
+
+
+def test_downloads_and_newer_redirects() -> None:
+    doc = copy.deepcopy(GOOGLE)
+    sha = "a" * 64
+    doc["meta"]["processors"]["download"] = {
+        "state": "done",
+        "data": [
+            {
+                "filename": "invoice.zip",
+                "filesize": 1234,
+                "mimeType": "application/zip",
+                "mimeDescription": "Zip archive data",
+                "sha256": sha,
+                "url": "https://www.google.com/invoice.zip",
+                "state": "completed",
+                "receivedBytes": 1234,
+                "startedAt": "2018-10-01T10:00:00.000Z",
+                "finishedAt": "2018-10-01T10:00:01.000Z",
+            }
+        ],
+    }
+    doc["data"]["redirects"] = [{"from": "http://google.com/", "to": "https://www.google.com/", "status": 301}]
+    r = ScanResult(doc)
+    [d] = r.downloads()
+    assert isinstance(d, Download)
+    assert (d.sha256, d.filename, d.filesize, d.mime_type, d.received_bytes) == (
+        sha,
+        "invoice.zip",
+        1234,
+        "application/zip",
+        1234,
+    )
+    assert d.finished_at is not None and d.finished_at.year == 2018
+    assert ("https://www.google.com/", sha) in edges(r, "downloaded")
+    assert ("http://google.com/", "https://www.google.com/") in edges(r, "redirects-to")
+
+
+def test_missing_parts_give_nothing_and_wrong_ones_are_skipped() -> None:
+    r = ScanResult({"task": {"uuid": "0a2121d2-76ae-43f0-a4f9-b4b43cd3770a", "url": "https://x.example/"}})
+    assert (r.page_outcome, r.page_error, r.downloads()) == (None, None, [])
+    assert r.relationships() == [Relationship("https://x.example/", "hosted-on", "x.example", "url", "domain")]
+    doc = copy.deepcopy(GOOGLE)
+    doc["data"]["links"] = [{"href": 5}, "text", {"text": "no href"}]
+    doc["meta"]["processors"]["download"] = {"data": {}}
+    r = ScanResult(doc)
+    assert edges(r, "links-to") == [] and r.downloads() == []
+
+
+def test_emulated_results_agree_with_their_lists() -> None:
+    with Emulator(scans=5, seed=3) as e, e.client() as c:
+        for hit in c.search("", limit=3):
+            r = c.result(hit.id)
+            assert r.page_outcome == "ok"
+            rel = r.relationships()
+            kinds = Counter(x.kind for x in rel)
+            assert kinds["hosted-on"] == 1 and kinds["resolves-to"] >= 1 and kinds["belongs-to"] >= 1
+            assert {x.target for x in rel if x.kind == "resolves-to"} <= set(r.lists.ips)
+            assert {x.source for x in rel if x.kind == "resolves-to"} <= set(r.lists.domains)
