@@ -242,7 +242,8 @@ def test_report_links_point_at_the_host_that_served_the_scan() -> None:
         result = c.result(hit.id)
         want = f"{emu.url}/result/{hit.id}/"
         assert hit.to_record()["report"] == result.to_record()["report"] == want
-        assert hit.to_stix()["objects"][-1]["external_references"][0]["url"] == want
+        observed = next(o for o in hit.to_stix()["objects"] if o["type"] == "observed-data")
+        assert observed["external_references"][0]["url"] == want
     # Without a link of its own, a hit's record has no report (as its table row), and its
     # notebook table links the report on the service.
     bare = urlscan_rs.SearchHit({"_id": "x"})

@@ -203,13 +203,28 @@ def test_stix_bundles_parse_and_are_deterministic(results: list[ScanResult]) -> 
         ind = r.indicators()
         assert kinds.count("url") == len(ind.urls) and kinds.count("domain-name") == len(ind.domains)
         assert kinds.count("ipv4-addr") == len(ind.ipv4) and kinds.count("ipv6-addr") == len(ind.ipv6)
-        assert kinds.count("file") == len(ind.hashes)
+        assert kinds.count("file") == len(set(ind.hashes) | {d.sha256 for d in r.downloads()})
         observed = next(o for o in parsed.objects if o.type == "observed-data")
-        assert len(observed.object_refs) == len(parsed.objects) - 1 - kinds.count("indicator")
+        relationships = [o for o in parsed.objects if o.type == "relationship"]
+        assert len(observed.object_refs) == len(parsed.objects) - 1 - kinds.count("indicator") - len(relationships)
         indicators = [o for o in parsed.objects if o.type == "indicator"]
         assert len(indicators) == (1 if r.is_malicious() else 0)
         for i in indicators:
             assert i.pattern == f"[url:value = '{ind.urls[0]}']"
+        # The result's resolves-to and belongs-to edges between objects of the bundle, and the
+        # indicator based on the observed data.
+        ids = {o.id: o for o in parsed.objects}
+        want = {(e.kind, e.source, e.target) for e in r.relationships() if e.kind in ("resolves-to", "belongs-to")}
+        got = set()
+        for rel in relationships:
+            source, target = ids[rel.source_ref], ids[rel.target_ref]
+            if rel.relationship_type == "based-on":
+                assert (source.type, target.id) == ("indicator", observed.id)
+                continue
+            value = f"AS{target.number}" if target.type == "autonomous-system" else target.value
+            got.add((rel.relationship_type, source.value, value))
+        assert got == want and want
+        assert len(relationships) == len(want) + len(indicators)
         # A STIX consumer computes the same id for the same URL (ids from id-contributing properties).
         url = next(o for o in parsed.objects if o.type == "url")
         assert url.id == stix2.URL(value=url.value).id

@@ -197,8 +197,12 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
     """A STIX 2.1 bundle of the scan: ``url``, ``domain-name``, ``ipv4-addr``,
     ``ipv6-addr``, ``file`` (response hashes) and ``x509-certificate`` objects, an
     ``observed-data`` that refers to them, and for a malicious verdict (see
-    :func:`is_malicious`) an ``indicator`` with a pattern for the submitted URL.
-    Ids are deterministic: the same scan gives the same bundle."""
+    :func:`is_malicious`) an ``indicator`` with a pattern for the submitted URL,
+    ``based-on`` the observed data. From a result also ``autonomous-system``
+    objects, the files the page downloaded (with their names), and ``relationship``
+    objects for its domains that ``resolves-to`` IPs and IPs that ``belongs-to``
+    autonomous systems (``result.relationships()``). Ids are deterministic: the same
+    scan gives the same bundle."""
     ind = indicators(model)
     v = verdict(model)
     stamp = _stamp(model.task.time)
@@ -226,14 +230,16 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
         # A certificate's id comes from its hash; without one, from what is known of it.
         contributing = {"hashes": props["hashes"]} if "hashes" in props else props
         scos.append(_sco("x509-certificate", contributing, **props))
+    edges = _stix_edges(model, scos)
     scan = _scan_id(model)
     objects: list[dict[str, Any]] = list(scos)
+    observed = f"observed-data--{_uuid.uuid5(_OURS, 'observed-data:' + scan)}"
     if scos:
         objects.append(
             {
                 "type": "observed-data",
                 "spec_version": "2.1",
-                "id": f"observed-data--{_uuid.uuid5(_OURS, 'observed-data:' + scan)}",
+                "id": observed,
                 "created": stamp,
                 "modified": stamp,
                 "first_observed": stamp,
@@ -243,6 +249,7 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
                 "external_references": references,
             }
         )
+    objects += [_sro(kind, source, target, stamp) for kind, source, target in edges]
     if _decide(v, threshold) and ind.urls:
         objects.append(
             {
@@ -260,7 +267,64 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
                 "external_references": references,
             }
         )
+        if scos:
+            objects.append(_sro("based-on", objects[-1]["id"], observed, stamp))
     return {"type": "bundle", "id": f"bundle--{_uuid.uuid5(_OURS, 'bundle:' + scan)}", "objects": objects}
+
+
+def _sro(kind: str, source: str, target: str, stamp: str) -> dict[str, Any]:
+    """A relationship object with its deterministic id (from its kind and ends)."""
+    return {
+        "type": "relationship",
+        "spec_version": "2.1",
+        "id": f"relationship--{_uuid.uuid5(_OURS, f'relationship:{kind}:{source}:{target}')}",
+        "created": stamp,
+        "modified": stamp,
+        "relationship_type": kind,
+        "source_ref": source,
+        "target_ref": target,
+    }
+
+
+def _stix_edges(model: Any, scos: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """A result's autonomous systems and downloaded files, added to ``scos``, and its
+    ``resolves-to`` and ``belongs-to`` edges between objects of the bundle as (kind, source id,
+    target id). A search hit has neither."""
+    relationships = getattr(model, "relationships", None)
+    if relationships is None:
+        return []
+    by_value = {(o["type"], o.get("value", o.get("number"))): o for o in scos}
+    for d in model.downloads():
+        if not d.sha256:
+            continue
+        props = {k: v for k, v in (("name", d.filename), ("size", d.filesize), ("mime_type", d.mime_type)) if v is not None}
+        known = next((o for o in scos if o["type"] == "file" and o["hashes"].get("SHA-256") == d.sha256), None)
+        if known is not None:
+            known.update(props)
+        else:
+            scos.append(_sco("file", {"hashes": {"SHA-256": d.sha256}}, hashes={"SHA-256": d.sha256}, **props))
+
+    def ref(kind: str, value: str) -> str | None:
+        if kind == "asn":
+            number = value[2:]
+            if not number.isdigit():
+                return None
+            key: tuple[str, Any] = ("autonomous-system", int(number))
+            if key not in by_value:
+                by_value[key] = _sco("autonomous-system", {"number": key[1]}, number=key[1])
+                scos.append(by_value[key])
+        else:
+            key = ({"domain": "domain-name"}.get(kind) or ("ipv6-addr" if ":" in value else "ipv4-addr"), value)
+        found = by_value.get(key)
+        return None if found is None else str(found["id"])
+
+    out = []
+    for e in relationships():
+        if e.kind in ("resolves-to", "belongs-to"):
+            source, target = ref(e.source_type, e.source), ref(e.target_type, e.target)
+            if source and target:
+                out.append((e.kind, source, target))
+    return out
 
 
 def _references(model: Any) -> list[dict[str, str]]:
