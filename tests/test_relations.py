@@ -143,3 +143,50 @@ def test_emulated_results_agree_with_their_lists() -> None:
             assert kinds["hosted-on"] == 1 and kinds["resolves-to"] >= 1 and kinds["belongs-to"] >= 1
             assert {x.target for x in rel if x.kind == "resolves-to"} <= set(r.lists.ips)
             assert {x.source for x in rel if x.kind == "resolves-to"} <= set(r.lists.domains)
+
+
+def _with_download() -> tuple[ScanResult, str]:
+    doc = copy.deepcopy(GOOGLE)
+    sha = "b" * 64
+    file = {"filename": "setup.exe", "filesize": 10, "mimeType": "application/x-dosexec", "sha256": sha, "state": "completed"}
+    doc["meta"]["processors"]["download"] = {"state": "done", "data": [file]}
+    return ScanResult(doc), sha
+
+
+def test_misp_objects_refer_to_each_other() -> None:
+    pymisp = pytest.importorskip("pymisp")
+    r, sha = _with_download()
+    ev = pymisp.MISPEvent()
+    ev.from_dict(**r.to_misp())
+    by_uuid = {o.uuid: o for o in ev.objects}
+
+    def values(o: Any, relation: str) -> list[str]:
+        return [a.value for a in o.attributes if a.object_relation == relation]
+
+    # Each domain's object holds the IPs it resolved to.
+    for source, target in edges(r, "resolves-to"):
+        [domain] = [o for o in ev.objects if o.name == "domain-ip" and values(o, "domain") == [source]]
+        assert target in values(domain, "ip")
+    # The redirect, and the download from the page's URL, as object references.
+    refs = [(o, ref) for o in ev.objects for ref in o.references]
+    [(redirect, ref)] = [(o, ref) for o, ref in refs if ref.relationship_type == "redirects-to"]
+    assert values(redirect, "url") == ["https://adservice.google.com/adsid/google/ui"]
+    assert values(by_uuid[ref.referenced_uuid], "url")[0].startswith("https://adservice.google.de/")
+    [(file, ref)] = [(o, ref) for o, ref in refs if ref.relationship_type == "downloaded-from"]
+    assert values(file, "sha256") == [sha] and values(file, "filename") == ["setup.exe"]
+    assert values(by_uuid[ref.referenced_uuid], "url") == ["https://www.google.com/"]
+    again = pymisp.MISPEvent()
+    again.from_json(ev.to_json())  # survives pymisp's own round trip
+    assert sum(len(o.references) for o in again.objects) == 2
+
+
+def test_stix_bundles_carry_downloads_and_autonomous_systems() -> None:
+    stix2 = pytest.importorskip("stix2")
+    r, sha = _with_download()
+    parsed = stix2.parse(json.dumps(r.to_stix()), allow_custom=False)
+    [file] = [o for o in parsed.objects if o.type == "file" and o.hashes["SHA-256"] == sha]
+    assert (file.name, file.size, file.mime_type) == ("setup.exe", 10, "application/x-dosexec")
+    assert file.id == stix2.File(hashes={"SHA-256": sha}, name="setup.exe").id
+    [asys] = [o for o in parsed.objects if o.type == "autonomous-system"]
+    assert asys.number == 15169
+    assert asys.id == stix2.AutonomousSystem(number=15169).id  # the id any STIX consumer computes

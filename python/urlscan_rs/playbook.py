@@ -298,11 +298,14 @@ def _stix_edges(model: Any, scos: list[dict[str, Any]]) -> list[tuple[str, str, 
         if not d.sha256:
             continue
         props = {k: v for k, v in (("name", d.filename), ("size", d.filesize), ("mime_type", d.mime_type)) if v is not None}
-        known = next((o for o in scos if o["type"] == "file" and o["hashes"].get("SHA-256") == d.sha256), None)
-        if known is not None:
-            known.update(props)
+        # Its name contributes to its id, as for any STIX consumer.
+        contributing = {"hashes": {"SHA-256": d.sha256}} | ({"name": d.filename} if d.filename else {})
+        file = _sco("file", contributing, hashes={"SHA-256": d.sha256}, **props)
+        known = next((i for i, o in enumerate(scos) if o["type"] == "file" and o["hashes"].get("SHA-256") == d.sha256), None)
+        if known is None:
+            scos.append(file)
         else:
-            scos.append(_sco("file", {"hashes": {"SHA-256": d.sha256}}, hashes={"SHA-256": d.sha256}, **props))
+            scos[known] = file
 
     def ref(kind: str, value: str) -> str | None:
         if kind == "asn":
@@ -351,8 +354,11 @@ def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
     """A MISP event (a dict ``pymisp.MISPEvent().from_dict(**event)`` loads) with a
     ``url`` object per URL, a ``domain-ip`` object for the page's domain and
     address and for each other domain, a ``file`` object per response hash,
-    and the report as a link. Malicious scans (see :func:`is_malicious`) are
-    tagged ``urlscan:verdict="malicious"``. Ids are deterministic."""
+    and the report as a link. From a result also: each domain's object holds the
+    IPs it resolved to, each downloaded file is a ``file`` object (with its name)
+    that was ``downloaded-from`` the page's URL, and URLs that redirect refer to
+    where they went (``redirects-to``). Malicious scans (see :func:`is_malicious`)
+    are tagged ``urlscan:verdict="malicious"``. Ids are deterministic."""
     ind = indicators(model)
     scan = _scan_id(model)
     when = model.task.time
@@ -376,16 +382,38 @@ def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
             "Attribute": attributes,
         }
 
+    def refer(source: dict[str, Any], kind: str, target: dict[str, Any]) -> None:
+        reference = {"uuid": uid("reference"), "object_uuid": source["uuid"], "referenced_uuid": target["uuid"]}
+        source.setdefault("ObjectReference", []).append({**reference, "relationship_type": kind})
+
+    edges: list[Any] = getattr(model, "relationships", list)()
+    resolved: dict[str, list[str]] = {}
+    for e in edges:
+        if e.kind == "resolves-to":
+            resolved.setdefault(e.source, []).append(e.target)
     bad = is_malicious(model, threshold) is True
-    objects = [obj("url", [attr("url", "url", u, bad and i == 0)]) for i, u in enumerate(ind.urls)]
+    urls = {u: obj("url", [attr("url", "url", u, bad and i == 0)]) for i, u in enumerate(ind.urls)}
+    objects = list(urls.values())
     page_domain = model.page.domain
     page_ip = model.page.ip
     for d in ind.domains:
         attrs = [attr("domain", "domain", d, bad and d == page_domain)]
-        if d == page_domain and page_ip:
-            attrs.append(attr("ip", "ip-dst", page_ip))
+        ips = ([page_ip] if d == page_domain and page_ip else []) + resolved.get(d, [])
+        attrs += [attr("ip", "ip-dst", ip) for ip in dict.fromkeys(ips)]
         objects.append(obj("domain-ip", attrs))
-    objects += [obj("file", [attr("sha256", "sha256", h)]) for h in ind.hashes]
+    files = {h: obj("file", [attr("sha256", "sha256", h)]) for h in ind.hashes}
+    for f in getattr(model, "downloads", list)():
+        if f.sha256:
+            known = files.setdefault(f.sha256, obj("file", [attr("sha256", "sha256", f.sha256)]))
+            if f.filename:
+                known["Attribute"].append(attr("filename", "filename", f.filename))
+            page = urls.get(model.page.url or "")
+            if page is not None:
+                refer(known, "downloaded-from", page)
+    objects += files.values()
+    for e in edges:
+        if e.kind == "redirects-to" and e.source in urls and e.target in urls:
+            refer(urls[e.source], "redirects-to", urls[e.target])
     report = report_link(model)
     attributes = (
         [{"type": "link", "category": "External analysis", "value": report, "to_ids": False, "uuid": uid("link")}]
