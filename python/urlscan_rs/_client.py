@@ -9,10 +9,9 @@ for each class are in ``_client.pyi``.
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypedDict
 
 from . import _artifacts, _native, _refang
@@ -240,25 +239,6 @@ def _wait(timeout: float, initial_wait: float, interval: float) -> _WaitOptions:
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
 
 
-def _hooks(event_hooks: EventHooks | None) -> dict[str, list[Callable[[Any], object]]] | None:
-    """The hooks as the core takes them (lists), each checked to be a plain function."""
-    if event_hooks is None:
-        return None
-    if not isinstance(event_hooks, Mapping):
-        raise TypeError(f"event_hooks must be a dict of 'request' and 'response' to lists of functions, got {event_hooks!r}")
-    out: dict[str, list[Callable[[Any], object]]] = {}
-    for name, fns in event_hooks.items():
-        if isinstance(fns, (str, bytes)) or not isinstance(fns, Iterable):
-            raise TypeError(f"event_hooks[{name!r}] must be a list of functions, got {fns!r}")
-        out[name] = list(fns)
-        for f in out[name]:
-            if inspect.iscoroutinefunction(f):
-                raise TypeError(
-                    f"event_hooks[{name!r}]: {f!r} is async; hooks are plain functions, called on the client's I/O thread"
-                )
-    return out
-
-
 class _BaseClient:
     _is_async = False
 
@@ -328,7 +308,7 @@ class _BaseClient:
             "max_body_bytes": max_body_bytes,
             "max_download_bytes": max_download_bytes,
         }
-        self._core = _native.NativeClient(settings, is_async=self._is_async, event_hooks=_hooks(event_hooks))
+        self._core = _native.NativeClient(settings, is_async=self._is_async, event_hooks=event_hooks)
         self.livescan = LiveScan(self)
         """Live scanning from chosen scanners (premium)."""
         self.saved_searches = SavedSearches(self)

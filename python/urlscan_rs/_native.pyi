@@ -100,7 +100,11 @@ def endpoint_table() -> list[dict[str, Any]]: ...
 class NativeClient:
     SCAN_OPTIONS: ClassVar[list[str]]
     def __new__(
-        cls, settings: _Settings, *, is_async: bool = False, event_hooks: dict[str, list[Callable[[Any], object]]] | None = None
+        cls,
+        settings: _Settings,
+        *,
+        is_async: bool = False,
+        event_hooks: Mapping[str, object] | None = None,
     ) -> Self: ...
     def close(self) -> None: ...
     @property

@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::convert::{error_value, model_class, to_pyerr};
 use super::lazy::model;
-use super::options::{int_of, item, scan_keywords, to_json, ScanArgs, Settings, WaitArgs};
+use super::options::{int_of, item, opts_map, scan_keywords, ScanArgs, Settings, WaitArgs};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::{Progress, SearchKind, SearchParams};
@@ -359,12 +359,7 @@ impl NativeClient {
     ) -> PyResult<NativeCursor> {
         // An id of the wrong type is a TypeError, as for every method's ids.
         item::<String>(&options, "uuid")?;
-        let mut opts = serde_json::Map::new();
-        for (k, v) in options.iter() {
-            let k: String = k.extract()?;
-            let value = to_json(&v, &k)?;
-            opts.insert(k, value);
-        }
+        let opts = opts_map(Some(&options))?;
         if !core::api::search::ENDPOINTS.iter().any(|e| e.name == kind) {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "unknown search kind {kind:?}"

@@ -2,8 +2,9 @@
 //! request and of every answer, called on the client's I/O thread. What they
 //! get never holds the API key; what they raise is logged, and the call goes
 //! on as it would without them.
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyMapping, PyString};
 
 use urlscan_core::observe::{Answered, HeaderMap, Observer, Sent};
 
@@ -27,15 +28,19 @@ pub struct PyHooks {
 }
 
 impl PyHooks {
-    /// From `{"request": [f, ...], "response": [g, ...]}` (either may be
-    /// missing); None when there is no hook.
+    /// From `{"request": [f, ...], "response": [g, ...]}` (any mapping of
+    /// either key to any iterable of plain functions); None when there is no
+    /// hook.
     pub fn from_py(hooks: &Bound<'_, PyAny>) -> PyResult<Option<PyHooks>> {
-        let d = hooks.cast::<PyDict>().map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err(
-                "event_hooks must be a dict: {\"request\": [functions], \"response\": [functions]}",
-            )
+        let py = hooks.py();
+        let d = hooks.cast::<PyMapping>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "event_hooks must be a dict of \"request\" and \"response\" to lists of functions, got {}",
+                hooks.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
         })?;
-        let module = hooks.py().import("urlscan_rs.hooks")?;
+        let module = py.import("urlscan_rs.hooks")?;
+        let is_async = py.import("inspect")?.getattr("iscoroutinefunction")?;
         let mut out = PyHooks {
             request: Vec::new(),
             response: Vec::new(),
@@ -44,26 +49,35 @@ impl PyHooks {
                 module.getattr("HookResponse")?.unbind(),
             ),
         };
-        for (k, v) in d.iter() {
+        for item in d.items()?.iter() {
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
             let name: String = k.extract()?;
             let slot = match name.as_str() {
                 "request" => &mut out.request,
                 "response" => &mut out.response,
                 other => {
-                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    return Err(PyValueError::new_err(format!(
                         "event_hooks takes the keys \"request\" and \"response\", got {other:?}"
                     )))
                 }
             };
-            let list = v.cast::<PyList>().map_err(|_| {
-                pyo3::exceptions::PyTypeError::new_err(format!(
-                    "event_hooks[{name:?}] must be a list of functions"
-                ))
-            })?;
-            for f in list.iter() {
+            let not_a_list = || {
+                PyTypeError::new_err(format!("event_hooks[{name:?}] must be a list of functions"))
+            };
+            if v.is_instance_of::<PyString>() || v.is_instance_of::<PyBytes>() {
+                return Err(not_a_list());
+            }
+            for f in v.try_iter().map_err(|_| not_a_list())? {
+                let f = f?;
                 if !f.is_callable() {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    return Err(PyTypeError::new_err(format!(
                         "event_hooks[{name:?}] holds {}, which is not callable",
+                        f.repr()?
+                    )));
+                }
+                if is_async.call1((&f,))?.is_truthy()? {
+                    return Err(PyTypeError::new_err(format!(
+                        "event_hooks[{name:?}]: {} is async; hooks are plain functions, called on the client's I/O thread",
                         f.repr()?
                     )));
                 }
@@ -73,16 +87,31 @@ impl PyHooks {
         Ok((!out.request.is_empty() || !out.response.is_empty()).then_some(out))
     }
 
-    fn call(py: Python<'_>, hooks: &[Py<PyAny>], arg: &Bound<'_, PyAny>, which: &str) {
-        for f in hooks {
-            if let Err(e) = f.call1(py, (arg,)) {
-                log::warn!("an event hook ({which}) raised {e}; the request goes on without it");
-            }
+    /// `hooks` called with what `make` builds, if there is any hook; what
+    /// building or a hook raises is logged.
+    fn tell(
+        &self,
+        hooks: &[Py<PyAny>],
+        which: &str,
+        make: impl for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>>,
+    ) {
+        if hooks.is_empty() {
+            return;
         }
+        enter_python(|py| match make(py) {
+            Ok(arg) => {
+                for f in hooks {
+                    if let Err(e) = f.call1(py, (&arg,)) {
+                        log::warn!(
+                            "an event hook ({which}) raised {e}; the request goes on without it"
+                        );
+                    }
+                }
+            }
+            Err(e) => log::warn!("event hook ({which}): {e}"),
+        });
     }
-}
 
-impl PyHooks {
     fn request<'py>(&self, py: Python<'py>, e: &Sent<'_>) -> PyResult<Bound<'py, PyAny>> {
         let kw = PyDict::new(py);
         kw.set_item("method", e.method)?;
@@ -107,21 +136,9 @@ impl PyHooks {
 
 impl Observer for PyHooks {
     fn sent(&self, e: &Sent<'_>) {
-        if self.request.is_empty() {
-            return;
-        }
-        enter_python(|py| match self.request(py, e) {
-            Ok(r) => PyHooks::call(py, &self.request, &r, "request"),
-            Err(err) => log::warn!("event hook (request): {err}"),
-        });
+        self.tell(&self.request, "request", |py| self.request(py, e));
     }
     fn answered(&self, e: &Answered<'_>) {
-        if self.response.is_empty() {
-            return;
-        }
-        enter_python(|py| match self.response(py, e) {
-            Ok(r) => PyHooks::call(py, &self.response, &r, "response"),
-            Err(err) => log::warn!("event hook (response): {err}"),
-        });
+        self.tell(&self.response, "response", |py| self.response(py, e));
     }
 }

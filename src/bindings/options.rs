@@ -275,6 +275,18 @@ pub(super) fn float_given(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<f
     d.get_item(key)?.map(|v| float_of(&v, key)).transpose()
 }
 
+/// A dict of keyword options as JSON, each value by [`to_json`] (None kept as
+/// null: a row's nullable field sends it); no dict is no option.
+pub fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    let mut m = Map::new();
+    for (k, v) in opts.iter().flat_map(|d| d.iter()) {
+        let k: String = k.extract()?;
+        let value = to_json(&v, &k)?;
+        m.insert(k, value);
+    }
+    Ok(m)
+}
+
 /// Python values to JSON (options of premium calls); a number out of range
 /// names `name` (the option or parameter it is, or is inside of).
 pub fn to_json(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Value> {

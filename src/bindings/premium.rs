@@ -4,12 +4,12 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::client::NativeClient;
 use super::convert::{json, to_pyerr};
 use super::lazy::{field_of, model, model_list, wrap};
-use super::options::{int_of, to_json};
+use super::options::{int_of, opts_map, to_json};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::hostnames::HostnamePageHead;
@@ -55,16 +55,6 @@ fn query_pairs(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, String)>> {
         }
     }
     Ok(out)
-}
-
-fn opts_map(opts: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
-    let mut m = Map::new();
-    for (k, v) in opts.iter().flat_map(|d| d.iter()) {
-        let k: String = k.extract()?;
-        let value = to_json(&v, &k)?;
-        m.insert(k, value);
-    }
-    Ok(m)
 }
 
 #[pymethods]

@@ -278,7 +278,8 @@ impl Field {
         self.doc = doc;
         self
     }
-    /// The default a caller's signature shows (JSON), used when not given.
+    /// The default a caller's signature shows (JSON); `build` sends nothing
+    /// for an option not given, so the code behind the call must mean the same.
     pub const fn default(mut self, json: &'static str) -> Field {
         self.default = Some(json);
         self

@@ -38,6 +38,9 @@ fn clock_of(base_url: &str) -> Arc<ServerClock> {
     Arc::clone(CLOCKS.lock().unwrap().entry(origin).or_default())
 }
 
+/// The header the API key travels in (and only there).
+const API_KEY_HEADER: &str = "API-Key";
+
 /// At most this many waits for a window spent by others, per request.
 const MAX_LIMITED_WAITS: u32 = 100;
 /// A window spent by others is waited out without spending a retry only
@@ -539,7 +542,7 @@ impl Transport {
                 )
             })?;
             v.set_sensitive(true);
-            rb = rb.header("API-Key", v);
+            rb = rb.header(API_KEY_HEADER, v);
         }
         if let Some(body) = &req.body {
             let bytes = serde_json::to_vec(body).map_err(|e| Error::Validation(e.to_string()))?;
@@ -552,7 +555,7 @@ impl Transport {
         let observer = self.cfg.observer.as_deref();
         let shown = observer.map(|_| {
             let mut headers = request.headers().clone();
-            headers.remove("API-Key");
+            headers.remove(API_KEY_HEADER);
             (request.url().to_string(), headers)
         });
         let sent = shown.as_ref().map(|(url, headers)| crate::observe::Sent {

@@ -133,10 +133,10 @@ impl SearchParams {
     }
 
     /// The walk `row` (search, similar or phishfeed) names, from a caller's
-    /// options: checked by the row's fields (an unknown one is refused), the
-    /// defaults filled in, then `validated`. A missing or null option is not
-    /// given; `parallel` not given is one walk (sharding rewrites the query:
-    /// only when asked for).
+    /// options: checked by the row's fields (an unknown one is refused), then
+    /// `validated`. A missing or null option is not given (`SearchParams::new`
+    /// holds what that means); `parallel` not given is one walk (sharding
+    /// rewrites the query: only when asked for).
     pub fn from_options(
         row: &str,
         options: &serde_json::Map<String, Value>,
