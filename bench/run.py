@@ -906,6 +906,61 @@ def w_import(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     )
 
 
+def w_otel(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
+    """What spans and metrics (urlscan_rs.otel.instrument()) cost the client's CPU, against the
+    same client in the same process setup (the OpenTelemetry SDK imported and its providers
+    made) without them: the search export with pages of 100 (the search workload's) and with
+    the pages a walk asks for by default, and the result fetch loop. The two sides alternate
+    run by run, so that the machine's drift falls on both. A last pair of runs measures what
+    the SDK's presence alone costs (no SDK at all against the SDK set up)."""
+    hits, n = (10_000, 100) if a.quick else (100_000, 500)
+    log(f"telemetry cost: search export of {hits} hits, {n} results fetched one by one, spans and metrics on and off")
+    target = 1 / 1.10
+
+    def alternate(emu: Emu, name: str, **cfg: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        off: list[dict[str, Any]] = []
+        on: list[dict[str, Any]] = []
+        for _ in range(a.repeat):
+            off += repeat(1, name, emu, otel="sdk", **cfg)
+            on += repeat(1, name, emu, otel="on", **cfg)
+        return off, on
+
+    with Emu(scans=min(hits + 500, 100_000), seed=1) as emu:
+        for size, what in ((100, "pages of 100"), (None, "default pages")):
+            off, on = alternate(emu, "search_rs", hits=hits, size=size)
+            rep.row(
+                "telemetry cost",
+                f"client CPU s / {hits} hits ({what}), spans and metrics on (target: at most 10% more)",
+                med(on, "cpu"),
+                med(off, "cpu"),
+                target,
+                "telemetry off (SDK set up)",
+            )
+    with Emu(scans=n + 50, seed=3, result_size=[100_000, 2_000_000]) as emu:
+        uf = uuids_file(emu, n, "results")
+        off, on = alternate(emu, "results_rs_loop", uuids_file=uf, n=n)
+        rep.row(
+            "telemetry cost",
+            f"client CPU s / {n} results, result() loop, spans and metrics on (target: at most 10% more)",
+            med(on, "cpu"),
+            med(off, "cpu"),
+            target,
+            "telemetry off (SDK set up)",
+        )
+        bare: list[dict[str, Any]] = []
+        sdk: list[dict[str, Any]] = []
+        for _ in range(a.repeat):
+            bare += repeat(1, "results_rs_loop", emu, uuids_file=uf, n=n)
+            sdk += repeat(1, "results_rs_loop", emu, uuids_file=uf, n=n, otel="sdk")
+        rep.extra.append(
+            (
+                f"telemetry cost: the OpenTelemetry SDK set up but urlscan-rs not instrumented, {n} results",
+                f"client CPU {med(sdk, 'cpu'):.3f} s against {med(bare, 'cpu'):.3f} s with no SDK in the process "
+                f"({med(sdk, 'cpu') / med(bare, 'cpu') - 1:+.1%}: the SDK in the process, not urlscan-rs)",
+            )
+        )
+
+
 def w_wheel(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     wheels = OUT / "wheels"
     if not a.quick or not list(wheels.glob("*.whl")):
@@ -938,6 +993,7 @@ WORKLOADS = {
     "quota_processes": w_quota_processes,
     "wheel": w_wheel,
     "webhooks": w_webhooks,
+    "otel": w_otel,
 }
 
 

@@ -32,7 +32,31 @@ def _status_kb(field: str) -> int:
 def _rs_client(cfg: dict[str, Any]) -> Any:
     import urlscan_rs
 
+    if cfg.get("otel"):
+        _instrument(cfg["otel"] == "on")
     return urlscan_rs.Client(cfg["key"], base_url=cfg["url"], **cfg.get("client", {}))
+
+
+def _instrument(on: bool) -> None:
+    """The OpenTelemetry SDK set up as an application would have it (each span exported as it
+    ends, to an exporter that drops it; the metrics aggregated), and urlscan-rs instrumented
+    (``on``) or not."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    import urlscan_rs.otel
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(Dropped()))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    if on:
+        urlscan_rs.otel.instrument(tracer_provider, meter_provider)
 
 
 def _official_client(cfg: dict[str, Any]) -> Any:

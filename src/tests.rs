@@ -298,3 +298,117 @@ async fn pages_as_large_as_the_key_allows() {
     let free = walk(client(&emu, Some(free)), Some(350)).await;
     assert_eq!(free, (vec![100, 100, 100, 50], 350));
 }
+
+/// An observer that writes down what it is told, with the parent each request ran under.
+#[derive(Debug, Default)]
+struct Recorder(std::sync::Mutex<Vec<String>>);
+
+impl Recorder {
+    fn push(&self, line: String) {
+        self.0.lock().unwrap().push(line);
+    }
+}
+
+impl urlscan_core::observe::Observer for Recorder {
+    fn sent(
+        &self,
+        e: &urlscan_core::observe::Sent<'_>,
+        add: &mut urlscan_core::observe::HeaderMap,
+    ) -> Option<urlscan_core::observe::Token> {
+        let parent = urlscan_core::observe::parent()
+            .and_then(|p| p.downcast_ref::<&'static str>().copied())
+            .unwrap_or("none");
+        assert!(e.headers.get("api-key").is_none(), "the key is never shown");
+        self.push(format!("sent {} {} under {parent}", e.method, e.attempt));
+        add.insert(
+            "x-told",
+            urlscan_core::observe::HeaderValue::from_static("1"),
+        );
+        Some(Box::new(e.attempt))
+    }
+    fn answered(
+        &self,
+        e: &urlscan_core::observe::Answered<'_>,
+        token: Option<urlscan_core::observe::Token>,
+    ) {
+        let t = token.and_then(|t| t.downcast::<u32>().ok()).map(|t| *t);
+        self.push(format!("answered {} to attempt {t:?}", e.status));
+    }
+    fn failed(
+        &self,
+        e: &urlscan_core::observe::Failed<'_>,
+        token: Option<urlscan_core::observe::Token>,
+    ) {
+        let t = token.and_then(|t| t.downcast::<u32>().ok()).map(|t| *t);
+        self.push(format!("failed {} at attempt {t:?}", e.kind));
+    }
+    fn waited(&self, e: &urlscan_core::observe::Waited<'_>) {
+        self.push(format!(
+            "waited {} after {} before attempt {}",
+            e.reason.as_str(),
+            e.why.unwrap_or("-"),
+            e.attempt
+        ));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_observer_sees_every_attempt_and_the_calls_parent_follows_its_tasks() {
+    use urlscan_emulator::faults::{FaultKind, FaultSpec};
+    let emu = start(20, 1.0).await;
+    let mut cur =
+        SearchCursor::new(client(&emu, None), SearchParams::new(SearchKind::Search)).unwrap();
+    let page = cur.next_page().await.unwrap().unwrap();
+    let uuids: Vec<String> = page
+        .head
+        .results
+        .iter()
+        .take(4)
+        .filter_map(|h| h.id.clone())
+        .collect();
+    let rec = std::sync::Arc::new(Recorder::default());
+    let mut cfg = Config::new(Some(emu.api_key()), Some(emu.url())).unwrap();
+    cfg.observer = Some(rec.clone());
+    let c = Client::new(cfg).unwrap();
+    // One answer a 503 (retried after a back-off), one connection dropped (sent again).
+    for (kind, uuid) in [
+        (FaultKind::Status, &uuids[0]),
+        (FaultKind::Reset, &uuids[1]),
+    ] {
+        let mut f = FaultSpec::new(kind);
+        f.status = (kind == FaultKind::Status).then_some(503);
+        f.path = Some(format!("/api/v1/result/{uuid}/"));
+        emu.inject(f).unwrap();
+    }
+    let parent: urlscan_core::observe::Parent = std::sync::Arc::new("job");
+    let got = urlscan_core::observe::within(Some(parent), c.results(uuids.clone(), 4, None))
+        .await
+        .unwrap();
+    assert!(got.iter().all(|r| r.is_ok()));
+    let told = rec.0.lock().unwrap().clone();
+    let count = |p: &str| told.iter().filter(|l| l.starts_with(p)).count();
+    // Six attempts (four first ones, two sent again), each under the call's parent although
+    // the batch runs them as tasks of their own.
+    assert_eq!(count("sent GET 0 under job"), 4, "{told:#?}");
+    assert_eq!(count("sent GET 1 under job"), 2, "{told:#?}");
+    assert_eq!(count("answered 200 to attempt Some("), 4, "{told:#?}");
+    assert_eq!(count("answered 503 to attempt Some(0)"), 1, "{told:#?}");
+    assert_eq!(count("failed transport at attempt Some(0)"), 1, "{told:#?}");
+    assert_eq!(
+        count("waited retry after HTTP 503 before attempt 1"),
+        1,
+        "{told:#?}"
+    );
+    assert_eq!(count("waited retry after "), 2, "{told:#?}");
+    // Without a parent, none is seen.
+    c.result(&uuids[2]).await.unwrap();
+    assert_eq!(
+        rec.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.ends_with("under none"))
+            .count(),
+        1
+    );
+}

@@ -303,31 +303,42 @@ class _PagedIterator(_native.PagedWalk):
     (up to its limit) and calls ``_fill`` when none is left.
     """
 
-    __slots__ = ("_cursor",)
+    __slots__ = ("_cursor", "_on_end")
 
     def __init__(self, cursor: Any) -> None:
         self._cursor = cursor
+        self._on_end: Callable[[_PagedIterator], None] | None = None
 
     def _fill(self) -> bool:
         """Read pages until one has items; False once the cursor has no more."""
         while not self._buffered:
-            if self._cursor.done:
-                return False
-            page = self._cursor.next_page()
+            page = None if self._cursor.done else self._cursor.next_page()
             if page is None:
-                return False
+                return self._ended()
             self._extend(page)
         return True
 
     async def _afill(self) -> bool:
         while not self._buffered:
-            if self._cursor.done:
-                return False
-            page = await self._cursor.next_page()
+            page = None if self._cursor.done else await self._cursor.next_page()
             if page is None:
-                return False
+                return self._ended()
             self._extend(page)
         return True
+
+    def _traced(self, on_end: Callable[[_PagedIterator], None]) -> None:
+        """Call ``on_end(self)`` once when the walk ends or the iterator goes (its span, ``urlscan_rs.otel``)."""
+        self._on_end = on_end
+
+    def _ended(self) -> bool:
+        on_end = getattr(self, "_on_end", None)  # unset when __init__ did not run
+        self._on_end = None
+        if on_end is not None:
+            on_end(self)
+        return False
+
+    def __del__(self) -> None:
+        self._ended()
 
     def __iter__(self) -> _PagedIterator:
         if self._cursor.is_async:

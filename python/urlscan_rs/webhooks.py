@@ -58,6 +58,7 @@ import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from .errors import DecodeError, NotFoundError, ScanPendingError, UrlscanError, ValidationError
@@ -353,7 +354,7 @@ def asgi_app(
                 if not msg.get("more_body"):
                     break
             if not status:
-                status, reason = await _deliver(r, bytes(body), call_handler)
+                status, reason = await _deliver(r, bytes(body), call_handler, scope.get("headers") or [])
         payload, headers = _answer(status, reason)
         raw = [(k.lower().encode(), v.encode()) for k, v in headers]
         await send({"type": "http.response.start", "status": status, "headers": raw})
@@ -362,7 +363,23 @@ def asgi_app(
     return app
 
 
-async def _deliver(r: _Receiver, body: bytes, call: Callable[[Notification], Awaitable[tuple[int, str]]]) -> tuple[int, str]:
+# Set by urlscan_rs.otel.instrument(): the span a delivery runs in (continuing the trace its
+# headers carry), which is told the status answered.
+_delivery_span: Callable[[list[tuple[bytes, bytes]]], AbstractContextManager[Callable[[int], None]]] | None = None
+
+
+async def _deliver(
+    r: _Receiver, body: bytes, call: Callable[[Notification], Awaitable[tuple[int, str]]], received: list[tuple[bytes, bytes]]
+) -> tuple[int, str]:
+    if _delivery_span is None:
+        return await _delivered(r, body, call)
+    with _delivery_span(received) as answered:
+        status, reason = await _delivered(r, body, call)
+        answered(status)
+        return status, reason
+
+
+async def _delivered(r: _Receiver, body: bytes, call: Callable[[Notification], Awaitable[tuple[int, str]]]) -> tuple[int, str]:
     note = r.parse(body)
     if isinstance(note, tuple):
         return note
@@ -440,7 +457,7 @@ def wsgi_app(
                 status, reason = 413, f"body over {r.max_body} bytes"
             else:
                 body = environ["wsgi.input"].read(length) if length else b""
-                status, reason = asyncio.run(_deliver(r, body, call_handler))
+                status, reason = asyncio.run(_deliver(r, body, call_handler, received))
         payload, headers = _answer(status, reason)
         start_response(f"{status} {_REASONS.get(status, 'Error')}", headers)
         return [payload]

@@ -366,7 +366,10 @@ impl NativeClient {
             )));
         }
         let params = SearchParams::from_options(kind, &opts).map_err(|e| to_pyerr(py, e))?;
-        let cursor = SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
+        let mut cursor =
+            SearchCursor::new(self.client(py)?, params).map_err(|e| to_pyerr(py, e))?;
+        // The walk's pages nest under the span current now (its own), whenever they are read.
+        cursor.parent = super::telemetry::caller(py)?;
         let p = cursor.params();
         let class = match p.kind {
             SearchKind::Search => hit_class(p.datasource.as_deref()),
@@ -435,6 +438,7 @@ pub(super) struct SearchCursorMirror {
     has_more: Option<bool>,
     search_after: Option<String>,
     fetched: u64,
+    pages: u64,
     done: bool,
 }
 
@@ -446,6 +450,7 @@ impl SearchCursorMirror {
             has_more: c.has_more,
             search_after: c.search_after.clone(),
             fetched: c.fetched,
+            pages: c.pages,
             done: c.is_done(),
         }
     }
@@ -550,6 +555,11 @@ impl NativeCursor {
     #[getter]
     fn fetched(&self) -> u64 {
         self.mirror.lock().unwrap().fetched
+    }
+    /// Pages read so far.
+    #[getter]
+    fn pages(&self) -> u64 {
+        self.mirror.lock().unwrap().pages
     }
     #[getter]
     fn done(&self) -> bool {

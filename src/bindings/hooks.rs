@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyMapping, PyString};
 
-use urlscan_core::observe::{Answered, HeaderMap, Observer, Sent};
+use urlscan_core::observe::{Answered, HeaderMap, Observer, Sent, Token};
 
 use super::bridge::enter_python;
 
@@ -135,10 +135,11 @@ impl PyHooks {
 }
 
 impl Observer for PyHooks {
-    fn sent(&self, e: &Sent<'_>) {
+    fn sent(&self, e: &Sent<'_>, _add: &mut HeaderMap) -> Option<Token> {
         self.tell(&self.request, "request", |py| self.request(py, e));
+        None
     }
-    fn answered(&self, e: &Answered<'_>) {
+    fn answered(&self, e: &Answered<'_>, _token: Option<Token>) {
         self.tell(&self.response, "response", |py| self.response(py, e));
     }
 }

@@ -20,6 +20,7 @@ mod premium;
 mod reader;
 mod run;
 mod tables;
+mod telemetry;
 mod walk;
 
 use pyo3::prelude::*;
@@ -125,6 +126,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tables::register(m)?;
     playbook::register(m)?;
     disk::register(m)?;
+    telemetry::register(m)?;
     m.add_class::<run::RawCapture>()?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

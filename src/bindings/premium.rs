@@ -267,6 +267,8 @@ impl NativeClient {
                 fetched: 0,
             })),
             is_async: self.is_async_mode(),
+            // The walk's pages nest under the span current now (its own).
+            parent: super::telemetry::caller(py)?,
         })
     }
 }
@@ -286,6 +288,7 @@ pub struct HostnameCursor {
     limit: i64,
     state: Arc<Mutex<HostState>>,
     is_async: bool,
+    parent: Option<core::observe::Parent>,
 }
 
 impl HostnameCursor {
@@ -306,7 +309,7 @@ impl HostnameCursor {
             self.limit,
             Arc::clone(&self.state),
         );
-        async move {
+        core::observe::within(self.parent.clone(), async move {
             let page_state = {
                 let s = state.lock().unwrap();
                 if s.done {
@@ -332,7 +335,7 @@ impl HostnameCursor {
             } else {
                 Some(doc)
             })
-        }
+        })
     }
 }
 
@@ -361,6 +364,7 @@ impl HostnameCursor {
                 fetched: 0,
             })),
             is_async: self.is_async,
+            parent: self.parent.clone(),
         }
     }
 

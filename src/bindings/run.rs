@@ -22,6 +22,8 @@ where
         None => futures::future::Either::Right(fut),
     });
     if is_async {
+        // The caller's trace context, taken now (in the calling task).
+        let fut = super::telemetry::scoped(py, fut)?;
         Ok(super::bridge::awaitable(py, fut, conv)?.unbind())
     } else {
         let out = block_on(py, fut)?;
@@ -46,7 +48,8 @@ where
         ));
     }
     let rt = core::runtime::runtime().map_err(|e| to_pyerr(py, e))?;
-    py.detach(|| {
+    let fut = super::telemetry::scoped(py, fut)?;
+    let out = py.detach(|| {
         rt.block_on(async {
             tokio::pin!(fut);
             // The first check is a tick after the call, and the call is polled
@@ -73,7 +76,10 @@ where
                 }
             }
         })
-    })
+    });
+    // The requests' telemetry, recorded while the GIL was released (a batch of it).
+    super::telemetry::flush_due(py);
+    out
 }
 
 /// The capture of the innermost `with RawCapture()` in the calling context: a

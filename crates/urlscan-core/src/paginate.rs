@@ -331,6 +331,9 @@ pub struct SearchCursor {
     direction: Option<Ordering>,
     /// The largest exact total any page announced.
     largest_total: Option<u64>,
+    /// What the walk's requests run under, whoever reads its pages (a
+    /// trace context: the walk's own span).
+    pub parent: Option<crate::observe::Parent>,
 }
 
 impl std::fmt::Debug for SearchCursor {
@@ -364,6 +367,7 @@ impl SearchCursor {
             last_sort: Vec::new(),
             direction: None,
             largest_total: None,
+            parent: None,
         })
     }
 
@@ -375,7 +379,9 @@ impl SearchCursor {
             p.search_after = after;
         }
         p.limit = limit;
-        SearchCursor::new(self.client.clone(), p)
+        let mut c = SearchCursor::new(self.client.clone(), p)?;
+        c.parent = self.parent.clone();
+        Ok(c)
     }
 
     /// What this walk is of, for an export's state: its endpoint, query and
@@ -417,8 +423,14 @@ impl SearchCursor {
         page_size(&self.params, self.fetched)
     }
 
-    /// The next page, or `None` once every hit was handed out.
+    /// The next page, or `None` once every hit was handed out. Its requests
+    /// run under the walk's `parent` (where it has one).
     pub async fn next_page(&mut self) -> Result<Option<Doc<SearchPageHead>>> {
+        let parent = self.parent.clone();
+        crate::observe::within(parent, self.read_page()).await
+    }
+
+    async fn read_page(&mut self) -> Result<Option<Doc<SearchPageHead>>> {
         if self.done {
             return Ok(None);
         }
@@ -767,10 +779,12 @@ impl SearchCursor {
     /// `has_more` is true. An answer without `total` is a `DecodeError`:
     /// unknown is not 0.
     pub async fn count(&mut self) -> Result<(u64, bool)> {
-        let doc = self
-            .client
-            .search_page(&self.params, 0, self.params.search_after.as_deref())
-            .await?;
+        let after = self.params.search_after.as_deref();
+        let doc = crate::observe::within(
+            self.parent.clone(),
+            self.client.search_page(&self.params, 0, after),
+        )
+        .await?;
         let total = doc.head.total.ok_or_else(|| {
             Error::Decode("search count: the answer has no `total` (the count is unknown)".into())
         })?;

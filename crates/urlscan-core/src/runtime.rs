@@ -61,7 +61,9 @@ pub(crate) struct Task<T>(JoinHandle<T>);
 
 impl<T: Send + 'static> Task<T> {
     pub(crate) fn spawn(fut: impl Future<Output = T> + Send + 'static) -> Task<T> {
-        // A call's raw-answer capture (`with_raw_response`) follows its work into the task.
+        // The call's parent (its trace context) and raw-answer capture
+        // (`with_raw_response`) follow its work into the task.
+        let fut = crate::observe::within(crate::observe::parent(), fut);
         match crate::transport::RAW_RESPONSE.try_with(|cell| cell.clone()) {
             Ok(cell) => Task(tokio::spawn(
                 crate::transport::RAW_RESPONSE.scope(cell, fut),

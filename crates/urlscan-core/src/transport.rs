@@ -15,6 +15,7 @@ use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::config::Config;
 use crate::error::{ApiError, ApiErrorKind, Error, RateLimitInfo, Result};
+use crate::observe::{Observer, WaitReason};
 
 /// The clock of one server (an origin), as far as rate-limit windows go: its
 /// epoch is bumped when that server's clock jumps (an emulator in this
@@ -443,7 +444,12 @@ impl Transport {
         // slot before it is bounded by `retry_deadline` on its own.
         let mut deadline: Option<Option<Instant>> = None;
         loop {
+            let asked = Instant::now();
             let slot = self.acquire_slot(req, deadline.flatten()).await?;
+            let held = asked.elapsed();
+            if held >= TOLD_WAIT {
+                self.tell_wait(req, WaitReason::RateLimit, held, None, attempt + limited);
+            }
             let end = *deadline
                 .get_or_insert_with(|| self.cfg.retry_deadline.map(|d| Instant::now() + d));
             let outcome = self.send_once(req, attempt + limited).await;
@@ -488,11 +494,19 @@ impl Transport {
                         ),
                     );
                     // An in-process emulator moving its clock ends the window too.
+                    let asleep = Instant::now();
                     tokio::select! {
                         _ = tokio::time::sleep(delay) => {}
                         _ = self.clock.moved.notified() => {}
                     }
                     limited += 1;
+                    self.tell_wait(
+                        req,
+                        WaitReason::RateLimit,
+                        asleep.elapsed(),
+                        Some("HTTP 429"),
+                        attempt + limited,
+                    );
                     waited.extend(window);
                 }
                 Some(delay) if may_retry => {
@@ -512,11 +526,48 @@ impl Transport {
                             self.cfg.max_retries
                         ),
                     );
+                    let asleep = Instant::now();
                     tokio::time::sleep(delay).await;
                     attempt += 1;
+                    self.tell_wait(
+                        req,
+                        WaitReason::Retry,
+                        asleep.elapsed(),
+                        Some(&why),
+                        attempt + limited,
+                    );
                 }
                 _ => return counted(outcome, attempt),
             }
+        }
+    }
+
+    /// Tell the observers of a wait before `attempt` (none: nothing built).
+    fn tell_wait(
+        &self,
+        req: &Req,
+        reason: WaitReason,
+        waited: Duration,
+        why: Option<&str>,
+        attempt: u32,
+    ) {
+        let own = self.cfg.observer.as_deref();
+        let global = crate::observe::global();
+        if own.is_none() && global.is_none() {
+            return;
+        }
+        let e = crate::observe::Waited {
+            method: req.method.as_str(),
+            path: &req.path,
+            template: req.template,
+            action: req.action.as_deref(),
+            reason,
+            waited,
+            why,
+            attempt,
+        };
+        for o in own.into_iter().chain(global.as_deref()) {
+            o.waited(&e);
         }
     }
 
@@ -550,37 +601,73 @@ impl Transport {
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(bytes);
         }
-        let request = rb.build().map_err(map_reqwest_error)?;
-        // What an observer is shown (nothing is copied without one).
-        let observer = self.cfg.observer.as_deref();
-        let shown = observer.map(|_| {
+        let mut request = rb.build().map_err(map_reqwest_error)?;
+        // What the observers are shown (nothing is copied without one).
+        let own = self.cfg.observer.clone();
+        let global = crate::observe::global();
+        let observers: Vec<&dyn Observer> = own.iter().chain(global.iter()).map(|o| &**o).collect();
+        let shown = (!observers.is_empty()).then(|| {
             let mut headers = request.headers().clone();
             headers.remove(API_KEY_HEADER);
-            (request.url().to_string(), headers)
+            let u = request.url();
+            let server = (
+                u.host_str().unwrap_or_default().to_string(),
+                u.port_or_known_default().unwrap_or_default(),
+            );
+            (u.to_string(), headers, server)
         });
-        let sent = shown.as_ref().map(|(url, headers)| crate::observe::Sent {
-            method: req.method.as_str(),
-            url,
-            headers,
-            attempt,
-            action: req.action.as_deref(),
-            template: req.template,
-        });
-        if let (Some(o), Some(s)) = (observer, &sent) {
-            o.sent(s);
-        }
-        let started = Instant::now();
-        let resp = http.execute(request).await.map_err(map_reqwest_error)?;
-        let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
-        let body = read_capped(resp, self.cfg.max_body_bytes, req.kept).await?;
-        if let (Some(o), Some(sent)) = (observer, &sent) {
-            o.answered(&crate::observe::Answered {
-                sent,
-                status,
-                headers: &headers,
-                elapsed: started.elapsed(),
+        let sent = shown
+            .as_ref()
+            .map(|(url, headers, (host, port))| crate::observe::Sent {
+                method: req.method.as_str(),
+                url,
+                host,
+                port: *port,
+                headers,
+                attempt,
+                action: req.action.as_deref(),
+                template: req.template,
             });
+        let started = Instant::now();
+        let mut told = Told {
+            observers: &observers,
+            sent: sent.as_ref(),
+            tokens: Vec::new(),
+            started,
+        };
+        if let Some(s) = &sent {
+            let mut add = HeaderMap::new();
+            told.tokens = observers.iter().map(|o| o.sent(s, &mut add)).collect();
+            request.headers_mut().extend(add);
+        }
+        let (status, headers, body) = match async {
+            let resp = http.execute(request).await.map_err(map_reqwest_error)?;
+            let status = resp.status().as_u16();
+            let headers = resp.headers().clone();
+            let body = read_capped(resp, self.cfg.max_body_bytes, req.kept).await?;
+            Ok::<_, Error>((status, headers, body))
+        }
+        .await
+        {
+            Ok(answer) => answer,
+            Err(e) => {
+                told.failed(failure_kind(&e), &e.to_string());
+                return Err(e);
+            }
+        };
+        if let Some(sent) = told.sent {
+            for (o, token) in observers.iter().zip(std::mem::take(&mut told.tokens)) {
+                o.answered(
+                    &crate::observe::Answered {
+                        sent,
+                        status,
+                        headers: &headers,
+                        elapsed: started.elapsed(),
+                    },
+                    token,
+                );
+            }
+            told.sent = None;
         }
         log::debug!(
             "{} {} -> {} ({} bytes, {:.1} ms)",
@@ -917,6 +1004,57 @@ fn limited_delay(h: &HeaderMap, attempt: u32) -> (Duration, Option<Option<String
 
 /// Waits this long or longer are worth telling a user about (they look like a hang).
 const NOTABLE_WAIT: Duration = Duration::from_secs(5);
+
+/// Waits for a slot shorter than this are not told to observers: requests
+/// sent together wait a few milliseconds for the first answer of a window
+/// whose count is unknown, which is not worth an event each.
+const TOLD_WAIT: Duration = Duration::from_millis(10);
+
+/// One attempt as its observers were told of it: a failure, or the attempt
+/// dropped before its end (the call cancelled), is told once.
+struct Told<'a> {
+    observers: &'a [&'a dyn Observer],
+    sent: Option<&'a crate::observe::Sent<'a>>,
+    tokens: Vec<Option<crate::observe::Token>>,
+    started: Instant,
+}
+
+impl Told<'_> {
+    fn failed(&mut self, kind: &str, message: &str) {
+        let Some(sent) = self.sent.take() else {
+            return;
+        };
+        let tokens = std::mem::take(&mut self.tokens);
+        for (o, token) in self.observers.iter().zip(tokens) {
+            let e = crate::observe::Failed {
+                sent,
+                kind,
+                message,
+                elapsed: self.started.elapsed(),
+            };
+            o.failed(&e, token);
+        }
+    }
+}
+
+impl Drop for Told<'_> {
+    fn drop(&mut self) {
+        self.failed("cancelled", "the call was dropped before the answer came");
+    }
+}
+
+/// A failed attempt's kind, in a word (an observer's `error.type`).
+fn failure_kind(e: &Error) -> &'static str {
+    match e {
+        Error::Timeout(_) => "timeout",
+        Error::Transport(m) if m.starts_with("connect:") => "connect",
+        Error::Transport(_) => "transport",
+        Error::Decode(_) => "decode",
+        Error::Validation(_) => "validation",
+        Error::Closed => "closed",
+        _ => "other",
+    }
+}
 
 fn log_wait(delay: Duration, msg: std::fmt::Arguments<'_>) {
     if delay > NOTABLE_WAIT {

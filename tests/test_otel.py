@@ -1,0 +1,446 @@
+"""urlscan_rs.otel: the span tree of real calls (a scan and its wait, a search walk, the
+results() fan-out, a bulk scan with a 429 wait and a retry, a webhook to the results its
+handler reads), sync and async, read back with the OpenTelemetry SDK's in-memory exporters;
+metrics; propagation; no span, event or metric holds the API key."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+
+from opentelemetry import trace  # noqa: E402
+from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
+
+import urlscan_rs.otel  # noqa: E402
+from urlscan_rs import AsyncClient, Client, webhooks  # noqa: E402
+from urlscan_rs.testing import Emulator, WebhookReceiver  # noqa: E402
+
+from .conftest import emulator, run, subscribe  # noqa: E402
+
+emu = emulator(scope="function", scans=30, seed=11, scan_duration=1.0)
+
+
+class Traced:
+    """Spans and metrics of the calls made while instrumented, through providers of the test's own."""
+
+    def __init__(self, propagate: bool = False) -> None:
+        self.spans_out = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans_out))
+        self.reader = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+        urlscan_rs.otel.instrument(self.tracer_provider, self.meter_provider, propagate=propagate)
+        self.tracer = self.tracer_provider.get_tracer("test")
+
+    def spans(self) -> list[ReadableSpan]:
+        urlscan_rs.otel.flush()  # the requests' spans come in batches
+        return list(self.spans_out.get_finished_spans())
+
+    def named(self, name: str) -> list[ReadableSpan]:
+        return [s for s in self.spans() if s.name == name]
+
+    def children(self, parent: ReadableSpan) -> list[ReadableSpan]:
+        assert parent.context is not None
+        return [s for s in self.spans() if s.parent is not None and s.parent.span_id == parent.context.span_id]
+
+    def metrics(self) -> dict[str, list[Any]]:
+        urlscan_rs.otel.flush()
+        data = self.reader.get_metrics_data()
+        out: dict[str, list[Any]] = {}
+        for rm in data.resource_metrics if data else []:
+            for sm in rm.scope_metrics:
+                for m in sm.metrics:
+                    out.setdefault(m.name, []).extend(m.data.data_points)
+        return out
+
+    def dump(self) -> str:
+        """Everything recorded, as text (to look for the key in)."""
+        spans = "".join(s.to_json() for s in self.spans())
+        data = self.reader.get_metrics_data()
+        return spans + (data.to_json() if data else "")
+
+
+@pytest.fixture
+def traced() -> Iterator[Traced]:
+    t = Traced()
+    yield t
+    urlscan_rs.otel.uninstrument()
+
+
+def _http(spans: list[ReadableSpan]) -> list[ReadableSpan]:
+    return [s for s in spans if s.kind == SpanKind.CLIENT]
+
+
+def _every_request_in_a_call(t: Traced) -> None:
+    """Every request span's parent is a call's span (``urlscan.*``): none is left at the root."""
+    calls = {s.context.span_id: s.name for s in t.spans() if s.kind != SpanKind.CLIENT and s.context}
+    for s in _http(t.spans()):
+        assert s.parent is not None and calls.get(s.parent.span_id, "").startswith("urlscan."), s.name
+
+
+def _no_key(t: Traced, key: str) -> None:
+    text = t.dump()
+    assert text and key not in text and "api-key" not in text.lower()
+
+
+def test_a_scan_and_its_wait_nest_under_the_callers_span(emu: Emulator, traced: Traced) -> None:
+    with traced.tracer.start_as_current_span("playbook") as root, emu.client() as c:
+        r = c.scan_and_wait("https://example.com/", visibility="unlisted", initial_wait=0, interval=0.2)
+    [call] = traced.named("urlscan.scan_and_wait")
+    assert call.parent is not None and call.parent.span_id == root.get_span_context().span_id
+    assert call.attributes is not None
+    assert call.attributes["urlscan.scan.uuid"] == r.uuid and call.attributes["urlscan.visibility"] == "unlisted"
+    http = traced.children(call)
+    assert [s.name for s in http][:2] == ["POST /api/v1/scan/", "GET /api/v1/result/{0}/"]
+    assert all(s.kind == SpanKind.CLIENT and s.context.trace_id == root.get_span_context().trace_id for s in http)
+    post = http[0].attributes
+    assert post is not None
+    assert post["http.request.method"] == "POST" and post["url.template"] == "/api/v1/scan/"
+    assert post["server.address"] == "127.0.0.1" and post["server.port"] == int(emu.url.rsplit(":", 1)[1])
+    assert post["http.response.status_code"] == 200 and post["urlscan.action"] == "unlisted"
+    assert post["url.full"] == f"{emu.url}/api/v1/scan/"
+    # Polls while the scan runs are 404s (errors of their span), the last one the result.
+    polls = http[1:]
+    assert polls[-1].attributes is not None and polls[-1].attributes["http.response.status_code"] == 200
+    for p in polls[:-1]:
+        assert p.attributes is not None and p.attributes["error.type"] == "404" and p.status.status_code == StatusCode.ERROR
+    assert all(s.end_time is not None and call.start_time <= s.start_time <= s.end_time <= call.end_time for s in http)
+    _no_key(traced, emu.api_key)
+
+
+def test_a_search_walk_is_one_span_with_a_request_span_per_page(emu: Emulator, traced: Traced) -> None:
+    with emu.client() as c:
+        walk = c.search("page.domain:*", size=5, limit=12)
+        hits = list(walk)
+        del walk
+    assert len(hits) == 12
+    [call] = traced.named("urlscan.search")
+    assert call.attributes is not None
+    pages = traced.children(call)
+    assert [s.name for s in pages] == ["GET /api/v1/search/"] * 3
+    assert all(s.attributes is not None and s.attributes["urlscan.action"] == "search" for s in pages)
+    assert call.attributes["urlscan.search.pages"] == 3 and call.attributes["urlscan.search.hits"] == 12
+    # A table export of a walk: its pages nest under its span too.
+    with emu.client() as c:
+        table = c.search("", size=10).to_arrow()
+    assert table.num_rows == 30
+    spans = traced.named("urlscan.search")
+    assert len(spans) == 2 and [s.name for s in traced.children(spans[1])] == ["GET /api/v1/search/"] * 3
+    _every_request_in_a_call(traced)
+    _no_key(traced, emu.api_key)
+
+
+def test_a_sharded_walks_pages_nest_under_its_span() -> None:
+    t = Traced()
+    try:
+        with Emulator(scans=300, seed=7) as emu, emu.client() as c:
+            walk = c.search("", size=20, parallel=4)
+            ids = [h.id for h in walk]
+            queries = [s.attributes["url.full"] for s in _http(t.spans()) if s.attributes]
+            del walk
+    finally:
+        urlscan_rs.otel.uninstrument()
+    assert len(ids) == 300
+    [call] = t.named("urlscan.search")
+    pages = t.children(call)
+    assert len(pages) == len(queries) and call.attributes is not None
+    assert any("task.uuid" in q for q in queries)  # the shards' own queries, sent from the core's tasks
+    assert call.attributes["urlscan.search.hits"] == 300
+    _every_request_in_a_call(t)
+
+
+def test_calls_from_threads_nest_under_each_threads_span(emu: Emulator, traced: Traced) -> None:
+    import threading
+
+    uuids = [h.id for h in emu.client().search("", limit=4)]
+    mine: dict[str, int] = {}
+    with emu.client() as c:
+
+        def work(uuid: str) -> None:
+            with traced.tracer.start_as_current_span(f"thread {uuid}") as s:
+                mine[uuid] = s.get_span_context().span_id
+                c.result(uuid)
+
+        threads = [threading.Thread(target=work, args=(u,)) for u in uuids]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    for uuid in uuids:
+        [call] = [s for s in traced.named("urlscan.result") if s.parent and s.parent.span_id == mine[uuid]]
+        [get] = traced.children(call)
+        assert get.attributes is not None and get.attributes["url.full"].endswith(f"/{uuid}/")
+    _every_request_in_a_call(traced)
+
+
+def test_results_fan_out_and_every_request_is_under_the_call(emu: Emulator, traced: Traced) -> None:
+    with emu.client() as c:
+        uuids = [h.id for h in c.search("", limit=6)]
+        got = c.results(uuids, concurrency=3)
+    assert [r.uuid for r in got] == uuids
+    [call] = traced.named("urlscan.results")
+    assert call.attributes is not None and call.attributes["urlscan.items"] == 6
+    fetched = traced.children(call)
+    assert sorted(s.attributes["url.full"] for s in fetched if s.attributes) == sorted(
+        f"{emu.url}/api/v1/result/{u}/" for u in uuids
+    )
+    assert all(s.name == "GET /api/v1/result/{0}/" for s in fetched)
+    _every_request_in_a_call(traced)
+
+
+def test_async_calls_nest_under_their_own_tasks_span(emu: Emulator, traced: Traced) -> None:
+    uuids = [h.id for h in emu.client().search("", limit=2)]
+
+    async def one(c: AsyncClient, uuid: str) -> tuple[int, str]:
+        with traced.tracer.start_as_current_span(f"task {uuid}") as s:
+            r = await c.result(uuid)
+            async for _ in c.search(f"task.uuid:{uuid}"):
+                pass
+            return s.get_span_context().span_id, str(r.uuid)
+
+    async def main() -> list[tuple[int, str]]:
+        async with emu.async_client() as c:
+            return list(await asyncio.gather(*(one(c, u) for u in uuids)))
+
+    for span_id, uuid in run(main()):
+        [task] = [s for s in traced.spans() if s.name == f"task {uuid}"]
+        assert task.context is not None and task.context.span_id == span_id
+        calls = traced.children(task)
+        assert sorted(s.name for s in calls) == ["urlscan.result", "urlscan.search"]
+        [result] = [s for s in calls if s.name == "urlscan.result"]
+        assert result.attributes is not None and result.attributes["urlscan.scan.uuid"] == uuid
+        [get] = traced.children(result)
+        assert get.attributes is not None and get.attributes["url.full"].endswith(f"/api/v1/result/{uuid}/")
+        [walk] = [s for s in calls if s.name == "urlscan.search"]
+        assert [s.name for s in traced.children(walk)] == ["GET /api/v1/search/"]
+    _every_request_in_a_call(traced)
+    _no_key(traced, emu.api_key)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_bulk_scan_tells_its_429_wait_and_its_retry(mode: str, emu: Emulator, traced: Traced) -> None:
+    # The scan endpoint's window is spent once (a 429 announcing a reset in a second: waited
+    # out), and one result poll fails with a 503 (retried after a back-off).
+    emu.inject("rate_limit", count=1, seconds=1, path="/api/v1/scan/")
+    emu.inject("status", status=503, count=1, path="/api/v1/result/")
+    urls = ["https://a.example/", "https://b.example/"]
+    options: dict[str, Any] = {"visibility": "private", "initial_wait": 0, "interval": 0.2, "concurrency": 2}
+    if mode == "sync":
+        with emu.client() as c:
+            out = c.bulk_scan(urls, **options)
+    else:
+
+        async def main() -> Any:
+            async with emu.async_client() as c:
+                return await c.bulk_scan(urls, **options)
+
+        out = run(main())
+    assert all(o.error is None for o in out)
+    [call] = traced.named("urlscan.bulk_scan")
+    assert call.attributes is not None and call.attributes["urlscan.items"] == 2
+    assert call.attributes["urlscan.visibility"] == "private"
+    http = traced.children(call)
+    statuses = sorted(s.attributes["http.response.status_code"] for s in http if s.attributes)
+    assert 429 in statuses and 503 in statuses
+    resent = [s for s in http if s.attributes and s.attributes.get("http.request.resend_count")]
+    assert len(resent) >= 2  # the scan sent again after the wait, the poll after the 503
+    events = {e.name: e for e in call.events}
+    wait, retry = events["urlscan.rate_limit.wait"], events["urlscan.retry"]
+    assert wait.attributes is not None and retry.attributes is not None
+    assert wait.attributes["urlscan.wait.reason"] == "rate-limit" and wait.attributes["urlscan.wait.seconds"] > 0
+    assert wait.attributes["urlscan.action"] == "private" and wait.attributes["url.template"] == "/api/v1/scan/"
+    assert retry.attributes["urlscan.wait.why"] == "HTTP 503" and retry.attributes["http.request.resend_count"] >= 1
+    metrics = traced.metrics()
+    assert sum(p.value for p in metrics["urlscan.client.retries"]) == 1
+    waits = {p.attributes["urlscan.wait.reason"]: p for p in metrics["urlscan.client.wait.duration"]}
+    assert waits["rate-limit"].count >= 1 and waits["rate-limit"].sum > 0 and waits["retry"].count == 1
+    durations = metrics["http.client.request.duration"]
+    assert sum(p.count for p in durations) == len(http)
+    by_status = {p.attributes.get("http.response.status_code") for p in durations}
+    assert {200, 429, 503} <= by_status
+    remaining = {p.attributes["urlscan.action"]: p.value for p in metrics["urlscan.client.rate_limit.remaining"]}
+    assert set(remaining) >= {"private", "retrieve"} and all(v >= 0 for v in remaining.values())
+    _every_request_in_a_call(traced)
+    _no_key(traced, emu.api_key)
+
+
+def _delivery(emu: Emulator) -> bytes:
+    """A real notification body of the emulator's, for a scan it knows."""
+    with WebhookReceiver() as hook, emu.client() as c:
+        ch = c.channels.create(type="webhook", name="hook", webhook_url=hook.url)
+        subscribe(c, "page.domain:*paypal*", ch.id)
+        c.scan("https://paypal-login.example.net/")
+        emu.advance(60)
+        hook.wait(count=1, timeout=10)
+        return hook.requests[0].body
+
+
+@pytest.mark.parametrize("kind", ["asgi", "wsgi"])
+def test_a_webhook_continues_the_senders_trace_to_the_results_it_reads(kind: str, emu: Emulator, traced: Traced) -> None:
+    body = _delivery(emu)
+    traced.spans_out.clear()
+    token = "s3cret-token-0123456789"
+    with traced.tracer.start_as_current_span("sender") as sender:
+        carrier: dict[str, str] = {}
+        from opentelemetry import propagate
+
+        propagate.inject(carrier)
+    headers = [(b"content-type", b"application/json"), *((k.encode(), v.encode()) for k, v in carrier.items())]
+    got: list[Any] = []
+    if kind == "asgi":
+        verify: Any = emu.async_client()
+        app = webhooks.asgi_app(lambda note, results: got.extend(results), token=token, verify=verify)
+        status = run(_asgi_post(app, f"/{token}", headers, body))
+    else:
+        verify = emu.client()
+        wapp = webhooks.wsgi_app(lambda note, results: got.extend(results), token=token, verify=verify)
+        status = _wsgi_post(wapp, f"/{token}", headers, body)
+    verify.close()
+    assert status == 200 and got
+    [hook] = traced.named("urlscan.webhook")
+    assert hook.kind == SpanKind.SERVER and hook.parent is not None
+    assert hook.parent.span_id == sender.get_span_context().span_id
+    assert hook.context is not None and hook.context.trace_id == sender.get_span_context().trace_id
+    assert hook.attributes is not None and hook.attributes["http.response.status_code"] == 200
+    reads = [s for s in traced.children(hook) if s.name == "urlscan.result"]
+    assert [s.attributes["urlscan.scan.uuid"] for s in reads if s.attributes] == [r.uuid for r in got]
+    for read in reads:
+        assert [s.name for s in traced.children(read)] == ["GET /api/v1/result/{0}/"]
+    assert token not in traced.dump()
+
+
+async def _asgi_post(app: Any, path: str, headers: list[tuple[bytes, bytes]], body: bytes) -> int:
+    scope = {"type": "http", "method": "POST", "path": path, "headers": headers, "client": ("127.0.0.1", 5000)}
+    sent: list[dict[str, Any]] = []
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(msg: dict[str, Any]) -> None:
+        sent.append(msg)
+
+    await app(scope, receive, send)
+    return int(sent[0]["status"])
+
+
+def _wsgi_post(app: Any, path: str, headers: list[tuple[bytes, bytes]], body: bytes) -> int:
+    import io
+
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.input": io.BytesIO(body),
+        **{"HTTP_" + k.decode().upper().replace("-", "_"): v.decode() for k, v in headers},
+    }
+    got: list[str] = []
+    b"".join(app(environ, lambda status, _h: got.append(status)))
+    return int(got[0].split()[0])
+
+
+def test_propagation_is_off_by_default_and_sends_traceparent_when_asked(emu: Emulator) -> None:
+    from urlscan_rs.errors import APIError
+
+    with WebhookReceiver() as server:  # any server that keeps the headers it was sent
+        for propagate in (False, True):
+            t = Traced(propagate=propagate)
+            try:
+                with Client(emu.api_key, base_url=server.url.rsplit("/", 1)[0], max_retries=0) as c, pytest.raises(APIError):
+                    c.request("POST", "/hook", json={})
+            finally:
+                urlscan_rs.otel.uninstrument()
+            [post] = _http(t.spans())
+            assert post.context is not None and post.name == "POST"
+            header = server.requests[-1].headers.get("traceparent") or server.requests[-1].headers.get("Traceparent")
+            ctx = post.context
+            if propagate:
+                assert header == f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{int(ctx.trace_flags):02x}"
+            else:
+                assert header is None
+
+
+def test_uninstrument_puts_the_methods_back_and_stops_the_spans(emu: Emulator) -> None:
+    before = Client.result, AsyncClient.search, type(Client(base_url=emu.url).incidents).close
+    t = Traced()
+    assert urlscan_rs.otel.is_instrumented() and Client.result is not before[0]
+    urlscan_rs.otel.uninstrument()
+    assert not urlscan_rs.otel.is_instrumented()
+    assert (Client.result, AsyncClient.search, type(Client(base_url=emu.url).incidents).close) == before
+    with emu.client() as c:
+        list(c.search("", limit=3))
+    assert t.spans() == []
+
+
+def test_a_span_per_namespace_call_is_named_by_its_attribute(emu: Emulator, traced: Traced) -> None:
+    with emu.client() as c:
+        c.saved_searches.list()
+        c.quotas()
+    names = [s.name for s in traced.spans() if s.kind == SpanKind.INTERNAL]
+    assert names == ["urlscan.saved_searches.list", "urlscan.quotas"]
+    assert json.loads(traced.named("urlscan.quotas")[0].to_json())["status"]["status_code"] == "UNSET"
+
+
+def test_a_failed_call_records_its_error(emu: Emulator, traced: Traced) -> None:
+    from urlscan_rs.errors import NotFoundError
+
+    with emu.client() as c, pytest.raises(NotFoundError):
+        c.result("00000000-0000-4000-8000-000000000000")
+    [call] = traced.named("urlscan.result")
+    assert call.status.status_code == StatusCode.ERROR and call.attributes is not None
+    assert call.attributes["error.type"] == "NotFoundError"
+    assert [e.name for e in call.events] == ["exception"]
+    [get] = traced.children(call)
+    assert get.attributes is not None and get.attributes["error.type"] == "404"
+
+
+def test_nothing_is_made_without_instrument(emu: Emulator) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace_api = trace.get_tracer("test", tracer_provider=provider)
+    with trace_api.start_as_current_span("outside"), emu.client() as c:
+        c.quotas()
+    assert [s.name for s in exporter.get_finished_spans()] == ["outside"]
+
+
+def test_the_last_calls_spans_are_exported_at_exit(emu: Emulator) -> None:
+    """A short job that exits right after its call still exports that call's request spans
+    (they are queued for a batch): handed over before the SDK's own exit hook shuts it down."""
+    import subprocess
+    import sys
+
+    uuid = next(iter(emu.client().search("", limit=1))).id
+    script = f"""
+import sys
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+class Printed(SpanExporter):
+    def export(self, spans):
+        for s in spans:
+            print("exported", s.name, flush=True)
+        return SpanExportResult.SUCCESS
+
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(Printed()))
+import urlscan_rs, urlscan_rs.otel
+urlscan_rs.otel.instrument(provider)
+urlscan_rs.Client({emu.api_key!r}, base_url={emu.url!r}).result({uuid!r})
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["exported urlscan.result", "exported GET /api/v1/result/{0}/"], out.stdout + out.stderr
+    assert "shutdown" not in out.stderr
