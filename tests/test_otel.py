@@ -14,7 +14,6 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from opentelemetry import trace  # noqa: E402
 from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
@@ -123,9 +122,10 @@ def test_a_search_walk_is_one_span_with_a_request_span_per_page(emu: Emulator, t
     with emu.client() as c:
         walk = c.search("page.domain:*", size=5, limit=12)
         hits = list(walk)
+        # Ended with the walk (at its limit), not when the iterator goes.
+        [call] = traced.named("urlscan.search")
         del walk
     assert len(hits) == 12
-    [call] = traced.named("urlscan.search")
     assert call.attributes is not None
     pages = traced.children(call)
     assert [s.name for s in pages] == ["GET /api/v1/search/"] * 3
@@ -133,9 +133,10 @@ def test_a_search_walk_is_one_span_with_a_request_span_per_page(emu: Emulator, t
     assert call.attributes["urlscan.search.pages"] == 3 and call.attributes["urlscan.search.hits"] == 12
     # A table export of a walk: its pages nest under its span too.
     with emu.client() as c:
-        table = c.search("", size=10).to_arrow()
+        it = c.search("", size=10)
+        table = it.to_arrow()
+        spans = traced.named("urlscan.search")  # ended with the table's read
     assert table.num_rows == 30
-    spans = traced.named("urlscan.search")
     assert len(spans) == 2 and [s.name for s in traced.children(spans[1])] == ["GET /api/v1/search/"] * 3
     _every_request_in_a_call(traced)
     _no_key(traced, emu.api_key)
@@ -373,12 +374,15 @@ def test_propagation_is_off_by_default_and_sends_traceparent_when_asked(emu: Emu
 
 
 def test_uninstrument_puts_the_methods_back_and_stops_the_spans(emu: Emulator) -> None:
-    before = Client.result, AsyncClient.search, type(Client(base_url=emu.url).incidents).close
+    incidents = type(Client(base_url=emu.url).incidents)
+    before = Client.result, AsyncClient.search, incidents.close, Client.close
     t = Traced()
-    assert urlscan_rs.otel.is_instrumented() and Client.result is not before[0]
+    assert urlscan_rs.otel.is_instrumented()
+    # The service's calls are wrapped (incidents.close is one), the client's own close is not.
+    assert Client.result is not before[0] and incidents.close is not before[2] and Client.close is before[3]
     urlscan_rs.otel.uninstrument()
     assert not urlscan_rs.otel.is_instrumented()
-    assert (Client.result, AsyncClient.search, type(Client(base_url=emu.url).incidents).close) == before
+    assert (Client.result, AsyncClient.search, incidents.close, Client.close) == before
     with emu.client() as c:
         list(c.search("", limit=3))
     assert t.spans() == []
@@ -407,26 +411,49 @@ def test_a_failed_call_records_its_error(emu: Emulator, traced: Traced) -> None:
 
 
 def test_nothing_is_made_without_instrument(emu: Emulator) -> None:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace_api = trace.get_tracer("test", tracer_provider=provider)
-    with trace_api.start_as_current_span("outside"), emu.client() as c:
-        c.quotas()
-    assert [s.name for s in exporter.get_finished_spans()] == ["outside"]
+    """The SDK set up as the global provider, urlscan_rs.otel imported but not instrumented: a
+    call makes no span of ours (the application's own span is the only one exported)."""
+    out = _script(
+        emu,
+        """
+from opentelemetry import trace
+trace.set_tracer_provider(provider)
+import urlscan_rs.otel
+assert not urlscan_rs.otel.is_instrumented()
+with trace.get_tracer("app").start_as_current_span("app"):
+    urlscan_rs.Client(KEY, base_url=URL).quotas()
+urlscan_rs.otel.flush()
+""",
+    )
+    assert out == ["exported app"]
 
 
 def test_the_last_calls_spans_are_exported_at_exit(emu: Emulator) -> None:
     """A short job that exits right after its call still exports that call's request spans
     (they are queued for a batch): handed over before the SDK's own exit hook shuts it down."""
+    uuid = next(iter(emu.client().search("", limit=1))).id
+    out = _script(
+        emu,
+        f"""
+import urlscan_rs.otel
+urlscan_rs.otel.instrument(provider)
+urlscan_rs.Client(KEY, base_url=URL).result({uuid!r})
+""",
+    )
+    assert sorted(out) == ["exported GET /api/v1/result/{0}/", "exported urlscan.result"]
+
+
+def _script(emu: Emulator, body: str) -> list[str]:
+    """Run ``body`` in a new process with ``provider`` (an SDK tracer provider that prints each
+    span it exports), ``KEY`` and ``URL``; the lines printed. Its stderr must be empty of SDK
+    complaints (a span ended on a provider already shut down, ...)."""
     import subprocess
     import sys
 
-    uuid = next(iter(emu.client().search("", limit=1))).id
     script = f"""
-import sys
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+import urlscan_rs
 
 class Printed(SpanExporter):
     def export(self, spans):
@@ -436,11 +463,10 @@ class Printed(SpanExporter):
 
 provider = TracerProvider()
 provider.add_span_processor(SimpleSpanProcessor(Printed()))
-import urlscan_rs, urlscan_rs.otel
-urlscan_rs.otel.instrument(provider)
-urlscan_rs.Client({emu.api_key!r}, base_url={emu.url!r}).result({uuid!r})
+KEY, URL = {emu.api_key!r}, {emu.url!r}
+{body}
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["exported urlscan.result", "exported GET /api/v1/result/{0}/"], out.stdout + out.stderr
-    assert "shutdown" not in out.stderr
+    assert "shutdown" not in out.stderr and "ended span" not in out.stderr, out.stderr
+    return out.stdout.splitlines()

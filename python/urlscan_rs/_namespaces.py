@@ -352,6 +352,7 @@ class _PagedIterator(_native.PagedWalk):
 
     async def __anext__(self) -> Any:
         if self._exhausted() or not await self._afill():
+            self._ended()
             raise StopAsyncIteration
         return self._take()
 

@@ -90,6 +90,15 @@ class Tabular:
     def _table_done(self, stream: Any) -> None:
         """After a table read the walk: record where it stopped."""
 
+    def _ended(self) -> bool:
+        """The walk is over (a walk's span ends, ``urlscan_rs.otel``); False."""
+        return False
+
+    def _table_read(self, stream: Any) -> None:
+        """A table read the rest of the walk."""
+        self._table_done(stream)
+        self._ended()
+
     # -- the interface
 
     def _run(self, fn: Callable[[], Any]) -> Any:
@@ -138,7 +147,7 @@ class Tabular:
             stream = self._table(cols)
             # Not pa.table(obj): it looks for a pandas DataFrame first, importing pandas.
             table = pa.RecordBatchReader.from_stream(stream.collect()).read_all()
-            self._table_done(stream)
+            self._table_read(stream)
             return table
 
         return self._run(read)
@@ -151,7 +160,7 @@ class Tabular:
         def read() -> Any:
             stream = self._table(cols)
             frame = pl.DataFrame(stream.collect())
-            self._table_done(stream)
+            self._table_read(stream)
             return frame
 
         return self._run(read)
@@ -169,7 +178,7 @@ class Tabular:
         def read() -> Any:
             stream = self._table(cols)
             frame = _pandas_of(pyarrow().RecordBatchReader.from_stream(stream.collect()).read_all())
-            self._table_done(stream)
+            self._table_read(stream)
             return frame
 
         return self._run(read)
@@ -187,7 +196,7 @@ class Tabular:
                 sys.stdout.flush()
             stream = self._table(None)
             rows = stream.write_csv(target, progress=progress)
-            self._table_done(stream)
+            self._table_read(stream)
             return int(rows)
 
         return self._run(write)
@@ -260,7 +269,7 @@ class Tabular:
                 progress=progress,
                 overwrite=overwrite,
             )
-            self._table_done(stream)
+            self._table_read(stream)
             return int(rows)
 
         return self._run(write)

@@ -44,9 +44,12 @@ The core records its requests without waiting for Python; their spans and metric
 with the requests' own timestamps, in batches: every 32 requests, at least twice a second, as
 soon as a call waited, at a walk's end and at exit (``flush()`` makes them at once). The API
 key is never in a span, an event or a metric (it is only ever sent in its header, which no
-span records). ``propagate=True`` adds the trace context (``traceparent``, by the
-globally configured propagator) to every request sent; it is off by default: the service
-does not read it.
+span records). ``propagate=True`` adds the W3C trace context (``traceparent``, and
+``tracestate`` when there is one; never the application's baggage) to every request sent; it
+is off by default: the service does not read it. With it, each attempt's span is made before
+the request is sent, which takes the GIL on the client's I/O thread. Downloads of data-dump
+files (from the storage the service links to) are not request spans; the calls that list and
+link them are.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ try:
     from opentelemetry import metrics, trace
     from opentelemetry import propagate as otel_propagate
     from opentelemetry.trace import SpanKind, Status, StatusCode
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 except ImportError:  # pragma: no cover - the test extra installs it (the cause stays attached)
     raise ImportError('urlscan_rs.otel needs the OpenTelemetry API: pip install "urlscan-rs[otel]"')  # noqa: B904
 
@@ -79,6 +83,9 @@ _namespaces = importlib.import_module("urlscan_rs._namespaces")
 __all__ = ["instrument", "uninstrument", "is_instrumented", "flush"]
 
 _SCOPE = "urlscan_rs"
+_ROOT = otel_context.Context()
+# Only the W3C trace context is sent (not the application's baggage): the service is another party.
+_W3C = TraceContextTextMapPropagator()
 # The duration buckets the HTTP semantic conventions advise (seconds).
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
 
@@ -120,7 +127,8 @@ def instrument(
             _flusher = _Flusher()
             _flusher.start()
         # What is queued at exit is handed over before the providers' own exit hooks shut them
-        # down: registered after them (now), it runs before them.
+        # down: registered after them (providers made before instrument(), as the docs show),
+        # it runs before them.
         atexit.unregister(flush)
         atexit.register(flush)
 
@@ -195,19 +203,17 @@ class _Telemetry:
             "urlscan.client.retries", unit="{retry}", description="Requests sent again after a failed attempt."
         )
         self.remaining: dict[str, int] = {}
+        # A meter hands back the gauge it made first (instrument() again, on the same provider):
+        # the callback reads whichever telemetry is installed, and nothing once none is.
         meter.create_observable_gauge(
             "urlscan.client.rate_limit.remaining",
-            callbacks=[self._observe_remaining],
+            callbacks=[_observe_remaining],
             unit="{request}",
             description="The last X-Rate-Limit-Remaining the service sent, per action.",
         )
         # The duration's attributes by (method, host, port, route, status, error, action): a few
         # sets, built once.
         self._metric_attrs: dict[tuple[Any, ...], dict[str, Any]] = {}
-
-    def _observe_remaining(self, _options: metrics.CallbackOptions) -> Iterator[metrics.Observation]:
-        for action, left in list(self.remaining.items()):
-            yield metrics.Observation(left, {"urlscan.action": action})
 
     # -- told by the core
 
@@ -216,9 +222,10 @@ class _Telemetry:
     ) -> tuple[trace.Span, dict[str, str]]:
         """A request's span started as it is sent, and the trace context to send with it (``propagate``)."""
         attrs = _sent(method, url, route, action, attempt, host, port)
-        span = self.tracer.start_span(_span_name(method, route), context=parent, kind=SpanKind.CLIENT, attributes=attrs)
+        context = parent if parent is not None else _ROOT
+        span = self.tracer.start_span(_span_name(method, route), context=context, kind=SpanKind.CLIENT, attributes=attrs)
         headers: dict[str, str] = {}
-        otel_propagate.inject(headers, context=trace.set_span_in_context(span))
+        _W3C.inject(headers, context=trace.set_span_in_context(span))
         return span, headers
 
     def emit(self, records: list[tuple[Any, ...]]) -> None:
@@ -250,8 +257,13 @@ class _Telemetry:
                 attrs["http.response.status_code"] = status
             if error is not None:
                 attrs["error.type"] = error
+            # No parent (a call in flight when instrument() ran): a root, not the flushing thread's span.
             span = self.tracer.start_span(
-                _span_name(method, route), context=parent, kind=SpanKind.CLIENT, attributes=attrs, start_time=times[0]
+                _span_name(method, route),
+                context=parent if parent is not None else _ROOT,
+                kind=SpanKind.CLIENT,
+                attributes=attrs,
+                start_time=times[0],
             )
         else:
             if status is not None:
@@ -297,8 +309,15 @@ class _Telemetry:
         event = dict(attrs, **{"urlscan.wait.seconds": seconds, "http.request.resend_count": attempt})
         if what:
             event["urlscan.wait.why"] = what
-        name = "urlscan.retry" if reason == "retry" else "urlscan.rate_limit.wait"
-        trace.get_current_span(parent).add_event(name, event, timestamp=at)
+        if parent is not None:
+            name = "urlscan.retry" if reason == "retry" else "urlscan.rate_limit.wait"
+            trace.get_current_span(parent).add_event(name, event, timestamp=at)
+
+
+def _observe_remaining(_options: metrics.CallbackOptions) -> Iterator[metrics.Observation]:
+    t = _installed
+    for action, left in list(t.remaining.items()) if t is not None else []:
+        yield metrics.Observation(left, {"urlscan.action": action})
 
 
 def _span_name(method: str, route: str | None) -> str:
@@ -379,8 +398,7 @@ def _traced(fn: Callable[..., Any], span_name: str, name: str) -> Callable[..., 
             return value
         if inspect.isawaitable(value):
             return _finished(span, name, value, args, kwargs)
-        _facts(span, name, args, kwargs, value)
-        span.end()
+        _ended(span, name, args, kwargs, value)
         return value
 
     return method
@@ -397,12 +415,22 @@ async def _finished(span: trace.Span, name: str, awaitable: Any, args: tuple[Any
     finally:
         otel_context.detach(token)
     _native._flush_telemetry(due=True)
-    _facts(span, name, args, kwargs, value)
-    span.end()
+    _ended(span, name, args, kwargs, value)
     return value
 
 
-# Public methods that are not calls of the service.
+def _ended(span: trace.Span, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
+    """A call's span ended with its facts; what reading them raises (a model's field of the wrong
+    type is an error only when read) is the caller's to meet later, never telemetry's."""
+    try:
+        _facts(span, name, args, kwargs, value)
+    except Exception:
+        pass
+    finally:
+        span.end()
+
+
+# The clients' public methods that are not calls of the service.
 _NOT_CALLS = frozenset({"close", "aclose"})
 
 
@@ -413,7 +441,9 @@ def _wrap_methods() -> None:
         owners.append((ns, f"urlscan.{attr}."))
     for cls, prefix in owners:
         for name, fn in list(vars(cls).items()):
-            if name.startswith("_") or name in _NOT_CALLS or not inspect.isfunction(fn):
+            if name.startswith("_") or not inspect.isfunction(fn):
+                continue
+            if name in _NOT_CALLS and prefix == "urlscan.":  # a client's own; incidents.close is a call
                 continue
             _wrapped.append((cls, name, fn))
             setattr(cls, name, _traced(fn, prefix + name, name))

@@ -220,30 +220,74 @@ impl Record {
 }
 
 fn queue(r: Record) {
-    let mut q = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
-    if q.records.len() < MAX_QUEUED {
-        q.waits |= matches!(r, Record::Wait { .. });
-        q.oldest.get_or_insert_with(std::time::Instant::now);
-        q.records.push(r);
-    } else if DROPPED.fetch_add(1, Ordering::Relaxed) == 0 {
+    let full = {
+        let mut q = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+        let full = q.records.len() >= MAX_QUEUED;
+        if !full {
+            q.waits |= matches!(r, Record::Wait { .. });
+            q.oldest.get_or_insert_with(std::time::Instant::now);
+            q.records.push(r);
+        }
+        full
+    };
+    // Logged without the queue's lock: the logger takes the GIL, whose holder may be flushing.
+    if full && DROPPED.fetch_add(1, Ordering::Relaxed) == 0 {
         log::warn!("telemetry: {MAX_QUEUED} records wait for a thread to come back to Python; newer ones are dropped");
     }
 }
 
 /// Hand the queued records over if a batch is full, one waited for long
-/// enough, or a wait is among them (with the GIL held: a call returning).
+/// enough, or a wait is among them; or wait for a flush under way (with the
+/// GIL held: a call returning).
 pub fn flush_due(py: Python<'_>) {
     let due = {
         let q = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
         q.records.len() >= BATCH || q.waits || q.oldest.is_some_and(|t| t.elapsed() >= MAX_DELAY)
     };
-    if due {
+    // Another thread emitting may hold this call's records: its end is waited for too.
+    if due || *EMITTING.lock().unwrap_or_else(|e| e.into_inner()) {
         flush(py);
     }
 }
 
+/// One flush at a time: `emit` may let the GIL go (the SDK exporting), and a
+/// call's flush must not return (and its span end) while another thread
+/// still holds records of that call (a wait's event would miss the span).
+static EMITTING: Mutex<bool> = Mutex::new(false);
+static EMITTED: std::sync::Condvar = std::sync::Condvar::new();
+
+thread_local! {
+    /// This thread is inside `emit` (what Python does there may come back to flush).
+    static IN_FLUSH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Hand the queued records to the telemetry object (with the GIL held).
 pub fn flush(py: Python<'_>) {
+    if IN_FLUSH.with(|f| f.get()) {
+        return;
+    }
+    loop {
+        {
+            let mut emitting = EMITTING.lock().unwrap_or_else(|e| e.into_inner());
+            if !*emitting {
+                *emitting = true;
+                break;
+            }
+        }
+        // Another thread's flush: wait for its end without the GIL (it may need it).
+        py.detach(|| {
+            let g = EMITTING.lock().unwrap_or_else(|e| e.into_inner());
+            drop(EMITTED.wait_while(g, |emitting| *emitting));
+        });
+    }
+    IN_FLUSH.with(|f| f.set(true));
+    emit(py);
+    IN_FLUSH.with(|f| f.set(false));
+    *EMITTING.lock().unwrap_or_else(|e| e.into_inner()) = false;
+    EMITTED.notify_all();
+}
+
+fn emit(py: Python<'_>) {
     let records = {
         let mut q = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
         if q.records.is_empty() {

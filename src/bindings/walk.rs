@@ -67,6 +67,8 @@ impl PagedWalk {
             return Ok(Some(item));
         }
         if me._exhausted() {
+            // The walk is over at its limit: the subclass ends what follows it (its span).
+            slf.call_method0(pyo3::intern!(py, "_ended"))?;
             return Ok(None);
         }
         // Nothing waits: the subclass reads pages until one has items.

@@ -49,8 +49,9 @@ pub struct Answered<'a> {
 /// An attempt that got no (whole) answer.
 pub struct Failed<'a> {
     pub sent: &'a Sent<'a>,
-    /// What went wrong, in a word: "timeout", "connect", "body-too-large",
-    /// "cancelled" (the call was dropped), ...
+    /// What went wrong, in a word: "timeout", "connect", "transport",
+    /// "decode" (a body past `max_body_bytes`, or cut), "cancelled" (the call
+    /// was dropped), ...
     pub kind: &'a str,
     pub message: &'a str,
     pub elapsed: Duration,

@@ -628,18 +628,20 @@ impl Transport {
                 action: req.action.as_deref(),
                 template: req.template,
             });
-        let started = Instant::now();
         let mut told = Told {
             observers: &observers,
             sent: sent.as_ref(),
             tokens: Vec::new(),
-            started,
+            started: Instant::now(),
         };
         if let Some(s) = &sent {
             let mut add = HeaderMap::new();
             told.tokens = observers.iter().map(|o| o.sent(s, &mut add)).collect();
             request.headers_mut().extend(add);
         }
+        // Timed from here: what the observers did before is not the request's.
+        let started = Instant::now();
+        told.started = started;
         let (status, headers, body) = match async {
             let resp = http.execute(request).await.map_err(map_reqwest_error)?;
             let status = resp.status().as_u16();
