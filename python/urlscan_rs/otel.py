@@ -42,7 +42,10 @@ What it makes, for every client of the process (sync and async), until ``uninstr
 
 The core records its requests without waiting for Python; their spans and metrics are made,
 with the requests' own timestamps, in batches: every 32 requests, at least twice a second, as
-soon as a call waited, at a walk's end and at exit (``flush()`` makes them at once). The API
+soon as a call waited, at a walk's end and at exit (``flush()`` makes them at once). A call's
+own span is made in the same batch, with its own start and end times, except for a walk's
+(made as it starts, it lasts as long as the walk) and a call given a function (``progress=``:
+the function's spans nest under the call's, which must exist while it runs). The API
 key is never in a span, an event or a metric (it is only ever sent in its header, which no
 span records). ``propagate=True`` adds the W3C trace context (``traceparent``, and
 ``tracestate`` when there is one; never the application's baggage) to every request sent; it
@@ -61,6 +64,7 @@ import importlib
 import inspect
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -116,6 +120,7 @@ def instrument(
         t = _Telemetry(
             trace.get_tracer(_SCOPE, _native.__version__, tracer_provider),
             metrics.get_meter(_SCOPE, _native.__version__, meter_provider),
+            propagate,
         )
         if not _wrapped:
             _wrap_methods()
@@ -181,8 +186,11 @@ class _Telemetry:
     """Makes the spans and metrics of the requests the core recorded (``_native._set_telemetry``),
     handed over by whichever thread comes back to Python next."""
 
-    def __init__(self, tracer: trace.Tracer, meter: metrics.Meter) -> None:
+    def __init__(self, tracer: trace.Tracer, meter: metrics.Meter, propagate: bool) -> None:
         self.tracer = tracer
+        # With propagate, a request's span is made before it is sent, under its call's: the
+        # call's span cannot wait for the batch then.
+        self.after_the_fact = not propagate
         try:
             self.duration = meter.create_histogram(
                 "http.client.request.duration",
@@ -222,7 +230,7 @@ class _Telemetry:
     ) -> tuple[trace.Span, dict[str, str]]:
         """A request's span started as it is sent, and the trace context to send with it (``propagate``)."""
         attrs = _sent(method, url, route, action, attempt, host, port)
-        context = parent if parent is not None else _ROOT
+        context = self._context(parent)
         span = self.tracer.start_span(_span_name(method, route), context=context, kind=SpanKind.CLIENT, attributes=attrs)
         headers: dict[str, str] = {}
         _W3C.inject(headers, context=trace.set_span_in_context(span))
@@ -232,10 +240,41 @@ class _Telemetry:
         """The requests and waits the core recorded since the last call, in order (see the
         native side, ``src/bindings/telemetry.rs``, for why they come afterwards)."""
         for record in records:
-            if record[0] == "request":
+            kind = record[0]
+            if kind == "request":
                 self._request(*record[1:])
-            else:
+            elif kind == "wait":
                 self._wait(*record[1:])
+            else:
+                self._call(record[1])
+
+    def _context(self, parent: otel_context.Context | None) -> otel_context.Context:
+        """The context a record's span goes under: its call's span made if it waits to be."""
+        if parent is None:
+            return _ROOT  # a call in flight when instrument() ran: a root, not the flushing thread's span
+        call = otel_context.get_value(_CALL, parent)
+        if not isinstance(call, _Call):
+            return parent
+        return trace.set_span_in_context(self._made(call), call.parent)
+
+    def _made(self, call: _Call) -> trace.Span:
+        if call.span is None:
+            call.span = self.tracer.start_span(
+                call.name, context=self._context(call.parent), kind=SpanKind.INTERNAL, start_time=call.start
+            )
+        return call.span
+
+    def _call(self, call: _Call) -> None:
+        span = self._made(call)
+        if call.attrs:
+            span.set_attributes(call.attrs)
+        e = call.error
+        if e is not None:
+            span.record_exception(e, timestamp=call.end)
+            span.set_attribute("error.type", type(e).__qualname__)
+            span.set_status(Status(StatusCode.ERROR, f"{type(e).__name__}: {e}"))
+            call.error = None  # its traceback's frames go now
+        span.end(end_time=call.end)
 
     def _request(
         self,
@@ -257,10 +296,9 @@ class _Telemetry:
                 attrs["http.response.status_code"] = status
             if error is not None:
                 attrs["error.type"] = error
-            # No parent (a call in flight when instrument() ran): a root, not the flushing thread's span.
             span = self.tracer.start_span(
                 _span_name(method, route),
-                context=parent if parent is not None else _ROOT,
+                context=self._context(parent),
                 kind=SpanKind.CLIENT,
                 attributes=attrs,
                 start_time=times[0],
@@ -311,7 +349,7 @@ class _Telemetry:
             event["urlscan.wait.why"] = what
         if parent is not None:
             name = "urlscan.retry" if reason == "retry" else "urlscan.rate_limit.wait"
-            trace.get_current_span(parent).add_event(name, event, timestamp=at)
+            trace.get_current_span(self._context(parent)).add_event(name, event, timestamp=at)
 
 
 def _observe_remaining(_options: metrics.CallbackOptions) -> Iterator[metrics.Observation]:
@@ -339,21 +377,32 @@ def _sent(method: str, url: str, route: str | None, action: str | None, attempt:
 # -- a span per public call
 
 
-def _facts(span: trace.Span, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
+def _facts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> dict[str, Any]:
     """The urlscan facts of a finished call a user filters on."""
+    facts: dict[str, Any] = {}
     if name in ("scan", "scan_and_wait", "bulk_scan"):
         # As the service determined it (a submission's, a result's task's), else as asked.
         answered = getattr(value, "visibility", None) or getattr(getattr(value, "task", None), "visibility", None)
         visibility = answered or kwargs.get("visibility")
         if isinstance(visibility, str):
-            span.set_attribute("urlscan.visibility", visibility)
+            facts["urlscan.visibility"] = visibility
     uuid = getattr(value, "uuid", None)
     if uuid is None and name in ("result", "wait_for_result", "screenshot", "dom", "save", "set_visibility"):
         uuid = args[0] if args else kwargs.get("uuid")
     if isinstance(uuid, str):
-        span.set_attribute("urlscan.scan.uuid", uuid)
+        facts["urlscan.scan.uuid"] = uuid
     if name in ("results", "bulk_scan") and isinstance(value, list):
-        span.set_attribute("urlscan.items", len(value))
+        facts["urlscan.items"] = len(value)
+    return facts
+
+
+def _safe_facts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> dict[str, Any]:
+    """``_facts``, or none: what reading them raises (a model's field of the wrong type is an
+    error only when read) is the caller's to meet later, never telemetry's."""
+    try:
+        return _facts(name, args, kwargs, value)
+    except Exception:
+        return {}
 
 
 def _failed(span: trace.Span, e: BaseException) -> None:
@@ -383,6 +432,8 @@ def _traced(fn: Callable[..., Any], span_name: str, name: str) -> Callable[..., 
         t = _installed
         if t is None:
             return fn(self, *args, **kwargs)
+        if t.after_the_fact and name not in _WALKS and not _calls_back(args, kwargs):
+            return _deferred(fn, self, span_name, name, args, kwargs)
         span = t.tracer.start_span(span_name, kind=SpanKind.INTERNAL)
         # The native call takes the current context as its requests' parent.
         token = otel_context.attach(trace.set_span_in_context(span))
@@ -404,6 +455,48 @@ def _traced(fn: Callable[..., Any], span_name: str, name: str) -> Callable[..., 
     return method
 
 
+# Calls that return a walk: their span lasts as long as the walk, made when they start.
+_WALKS = frozenset({"search", "similar", "phishfeed", "history"})
+
+
+def _calls_back(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """A call given a function (``progress=``) runs the caller's code, whose own spans need the
+    call's span in the context as it runs: that call's span is made when it starts."""
+    return any(callable(v) and not isinstance(v, type) for v in (*args, *kwargs.values()))
+
+
+def _deferred(fn: Callable[..., Any], self: Any, span_name: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    call = _Call(span_name, otel_context.get_current())
+    # The native call takes the current context (holding the call) as its requests' parent.
+    token = otel_context.attach(otel_context.set_value(_CALL, call, call.parent))
+    try:
+        value = fn(self, *args, **kwargs)
+    except BaseException as e:
+        call.ended(e)
+        raise
+    finally:
+        otel_context.detach(token)
+    if inspect.isawaitable(value):
+        return _deferred_finished(call, name, value, args, kwargs)
+    call.ended(facts=_safe_facts(name, args, kwargs, value))
+    return value
+
+
+async def _deferred_finished(call: _Call, name: str, awaitable: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    token = otel_context.attach(otel_context.set_value(_CALL, call, call.parent))
+    try:
+        value = await awaitable
+    except BaseException as e:
+        call.ended(e)
+        _native._flush_telemetry(due=True)
+        raise
+    finally:
+        otel_context.detach(token)
+    call.ended(facts=_safe_facts(name, args, kwargs, value))
+    _native._flush_telemetry(due=True)
+    return value
+
+
 async def _finished(span: trace.Span, name: str, awaitable: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     token = otel_context.attach(trace.set_span_in_context(span))
     try:
@@ -420,15 +513,36 @@ async def _finished(span: trace.Span, name: str, awaitable: Any, args: tuple[Any
 
 
 def _ended(span: trace.Span, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
-    """A call's span ended with its facts; what reading them raises (a model's field of the wrong
-    type is an error only when read) is the caller's to meet later, never telemetry's."""
-    try:
-        _facts(span, name, args, kwargs, value)
-    except Exception:
-        pass
-    finally:
-        span.end()
+    span.set_attributes(_safe_facts(name, args, kwargs, value))
+    span.end()
 
+
+class _Call:
+    """A call whose span is made after the fact, in a batch with its requests' spans: the SDK's
+    code costs a third as much there as once per call. It stands in the context (under
+    ``_CALL``) for the call's span while the call runs, so that its requests, recorded by the
+    core, name it as their parent; the first of them, or the call's end, makes the span."""
+
+    __slots__ = ("name", "parent", "start", "end", "attrs", "error", "span")
+
+    def __init__(self, name: str, parent: otel_context.Context) -> None:
+        self.name = name
+        self.parent = parent
+        self.start = time.time_ns()
+        self.end = 0
+        self.attrs: dict[str, Any] = {}
+        self.error: BaseException | None = None
+        self.span: trace.Span | None = None
+
+    def ended(self, error: BaseException | None = None, facts: dict[str, Any] | None = None) -> None:
+        self.end = time.time_ns()
+        self.error = error
+        if facts:
+            self.attrs = facts
+        _native._telemetry_call(self)
+
+
+_CALL = otel_context.create_key("urlscan_rs.call")
 
 # The clients' public methods that are not calls of the service.
 _NOT_CALLS = frozenset({"close", "aclose"})

@@ -92,6 +92,12 @@ fn _set_telemetry(py: Python<'_>, obj: Option<Py<PyAny>>, propagate: bool) -> Py
     Ok(())
 }
 
+/// Queue the end of a call whose span is made after the fact.
+#[pyfunction]
+fn _telemetry_call(call: Py<PyAny>) {
+    queue(Record::Call(call));
+}
+
 /// Hand what is queued to the telemetry object now (a walk's end, exit), or
 /// only if it is due (`due`: an async call's end; see `flush_due`).
 #[pyfunction]
@@ -156,6 +162,9 @@ enum Record {
         attempt: u32,
         start_ns: u64,
     },
+    /// A call that ended, whose span is made after the fact (`urlscan_rs.otel`'s
+    /// `_Call`): after its requests', which were recorded before it.
+    Call(Py<PyAny>),
 }
 
 fn parent_of(py: Python<'_>, p: &Option<Parent>) -> Py<PyAny> {
@@ -215,6 +224,7 @@ impl Record {
                 start_ns,
             )
                 .into_pyobject(py),
+            Record::Call(call) => ("call", call.clone_ref(py)).into_pyobject(py),
         }
     }
 }
@@ -443,5 +453,6 @@ impl Observer for Telemetry {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_telemetry, m)?)?;
+    m.add_function(wrap_pyfunction!(_telemetry_call, m)?)?;
     m.add_function(wrap_pyfunction!(_flush_telemetry, m)?)
 }
