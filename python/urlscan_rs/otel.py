@@ -268,13 +268,11 @@ class _Telemetry:
         span = self._made(call)
         if call.attrs:
             span.set_attributes(call.attrs)
-        e = call.error
+        e, call.error = call.error, None  # its traceback's frames go now
         if e is not None:
-            span.record_exception(e, timestamp=call.end)
-            span.set_attribute("error.type", type(e).__qualname__)
-            span.set_status(Status(StatusCode.ERROR, f"{type(e).__name__}: {e}"))
-            call.error = None  # its traceback's frames go now
-        span.end(end_time=call.end)
+            _failed(span, e, call.end)
+        else:
+            span.end(end_time=call.end)
 
     def _request(
         self,
@@ -405,11 +403,12 @@ def _safe_facts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value:
         return {}
 
 
-def _failed(span: trace.Span, e: BaseException) -> None:
-    span.record_exception(e)
+def _failed(span: trace.Span, e: BaseException, at: int | None = None) -> None:
+    """A call's span ended by what it raised (``at``: when, for a span made after the fact)."""
+    span.record_exception(e, timestamp=at)
     span.set_attribute("error.type", type(e).__qualname__)
     span.set_status(Status(StatusCode.ERROR, f"{type(e).__name__}: {e}"))
-    span.end()
+    span.end(end_time=at)
 
 
 def _walk_ended(span: trace.Span) -> Callable[[Any], None]:
