@@ -79,8 +79,6 @@ impl WaitReason {
 /// A wait before an attempt, told when it is over.
 pub struct Waited<'a> {
     pub method: &'a str,
-    /// The path, ids included (the route is `template`).
-    pub path: &'a str,
     pub template: Option<&'static str>,
     pub action: Option<&'a str>,
     pub reason: WaitReason,

@@ -551,14 +551,12 @@ impl Transport {
         why: Option<&str>,
         attempt: u32,
     ) {
-        let own = self.cfg.observer.as_deref();
-        let global = crate::observe::global();
-        if own.is_none() && global.is_none() {
+        let held = self.observers();
+        if held.iter().all(Option::is_none) {
             return;
         }
         let e = crate::observe::Waited {
             method: req.method.as_str(),
-            path: &req.path,
             template: req.template,
             action: req.action.as_deref(),
             reason,
@@ -566,9 +564,14 @@ impl Transport {
             why,
             attempt,
         };
-        for o in own.into_iter().chain(global.as_deref()) {
+        for o in held.iter().flatten() {
             o.waited(&e);
         }
+    }
+
+    /// Who is told of this client's requests: its own observer and the process's.
+    fn observers(&self) -> [Option<Arc<dyn Observer>>; 2] {
+        [self.cfg.observer.clone(), crate::observe::global()]
     }
 
     async fn send_once(&self, req: &Req, attempt: u32) -> Result<Resp> {
@@ -603,9 +606,8 @@ impl Transport {
         }
         let mut request = rb.build().map_err(map_reqwest_error)?;
         // What the observers are shown (nothing is copied without one).
-        let own = self.cfg.observer.clone();
-        let global = crate::observe::global();
-        let observers: Vec<&dyn Observer> = own.iter().chain(global.iter()).map(|o| &**o).collect();
+        let held = self.observers();
+        let observers: Vec<&dyn Observer> = held.iter().flatten().map(|o| &**o).collect();
         let shown = (!observers.is_empty()).then(|| {
             let mut headers = request.headers().clone();
             headers.remove(API_KEY_HEADER);
@@ -628,20 +630,20 @@ impl Transport {
                 action: req.action.as_deref(),
                 template: req.template,
             });
+        let mut add = HeaderMap::new();
+        let tokens = match &sent {
+            Some(s) => observers.iter().map(|o| o.sent(s, &mut add)).collect(),
+            None => Vec::new(),
+        };
+        request.headers_mut().extend(add);
+        // Timed from here: what the observers did before is not the request's.
+        let started = Instant::now();
         let mut told = Told {
             observers: &observers,
             sent: sent.as_ref(),
-            tokens: Vec::new(),
-            started: Instant::now(),
+            tokens,
+            started,
         };
-        if let Some(s) = &sent {
-            let mut add = HeaderMap::new();
-            told.tokens = observers.iter().map(|o| o.sent(s, &mut add)).collect();
-            request.headers_mut().extend(add);
-        }
-        // Timed from here: what the observers did before is not the request's.
-        let started = Instant::now();
-        told.started = started;
         let (status, headers, body) = match async {
             let resp = http.execute(request).await.map_err(map_reqwest_error)?;
             let status = resp.status().as_u16();
@@ -657,20 +659,7 @@ impl Transport {
                 return Err(e);
             }
         };
-        if let Some(sent) = told.sent {
-            for (o, token) in observers.iter().zip(std::mem::take(&mut told.tokens)) {
-                o.answered(
-                    &crate::observe::Answered {
-                        sent,
-                        status,
-                        headers: &headers,
-                        elapsed: started.elapsed(),
-                    },
-                    token,
-                );
-            }
-            told.sent = None;
-        }
+        told.answered(status, &headers);
         log::debug!(
             "{} {} -> {} ({} bytes, {:.1} ms)",
             req.method,
@@ -1022,6 +1011,22 @@ struct Told<'a> {
 }
 
 impl Told<'_> {
+    fn answered(&mut self, status: u16, headers: &HeaderMap) {
+        let Some(sent) = self.sent.take() else {
+            return;
+        };
+        let tokens = std::mem::take(&mut self.tokens);
+        for (o, token) in self.observers.iter().zip(tokens) {
+            let e = crate::observe::Answered {
+                sent,
+                status,
+                headers,
+                elapsed: self.started.elapsed(),
+            };
+            o.answered(&e, token);
+        }
+    }
+
     fn failed(&mut self, kind: &str, message: &str) {
         let Some(sent) = self.sent.take() else {
             return;
