@@ -853,6 +853,7 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
         ("response",): Case(["response", o["sha"]], ["response", "0" * 64], 3),
         ("visibility", "set"): Case(["visibility", "set", o["uuid"], "public"], ["visibility", "set", UNKNOWN_SCAN, "public"], 3),
         ("visibility", "reset"): Case(["visibility", "reset", o["uuid"]], ["visibility", "reset", "nope"], 2),
+        ("lookup",): Case(["lookup", "https://www.example.com/", *POLL], ["lookup", "ftp://example.com/"], 2),
         ("bulk",): Case(["bulk", "-", *POLL], ["bulk", str(tmp / "missing.txt")], 2, ok_stdin="https://a.example.com/\n"),
         ("search",): Case(["search", "", "--limit", "3"], ["search", "page.domain:("], 1),
         ("similar",): Case(["similar", o["uuid"], "--limit", "3"], ["similar", "nope"], 2),
@@ -968,6 +969,12 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
             ["datadump", "sync", str(tmp / "sync"), "--days", "0"],
             2,
         ),
+        ("feed", "sync"): Case(
+            ["feed", "sync", "phishfeed", str(tmp / "feed"), "--lookback", "1d"],
+            ["feed", "sync", "phishfeed", str(tmp / "f")],
+            4,
+            fail_key="free",
+        ),
         ("datadump", "read"): Case(
             ["datadump", "read", str(_dump_file(tmp))], ["datadump", "read", str(tmp / "unknown.gz")], 2, api=False, again=False
         ),
@@ -1033,6 +1040,8 @@ def test_every_client_method_has_a_command() -> None:
         "result": "result",
         "results": "result (several uuids)",
         "bulk_scan": "bulk",
+        "lookup_or_scan": "lookup",
+        "lookup_or_scan_many": "lookup (several URLs)",
         "save": "save",
         "screenshot": "screenshot",
         "dom": "dom",

@@ -4,7 +4,9 @@ rapid7 insightconnect plugin's payloads, copied in full in the reference) and on
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from urlscan_rs.errors import ValidationError
 from urlscan_rs.models import Download, Relationship, ScanResult
 from urlscan_rs.testing import Emulator
 
@@ -190,3 +193,22 @@ def test_stix_bundles_carry_downloads_and_autonomous_systems() -> None:
     [asys] = [o for o in parsed.objects if o.type == "autonomous-system"]
     assert asys.number == 15169
     assert asys.id == stix2.AutonomousSystem(number=15169).id  # the id any STIX consumer computes
+
+
+def test_the_screenshot_as_a_stix_artifact(emu: Emulator) -> None:
+    stix2 = pytest.importorskip("stix2")
+    with emu.client() as c:
+        [hit] = list(c.search("", limit=1))
+        r, png = c.result(hit.uuid), c.screenshot(hit.uuid)
+    bundle = r.to_stix(screenshot=png)
+    parsed = stix2.parse(json.dumps(bundle), allow_custom=False)
+    [art] = [o for o in parsed.objects if o.type == "artifact"]
+    assert art.mime_type == "image/png" and base64.b64decode(art.payload_bin) == bytes(png)
+    assert art.hashes["SHA-256"] == hashlib.sha256(bytes(png)).hexdigest()
+    [observed] = [o for o in parsed.objects if o.type == "observed-data"]
+    assert art.id in observed.object_refs
+    assert r.to_stix(screenshot=png) == bundle  # deterministic ids
+    assert not any(o["type"] == "artifact" for o in r.to_stix()["objects"])
+    for bad in (True, b"GIF89a...", "a.png"):
+        with pytest.raises(ValidationError, match="screenshot"):
+            r.to_stix(screenshot=bad)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from ._client import AsyncClient, Client, ScanOptions, SearchIterator
 from ._native import __version__
 from ._refang import refang
 from ._tables import ResultList, to_arrow
+from .cache import Cache
 from .errors import *  # noqa: F403  (the exception classes, as errors.__all__ names them)
 from .errors import __all__ as __all__  # that list by its own name: how type checkers read the star
 from .events import parse_notification
@@ -19,6 +20,7 @@ from .models import (
     DomainHit,
     HostnameHit,
     IncidentHit,
+    Lookup,
     Notification,
     NotificationHit,
     Quotas,
@@ -33,14 +35,15 @@ from .models import (
 
 if _TYPE_CHECKING:
     from . import datadumps as datadumps
+    from . import feeds as feeds
 
 
 def __getattr__(name: str) -> _Any:
-    # `urlscan_rs.datadumps` is loaded when first used (it brings sqlite3 and a thread pool).
-    if name == "datadumps":
+    # `urlscan_rs.datadumps` and `urlscan_rs.feeds` are loaded when first used (they bring sqlite3).
+    if name in ("datadumps", "feeds"):
         import importlib
 
-        return importlib.import_module(".datadumps", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -69,12 +72,14 @@ __all__ = [
     "__version__",
     "Client",
     "AsyncClient",
+    "Cache",
     "SearchIterator",
     "ScanOptions",
     "errors",
     "models",
     "schema",
     "datadumps",
+    "feeds",
     "query",
     "refang",
     "to_arrow",
@@ -88,6 +93,7 @@ __all__ = [
     "CertificateHit",
     "DomainHit",
     "Quotas",
+    "Lookup",
     "ScanOutcome",
     "ScanResult",
     "SearchHit",

@@ -23,6 +23,7 @@ from ._namespaces import (
     Brands,
     Channels,
     DataDumps,
+    Feeds,
     Files,
     Hostnames,
     Incidents,
@@ -34,6 +35,7 @@ from ._namespaces import (
     _PagedIterator,
 )
 from ._tables import ResultList, Tabular
+from .cache import Cache
 from .errors import TransportError, ValidationError
 from .hooks import EventHooks
 from .schema import _OF_DATASOURCE, Schema
@@ -257,6 +259,7 @@ class _BaseClient:
         max_body_bytes: int = 256 * 1024 * 1024,
         max_download_bytes: int = 64 << 30,
         event_hooks: EventHooks | None = None,
+        cache: str | os.PathLike[str] | Cache | None = None,
     ) -> None:
         """Build a client; nothing is sent until the first call.
 
@@ -290,6 +293,10 @@ class _BaseClient:
                 Plain functions, called on the client's I/O thread (an AsyncClient's
                 too); what they raise is logged and the call goes on. A pickled
                 client leaves them behind. See :mod:`urlscan_rs.hooks`.
+            cache: A :class:`~urlscan_rs.cache.Cache`, or a folder to keep one in (off by
+                default): finished results, screenshots and DOMs are then served from
+                disk once fetched, without a request; ``client.cache.stats()`` says what
+                it saved. Clients and processes may share one.
 
         Raises:
             ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
@@ -308,7 +315,13 @@ class _BaseClient:
             "max_body_bytes": max_body_bytes,
             "max_download_bytes": max_download_bytes,
         }
-        self._core = _native.NativeClient(settings, is_async=self._is_async, event_hooks=event_hooks)
+        if cache is not None and not isinstance(cache, Cache):
+            cache = Cache(cache)
+        self.cache: Cache | None = cache
+        """The result cache given (``cache=``), or None."""
+        self._core = _native.NativeClient(
+            settings, is_async=self._is_async, event_hooks=event_hooks, cache=cache._native if cache is not None else None
+        )
         self.livescan = LiveScan(self)
         """Live scanning from chosen scanners (premium)."""
         self.saved_searches = SavedSearches(self)
@@ -327,6 +340,8 @@ class _BaseClient:
         """File downloads (premium)."""
         self.datadumps = DataDumps(self)
         """Data dumps: bulk exports of scans, screenshots and DOMs (premium)."""
+        self.feeds = Feeds(self)
+        """Checkpointed feeds: the phishing feed or a saved search's hits, kept current in a folder (premium)."""
 
     def _call(self, fn: _Native[_P], /, *args: _P.args, **kwargs: _P.kwargs) -> Any:
         """``fn`` (a method of the native client) on this client's core: its value (Client) or
@@ -377,6 +392,8 @@ class _BaseClient:
         # other side takes it from URLSCAN_API_KEY or the keyring.
         config = dict(self._core._config())
         had_key = config.pop("api_key") is not None
+        if self.cache is not None:
+            config["cache"] = self.cache
         return (_rebuild_client, (type(self), config, had_key))
 
     def __repr__(self) -> str:
@@ -530,6 +547,79 @@ class _BaseClient:
         if self._is_async:
             return _then_saved(self, out, save_to, concurrency)
         return _artifacts.save_outcomes(self, out, save_to, concurrency)
+
+    def lookup_or_scan(
+        self,
+        url: str,
+        *,
+        max_age: float = 86400,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        refang: bool = False,
+        **scan_options: Any,
+    ) -> Any:
+        """Reuse a recent finished scan of ``url``, else scan it: a :class:`~urlscan_rs.models.Lookup`
+        (``result``, ``reused``, ``uuid``) (GET /api/v1/search/, then GET /api/v1/result/{uuid}/, or
+        POST /api/v1/scan/ and the wait).
+
+        The service asks integrations to look for a recent scan before submitting
+        a new one. This searches for scans of exactly this URL (as given, and as
+        the service writes it) from the last ``max_age`` seconds (default a day;
+        0 always scans) and reuses the newest that:
+
+        - has the ``visibility`` asked for (any visible to the key when none is asked);
+        - loaded its page (its hit has a ``page.status``, not 0): a page that
+          could not be reached is scanned again;
+        - still has its result (one deleted since it was indexed is passed over).
+
+        Otherwise the URL is submitted with ``scan_options`` (those of :meth:`scan`)
+        and its result awaited (``timeout``, ``initial_wait`` and ``interval`` as in
+        :meth:`wait_for_result`). The options are checked before anything is sent.
+        With a :class:`~urlscan_rs.cache.Cache`, a reused result is served from disk when
+        it was fetched before.
+
+        Example::
+
+            lk = client.lookup_or_scan("https://example.com/login", max_age=3600)
+            print(lk.reused, lk.uuid, lk.result.verdict.malicious)
+        """
+        if refang:
+            url = _refang.refang(url)
+        return self._call(_N.lookup_or_scan, url, scan_options, max_age, _wait(timeout, initial_wait, interval))
+
+    def lookup_or_scan_many(
+        self,
+        urls: Iterable[str],
+        *,
+        max_age: float = 86400,
+        concurrency: int | None = 8,
+        progress: Any = False,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        refang: bool = False,
+        **scan_options: Any,
+    ) -> Any:
+        """:meth:`lookup_or_scan` for many URLs: one :class:`~urlscan_rs.models.Lookup` per URL, in
+        input order (GET /api/v1/search/ each, then GET /api/v1/result/{uuid}/ or POST /api/v1/scan/).
+
+        A failure never aborts the batch: it is the item's ``error`` (its
+        ``result``, ``reused`` and ``uuid`` are None). ``concurrency`` and
+        ``progress`` are as in :meth:`bulk_scan`, the other keywords as in
+        :meth:`lookup_or_scan`.
+        """
+        if refang:
+            urls = map(_refang.as_url, urls)
+        return self._call(
+            _N.lookup_or_scan_many,
+            urls,
+            scan_options,
+            max_age,
+            _wait(timeout, initial_wait, interval),
+            concurrency=concurrency,
+            progress=_progress(progress, "lookup"),
+        )
 
     def save(
         self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[str] | str = ("json", "png", "dom")

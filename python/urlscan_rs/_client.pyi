@@ -12,6 +12,7 @@ from ._namespaces import (
     AsyncBrands,
     AsyncChannels,
     AsyncDataDumps,
+    AsyncFeeds,
     AsyncFiles,
     AsyncHostnames,
     AsyncIncidents,
@@ -21,6 +22,7 @@ from ._namespaces import (
     Brands,
     Channels,
     DataDumps,
+    Feeds,
     Files,
     Hostnames,
     Incidents,
@@ -32,12 +34,14 @@ from ._namespaces import (
 )
 from ._raw import RawClient
 from ._tables import ResultList, Tabular
+from .cache import Cache
 from .hooks import EventHooks
 from .models import (
     CertificateHit,
     DomainHit,
     HostnameHit,
     IncidentHit,
+    Lookup,
     NotificationHit,
     Quotas,
     ScanOutcome,
@@ -115,6 +119,7 @@ class Client:
     brands: Brands
     files: Files
     datadumps: DataDumps
+    feeds: Feeds
     def __init__(
         self,
         api_key: str | None = None,
@@ -130,6 +135,7 @@ class Client:
         max_body_bytes: int = 268435456,
         max_download_bytes: int = 68719476736,
         event_hooks: EventHooks | None = None,
+        cache: str | os.PathLike[str] | Cache | None = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -141,6 +147,7 @@ class Client:
     def rate_limits(self) -> list[dict[str, Any]]: ...
     @property
     def with_raw_response(self) -> RawClient: ...
+    cache: Cache | None
     def close(self) -> None: ...
     def __enter__(self) -> Client: ...
     def __exit__(self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None) -> None: ...
@@ -181,6 +188,30 @@ class Client:
         save_to: str | os.PathLike[str] | None = None,
         **scan_options: Unpack[ScanOptions],
     ) -> list[ScanOutcome]: ...
+    def lookup_or_scan(
+        self,
+        url: str,
+        *,
+        max_age: float = 86400,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        refang: bool = False,
+        **scan_options: Unpack[ScanOptions],
+    ) -> Lookup: ...
+    def lookup_or_scan_many(
+        self,
+        urls: Iterable[str],
+        *,
+        max_age: float = 86400,
+        concurrency: int | None = 8,
+        progress: Progress = False,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        refang: bool = False,
+        **scan_options: Unpack[ScanOptions],
+    ) -> list[Lookup]: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
     def save(
         self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[Artifact] | Artifact = ("json", "png", "dom")
@@ -299,6 +330,7 @@ class AsyncClient:
     brands: AsyncBrands
     files: AsyncFiles
     datadumps: AsyncDataDumps
+    feeds: AsyncFeeds
     def __init__(
         self,
         api_key: str | None = None,
@@ -314,6 +346,7 @@ class AsyncClient:
         max_body_bytes: int = 268435456,
         max_download_bytes: int = 68719476736,
         event_hooks: EventHooks | None = None,
+        cache: str | os.PathLike[str] | Cache | None = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -325,6 +358,7 @@ class AsyncClient:
     def rate_limits(self) -> list[dict[str, Any]]: ...
     @property
     def with_raw_response(self) -> RawClient: ...
+    cache: Cache | None
     def close(self) -> None: ...
     async def aclose(self) -> None: ...
     async def __aenter__(self) -> AsyncClient: ...
@@ -364,6 +398,30 @@ class AsyncClient:
         save_to: str | os.PathLike[str] | None = None,
         **scan_options: Unpack[ScanOptions],
     ) -> list[ScanOutcome]: ...
+    async def lookup_or_scan(
+        self,
+        url: str,
+        *,
+        max_age: float = 86400,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        refang: bool = False,
+        **scan_options: Unpack[ScanOptions],
+    ) -> Lookup: ...
+    async def lookup_or_scan_many(
+        self,
+        urls: Iterable[str],
+        *,
+        max_age: float = 86400,
+        concurrency: int | None = 8,
+        progress: Progress = False,
+        timeout: float = 120.0,
+        initial_wait: float = 10.0,
+        interval: float = 2.0,
+        refang: bool = False,
+        **scan_options: Unpack[ScanOptions],
+    ) -> list[Lookup]: ...
     async def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
     async def save(
         self, uuid: str, dest_dir: str | os.PathLike[str] = ".", *, what: Iterable[Artifact] | Artifact = ("json", "png", "dom")

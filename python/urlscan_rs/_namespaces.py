@@ -561,6 +561,76 @@ class DataDumps(_Namespace):
         return target
 
 
+class Feeds(_Namespace):
+    """``client.feeds``: a folder kept current with the phishing feed or a saved search's hits,
+    each item written once (premium; see :mod:`urlscan_rs.feeds`)."""
+
+    __slots__ = ()
+
+    def sync(
+        self,
+        source: str,
+        dest_dir: str | os.PathLike[str],
+        *,
+        lookback: float | _dt.timedelta = _dt.timedelta(days=3),
+        dedupe: str = "uuid",
+        filter: Callable[[Any], object] | None = None,
+        format: str = "jsonl",
+        max_items: int = 10_000,
+        progress: Any = False,
+        rebuild_state: bool = False,
+    ) -> Any:
+        """Write the items of ``source`` that ``dest_dir`` has not had yet to one new file there
+        (GET /api/v1/pro/phishfeed for "phishfeed", else GET /api/v1/user/searches/{search_id}/results/
+        for a saved search's id, newest first); a :class:`~urlscan_rs.feeds.FeedReport` (``new``:
+        the items written, ``files``, ``skipped``, ``filtered``, ``complete``, ``checkpoint``).
+
+        A run walks back to ``lookback`` (seconds or a ``timedelta``, at most
+        366 days) before the newest item the last run walked (the first run:
+        before now), so items that come late into the source are still found;
+        each item is written once, by uuid or, with ``dedupe="url"``, by
+        submitted URL (keys are kept for twice the look-back). ``filter(hit)``
+        decides which new items to write (a false answer: not written, and
+        asked again next run). ``format`` is "jsonl" (the hits as sent),
+        "parquet" (the ``SCANS`` table, no pyarrow needed) or "stix" (one STIX
+        2.1 bundle of the hits' objects); the file,
+        ``<source>-<UTC time>-<run>.<jsonl|parquet|stix.json>``, appears whole
+        or not at all, and nothing is written outside ``dest_dir``.
+
+        A run reads at most ``max_items`` items (1 to 1,000,000; ``complete``
+        is then False and the next run goes on from there; keep it above the
+        items of one look-back window, which every run reads again). However it ends (a
+        page that fails, a filter that raises, Ctrl-C), what it read up to then
+        is written and remembered before the error is raised, so the next run
+        writes no item twice and leaves none out. The state (the checkpoint,
+        the keys written, the files) is in SQLite inside ``dest_dir``
+        (``.urlscan-feeds.sqlite3``), one per folder for any number of sources;
+        a second run of the same source into the same folder while one runs,
+        or a state that is locked for long, read-only or corrupt, raises
+        :class:`~urlscan_rs.errors.StateError` naming the file.
+        ``rebuild_state=True`` sets a corrupt one aside and rebuilds it from the
+        files the runs wrote (Parquet ones need pyarrow). ``progress`` is
+        ``True`` (a counter on stderr) or a callable given ``(items read, new items)``.
+        """
+        from .feeds import _counter, _Reader, _sync
+
+        args = (source, dest_dir, lookback, dedupe, filter, format, max_items, _counter if progress is True else progress or None)
+        client = self._client
+        if client._is_async:
+            import asyncio  # only an AsyncClient needs it (not loaded on import)
+
+            def steps() -> Any:
+                # The same steps on a worker thread, each call awaited on the thread's own loop.
+                loop = asyncio.new_event_loop()
+                try:
+                    return _sync(_Reader(client, loop.run_until_complete), *args, rebuild_state)
+                finally:
+                    loop.close()
+
+            return asyncio.to_thread(steps)
+        return _sync(_Reader(client, None), *args, rebuild_state)
+
+
 def _byte_progress(path: str) -> tuple[Any, Any]:
     """``progress=True`` of a download: bytes, total and rate on stderr (the callback, and the bar)."""
     from ._progress import ProgressBar

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from ._tables import Tabular
 from .datadumps import SyncReport
+from .feeds import FeedReport
 
 # BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
@@ -42,6 +43,7 @@ __all__ = [
     "Brands",
     "Files",
     "DataDumps",
+    "Feeds",
     "HostnameIterator",
 ]
 
@@ -68,6 +70,8 @@ ChannelType = Literal["webhook", "email"]
 ScanIntervalMode = Literal["automatic", "manual"]
 # END GENERATED aliases
 ResourceType = Literal["result", "screenshot", "dom", "response", "download"]
+Dedupe = Literal["uuid", "url"]
+FeedFormat = Literal["jsonl", "parquet", "stix"]
 
 class HostnameIterator(Tabular):
     @property
@@ -312,6 +316,21 @@ class DataDumps:
         rebuild_state: bool = False,
     ) -> SyncReport: ...
 
+class Feeds:
+    def sync(
+        self,
+        source: Literal["phishfeed"] | str,
+        dest_dir: str | os.PathLike[str],
+        *,
+        lookback: float | _dt.timedelta = ...,
+        dedupe: Dedupe = "uuid",
+        filter: Callable[[SearchHit], object] | None = None,
+        format: FeedFormat = "jsonl",
+        max_items: int = 10000,
+        progress: bool | Callable[[int, int], object] = False,
+        rebuild_state: bool = False,
+    ) -> FeedReport: ...
+
 # BEGIN GENERATED async by `python -m urlscan_rs._generate`: do not edit
 class AsyncLiveScan:
     async def scanners(self) -> _List[LiveScanner]: ...
@@ -535,5 +554,20 @@ class AsyncDataDumps:
         progress: bool | Callable[[int, int], object] = False,
         rebuild_state: bool = False,
     ) -> SyncReport: ...
+
+class AsyncFeeds:
+    async def sync(
+        self,
+        source: Literal["phishfeed"] | str,
+        dest_dir: str | os.PathLike[str],
+        *,
+        lookback: float | _dt.timedelta = ...,
+        dedupe: Dedupe = "uuid",
+        filter: Callable[[SearchHit], object] | None = None,
+        format: FeedFormat = "jsonl",
+        max_items: int = 10000,
+        progress: bool | Callable[[int, int], object] = False,
+        rebuild_state: bool = False,
+    ) -> FeedReport: ...
 
 # END GENERATED async

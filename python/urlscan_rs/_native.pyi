@@ -22,6 +22,7 @@ __all__ = [
     "PagedWalk",
     "CancelOnDone",
     "Completions",
+    "NativeCache",
     "NativeClient",
     "NativeCursor",
     "HostnameCursor",
@@ -41,8 +42,10 @@ __all__ = [
     "write_whole",
     "RawCapture",
     "__version__",
+    "MAX_TAGS",
 ]
 __version__: str
+MAX_TAGS: int
 
 _M = TypeVar("_M", bound=ModelBase)
 
@@ -103,6 +106,19 @@ def _telemetry_call(call: Any) -> None: ...
 def endpoint_table() -> list[dict[str, Any]]: ...
 
 @final
+class NativeCache:
+    def __new__(cls, path: Path, *, max_bytes: int = 1073741824, search_ttl: float | None = None) -> Self: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def max_bytes(self) -> int: ...
+    @property
+    def search_ttl(self) -> float | None: ...
+    def stats(self) -> dict[str, Any]: ...
+    def evict(self, uuid: str) -> int: ...
+    def clear(self) -> int: ...
+
+@final
 class NativeClient:
     SCAN_OPTIONS: ClassVar[list[str]]
     def __new__(
@@ -111,6 +127,7 @@ class NativeClient:
         *,
         is_async: bool = False,
         event_hooks: Mapping[str, object] | None = None,
+        cache: NativeCache | None = None,
     ) -> Self: ...
     def close(self) -> None: ...
     @property
@@ -161,6 +178,17 @@ class NativeClient:
     def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, json: Any = None) -> Any: ...
     def response(self, sha256: str) -> Any: ...
     def result(self, uuid: str) -> Any: ...
+    def lookup_or_scan(self, url: str, options: _ScanOptions, max_age: float, wait: _WaitOptions) -> Any: ...
+    def lookup_or_scan_many(
+        self,
+        urls: Iterable[str],
+        options: _ScanOptions,
+        max_age: float,
+        wait: _WaitOptions,
+        *,
+        concurrency: int | None,
+        progress: Any = None,
+    ) -> Any: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None, progress: Any = None) -> Any: ...
     def scan(self, url: str, options: _ScanOptions) -> Any: ...
     def scan_and_wait(self, url: str, options: _ScanOptions, wait: _WaitOptions) -> Any: ...

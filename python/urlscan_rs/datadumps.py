@@ -219,8 +219,14 @@ class SyncReport:
         return f"{len(self.downloaded)} downloaded, {len(self.skipped)} skipped, {len(self.failed)} failed"
 
 
-def _state_error(path: Path, e: sqlite3.Error) -> Exception:
-    """The package's error for a state file that cannot be used, saying what to do."""
+def _state_error(
+    path: Path,
+    e: sqlite3.Error,
+    kind: str = "data-dump sync",
+    rebuild: str = "sync(..., rebuild_state=True) (urlscan-rs datadump sync --rebuild-state)",
+) -> Exception:
+    """The package's error for a state file that cannot be used, saying what to do (``kind``: whose
+    state it is; ``rebuild``: the call that rebuilds it)."""
     from .errors import StateError
 
     text = str(e)
@@ -232,11 +238,18 @@ def _state_error(path: Path, e: sqlite3.Error) -> Exception:
     elif "readonly" in text or "read-only" in text or "unable to open" in text or "disk I/O" in text:
         what = f"cannot be written ({text}); make it and its folder writable, or sync into another folder"
     else:
-        what = (
-            f"is not a sync state this package can read ({text}); rebuild it from the files on disk with "
-            "sync(..., rebuild_state=True) (urlscan-rs datadump sync --rebuild-state)"
-        )
-    return StateError(f"data-dump sync state {path} {what}", path=str(path))
+        what = f"is not a sync state this package can read ({text}); rebuild it from the files on disk with {rebuild}"
+    return StateError(f"{kind} state {path} {what}", path=str(path))
+
+
+def _set_aside(path: Path) -> None:
+    """Move a broken state file (and SQLite's side files: a hot journal would be replayed into
+    a new state) to ``<name>.<time>-<id>.broken``: kept, not deleted, for a look later."""
+    aside = f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.broken"
+    for side in ("", "-journal", "-wal", "-shm"):
+        old = path.with_name(path.name + side)
+        if old.exists():
+            os.replace(old, path.with_name(aside + side))
 
 
 class _State:
@@ -249,13 +262,7 @@ class _State:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / STATE_FILE
         if rebuild and self.path.exists():
-            # Kept aside, not deleted: the sizes of the files on disk rebuild the state. SQLite's
-            # side files go with it (a hot journal would be replayed into the new state).
-            aside = f"{STATE_FILE}.{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.broken"
-            for side in ("", "-journal", "-wal", "-shm"):
-                old = self.path.with_name(STATE_FILE + side)
-                if old.exists():
-                    os.replace(old, self.path.with_name(aside + side))
+            _set_aside(self.path)  # the sizes of the files on disk rebuild the state
         self.rebuilt = rebuild
         with self._sql():
             # The default rollback journal: switching to WAL races between two first runs.

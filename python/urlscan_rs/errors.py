@@ -161,9 +161,10 @@ class DecodeError(UrlscanError):
 
 
 class StateError(UrlscanError):
-    """A state file the package keeps on disk (a data-dump sync's) is locked,
-    read-only or corrupt. ``path`` names the file; the message says what to do
-    (wait for the other run, make it writable, or rebuild it)."""
+    """A state file the package keeps on disk (a data-dump or feed sync's) is
+    locked, read-only or corrupt, or another run syncs the same feed into its
+    folder. ``path`` names the file; the message says what to do (wait for the
+    other run, make it writable, or rebuild it)."""
 
     path: str
 

@@ -18,16 +18,31 @@ gives the same indicators, bundle and event (ids included).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
 import json
 import uuid as _uuid
+from collections.abc import Iterable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _native
 from ._display import report_link
+from .errors import ValidationError
 
-__all__ = ["Indicators", "Certificate", "VerdictSummary", "indicators", "verdict", "is_malicious", "to_stix", "to_misp"]
+__all__ = [
+    "Indicators",
+    "Certificate",
+    "VerdictSummary",
+    "Tags",
+    "indicators",
+    "verdict",
+    "is_malicious",
+    "normalize_tags",
+    "to_stix",
+    "to_misp",
+]
 
 # The STIX 2.1 namespace for the deterministic ids of cyber-observable objects (spec 2.9).
 _STIX_SCO = _uuid.UUID("00abedb4-aa42-466c-9c01-fed23315a9b7")
@@ -174,6 +189,45 @@ def _decide(v: VerdictSummary, threshold: int) -> bool | None:
 # ---------------------------------------------------------------- STIX 2.1
 
 
+class Tags(NamedTuple):
+    """Tags made fit for a submission (:func:`normalize_tags`)."""
+
+    kept: list[str]
+    """The tags to send, in the order given."""
+    dropped: list[tuple[str, str]]
+    """Each tag left out, with why: ``"empty"``, ``"repeated"`` or ``"past the limit of 10"``."""
+
+
+def normalize_tags(tags: Iterable[Any]) -> Tags:
+    """Tags a scan may carry, from whatever a case or an alert holds, with what was left out.
+
+    The service takes at most 10 tags (``MAX_TAGS`` of the rule table the client checks a
+    submission by), none empty: each is trimmed and made a string, empty ones and repeats
+    (compared without case) are left out, and past the tenth the rest are. Nothing else is
+    changed, as the service states no other rule. ``scan(..., tags=t.kept)`` then passes::
+
+        t = normalize_tags(alert["labels"])
+        client.scan(url, tags=t.kept)
+        for tag, why in t.dropped:
+            log.info("tag %r not sent: %s", tag, why)
+    """
+    kept: list[str] = []
+    dropped: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for tag in tags:
+        text = str(tag).strip()
+        if not text:
+            dropped.append((str(tag), "empty"))
+        elif text.casefold() in seen:
+            dropped.append((text, "repeated"))
+        elif len(kept) >= _native.MAX_TAGS:
+            dropped.append((text, f"past the limit of {_native.MAX_TAGS}"))
+        else:
+            seen.add(text.casefold())
+            kept.append(text)
+    return Tags(kept, dropped)
+
+
 def _stamp(t: datetime | None) -> str:
     t = t or datetime(1970, 1, 1, tzinfo=timezone.utc)
     return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
@@ -193,7 +247,7 @@ def _scan_id(model: Any) -> str:
     return str(model.uuid or "")
 
 
-def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
+def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool = False) -> dict[str, Any]:
     """A STIX 2.1 bundle of the scan: ``url``, ``domain-name``, ``ipv4-addr``,
     ``ipv6-addr``, ``file`` (response hashes) and ``x509-certificate`` objects, an
     ``observed-data`` that refers to them, and for a malicious verdict (see
@@ -201,8 +255,15 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
     ``based-on`` the observed data. From a result also ``autonomous-system``
     objects, the files the page downloaded (with their names), and ``relationship``
     objects for its domains that ``resolves-to`` IPs and IPs that ``belongs-to``
-    autonomous systems (``result.relationships()``). Ids are deterministic: the same
-    scan gives the same bundle."""
+    autonomous systems (``result.relationships()``). ``screenshot`` (the PNG, e.g.
+    ``client.screenshot(uuid)``) adds it as an ``artifact`` (``image/png``, with its
+    SHA-256) that the observed data refers to, for a case's evidence. Ids are
+    deterministic: the same scan gives the same bundle.
+
+    Raises:
+        ValidationError: ``screenshot=True`` (a result does not hold its screenshot:
+            pass the bytes), or bytes that are not a PNG image.
+    """
     ind = indicators(model)
     v = verdict(model)
     stamp = _stamp(model.task.time)
@@ -231,6 +292,8 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
         contributing = {"hashes": props["hashes"]} if "hashes" in props else props
         scos.append(_sco("x509-certificate", contributing, **props))
     edges = _stix_edges(model, scos)
+    if screenshot is not False:
+        scos.append(_artifact(screenshot))
     scan = _scan_id(model)
     objects: list[dict[str, Any]] = list(scos)
     observed = f"observed-data--{_uuid.uuid5(_OURS, 'observed-data:' + scan)}"
@@ -270,6 +333,20 @@ def to_stix(model: Any, threshold: int = 50) -> dict[str, Any]:
         if scos:
             objects.append(_sro("based-on", objects[-1]["id"], observed, stamp))
     return {"type": "bundle", "id": f"bundle--{_uuid.uuid5(_OURS, 'bundle:' + scan)}", "objects": objects}
+
+
+def _artifact(png: Any) -> dict[str, Any]:
+    """The screenshot as a STIX ``artifact``: its bytes in base64, its type and hash."""
+    if png is True or not isinstance(png, bytes | bytearray | memoryview):
+        raise ValidationError(
+            "to_stix(screenshot=...) takes the PNG itself (a result does not hold it): screenshot=client.screenshot(uuid)"
+        )
+    data = bytes(png)
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        raise ValidationError(f"to_stix(screenshot=...) takes a PNG image; got {len(data)} bytes that are not one")
+    digest = {"SHA-256": hashlib.sha256(data).hexdigest()}
+    payload = base64.b64encode(data).decode("ascii")
+    return _sco("artifact", {"hashes": digest}, mime_type="image/png", payload_bin=payload, hashes=digest)
 
 
 def _sro(kind: str, source: str, target: str, stamp: str) -> dict[str, Any]:

@@ -121,19 +121,23 @@ impl NativeClient {
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (settings, *, is_async=false, event_hooks=None))]
+    #[pyo3(signature = (settings, *, is_async=false, event_hooks=None, cache=None))]
     fn new(
         py: Python<'_>,
         settings: Settings,
         is_async: bool,
         event_hooks: Option<Bound<'_, PyAny>>,
+        cache: Option<PyRef<'_, super::cache::NativeCache>>,
     ) -> PyResult<NativeClient> {
         let hooks = match &event_hooks {
             Some(h) if !h.is_none() => super::hooks::PyHooks::from_py(h)?,
             _ => None,
         };
         let observer = hooks.map(|h| std::sync::Arc::new(h) as _);
-        let client = settings.client(observer).map_err(|e| to_pyerr(py, e))?;
+        let cache = cache.map(|c| c.inner.clone());
+        let client = settings
+            .client(observer, cache)
+            .map_err(|e| to_pyerr(py, e))?;
         Ok(NativeClient {
             client,
             is_async,
@@ -295,6 +299,56 @@ impl NativeClient {
         )
     }
 
+    /// A finished scan of `url` younger than `max_age` seconds, else a new one.
+    fn lookup_or_scan(
+        &self,
+        py: Python<'_>,
+        url: String,
+        options: Bound<'_, PyAny>,
+        max_age: f64,
+        wait: WaitArgs,
+    ) -> PyResult<Py<PyAny>> {
+        let opts = options.extract::<ScanArgs>()?.0;
+        self.run(
+            py,
+            move |c| async move { c.lookup_or_scan(&url, &opts, max_age, wait.0).await },
+            Box::new(lookup_model),
+        )
+    }
+
+    #[pyo3(signature = (urls, options, max_age, wait, *, concurrency, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn lookup_or_scan_many(
+        &self,
+        py: Python<'_>,
+        urls: Bound<'_, PyAny>,
+        options: Bound<'_, PyAny>,
+        max_age: f64,
+        wait: WaitArgs,
+        concurrency: Option<Bound<'_, PyAny>>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let urls = str_list(&urls, "urls")?;
+        let opts = options.extract::<ScanArgs>()?.0;
+        let concurrency = batch_concurrency(py, concurrency)?;
+        let progress = progress_fn(progress);
+        let conv: Conv<Vec<core::api::Lookup>> = Box::new(|py, items| {
+            let out = PyList::empty(py);
+            for item in items {
+                out.append(lookup_model(py, item)?)?;
+            }
+            Ok(out.into_any())
+        });
+        self.run(
+            py,
+            move |c| async move {
+                c.lookup_or_scan_many(urls, &opts, max_age, wait.0, concurrency, progress)
+                    .await
+            },
+            conv,
+        )
+    }
+
     #[pyo3(signature = (uuids, *, concurrency, progress=None))]
     fn results(
         &self,
@@ -389,6 +443,19 @@ impl NativeClient {
 
 /// `None`: as many as the rate limits allow (pacing holds back what the
 /// quota cannot take), with at most `MAX_CONCURRENCY` connections.
+/// A `Lookup` model of what `lookup_or_scan` found or made.
+fn lookup_model(py: Python<'_>, l: core::api::Lookup) -> PyResult<Bound<'_, PyAny>> {
+    let result = match l.result {
+        Some(d) => doc_model(py, "ScanResult", d)?,
+        None => py.None().into_bound(py),
+    };
+    let error = match l.error {
+        Some(e) => error_value(py, e)?,
+        None => py.None().into_bound(py),
+    };
+    model_class(py, "Lookup")?.call1((l.url, result, l.reused, l.uuid, error))
+}
+
 fn batch_concurrency(py: Python<'_>, n: Option<Bound<'_, PyAny>>) -> PyResult<usize> {
     match n.filter(|n| !n.is_none()) {
         None => Ok(core::api::batch::MAX_CONCURRENCY),

@@ -7,6 +7,7 @@
 //! their fields. The public classes are Python code (`python/urlscan_rs`)
 //! built around it.
 mod bridge;
+mod cache;
 mod client;
 mod convert;
 mod disk;
@@ -120,6 +121,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<walk::PagedWalk>()?;
     m.add_class::<bridge::CancelOnDone>()?;
     m.add_class::<bridge::Completions>()?;
+    m.add_class::<cache::NativeCache>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCursor>()?;
     m.add_class::<premium::HostnameCursor>()?;
@@ -130,5 +132,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::RawCapture>()?;
     m.add_class::<emulator::NativeEmulator>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The service's bound on a scan's tags, for `playbook.normalize_tags`.
+    m.add("MAX_TAGS", urlscan_rules::MAX_TAGS)?;
     Ok(())
 }

@@ -75,6 +75,7 @@ impl Settings {
     pub fn client(
         self,
         observer: Option<std::sync::Arc<dyn core::observe::Observer>>,
+        cache: Option<std::sync::Arc<core::cache::Cache>>,
     ) -> core::Result<Client> {
         let mut cfg = Config::new(self.api_key, self.base_url)?
             .with_timeout(self.timeout)?
@@ -93,6 +94,7 @@ impl Settings {
         cfg.verify = self.verify;
         cfg.fail_fast = self.fail_fast;
         cfg.observer = observer;
+        cfg.cache = cache;
         // reqwest's client must be built inside the runtime it will run on.
         let rt = core::runtime::runtime()?;
         let _guard = rt.enter();

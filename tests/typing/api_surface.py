@@ -124,3 +124,20 @@ async def async_surface(c: urlscan_rs.AsyncClient) -> None:
     recs: list[models.HostnameRecord] = [rec async for rec in c.hostnames.history("example.com")]
     data: bytes = await c.files.download("0" * 64)
     print(q, r, outs, png, n, hits, inc, recs, data)
+
+
+def feeds_surface(c: urlscan_rs.Client, ac: urlscan_rs.AsyncClient) -> None:
+    report: urlscan_rs.feeds.FeedReport = c.feeds.sync(
+        "phishfeed",
+        "feeds/",
+        lookback=dt.timedelta(days=3),
+        dedupe="url",
+        filter=lambda hit: hit.page.domain != "example.com",
+        format="stix",
+        max_items=500,
+        progress=lambda read, new: None,
+    )
+    new: list[urlscan_rs.SearchHit] = report.new
+    when: dt.datetime | None = report.checkpoint
+    written: list[str] = [p.name for p in report.files]
+    print(new, when, written, report.skipped, report.filtered, report.complete, ac.feeds.sync("id", "feeds/", lookback=3600.0))

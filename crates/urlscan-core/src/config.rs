@@ -57,6 +57,8 @@ pub struct Config {
     pub retry_deadline: Option<Duration>,
     /// Told of every attempt of every request and of every answer.
     pub observer: Option<std::sync::Arc<dyn crate::observe::Observer>>,
+    /// Finished results, screenshots and DOMs (and search pages, for a TTL) kept on disk.
+    pub cache: Option<std::sync::Arc<crate::cache::Cache>>,
 }
 
 impl Default for Config {
@@ -74,6 +76,7 @@ impl Default for Config {
             max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
             retry_deadline: Some(Duration::from_secs(600)),
             observer: None,
+            cache: None,
         }
     }
 }

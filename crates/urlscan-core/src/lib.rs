@@ -1,5 +1,6 @@
 //! The pure Rust client: no Python in here, usable and testable from Rust.
 pub mod api;
+pub mod cache;
 pub mod client;
 pub mod config;
 pub mod disk;

@@ -72,6 +72,8 @@ pub struct Req {
     pub kept: bool,
     /// The endpoint's path with its ids as `{0}`, `{1}` (the row's), where known.
     pub template: Option<&'static str>,
+    /// What a result cache may keep of the answer (the row's `cached`).
+    pub cache: Option<crate::cache::Keep>,
 }
 
 impl Req {
@@ -85,6 +87,7 @@ impl Req {
             follow_redirects: true,
             kept: false,
             template: None,
+            cache: None,
         }
     }
     pub fn new(method: Method, path: impl Into<String>) -> Req {
@@ -421,7 +424,49 @@ impl Transport {
             },
             None => req,
         };
-        let out = self.guarded(self.send_with_retries(req)).await;
+        let cache = self.cfg.cache.clone();
+        let kept = match (&cache, req.cache) {
+            (Some(c), Some(keep)) if req.method == Method::GET && c.keeps(keep) => {
+                Some((c.clone(), keep, crate::cache::key(&req.path, &req.query)))
+            }
+            _ => None,
+        };
+        let out = match kept {
+            Some((c, keep, key)) => match blocking({
+                let (c, key, action) = (c.clone(), key.clone(), req.action.clone());
+                move || c.get(&key, action.as_deref())
+            })
+            .await
+            {
+                Some(hit) => Ok(cached_resp(hit)),
+                None => {
+                    let out = self.guarded(self.send_with_retries(req)).await;
+                    if let Some(resp) = out.as_ref().ok().filter(|r| r.status == 200) {
+                        let (body, scan) = (
+                            resp.body.clone(),
+                            crate::cache::scan_of(&req.path).map(String::from),
+                        );
+                        let ct = header_str(&resp.headers, "content-type").map(String::from);
+                        blocking(move || c.put(&key, scan.as_deref(), keep, &body, ct.as_deref()))
+                            .await;
+                    }
+                    out
+                }
+            },
+            None => self.guarded(self.send_with_retries(req)).await,
+        };
+        if let (Some(c), Ok(resp)) = (&cache, &out) {
+            // A deleted scan, or one whose visibility changed, is not served again.
+            let changed = matches!(req.method, Method::PUT | Method::DELETE)
+                && req.path.ends_with("/visibility/")
+                && (200..300).contains(&resp.status);
+            if resp.status == 410 || changed {
+                if let Some(scan) = crate::cache::scan_of(&req.path).map(String::from) {
+                    let c = c.clone();
+                    blocking(move || c.evict_scan(&scan)).await;
+                }
+            }
+        }
         if let Ok(resp) = &out {
             let _ = RAW_RESPONSE.try_with(|cell| {
                 let url = format!("{}{}", self.cfg.base_url.trim_end_matches('/'), req.path);
@@ -854,6 +899,35 @@ impl Transport {
 /// Paths the service answers without an API key (on a small per-address
 /// budget); every other call needs one.
 pub const ANONYMOUS_PATHS: &[&str] = &["/api/v1/search", "/screenshots/", "/user/quotas"];
+
+/// Runs a call to the cache (SQLite, which may wait for another process's
+/// write) off the I/O threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(v) => v,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// The answer a cache hit stands for: a 200 with the body and type kept.
+fn cached_resp(hit: crate::cache::Stored) -> Resp {
+    let mut headers = HeaderMap::new();
+    if let Some(v) = hit
+        .content_type
+        .and_then(|t| reqwest::header::HeaderValue::from_str(&t).ok())
+    {
+        headers.insert(reqwest::header::CONTENT_TYPE, v);
+    }
+    headers.insert(
+        "x-urlscan-rs-cache",
+        reqwest::header::HeaderValue::from_static("hit"),
+    );
+    Resp {
+        status: 200,
+        headers,
+        body: hit.body,
+    }
+}
 
 pub fn anonymous_ok(path: &str) -> bool {
     ANONYMOUS_PATHS.iter().any(|p| path.starts_with(p))

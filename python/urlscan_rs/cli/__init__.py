@@ -10,8 +10,9 @@ Commands, by what they work on:
 * account: ``quotas``, ``user``, ``countries``, ``user-agents``,
   ``key {set,show,delete}``
 * premium: ``livescan``, ``saved-search``, ``subscription``, ``channel``,
-  ``incident``, ``brand``, ``file``, ``datadump`` (one action per method of
-  the client's namespace of that name, derived from its typed signature)
+  ``incident``, ``brand``, ``file``, ``datadump``, ``feed`` (one action per
+  method of the client's namespace of that name, derived from its typed
+  signature)
 * tools: ``listen``, ``emulator``, ``demo``
 
 The API key comes from ``--api-key``, else ``URLSCAN_API_KEY``, else the

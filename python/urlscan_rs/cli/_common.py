@@ -86,7 +86,8 @@ def _write_bytes(out: Output, data: bytes, target: str, *, label: str, record: d
 def _client(args: argparse.Namespace) -> Client:
     # Transient failures are retried; a spent quota surfaces at once (exit code 5) instead of waiting.
     key, _ = api_key_source(args)
-    return Client(key, base_url=args.base_url, timeout=args.timeout, max_retries=3, fail_fast=True)
+    cache = getattr(args, "cache", None)
+    return Client(key, base_url=args.base_url, timeout=args.timeout, max_retries=3, fail_fast=True, cache=cache)
 
 
 def _async_client(args: argparse.Namespace) -> AsyncClient:

@@ -24,12 +24,14 @@ from ._show import SHOWN
 from .datadumps import cmd_datadump_download, cmd_datadump_read, cmd_datadump_sync
 from .emulator import cmd_demo, cmd_emulator
 from .endpoints import NAMESPACE_GROUPS, _add_endpoint_arguments, _endpoint_command, command_help, endpoints, field_help
+from .feeds import _duration, cmd_feed_sync
 from .keys import cmd_key_delete, cmd_key_set, cmd_key_show
 from .listen import cmd_listen, cmd_mcp
 from .scanning import (
     _add_scan_options,
     cmd_bulk,
     cmd_dom,
+    cmd_lookup,
     cmd_quotas,
     cmd_request,
     cmd_result,
@@ -106,6 +108,11 @@ class _Commands:
         return sp
 
 
+def _age(text: str) -> float:
+    """--max-age: a duration, or 0."""
+    return 0.0 if text.strip() in ("0", "0s") else _duration(text)
+
+
 def _scan_commands(c: _Commands) -> None:
     """scan, result, screenshot, dom, save, response, bulk, visibility."""
     s = c.command(
@@ -123,6 +130,28 @@ def _scan_commands(c: _Commands) -> None:
     )
     _add_scan_options(s)
     _add_wait_options(s)
+
+    lk = c.command(
+        ["lookup"],
+        "reuse a recent scan of a URL, else scan it",
+        cmd_lookup,
+        description=(
+            "Look for a finished scan of each URL (- reads them from stdin) from the last --max-age and print its\n"
+            "result; scan the URL and wait when there is none (or its page did not load). Says which on stderr."
+        ),
+    )
+    lk.add_argument("url", metavar="URL", nargs="+")
+    lk.add_argument(
+        "--max-age",
+        type=_age,
+        default=86400.0,
+        metavar="S",
+        help="reuse scans at most this old: seconds, or 90m, 12h, 3d; 0 always scans (default: 1d)",
+    )
+    lk.add_argument("--refang", action="store_true", help="undo defanging first (hxxps://evil[.]example)")
+    lk.add_argument("--cache", metavar="DIR", help="keep results in a cache in DIR, served from there next time")
+    _add_scan_options(lk)
+    _add_wait_options(lk)
 
     r = c.per_scan(
         "result", "print a scan's result", cmd_result, "Print the result of each scan (- reads uuids from stdin, one per line)."
@@ -298,6 +327,37 @@ def _premium_commands(c: _Commands) -> None:
         "--rebuild-state",
         action="store_true",
         help="set a corrupt state file aside and rebuild it from the files on disk (those of the listed size count as fetched)",
+    )
+    fs = c.command(
+        ["feed", "sync"],
+        "write what is new in the phishing feed or a saved search to a folder, each item once (safe to run from cron)",
+        cmd_feed_sync,
+    )
+    fs.add_argument("source", metavar="SOURCE", help="phishfeed, or a saved search's id")
+    fs.add_argument("dir", help="the folder to keep current (its state is in .urlscan-feeds.sqlite3 there)")
+    fs.add_argument(
+        "--lookback",
+        type=_duration,
+        default=3 * 86400.0,
+        metavar="S",
+        help="look back this long before the newest item of the last run: seconds, or 90m, 12h, 3d (default: 3d)",
+    )
+    fs.add_argument("--format", choices=("jsonl", "parquet", "stix"), default="jsonl", help="one file per run (default: jsonl)")
+    fs.add_argument(
+        "--dedupe",
+        choices=("uuid", "url"),
+        default="uuid",
+        help="write each scan once, or each submitted URL once (default: uuid)",
+    )
+    fs.add_argument(
+        "--max-items",
+        type=_positive_int,
+        default=10_000,
+        metavar="N",
+        help="read at most N items; the next run goes on (default: 10000)",
+    )
+    fs.add_argument(
+        "--rebuild-state", action="store_true", help="set a corrupt state file aside and rebuild it from the files the runs wrote"
     )
     sg = c.command(
         ["saved-search", "get"],

@@ -87,10 +87,11 @@ NAMESPACE_GROUPS: dict[str, tuple[str, str]] = {
     "brand": ("brands", "brands tracked for phishing (premium)"),
     "file": ("files", "files that scans downloaded (premium)"),
     "datadump": ("datadumps", "bulk data dumps (premium)"),
+    "feed": ("feeds", "checkpointed feeds: the phishing feed or a saved search's hits, kept in a folder (premium)"),
 }
 
 # Namespace methods whose commands are written by hand (they do more than print an answer).
-HAND_WRITTEN = {("datadumps", "download"), ("datadumps", "sync")}
+HAND_WRITTEN = {("datadumps", "download"), ("datadumps", "sync"), ("feeds", "sync")}
 
 # The rows of the client itself (no namespace) each make a command named after the method,
 # but for these names, and those with commands written by hand (they do more than print an answer).

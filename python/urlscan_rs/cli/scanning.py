@@ -1,4 +1,4 @@
-"""Commands on scans: scan, result, screenshot, dom, save, bulk; and request and quotas."""
+"""Commands on scans: scan, lookup, result, screenshot, dom, save, bulk; and request and quotas."""
 
 from __future__ import annotations
 
@@ -79,6 +79,32 @@ def cmd_scan(args: argparse.Namespace, out: Output) -> int:
         if args.open:
             _open_report(result.task.report_url or f"{c.base_url.rstrip('/')}/result/{result.uuid}/")
     return EXIT_OK
+
+
+def cmd_lookup(args: argparse.Namespace, out: Output) -> int:
+    urls = _args(args, args.url, "URL")
+    with _client(args) as c:
+        found = c.lookup_or_scan_many(
+            urls, max_age=args.max_age, refang=args.refang, **_wait_options(args), **_scan_options(args)
+        )
+        code = EXIT_OK
+        for lk in found:
+            if lk.error is not None:
+                _err(f"{lk.url}: {_describe(args, lk.error) if isinstance(lk.error, UrlscanError) else lk.error}")
+                code = code or (exit_code_for(lk.error) if isinstance(lk.error, UrlscanError) else EXIT_ERROR)
+                continue
+            assert lk.result is not None
+            if out.json:
+                out.emit({"url": lk.url, "uuid": lk.uuid, "reused": lk.reused, "result": lk.result._raw})
+                continue
+            how = "reused the scan of" if lk.reused else "scanned"
+            _note(f"{how} {lk.url}: {lk.uuid} ({_when_scanned(lk.result)})")
+            _print_result(out, lk.result, c.base_url)
+    return code
+
+
+def _when_scanned(r: ScanResult) -> str:
+    return f"scanned {r.task.time:%Y-%m-%d %H:%M:%S} UTC" if r.task.time else "time unknown"
 
 
 def _open_report(url: str) -> None:

@@ -407,11 +407,12 @@ class _ScanRecord(_Tabled):
 
         return summary(self, max_bytes)
 
-    def to_stix(self, threshold: int = 50) -> dict[str, Any]:
-        """A STIX 2.1 bundle of the scan (see :func:`urlscan_rs.playbook.to_stix`)."""
+    def to_stix(self, threshold: int = 50, *, screenshot: bytes | bool = False) -> dict[str, Any]:
+        """A STIX 2.1 bundle of the scan (see :func:`urlscan_rs.playbook.to_stix`); ``screenshot``
+        (the PNG, ``client.screenshot(uuid)``) adds it as an artifact."""
         from ..playbook import to_stix
 
-        return to_stix(self, threshold)
+        return to_stix(self, threshold, screenshot=screenshot)
 
     def to_misp(self, threshold: int = 50) -> dict[str, Any]:
         """A MISP event of the scan (see :func:`urlscan_rs.playbook.to_misp`)."""
@@ -622,6 +623,19 @@ class Quotas(Model):
         w = lim.get(action, {}).get(window) if isinstance(lim, dict) else None
         return _int(w.get("remaining")) if isinstance(w, dict) else None
 
+    def left(self, action: str) -> int | None:
+        """Requests of an action that may be sent now: the least ``remaining`` of its windows
+        (minute, hour, day, ...), or None when none is known. Before a submission, the action
+        is its visibility: ``client.quotas().left("private") == 0`` means a private scan would
+        be refused until a window resets."""
+        lim = self._raw.get("limits")
+        windows = lim.get(action) if isinstance(lim, dict) else None
+        if not isinstance(windows, dict):
+            return None
+        left = [_int(w.get("remaining")) for w in windows.values() if isinstance(w, dict)]
+        known = [n for n in left if n is not None]
+        return min(known) if known else None
+
 
 class Team(Model):
     """The team of a user (``user().team``)."""
@@ -687,6 +701,27 @@ class ScanOutcome:
     """The result (None without ``wait``, or when something failed)."""
     error: BaseException | None
     """What failed (a :class:`~urlscan_rs.errors.UrlscanError`), or None."""
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed."""
+        return self.error is None
+
+
+@dataclasses.dataclass(frozen=True)
+class Lookup:
+    """What :meth:`~urlscan_rs.Client.lookup_or_scan` found or made for one URL."""
+
+    url: str
+    """The URL, as given."""
+    result: ScanResult | None
+    """The finished scan's result (None when the lookup failed: see ``error``)."""
+    reused: bool | None
+    """True: an earlier finished scan was reused; False: a new scan was made; None: failed."""
+    uuid: str | None
+    """The scan's uuid (None when the lookup failed)."""
+    error: BaseException | None = None
+    """What failed in a batch (a :class:`~urlscan_rs.errors.UrlscanError`), or None."""
 
     @property
     def ok(self) -> bool:

@@ -60,6 +60,8 @@ pub struct Endpoint {
     /// A body field whose value (lowercase) is the action when given, as a
     /// submission counts against the visibility it asks for.
     pub action_field: Option<&'static str>,
+    /// What a client's result cache may keep of the answer (None: nothing).
+    pub cached: Option<crate::cache::Keep>,
 }
 
 /// The shape of a plain JSON answer, which bindings map to their own types.
@@ -116,7 +118,13 @@ impl Endpoint {
             by_hand: false,
             action: None,
             action_field: None,
+            cached: None,
         }
+    }
+    /// The answer may be kept by a client's result cache (`cache::Keep`).
+    pub const fn cached(mut self, keep: crate::cache::Keep) -> Endpoint {
+        self.cached = Some(keep);
+        self
     }
     pub const fn paced(mut self, action: &'static str) -> Endpoint {
         self.action = Some(action);
@@ -145,6 +153,7 @@ impl Endpoint {
         debug_assert!(!path.contains('{'), "{}: missing id", self.name);
         let mut req = Req::new(self.method.clone(), path);
         req.template = Some(self.path);
+        req.cache = self.cached;
         match self.action {
             Some(a) => req.action(a),
             None => req,

@@ -11,6 +11,7 @@ pub mod files;
 pub mod hostnames;
 pub mod incidents;
 pub mod livescan;
+pub mod lookup;
 pub mod request;
 pub mod saved_searches;
 pub mod scanning;
@@ -18,5 +19,6 @@ pub mod search;
 pub mod subscriptions;
 
 pub use batch::{Progress, ScanOutcome};
+pub use lookup::Lookup;
 pub use scanning::{ScanOptions, WaitOptions};
 pub use search::{SearchKind, SearchParams};

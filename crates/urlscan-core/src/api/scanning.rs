@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use super::actions;
 use super::endpoints::{Endpoint, Returns, Shape};
+use crate::cache::Keep;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::fields::{build, f, req, Field, Kind};
@@ -50,16 +51,19 @@ pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("result", Method::GET, "/api/v1/result/{0}/")
         .ids(UUID)
         .paced(actions::RETRIEVE)
+        .cached(Keep::Always)
         .returns(Returns::Model("ScanResult"))
         .by_hand()
         .doc("The result of a finished scan"),
     Endpoint::new("screenshot", Method::GET, "/screenshots/{0}.png")
         .ids(UUID)
+        .cached(Keep::Always)
         .returns(Returns::Model("Screenshot"))
         .by_hand()
         .doc("The screenshot of a finished scan (PNG)"),
     Endpoint::new("dom", Method::GET, "/dom/{0}/")
         .ids(UUID)
+        .cached(Keep::Always)
         .returns(Returns::Json(Shape::Text))
         .by_hand()
         .doc("The DOM of a finished scan's page"),

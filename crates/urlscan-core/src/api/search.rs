@@ -50,6 +50,8 @@ pub const MAX_SHARDS: i64 = 16;
 
 /// The pages walked (`core::paginate`); `SearchParams::from_options` checks
 /// the options once, before the first page.
+use crate::cache::Keep;
+
 #[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("search", Method::GET, "/api/v1/search/")
@@ -57,6 +59,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .params(&[opts::Q.default(r#""""#), opts::SIZE, opts::SEARCH_AFTER, opts::DATASOURCE, opts::COLLAPSE])
         .walk(&[opts::LIMIT, opts::PARALLEL])
         .paced(actions::SEARCH)
+        .cached(Keep::ForTtl)
         .returns(Returns::Model("SearchHit"))
         .list()
         .by_hand()
@@ -66,6 +69,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .params(&[opts::Q, opts::SIZE, opts::SEARCH_AFTER])
         .walk(&[opts::LIMIT])
         .paced(actions::SEARCH)
+        .cached(Keep::ForTtl)
         .returns(Returns::Model("SearchHit"))
         .list()
         .by_hand()
@@ -75,6 +79,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .params(&[opts::Q, opts::SIZE])
         .walk(&[opts::LIMIT])
         .paced(actions::SEARCH)
+        .cached(Keep::ForTtl)
         .returns(Returns::Model("SearchHit"))
         .list()
         .by_hand()

@@ -22,6 +22,7 @@ mod golden;
 mod helpers;
 mod html;
 mod model;
+mod outcome;
 mod requests;
 mod result;
 mod screenshot;

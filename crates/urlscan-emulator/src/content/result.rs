@@ -537,6 +537,7 @@ impl Model<'_> {
         if let Some(v) = self.visible_json() {
             result["visible"] = v;
         }
+        self.shape_result(&mut result);
         result
     }
 
@@ -591,7 +592,9 @@ impl Model<'_> {
         if let Some(v) = self.visible_json() {
             m.insert("visible".into(), v);
         }
-        Value::Object(m)
+        let mut hit = Value::Object(m);
+        self.shape_hit(&mut hit);
+        hit
     }
 
     pub(super) fn index(&self, hit: Value) -> Value {

@@ -1,0 +1,282 @@
+//! Search before you scan: the service asks integrations to look for a
+//! recent scan of a URL before submitting it again. `lookup_or_scan` reuses a
+//! finished scan of the same URL within `max_age`, else submits and waits.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use futures::stream::{self, StreamExt};
+use serde_json::Value;
+
+use super::batch::Progress;
+use super::scanning::{ScanOptions, WaitOptions};
+use super::search::{SearchKind, SearchParams};
+use crate::client::Client;
+use crate::error::{ApiErrorKind, Error, Result};
+use crate::models::{Doc, ResultHead};
+use crate::runtime::Task;
+use crate::validate;
+
+/// Hits of the search looked at: the newest scans of the URL in the window.
+const CANDIDATES: u64 = 10;
+/// Longest `max_age`: the service keeps no scan longer than years.
+const MAX_AGE_LIMIT: f64 = 10.0 * 366.0 * 86400.0;
+
+/// What `lookup_or_scan` found or made.
+#[derive(Debug)]
+pub struct Lookup {
+    pub url: String,
+    pub result: Option<Doc<ResultHead>>,
+    /// True: an earlier finished scan was reused; false: a new one was made.
+    pub reused: Option<bool>,
+    pub uuid: Option<String>,
+    pub error: Option<Error>,
+}
+
+/// The search for scans of `url` (as given and as the service writes it)
+/// younger than `max_age` seconds, in the largest whole unit of ES date math.
+pub fn lookup_query(forms: &[&str], max_age: u64) -> String {
+    let phrase = |u: &str| {
+        format!(
+            "task.url:\"{}\"",
+            u.replace('\\', "\\\\").replace('"', "\\\"")
+        )
+    };
+    let urls: Vec<String> = forms.iter().map(|u| phrase(u)).collect();
+    let urls = if urls.len() == 1 {
+        urls[0].clone()
+    } else {
+        format!("({})", urls.join(" OR "))
+    };
+    let age = [(86400, 'd'), (3600, 'h'), (60, 'm')]
+        .iter()
+        .find(|(unit, _)| max_age % unit == 0)
+        .map(|(unit, c)| format!("{}{c}", max_age / unit))
+        .unwrap_or_else(|| format!("{max_age}s"));
+    format!("{urls} AND date:>now-{age}")
+}
+
+/// The same URL once both are normalised as a browser would (scheme and host
+/// case, default port, the empty path as `/`); unparsable ones compared as given.
+fn same_url(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a.trim()), url::Url::parse(b.trim())) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a.trim() == b.trim(),
+    }
+}
+
+/// The uuid of a hit that may be reused: a scan of `url`, of the visibility
+/// asked (any, when none was), whose page answered (its `page.status` is
+/// there and not 0: a page that did not load is scanned again).
+fn reusable(hit: &Value, url: &str, visibility: Option<&str>) -> Option<String> {
+    let task = hit.get("task")?;
+    let uuid = task.get("uuid")?.as_str()?;
+    if !same_url(task.get("url")?.as_str()?, url) {
+        return None;
+    }
+    if let Some(asked) = visibility {
+        if !task
+            .get("visibility")?
+            .as_str()?
+            .eq_ignore_ascii_case(asked)
+        {
+            return None;
+        }
+    }
+    let status = match hit.get("page")?.get("status")? {
+        Value::String(s) => s.trim().parse::<u32>().ok()?,
+        Value::Number(n) => u32::try_from(n.as_u64()?).ok()?,
+        _ => return None,
+    };
+    (status != 0).then(|| uuid.to_string())
+}
+
+impl Client {
+    /// Reuse the newest finished scan of `url` younger than `max_age`
+    /// seconds (0: never reuse), else submit it and wait for the result.
+    pub async fn lookup_or_scan(
+        &self,
+        url: &str,
+        opts: &ScanOptions,
+        max_age: f64,
+        w: WaitOptions,
+    ) -> Result<Lookup> {
+        if !(0.0..=MAX_AGE_LIMIT).contains(&max_age) {
+            return Err(Error::Validation(format!(
+                "max_age must be between 0 and {MAX_AGE_LIMIT} seconds (ten years), got {max_age}"
+            )));
+        }
+        let w = w.validated()?;
+        // Checked as a submission would be, before anything is sent.
+        let body = opts.body(url)?;
+        let sent = body["url"].as_str().unwrap_or(url).to_string();
+        let secs = max_age.ceil() as u64;
+        if secs > 0 {
+            if let Some((uuid, doc)) = self.reuse(&sent, opts.visibility(), secs).await? {
+                return Ok(Lookup {
+                    url: url.to_string(),
+                    result: Some(doc),
+                    reused: Some(true),
+                    uuid: Some(uuid),
+                    error: None,
+                });
+            }
+        }
+        let doc = self.scan_and_wait(&sent, opts, w).await?;
+        Ok(Lookup {
+            url: url.to_string(),
+            uuid: doc.head.task.as_ref().and_then(|t| t.uuid.clone()),
+            result: Some(doc),
+            reused: Some(false),
+            error: None,
+        })
+    }
+
+    /// The newest reusable scan of `url` and its result, if any. A hit whose
+    /// result is gone (404, 410: deleted since it was indexed) is passed over.
+    async fn reuse(
+        &self,
+        url: &str,
+        visibility: Option<&str>,
+        max_age: u64,
+    ) -> Result<Option<(String, Doc<ResultHead>)>> {
+        let normal = url::Url::parse(url).map(|u| u.to_string()).ok();
+        let mut forms = vec![url];
+        if let Some(n) = normal.as_deref().filter(|n| *n != url) {
+            forms.push(n);
+        }
+        let mut p = SearchParams::new(SearchKind::Search);
+        p.q = Some(lookup_query(&forms, max_age));
+        let page = self.search_page(&p, CANDIDATES, None).await?;
+        let hits: Value = serde_json::from_slice(&page.body)
+            .map_err(|e| Error::Decode(format!("search page: {e}")))?;
+        let candidates = hits
+            .get("results")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|h| reusable(h, url, visibility));
+        for uuid in candidates {
+            match self.result(&uuid).await {
+                Ok(doc) => return Ok(Some((uuid, doc))),
+                Err(e)
+                    if matches!(
+                        e.api_kind(),
+                        Some(
+                            ApiErrorKind::NotFound | ApiErrorKind::Gone | ApiErrorKind::ScanPending
+                        )
+                    ) =>
+                {
+                    log::info!("scan {uuid} of {url} was found but its result is gone: {e}");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
+    /// `lookup_or_scan` for many URLs, in input order, a failure as the
+    /// item's error; at most `concurrency` requests in flight.
+    pub async fn lookup_or_scan_many(
+        &self,
+        urls: Vec<String>,
+        opts: &ScanOptions,
+        max_age: f64,
+        w: WaitOptions,
+        concurrency: usize,
+        progress: Option<Progress>,
+    ) -> Result<Vec<Lookup>> {
+        let concurrency = validate::positive("concurrency", concurrency as i64)? as usize;
+        let w = w.validated()?;
+        let gated = self.gated(concurrency);
+        let total = urls.len();
+        let done = Arc::new(AtomicUsize::new(0));
+        let opts = Arc::new(opts.clone());
+        let jobs = urls.into_iter().map(|url| {
+            let (c, opts, u) = (gated.clone(), Arc::clone(&opts), url.clone());
+            let (done, progress) = (Arc::clone(&done), progress.clone());
+            async move {
+                let job = Task::spawn(async move { c.lookup_or_scan(&u, &opts, max_age, w).await });
+                let out = match job.join("lookup").await.and_then(|r| r) {
+                    Ok(found) => found,
+                    Err(e) => Lookup {
+                        url,
+                        result: None,
+                        reused: None,
+                        uuid: None,
+                        error: Some(e),
+                    },
+                };
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(p) = &progress {
+                    p(n, total);
+                }
+                out
+            }
+        });
+        // Every pipeline runs at once; the gate bounds the requests themselves.
+        Ok(stream::iter(jobs).buffered(total.max(1)).collect().await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_query_names_the_url_and_the_window() {
+        assert_eq!(
+            lookup_query(&["https://a.example/x?q=\"1\""], 86400),
+            r#"task.url:"https://a.example/x?q=\"1\"" AND date:>now-1d"#
+        );
+        assert_eq!(
+            lookup_query(&["https://a.example", "https://a.example/"], 5400),
+            r#"(task.url:"https://a.example" OR task.url:"https://a.example/") AND date:>now-90m"#
+        );
+        assert!(lookup_query(&["u"], 61).ends_with("now-61s"));
+        assert!(lookup_query(&["u"], 7200).ends_with("now-2h"));
+    }
+
+    #[test]
+    fn only_loaded_pages_of_the_url_and_visibility_are_reused() {
+        let hit = |url: &str, vis: &str, status: Value| json!({"task": {"uuid": "u1", "url": url, "visibility": vis}, "page": {"status": status}});
+        let u = "https://A.example";
+        assert_eq!(
+            reusable(&hit("https://a.example/", "public", json!("200")), u, None).as_deref(),
+            Some("u1")
+        );
+        assert_eq!(
+            reusable(
+                &hit("https://a.example/", "private", json!(200)),
+                u,
+                Some("private")
+            ),
+            Some("u1".into())
+        );
+        assert_eq!(
+            reusable(
+                &hit("https://a.example/", "public", json!("200")),
+                u,
+                Some("private")
+            ),
+            None
+        );
+        assert_eq!(
+            reusable(&hit("https://a.example/b", "public", json!("200")), u, None),
+            None
+        );
+        assert_eq!(
+            reusable(&hit("https://a.example/", "public", json!("0")), u, None),
+            None
+        );
+        assert_eq!(
+            reusable(&hit("https://a.example/", "public", json!(null)), u, None),
+            None
+        );
+        assert_eq!(
+            reusable(&json!({"task": {"uuid": "u1", "url": u}}), u, None),
+            None
+        );
+        assert_eq!(reusable(&json!({"task": 3}), u, None), None);
+    }
+}
