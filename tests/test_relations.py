@@ -212,3 +212,26 @@ def test_the_screenshot_as_a_stix_artifact(emu: Emulator) -> None:
     for bad in (True, b"GIF89a...", "a.png"):
         with pytest.raises(ValidationError, match="screenshot"):
             r.to_stix(screenshot=bad)  # type: ignore[arg-type]
+
+
+def test_safe_browsing_and_brand_ai_on_the_verdict() -> None:
+    recorded = ScanResult(json.loads((DATA / "result-2018-google.json").read_text()))
+    assert recorded.verdict.safe_browsing == ()  # Safe Browsing answered, listing nothing
+    doc = json.loads((DATA / "result-2018-google.json").read_text())
+    doc["meta"]["processors"]["gsb"]["data"] = {
+        "matches": [{"threatType": "SOCIAL_ENGINEERING"}, {"threatType": "MALWARE"}, {"threatType": 3}, "x"]
+    }
+    doc["visible"] = {"brandname": "PayPal"}
+    v = ScanResult(doc).verdict
+    assert v.safe_browsing == ("SOCIAL_ENGINEERING", "MALWARE") and v.brand_ai == "PayPal"
+    del doc["meta"]["processors"]["gsb"]
+    assert ScanResult(doc).verdict.safe_browsing is None  # unknown, not "nothing found"
+
+
+def test_the_emulator_lists_its_phishing_pages_with_safe_browsing(emu: Emulator) -> None:
+    with emu.client() as c:
+        bad = next(iter(c.search("verdicts.malicious:true", limit=1)))
+        good = next(iter(c.search("verdicts.malicious:false", limit=1)))
+        assert c.result(bad.uuid).verdict.safe_browsing == ("SOCIAL_ENGINEERING",)
+        assert c.result(good.uuid).verdict.safe_browsing == ()
+        assert bad.verdict.safe_browsing is None  # a hit carries no Safe Browsing answer

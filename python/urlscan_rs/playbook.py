@@ -100,6 +100,12 @@ class VerdictSummary:
     overall score (-100 legitimate to 100 malicious), else the highest of the
     parts'. ``categories``, ``brands`` (keys, else names) and ``tags`` are
     those of every part; ``sources`` the parts that said something.
+
+    Beside the verdicts, what other detectors saw (not counted in ``malicious``):
+    ``safe_browsing`` is the threat types Google Safe Browsing lists the page
+    under (``SOCIAL_ENGINEERING``, ``MALWARE``, ...; ``()`` when it lists none,
+    None when the scan holds no Safe Browsing answer, as a search hit does), and
+    ``brand_ai`` the brand urlscan Brand AI read on the page's screenshot.
     """
 
     malicious: bool | None = None
@@ -108,6 +114,8 @@ class VerdictSummary:
     brands: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    safe_browsing: tuple[str, ...] | None = None
+    brand_ai: str | None = None
 
 
 def _when(seconds: int | None) -> datetime | None:
@@ -167,7 +175,31 @@ def verdict(model: Any) -> VerdictSummary:
     malicious = overall if overall is not None else (any(f for _, f in said) if said else None)
     first = parts[0][1]
     score = first.score if first._raw and first.score is not None else (max(scores) if scores else None)
-    return VerdictSummary(malicious, score, _unique(categories), _unique(brands), _unique(tags), tuple(sources))
+    visible = getattr(model, "visible", None)
+    return VerdictSummary(
+        malicious,
+        score,
+        _unique(categories),
+        _unique(brands),
+        _unique(tags),
+        tuple(sources),
+        _safe_browsing(model),
+        visible.brandname if visible is not None else None,
+    )
+
+
+def _safe_browsing(model: Any) -> tuple[str, ...] | None:
+    """The threat types of ``meta.processors.gsb.data.matches[]``, the Safe Browsing API's answer."""
+    # A result's `meta` is its processors' output; a search hit's is something else (a list).
+    meta = getattr(model, "meta", None)
+    processors = meta.get("processors") if isinstance(meta, dict) else None
+    gsb = processors.get("gsb") if isinstance(processors, dict) else None
+    data = gsb.get("data") if isinstance(gsb, dict) else None
+    if not isinstance(data, dict):
+        return None
+    matches = data.get("matches")
+    found = [m.get("threatType") for m in matches if isinstance(m, dict)] if isinstance(matches, list) else []
+    return _unique([t for t in found if isinstance(t, str)])
 
 
 def is_malicious(model: Any, threshold: int = 50) -> bool | None:

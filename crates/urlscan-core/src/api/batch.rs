@@ -52,13 +52,9 @@ impl Client {
         // The options were checked when they were made (`ScanOptions::new`).
         let wait = wait.map(WaitOptions::validated).transpose()?;
         let gated = self.gated(concurrency);
-        let total = urls.len();
-        let done = Arc::new(AtomicUsize::new(0));
         let opts = Arc::new(opts.clone());
-        let jobs = urls.into_iter().map(|url| {
+        let job = |url: String| {
             let (c, opts, u) = (gated.clone(), Arc::clone(&opts), url.clone());
-            let done = Arc::clone(&done);
-            let progress = progress.clone();
             async move {
                 let mut out = ScanOutcome {
                     url,
@@ -85,15 +81,11 @@ impl Client {
                         out.submission = Some(sub);
                     }
                 }
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = &progress {
-                    p(n, total);
-                }
                 out
             }
-        });
+        };
         // Every pipeline runs at once; the gate bounds the requests themselves.
-        Ok(stream::iter(jobs).buffered(total.max(1)).collect().await)
+        Ok(in_order(urls, None, progress, job).await)
     }
 
     /// Fetch many results concurrently; errors come back as values, in input order.
@@ -104,22 +96,44 @@ impl Client {
         progress: Option<Progress>,
     ) -> Result<Vec<Result<Doc<ResultHead>>>> {
         let concurrency = validate::positive("concurrency", concurrency as i64)? as usize;
-        let total = uuids.len();
-        let done = Arc::new(AtomicUsize::new(0));
-        let jobs = uuids.into_iter().map(|id| {
-            let done = Arc::clone(&done);
-            let progress = progress.clone();
+        let job = |id: String| {
             let c = self.clone();
             async move {
                 let fetch = Task::spawn(async move { c.result_of(&id, true).await });
-                let r = fetch.join("result").await.and_then(|r| r);
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = &progress {
-                    p(n, total);
-                }
-                r
+                fetch.join("result").await.and_then(|r| r)
             }
-        });
-        Ok(stream::iter(jobs).buffered(concurrency).collect().await)
+        };
+        Ok(in_order(uuids, Some(concurrency), progress, job).await)
     }
+}
+
+/// `job` of every item, in input order, with `progress` told as each ends;
+/// at most `width` at once (None: all at once, a gate bounding the requests).
+pub(crate) async fn in_order<I, T, Fut>(
+    items: Vec<I>,
+    width: Option<usize>,
+    progress: Option<Progress>,
+    job: impl Fn(I) -> Fut,
+) -> Vec<T>
+where
+    Fut: std::future::Future<Output = T>,
+{
+    let total = items.len();
+    let done = AtomicUsize::new(0);
+    let (done, progress) = (&done, &progress);
+    let jobs = items.into_iter().map(|item| {
+        let run = job(item);
+        async move {
+            let out = run.await;
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(p) = progress {
+                p(n, total);
+            }
+            out
+        }
+    });
+    stream::iter(jobs)
+        .buffered(width.unwrap_or(total).max(1))
+        .collect()
+        .await
 }

@@ -1,13 +1,11 @@
 //! Search before you scan: the service asks integrations to look for a
 //! recent scan of a URL before submitting it again. `lookup_or_scan` reuses a
 //! finished scan of the same URL within `max_age`, else submits and waits.
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::batch::Progress;
+use super::batch::{in_order, Progress};
 use super::scanning::{ScanOptions, WaitOptions};
 use super::search::{SearchKind, SearchParams};
 use crate::client::Client;
@@ -188,33 +186,25 @@ impl Client {
         let concurrency = validate::positive("concurrency", concurrency as i64)? as usize;
         let w = w.validated()?;
         let gated = self.gated(concurrency);
-        let total = urls.len();
-        let done = Arc::new(AtomicUsize::new(0));
         let opts = Arc::new(opts.clone());
-        let jobs = urls.into_iter().map(|url| {
+        let job = |url: String| {
             let (c, opts, u) = (gated.clone(), Arc::clone(&opts), url.clone());
-            let (done, progress) = (Arc::clone(&done), progress.clone());
             async move {
                 let job = Task::spawn(async move { c.lookup_or_scan(&u, &opts, max_age, w).await });
-                let out = match job.join("lookup").await.and_then(|r| r) {
-                    Ok(found) => found,
-                    Err(e) => Lookup {
+                job.join("lookup")
+                    .await
+                    .and_then(|r| r)
+                    .unwrap_or_else(|e| Lookup {
                         url,
                         result: None,
                         reused: None,
                         uuid: None,
                         error: Some(e),
-                    },
-                };
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(p) = &progress {
-                    p(n, total);
-                }
-                out
+                    })
             }
-        });
+        };
         // Every pipeline runs at once; the gate bounds the requests themselves.
-        Ok(stream::iter(jobs).buffered(total.max(1)).collect().await)
+        Ok(in_order(urls, None, progress, job).await)
     }
 }
 
