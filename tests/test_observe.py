@@ -98,7 +98,7 @@ def test_live_notification_reaches_the_webhook(emu: Emulator, client: Client, ho
     [hit] = n.results
     assert isinstance(hit, SearchHit) and hit.id == uuid and hit.page.domain == "alert-me.example.net"
     assert client.result(hit.id).page.domain == "alert-me.example.net"
-    [d] = emu.deliveries
+    [d] = emu.wait_deliveries(1)  # recorded once the answer is back, a moment after the hook has it
     assert (d.url, d.status, d.error, d.attempt, d.notification.id) == (hook.url, 200, None, 1, n.id)
     assert [x.id for x in emu.notifications] == [n.id]
 

@@ -175,6 +175,42 @@ impl Query {
     pub fn fields(&self) -> Vec<String> {
         self.fields.clone()
     }
+
+    /// The first characters (lowercase hex) a matching document's `task.uuid`
+    /// must start with, when the query says so (`... AND task.uuid:(0* OR 1*)`,
+    /// the shards of a large export): the search then passes over the other
+    /// scans on their uuid alone, before the query is evaluated on them.
+    pub fn uuid_heads(&self) -> Option<Vec<char>> {
+        self.root.uuid_heads()
+    }
+}
+
+impl Node {
+    fn uuid_heads(&self) -> Option<Vec<char>> {
+        match self {
+            Node::Match {
+                fields,
+                pred: Pred::Wildcard(toks),
+            } if fields.len() == 1 && fields[0].segments == ["task", "uuid"] => {
+                match toks.first() {
+                    Some(WTok::Lit(c)) if c.is_ascii_hexdigit() => {
+                        Some(vec![c.to_ascii_lowercase()])
+                    }
+                    _ => None,
+                }
+            }
+            Node::Or(nodes) => nodes.iter().try_fold(Vec::new(), |mut all, n| {
+                all.extend(n.uuid_heads()?);
+                Some(all)
+            }),
+            // Any part of a conjunction that bounds the uuid bounds the whole.
+            Node::And(nodes) => nodes
+                .iter()
+                .filter_map(Node::uuid_heads)
+                .reduce(|a, b| a.into_iter().filter(|c| b.contains(c)).collect()),
+            _ => None,
+        }
+    }
 }
 
 /// Rejects over-deep bracket nesting with a pest-style message.
@@ -1979,5 +2015,24 @@ mod tests {
         }
         // Enough valid queries were produced to exercise matching too.
         assert!(parsed > 100, "only {parsed} parsed");
+    }
+
+    #[test]
+    fn shard_queries_name_the_uuid_heads() {
+        let heads = |q: &str| Query::parse(q).unwrap().uuid_heads();
+        assert_eq!(heads("task.uuid:(0* OR 1*)"), Some(vec!['0', '1']));
+        assert_eq!(
+            heads("page.domain:x.com AND task.uuid:(A* OR b*)"),
+            Some(vec!['a', 'b'])
+        );
+        assert_eq!(
+            heads("(task.uuid:(0* OR 1*)) AND task.uuid:1*"),
+            Some(vec!['1'])
+        );
+        assert_eq!(heads("page.domain:x.com OR task.uuid:0*"), None);
+        assert_eq!(heads("task.uuid:*0"), None);
+        assert_eq!(heads("NOT task.uuid:0*"), None);
+        assert_eq!(heads("page.url:0*"), None);
+        assert_eq!(heads(""), None);
     }
 }

@@ -563,8 +563,21 @@ impl AppState {
                 query.matches(&e.doc, now)
             }
         };
-        let visible =
-            |e: &Entry| e.finished(now) && e.searchable_by(caller) && extra(e) && matches(e);
+        // A shard's query names the first characters of its uuids: other scans are passed
+        // over on that alone, before the query is evaluated on them.
+        let heads = query.uuid_heads();
+        let head_ok = |e: &Entry| {
+            heads.as_ref().is_none_or(|h| {
+                e.spec
+                    .uuid
+                    .chars()
+                    .next()
+                    .is_some_and(|c| h.contains(&c.to_ascii_lowercase()))
+            })
+        };
+        let visible = |e: &Entry| {
+            head_ok(e) && e.finished(now) && e.searchable_by(caller) && extra(e) && matches(e)
+        };
         // The total does not depend on the cursor: the pages of one search walk
         // count it once. It is cached for unfiltered searches (the predicate
         // `extra` keeps even a scan with no facts) whose query does not move
