@@ -190,7 +190,46 @@ fn render(st: &AppState, ftype: &str, f: &DumpFile, scans: &[Scan]) -> Vec<u8> {
 }
 
 fn build(st: &AppState, ftype: &str, f: &DumpFile) -> Vec<u8> {
-    render(st, ftype, f, &scans_between(st, f.start, f.end))
+    let scans = scans_between(st, f.start, f.end);
+    let body = render(st, ftype, f, &scans);
+    remember_size(st, ftype, f, &scans, body.len());
+    body
+}
+
+/// Sizes kept at most (a few per file of a long history).
+const SIZES_KEPT: usize = 100_000;
+
+/// What decides a file's bytes besides its type and path: the scans in it.
+fn fingerprint(f: &DumpFile, scans: &[Scan]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (s, _, fin) in scans {
+        if s.time_ms >= f.start && s.time_ms < f.end && *fin <= f.end {
+            s.uuid.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+fn remember_size(st: &AppState, ftype: &str, f: &DumpFile, scans: &[Scan], size: usize) {
+    let key = (ftype.to_string(), f.path.clone(), fingerprint(f, scans));
+    let mut p = st.premium();
+    if p.dump_sizes.len() >= SIZES_KEPT {
+        p.dump_sizes.clear();
+    }
+    p.dump_sizes.insert(key, size);
+}
+
+/// A file's size: rendered once for the scans it holds, then remembered (a
+/// listing would otherwise render and gzip every file of the day each time).
+fn size_of(st: &AppState, ftype: &str, f: &DumpFile, scans: &[Scan]) -> usize {
+    let key = (ftype.to_string(), f.path.clone(), fingerprint(f, scans));
+    if let Some(size) = st.premium().dump_sizes.get(&key) {
+        return *size;
+    }
+    let size = render(st, ftype, f, scans).len();
+    remember_size(st, ftype, f, scans, size);
+    size
 }
 
 async fn list(
@@ -225,7 +264,7 @@ async fn list(
                 .iter()
                 .any(|(s, _, _)| s.time_ms >= f.start && s.time_ms < f.end);
             let size = if any {
-                render(&req.st, &ftype, f, &scans).len()
+                size_of(&req.st, &ftype, f, &scans)
             } else {
                 empty
             };

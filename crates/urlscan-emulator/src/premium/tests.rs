@@ -1377,6 +1377,32 @@ async fn listing(t: &T, path: &str) -> Value {
 
 const DATADUMP_LIST: &str = "/api/v1/datadump/list/";
 
+/// A listing renders each file once for the scans it holds; listed again, the
+/// sizes are remembered, and each is the size of the file downloaded after it.
+#[tokio::test(flavor = "multi_thread")]
+async fn datadump_sizes_are_rendered_once() {
+    let t = emulator(300).await;
+    let yesterday =
+        chrono::DateTime::<chrono::Utc>::from_timestamp_millis(t.emu.state.now_ms() - 86_400_000)
+            .unwrap()
+            .format("%Y%m%d")
+            .to_string();
+    let path = format!("hours/api/{yesterday}");
+    let first = listing(&t, &path).await;
+    let remembered = t.emu.state.premium().dump_sizes.len();
+    assert!(remembered > 0);
+    assert_eq!(listing(&t, &path).await, first);
+    assert_eq!(t.emu.state.premium().dump_sizes.len(), remembered);
+    for f in first["files"].as_array().unwrap() {
+        let file = f["path"].as_str().unwrap();
+        let link = t
+            .get(&format!("/api/v1/datadump/link/{file}"), "premium")
+            .await;
+        let body = t.get(&link.header("location"), "").await.body;
+        assert_eq!(f["size"].as_u64().unwrap() as usize, body.len(), "{file}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn datadumps() {
     let t = emulator(300).await;

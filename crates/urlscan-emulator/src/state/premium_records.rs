@@ -17,6 +17,8 @@ pub struct PremiumState {
     pub(crate) incidents: Vec<Incident>,
     /// Temporary data dump links: token -> (path, expiry ms).
     pub(crate) dump_tokens: HashMap<String, (String, i64)>,
+    /// Sizes of data dump files as rendered: (type, path, the scans in it) -> bytes.
+    pub(crate) dump_sizes: HashMap<(String, String, u64), usize>,
 }
 
 /// Read access for the notification engine.
