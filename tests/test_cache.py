@@ -14,7 +14,7 @@ import pytest
 
 from urlscan_rs import Cache, Client, _native
 from urlscan_rs import cache as cache_module
-from urlscan_rs.errors import GoneError, ScanPendingError, ValidationError
+from urlscan_rs.errors import DecodeError, GoneError, ScanPendingError, ValidationError
 from urlscan_rs.testing import Emulator
 
 from .conftest import emulator, requests_served, run
@@ -170,7 +170,7 @@ def test_bad_settings_and_a_broken_file_are_told(tmp_path: Path) -> None:
         Cache(tmp_path, max_bytes=0)
     with pytest.raises(ValidationError, match="search_ttl"):
         Cache(tmp_path, search_ttl=-1)
-    with pytest.raises(OverflowError):
+    with pytest.raises(ValidationError, match="max_bytes"):
         Cache(tmp_path, max_bytes=-5)
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "urlscan-cache.sqlite3").write_bytes(b"this is not a database" * 100)
@@ -185,3 +185,32 @@ def test_the_default_bound_is_the_cores() -> None:
     native = inspect.signature(_native.NativeCache).parameters["max_bytes"].default
     assert cache_module.DEFAULT_MAX_BYTES == native == 1 << 30
     assert inspect.signature(Cache).parameters["max_bytes"].default == native
+
+
+def test_a_body_that_is_not_what_the_row_promises_is_not_kept(own: Emulator, tmp_path: Path) -> None:
+    [uuid] = _uuids(own, 1)
+    with own.client(cache=tmp_path, max_retries=0) as c:
+        own.inject("malformed", path=f"/api/v1/result/{uuid}/")
+        with pytest.raises(DecodeError):
+            c.result(uuid)
+        assert c.cache is not None and c.cache.stats()["entries"] == 0
+        assert c.result(uuid).uuid == uuid  # fetched again, whole, and kept
+        assert c.cache.stats()["entries"] == 1
+
+
+def test_clients_of_other_keys_or_servers_do_not_read_each_others_entries(own: Emulator, tmp_path: Path) -> None:
+    [uuid] = _uuids(own, 1)
+    cache = Cache(tmp_path, search_ttl=600)
+    with own.client(cache=cache) as premium, own.client("team", cache=cache) as team:
+        premium.result(uuid)
+        list(premium.search("page.domain:*", limit=3))
+        served = requests_served(own)
+        team.result(uuid)
+        list(team.search("page.domain:*", limit=3))
+        assert requests_served(own) == served + 2
+    with Emulator(scans=5, seed=9) as other, other.client(cache=cache) as c:
+        assert [h.uuid for h in c.search("page.domain:*", limit=3)] != []
+        assert c.cache is not None and c.cache.stats()["hits"] == 0
+    text = (tmp_path / "urlscan-cache.sqlite3").read_bytes()
+    assert own.api_key.encode() not in text and own.keys["team"].encode() not in text
+    assert (tmp_path / "urlscan-cache.sqlite3").stat().st_mode & 0o077 == 0

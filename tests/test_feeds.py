@@ -265,6 +265,20 @@ def test_a_run_stopped_between_its_file_and_its_state(fe: Emulator, tmp_path: Pa
         assert {h.uuid for h in c.feeds.sync("phishfeed", tmp_path / "before", lookback=YEAR).new} == everything
         once(tmp_path / "before", everything)
 
+        # Ctrl-C arriving as the write returns (its rename done): the run counts as done.
+        real = feeds._write
+
+        def interrupted(*args: Any) -> None:
+            real(*args)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(feeds, "_write", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            c.feeds.sync("phishfeed", tmp_path / "during", lookback=YEAR)
+        monkeypatch.undo()
+        assert c.feeds.sync("phishfeed", tmp_path / "during", lookback=YEAR).new == []
+        once(tmp_path / "during", everything)
+
 
 # ---------------------------------------------------------------- sources and formats
 
@@ -360,9 +374,19 @@ def test_one_run_of_a_source_at_a_time(fe: Emulator, tmp_path: Path) -> None:
         c.feeds.sync("phishfeed", tmp_path, lookback=YEAR)
         gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
         here = socket.gethostname()
-        for owner, refused in ((f"{here}:{os.getpid()}:another-run", True), (f"{here}:{gone.strip()}:a-killed-run", False)):
+        day_ago = datetime.now().timestamp() - 86400
+        cases = (
+            (f"{here}:{os.getpid()}:another-run", datetime.now().timestamp(), True),
+            # A run of this host holds the source as long as its process lives, however long.
+            (f"{here}:{os.getpid()}:a-long-run", day_ago, True),
+            (f"{here}:{gone.strip()}:a-killed-run", datetime.now().timestamp(), False),
+            # A run of another host: until its claim, renewed as it reads, is an hour old.
+            ("elsewhere.example:1:a-run", datetime.now().timestamp(), True),
+            ("elsewhere.example:1:a-stale-run", day_ago, False),
+        )
+        for owner, claimed, refused in cases:
             with sqlite3.connect(tmp_path / feeds.STATE_FILE) as db:
-                db.execute("UPDATE feeds SET owner = ?, claimed_at = ?", (owner, datetime.now().timestamp()))
+                db.execute("UPDATE feeds SET owner = ?, claimed_at = ?", (owner, claimed))
             if refused:
                 with pytest.raises(StateError, match="another sync of phishfeed into this folder is running"):
                     c.feeds.sync("phishfeed", tmp_path, lookback=YEAR)

@@ -7,11 +7,12 @@ that did not load are asked for by the host's first label (``unreachable.``, ``d
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from urlscan_rs import AsyncClient, Lookup
+from urlscan_rs import AsyncClient, Cache, Lookup
 from urlscan_rs.errors import ScanRefusedError, ValidationError
 from urlscan_rs.playbook import normalize_tags
 from urlscan_rs.testing import Emulator
@@ -177,3 +178,12 @@ def test_tags_are_made_fit_and_the_quota_is_told_before_a_submission(quick: Emul
         assert c.quotas().left("public") == left - 1
         assert c.result(sub.uuid).task.tags == t.kept
         assert before.left("no-such-action") is None
+
+
+def test_a_url_without_a_scheme_and_a_search_cache_still_reuse(quick: Emulator, tmp_path: Path) -> None:
+    with quick.client(cache=Cache(tmp_path, search_ttl=600)) as c:
+        first = c.lookup_or_scan("noscheme.example.com/path", **FAST)
+        again = c.lookup_or_scan("noscheme.example.com/path", **FAST)
+        assert first.reused is False and again.reused is True and again.uuid == first.uuid
+        assert c.lookup_or_scan("http://noscheme.example.com/path", **FAST).uuid == first.uuid
+        assert _submissions(quick) == 1

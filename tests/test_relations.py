@@ -205,6 +205,8 @@ def test_the_screenshot_as_a_stix_artifact(emu: Emulator) -> None:
     [art] = [o for o in parsed.objects if o.type == "artifact"]
     assert art.mime_type == "image/png" and base64.b64decode(art.payload_bin) == bytes(png)
     assert art.hashes["SHA-256"] == hashlib.sha256(bytes(png)).hexdigest()
+    assert art.id == stix2.Artifact(mime_type="image/png", payload_bin=art.payload_bin, hashes=art.hashes).id
+    assert r.to_stix(screenshot=None) == r.to_stix()
     [observed] = [o for o in parsed.objects if o.type == "observed-data"]
     assert art.id in observed.object_refs
     assert r.to_stix(screenshot=png) == bundle  # deterministic ids

@@ -57,7 +57,7 @@ def handler(q: str | bytes | bool = False) -> dict[str, Any] | bool:
             lk = client.lookup_or_scan(
                 url,
                 refang=True,  # hxxp://evil[.]example as analysts paste it
-                max_age=float(config.get("max_age") or 86400),
+                max_age=float(86400 if config.get("max_age") in (None, "") else config["max_age"]),
                 visibility=config.get("visibility") or None,
                 initial_wait=INITIAL_WAIT,
                 interval=INTERVAL,

@@ -585,7 +585,7 @@ class _BaseClient:
             print(lk.reused, lk.uuid, lk.result.verdict.malicious)
         """
         if refang:
-            url = _refang.refang(url)
+            url = _refang.as_url(url)
         return self._call(_N.lookup_or_scan, url, scan_options, max_age, _wait(timeout, initial_wait, interval))
 
     def lookup_or_scan_many(

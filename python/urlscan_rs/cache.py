@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _native
+from .errors import ValidationError
 
 __all__ = ["Cache", "DEFAULT_MAX_BYTES", "FILE_NAME"]
 
@@ -71,6 +72,8 @@ class Cache:
     def __init__(
         self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, search_ttl: float | None = None
     ) -> None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+            raise ValidationError(f"cache max_bytes must be a whole number of bytes, at least 1; got {max_bytes!r}")
         self._native = _native.NativeCache(Path(path).expanduser(), max_bytes=max_bytes, search_ttl=search_ttl)
 
     @property

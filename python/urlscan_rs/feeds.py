@@ -246,7 +246,7 @@ class _State:
             if row is not None and row[0] is not None:
                 if not isinstance(row[1], (int, float)) or not isinstance(row[0], str):
                     raise self._unreadable(f"the lock of {source}")
-                if time.time() - row[1] < _STALE_SECONDS and _alive(row[0]):
+                if _holds(row[0], row[1]):
                     since = datetime.fromtimestamp(row[1], timezone.utc).isoformat(timespec="seconds")
                     raise StateError(
                         f"feed sync state {self.path}: another sync of {source} into this folder is running "
@@ -284,6 +284,11 @@ class _State:
             else:
                 self.db.execute("DELETE FROM seen WHERE run = ?", (run,))
                 self.db.execute("DELETE FROM runs WHERE id = ?", (run,))
+
+    def renew(self, source: str) -> None:
+        """Say again that this run holds `source` (a long run on another host stays its owner)."""
+        with self._sql():
+            self.db.execute("UPDATE feeds SET claimed_at = ? WHERE source = ? AND owner = ?", (time.time(), source, self.me))
 
     def release(self, source: str) -> None:
         with self._sql():
@@ -372,6 +377,15 @@ class _State:
         db = getattr(self, "db", None)
         if db is not None:
             db.close()
+
+
+def _holds(owner: str, claimed_at: float) -> bool:
+    """Whether a run still holds its source: one of this host as long as its process lives, one
+    of another host until its claim (renewed as it reads) is older than the stale age."""
+    host = owner.partition(":")[0]
+    if os.name == "posix" and host == socket.gethostname():
+        return _alive(owner)
+    return time.time() - claimed_at < _STALE_SECONDS
 
 
 def _alive(owner: str) -> bool:
@@ -532,6 +546,8 @@ class _Run:
             for k in (by_uuid, by_url):
                 self.written[k] = max(self.written.get(k, t), t)
         self.read += 1
+        if self.read % 100 == 0:
+            self.state.renew(self.source)
         self.newest = t if self.newest is None else max(self.newest, t)
         self.cursor = _cursor(hit, t)
         if self.progress is not None:
@@ -584,7 +600,12 @@ class _Run:
         try:
             _write(target, self.new, fmt, self.source)
         except BaseException:
-            self.state.abandon(run)
+            # Ctrl-C arrives after the native write returns: the file may be whole on disk, and
+            # then the run is done (as the next run's recovery would find it), not undone.
+            if not target.is_file():
+                self.state.abandon(run)
+                raise
+            self.state.finish(self.source, run, feed, keep_from)
             raise
         self.state.finish(self.source, run, feed, keep_from)
         report.files.append(target)

@@ -247,9 +247,9 @@ def normalize_tags(tags: Iterable[Any]) -> Tags:
     dropped: list[tuple[str, str]] = []
     seen: set[str] = set()
     for tag in tags:
-        text = str(tag).strip()
+        text = "" if tag is None else str(tag).strip()
         if not text:
-            dropped.append((str(tag), "empty"))
+            dropped.append(("" if tag is None else str(tag), "empty"))
         elif text.casefold() in seen:
             dropped.append((text, "repeated"))
         elif len(kept) >= _native.MAX_TAGS:
@@ -279,7 +279,7 @@ def _scan_id(model: Any) -> str:
     return str(model.uuid or "")
 
 
-def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool = False) -> dict[str, Any]:
+def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool | None = False) -> dict[str, Any]:
     """A STIX 2.1 bundle of the scan: ``url``, ``domain-name``, ``ipv4-addr``,
     ``ipv6-addr``, ``file`` (response hashes) and ``x509-certificate`` objects, an
     ``observed-data`` that refers to them, and for a malicious verdict (see
@@ -324,7 +324,7 @@ def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool = False
         contributing = {"hashes": props["hashes"]} if "hashes" in props else props
         scos.append(_sco("x509-certificate", contributing, **props))
     edges = _stix_edges(model, scos)
-    if screenshot is not False:
+    if screenshot is not False and screenshot is not None:
         scos.append(_artifact(screenshot))
     scan = _scan_id(model)
     objects: list[dict[str, Any]] = list(scos)
@@ -378,7 +378,8 @@ def _artifact(png: Any) -> dict[str, Any]:
         raise ValidationError(f"to_stix(screenshot=...) takes a PNG image; got {len(data)} bytes that are not one")
     digest = {"SHA-256": hashlib.sha256(data).hexdigest()}
     payload = base64.b64encode(data).decode("ascii")
-    return _sco("artifact", {"hashes": digest}, mime_type="image/png", payload_bin=payload, hashes=digest)
+    # Its id from its hashes and payload, the properties STIX 2.1 names for an artifact's id.
+    return _sco("artifact", {"hashes": digest, "payload_bin": payload}, mime_type="image/png", payload_bin=payload, hashes=digest)
 
 
 def _sro(kind: str, source: str, target: str, stamp: str) -> dict[str, Any]:

@@ -441,8 +441,6 @@ impl NativeClient {
     }
 }
 
-/// `None`: as many as the rate limits allow (pacing holds back what the
-/// quota cannot take), with at most `MAX_CONCURRENCY` connections.
 /// A `Lookup` model of what `lookup_or_scan` found or made.
 fn lookup_model(py: Python<'_>, l: core::api::Lookup) -> PyResult<Bound<'_, PyAny>> {
     let result = match l.result {
@@ -456,6 +454,8 @@ fn lookup_model(py: Python<'_>, l: core::api::Lookup) -> PyResult<Bound<'_, PyAn
     model_class(py, "Lookup")?.call1((l.url, result, l.reused, l.uuid, error))
 }
 
+/// `None`: as many as the rate limits allow (pacing holds back what the
+/// quota cannot take), with at most `MAX_CONCURRENCY` connections.
 fn batch_concurrency(py: Python<'_>, n: Option<Bound<'_, PyAny>>) -> PyResult<usize> {
     match n.filter(|n| !n.is_none()) {
         None => Ok(core::api::batch::MAX_CONCURRENCY),

@@ -119,6 +119,17 @@ impl Cache {
             message: format!("cannot open the cache ({e}); remove the file to start afresh"),
             path: path.display().to_string(),
         };
+        // It may hold private results: readable by its owner alone (SQLite gives its -wal
+        // and -shm files the same mode).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(&path);
+        }
         let db = Connection::open(&path).map_err(bad)?;
         db.busy_timeout(BUSY).map_err(bad)?;
         // WAL: readers never wait for the writer, across processes.
@@ -230,8 +241,11 @@ impl Cache {
         let done = (|| -> rusqlite::Result<u64> {
             let mut db = self.db.lock().unwrap();
             let tx = db.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            // Deleted first, not replaced: a REPLACE fires no delete trigger, and the total would
+            // keep the old size.
+            tx.execute("DELETE FROM entries WHERE key = ?1", params![key])?;
             tx.execute(
-                "INSERT OR REPLACE INTO entries (key, scan, body, content_type, size, expires, used)
+                "INSERT INTO entries (key, scan, body, content_type, size, expires, used)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![key, scan, body, content_type, size as i64, expires, at],
             )?;
@@ -283,11 +297,10 @@ impl Cache {
 
     /// Drop every entry of scan `uuid` (deleted, or its visibility changed).
     pub fn evict_scan(&self, uuid: &str) -> usize {
-        let done = self
-            .db
-            .lock()
-            .unwrap()
-            .execute("DELETE FROM entries WHERE scan = ?1", params![uuid]);
+        let done = self.db.lock().unwrap().execute(
+            "DELETE FROM entries WHERE scan = ?1",
+            params![uuid.trim().to_ascii_lowercase()],
+        );
         match done {
             Ok(n) => {
                 self.stats.lock().unwrap().evicted += n as u64;
@@ -333,9 +346,9 @@ impl Cache {
     }
 }
 
-/// The key of a request: its path and query, as sent.
-pub fn key(path: &str, query: &[(impl AsRef<str>, impl AsRef<str>)]) -> String {
-    let mut k = path.to_string();
+/// The key of a request: who asks where (`scope`, see [`scope`]), then its path and query as sent.
+pub fn key(scope: &str, path: &str, query: &[(impl AsRef<str>, impl AsRef<str>)]) -> String {
+    let mut k = format!("{scope} {path}");
     for (i, (name, value)) in query.iter().enumerate() {
         k.push(if i == 0 { '?' } else { '&' });
         k.push_str(
@@ -355,6 +368,35 @@ pub fn key(path: &str, query: &[(impl AsRef<str>, impl AsRef<str>)]) -> String {
         );
     }
     k
+}
+
+/// Whose answers these are: the service's address and a digest of the API key (never the key
+/// itself). Answers depend on both (a private scan, a team's search), so clients of another
+/// key or another server never read each other's entries.
+pub fn scope(base_url: &str, api_key: Option<&str>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"urlscan-rs cache scope\0");
+    h.update(api_key.unwrap_or("").as_bytes());
+    format!(
+        "{}#{}",
+        base_url.trim_end_matches('/'),
+        &hex::encode(h.finalize())[..16]
+    )
+}
+
+/// Whether `body`, a 200 answering the row of `template`, is what that row promises; only such
+/// bodies are kept (a proxy's HTML page or a cut-off JSON would otherwise be served forever).
+pub fn worth_keeping(template: Option<&str>, body: &[u8]) -> bool {
+    match template {
+        Some(t) if t.ends_with(".png") => body.starts_with(b"\x89PNG\r\n\x1a\n"),
+        Some(t) if t.starts_with("/dom/") => !body.is_empty(),
+        // JSON answers (results, search pages): one whole object.
+        _ => {
+            serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+                && body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+        }
+    }
 }
 
 /// The scan a path names: its first segment that is a uuid.
@@ -408,6 +450,20 @@ mod tests {
     }
 
     #[test]
+    fn storing_a_key_again_keeps_the_total_exact() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::open(dir.path(), 10_000, None).unwrap();
+        for n in [1000, 3000, 500] {
+            c.put("/r/1", None, Keep::Always, &vec![7; n], None);
+        }
+        c.put("/r/2", None, Keep::Always, &[8; 100], None);
+        let s = c.stats();
+        assert_eq!((s.entries, s.bytes, s.evicted), (2, 600, 0));
+        assert_eq!(c.clear().unwrap(), 2);
+        assert_eq!(c.stats().bytes, 0);
+    }
+
+    #[test]
     fn search_pages_expire() {
         let dir = tempfile::tempdir().unwrap();
         let c = Cache::open(dir.path(), 1 << 20, Some(Duration::from_millis(1))).unwrap();
@@ -422,9 +478,24 @@ mod tests {
     #[test]
     fn keys_and_scans() {
         assert_eq!(
-            key("/a", &[("q", "x y"), ("size", "1")]),
-            "/a?q=x%20y&size=1"
+            key("s", "/a", &[("q", "x y"), ("size", "1")]),
+            "s /a?q=x%20y&size=1"
         );
+        let (a, b) = (
+            scope("http://h/", Some("k1")),
+            scope("http://h", Some("k2")),
+        );
+        assert!(a.starts_with("http://h#") && a != b && !a.contains("k1"));
+        assert_eq!(scope("http://h", Some("k1")), a);
+        assert!(worth_keeping(
+            Some("/screenshots/{0}.png"),
+            b"\x89PNG\r\n\x1a\nrest"
+        ));
+        assert!(!worth_keeping(Some("/screenshots/{0}.png"), b"<html>"));
+        assert!(worth_keeping(Some("/api/v1/result/{0}/"), b" {\"a\": 1}\n"));
+        assert!(!worth_keeping(Some("/api/v1/result/{0}/"), b"{\"a\": "));
+        assert!(!worth_keeping(Some("/api/v1/result/{0}/"), b"[1]"));
+        assert!(!worth_keeping(Some("/dom/{0}/"), b""));
         assert_eq!(scan_of(&format!("/screenshots/{U}.png")), Some(U));
         assert_eq!(scan_of(&format!("/api/v1/result/{U}/")), Some(U));
         assert_eq!(scan_of("/api/v1/search/"), None);

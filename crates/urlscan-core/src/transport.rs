@@ -427,7 +427,15 @@ impl Transport {
         let cache = self.cfg.cache.clone();
         let kept = match (&cache, req.cache) {
             (Some(c), Some(keep)) if req.method == Method::GET && c.keeps(keep) => {
-                Some((c.clone(), keep, crate::cache::key(&req.path, &req.query)))
+                let scope = crate::cache::scope(
+                    &self.cfg.base_url,
+                    self.cfg.api_key.as_ref().map(|k| k.expose()),
+                );
+                Some((
+                    c.clone(),
+                    keep,
+                    crate::cache::key(&scope, &req.path, &req.query),
+                ))
             }
             _ => None,
         };
@@ -441,7 +449,10 @@ impl Transport {
                 Some(hit) => Ok(cached_resp(hit)),
                 None => {
                     let out = self.guarded(self.send_with_retries(req)).await;
-                    if let Some(resp) = out.as_ref().ok().filter(|r| r.status == 200) {
+                    let fit = |r: &&Resp| {
+                        r.status == 200 && crate::cache::worth_keeping(req.template, &r.body)
+                    };
+                    if let Some(resp) = out.as_ref().ok().filter(fit) {
                         let (body, scan) = (
                             resp.body.clone(),
                             crate::cache::scan_of(&req.path).map(String::from),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -110,7 +111,7 @@ class _Commands:
 
 def _age(text: str) -> float:
     """--max-age: a duration, or 0."""
-    return 0.0 if text.strip() in ("0", "0s") else _duration(text)
+    return 0.0 if re.fullmatch(r"0+(\.0*)?[smhd]?", text.strip()) else _duration(text)
 
 
 def _scan_commands(c: _Commands) -> None:

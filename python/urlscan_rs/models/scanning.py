@@ -407,7 +407,7 @@ class _ScanRecord(_Tabled):
 
         return summary(self, max_bytes)
 
-    def to_stix(self, threshold: int = 50, *, screenshot: bytes | bool = False) -> dict[str, Any]:
+    def to_stix(self, threshold: int = 50, *, screenshot: bytes | bool | None = False) -> dict[str, Any]:
         """A STIX 2.1 bundle of the scan (see :func:`urlscan_rs.playbook.to_stix`); ``screenshot``
         (the PNG, ``client.screenshot(uuid)``) adds it as an artifact."""
         from ..playbook import to_stix

@@ -88,6 +88,31 @@ fn reusable(hit: &Value, url: &str, visibility: Option<&str>) -> Option<String> 
     (status != 0).then(|| uuid.to_string())
 }
 
+/// The URL as the service scans it: one without a scheme as http.
+fn as_scanned(url: &str) -> String {
+    if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("http://{url}")
+    }
+}
+
+/// An error of one candidate's result (gone, pending, forbidden, not what it should be), after
+/// which the next candidate is tried; any other ends the lookup.
+fn candidate_only(e: &Error) -> bool {
+    match e {
+        Error::Decode(_) => true,
+        Error::Api(a) => matches!(
+            a.kind,
+            ApiErrorKind::NotFound
+                | ApiErrorKind::Gone
+                | ApiErrorKind::ScanPending
+                | ApiErrorKind::PermissionDenied
+        ),
+        _ => false,
+    }
+}
+
 impl Client {
     /// Reuse the newest finished scan of `url` younger than `max_age`
     /// seconds (0: never reuse), else submit it and wait for the result.
@@ -137,13 +162,24 @@ impl Client {
         visibility: Option<&str>,
         max_age: u64,
     ) -> Result<Option<(String, Doc<ResultHead>)>> {
+        // A URL without a scheme is scanned as http (the service's rule): searched and
+        // compared as that.
+        let url = &as_scanned(url);
         let normal = url::Url::parse(url).map(|u| u.to_string()).ok();
-        let mut forms = vec![url];
+        let mut forms = vec![url.as_str()];
         if let Some(n) = normal.as_deref().filter(|n| *n != url) {
             forms.push(n);
         }
+        let mut q = lookup_query(&forms, max_age);
+        if let Some(v) = visibility {
+            // Asked of the service too, so newer scans of another visibility do not crowd
+            // the candidates out.
+            q = format!("{q} AND task.visibility:{}", v.to_ascii_lowercase());
+        }
         let mut p = SearchParams::new(SearchKind::Search);
-        p.q = Some(lookup_query(&forms, max_age));
+        p.q = Some(q);
+        // Always asked afresh: a search page kept by a cache would hide a scan made since.
+        p.fresh = true;
         let page = self.search_page(&p, CANDIDATES, None).await?;
         let hits: Value = serde_json::from_slice(&page.body)
             .map_err(|e| Error::Decode(format!("search page: {e}")))?;
@@ -156,17 +192,11 @@ impl Client {
         for uuid in candidates {
             match self.result(&uuid).await {
                 Ok(doc) => return Ok(Some((uuid, doc))),
-                Err(e)
-                    if matches!(
-                        e.api_kind(),
-                        Some(
-                            ApiErrorKind::NotFound | ApiErrorKind::Gone | ApiErrorKind::ScanPending
-                        )
-                    ) =>
-                {
-                    log::info!("scan {uuid} of {url} was found but its result is gone: {e}");
+                // The key, the quota, the connection: the next candidate would fail the same way.
+                Err(e) if !candidate_only(&e) => return Err(e),
+                Err(e) => {
+                    log::info!("scan {uuid} of {url} was found but its result cannot be read: {e}");
                 }
-                Err(e) => return Err(e),
             }
         }
         Ok(None)
@@ -212,6 +242,14 @@ impl Client {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_url_without_a_scheme_is_an_http_one() {
+        assert_eq!(as_scanned("example.com/x"), "http://example.com/x");
+        assert_eq!(as_scanned("https://example.com/"), "https://example.com/");
+        assert!(candidate_only(&Error::Decode("x".into())));
+        assert!(!candidate_only(&Error::Transport("x".into())));
+    }
 
     #[test]
     fn the_query_names_the_url_and_the_window() {

@@ -48,10 +48,10 @@ pub const FIRST_PAGE: u64 = 100;
 /// The most shards a sharded export runs at once.
 pub const MAX_SHARDS: i64 = 16;
 
-/// The pages walked (`core::paginate`); `SearchParams::from_options` checks
-/// the options once, before the first page.
 use crate::cache::Keep;
 
+/// The pages walked (`core::paginate`); `SearchParams::from_options` checks
+/// the options once, before the first page.
 #[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new("search", Method::GET, "/api/v1/search/")
@@ -121,6 +121,8 @@ pub struct SearchParams {
     /// Requests in flight for a large export (1: one page after another;
     /// 0: automatic, sharding only when the service is slow to answer).
     pub parallel: usize,
+    /// Never answered from a result cache's kept search pages.
+    pub fresh: bool,
 }
 
 impl SearchParams {
@@ -133,6 +135,7 @@ impl SearchParams {
             search_after: None,
             datasource: None,
             collapse: None,
+            fresh: false,
             parallel: AUTO_PARALLEL,
         }
     }
@@ -273,6 +276,11 @@ impl Client {
             .query_opt("search_after", search_after)
             .query_opt("datasource", p.datasource.as_deref())
             .query_opt("collapse", p.collapse.as_deref());
+        let req = if p.fresh {
+            crate::transport::Req { cache: None, ..req }
+        } else {
+            req
+        };
         let resp = self.t.send(&req).await?;
         crate::models::index::search_page(resp.body)
     }
