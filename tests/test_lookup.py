@@ -187,3 +187,13 @@ def test_a_url_without_a_scheme_and_a_search_cache_still_reuse(quick: Emulator, 
         assert first.reused is False and again.reused is True and again.uuid == first.uuid
         assert c.lookup_or_scan("http://noscheme.example.com/path", **FAST).uuid == first.uuid
         assert _submissions(quick) == 1
+
+
+def test_a_url_given_twice_in_a_batch_is_looked_up_once(quick: Emulator) -> None:
+    with quick.client() as c:
+        out = c.lookup_or_scan_many(
+            ["https://twice.example.com/", "https://once.example.com/", "https://twice.example.com/"], **FAST
+        )
+    assert out[0].uuid == out[2].uuid and out[0].uuid != out[1].uuid
+    assert [lk.reused for lk in out] == [False, False, False]
+    assert _submissions(quick) == 2

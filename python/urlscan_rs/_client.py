@@ -605,9 +605,10 @@ class _BaseClient:
         input order (GET /api/v1/search/ each, then GET /api/v1/result/{uuid}/ or POST /api/v1/scan/).
 
         A failure never aborts the batch: it is the item's ``error`` (its
-        ``result``, ``reused`` and ``uuid`` are None). ``concurrency`` and
-        ``progress`` are as in :meth:`bulk_scan`, the other keywords as in
-        :meth:`lookup_or_scan`.
+        ``result``, ``reused`` and ``uuid`` are None). A URL given twice is
+        looked up once, and both items are its answer (``progress`` counts the
+        distinct URLs). ``concurrency`` and ``progress`` are as in
+        :meth:`bulk_scan`, the other keywords as in :meth:`lookup_or_scan`.
         """
         if refang:
             urls = map(_refang.as_url, urls)

@@ -58,6 +58,9 @@ class Cache:
     - a 410 (the scan was deleted) or a change of its visibility through any client with this
       cache drops every entry of that scan; a scan deleted elsewhere is served until then, or
       until :meth:`evict`;
+    - entries are scoped by the service's address and a digest of the API key: clients of
+      another key or server read none of them; only a body that is what its request promises
+      (a PNG, a non-empty DOM, one whole JSON object) is kept;
     - once the cache is open, a failure to read or write it (a full disk, a lock held too long)
       is logged and counted in ``stats()["errors"]``, and the request goes to the service.
 

@@ -20,7 +20,7 @@ const CANDIDATES: u64 = 10;
 const MAX_AGE_LIMIT: f64 = 10.0 * 366.0 * 86400.0;
 
 /// What `lookup_or_scan` found or made.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Lookup {
     pub url: String,
     pub result: Option<Doc<ResultHead>>,
@@ -203,7 +203,8 @@ impl Client {
     }
 
     /// `lookup_or_scan` for many URLs, in input order, a failure as the
-    /// item's error; at most `concurrency` requests in flight.
+    /// item's error; at most `concurrency` requests in flight. A URL given
+    /// twice is looked up once (two lookups at once would both scan it).
     pub async fn lookup_or_scan_many(
         &self,
         urls: Vec<String>,
@@ -233,8 +234,20 @@ impl Client {
                     })
             }
         };
+        let mut distinct: Vec<String> = Vec::new();
+        let mut at = std::collections::HashMap::new();
+        let slots: Vec<usize> = urls
+            .into_iter()
+            .map(|u| {
+                *at.entry(u.clone()).or_insert_with(|| {
+                    distinct.push(u);
+                    distinct.len() - 1
+                })
+            })
+            .collect();
         // Every pipeline runs at once; the gate bounds the requests themselves.
-        Ok(in_order(urls, None, progress, job).await)
+        let found = in_order(distinct, None, progress, job).await;
+        Ok(slots.into_iter().map(|i| found[i].clone()).collect())
     }
 }
 
