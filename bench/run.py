@@ -467,6 +467,20 @@ def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             20,
             "official get_result loop + pandas.json_normalize",
         )
+    with Emu(scans=n + 50, seed=5, result_size=[1_000_000, 5_000_000]) as emu:
+        uf = uuids_file(emu, n, "projection")
+        ours = repeat(a.repeat, "projection_rs", emu, uuids_file=uf, n=n)
+        theirs = repeat(a.repeat, "projection_official", emu, uuids_file=uf, n=n)
+        if med(ours, "urls") != med(theirs, "urls"):
+            raise RuntimeError(f"the sides read different URLs: {med(ours, 'urls')} and {med(theirs, 'urls')}")
+        rep.row(
+            "results projected (CPU)",
+            f"client CPU s / {n} results of 1 to 5 MB, one column: data.requests[].request.request.url",
+            med(ours, "cpu"),
+            med(theirs, "cpu"),
+            30,
+            "official get_result loop + a list comprehension over json.loads's dicts",
+        )
 
 
 def w_datadumps(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:

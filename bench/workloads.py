@@ -189,6 +189,33 @@ def table_results_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     return run
 
 
+# One path into data.requests[] of each result: every request's URL.
+def projection_official(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    client, uuids = _official_client(cfg), cfg["uuids"]
+
+    def run() -> dict[str, Any]:
+        urls = []
+        for u in uuids:
+            doc = client.get_result(u)
+            urls.append([r.get("request", {}).get("request", {}).get("url") for r in doc["data"]["requests"]])
+        return {"count": len(urls), "urls": sum(len(x) for x in urls)}
+
+    return run
+
+
+def projection_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    import pyarrow  # noqa: F401  (imported before the timed run)
+
+    client, uuids = _rs_client(cfg), cfg["uuids"]
+
+    def run() -> dict[str, Any]:
+        t = client.results(uuids, concurrency=None).to_arrow(columns=["data.requests[].request.request.url"])
+        urls = t.column(0).combine_chunks().flatten()
+        return {"count": t.num_rows, "urls": len(urls)}
+
+    return run
+
+
 def table_results_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     import pyarrow  # noqa: F401  (imported before the timed run)
 
@@ -518,6 +545,8 @@ SIDES: dict[str, Callable[[dict[str, Any]], Callable[[], dict[str, Any]]]] = {
         search_rs,
         search_official,
         walk_rs,
+        projection_official,
+        projection_rs,
         walk_official,
         results_rs_loop,
         results_rs_batch,

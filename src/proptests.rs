@@ -119,6 +119,55 @@ proptest! {
     }
 
     #[test]
+    fn a_scanned_search_page_agrees_with_serde_json(
+        hits in prop::collection::vec(json(), 0..5),
+        extra in json(),
+        total in json(),
+        total_count in any::<bool>(),
+        pretty in any::<bool>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(EDIT_BYTES)), 0..3),
+    ) {
+        // Hits of any shape (mostly objects with an id and sort values), any
+        // total, a few bytes changed: the page reads as serde_json reads it,
+        // or fails with serde_json's message.
+        let hits: Vec<serde_json::Value> = hits
+            .into_iter()
+            .enumerate()
+            .map(|(i, h)| match i % 4 {
+                0 => serde_json::json!({"_id": format!("u{i}"), "sort": [i, format!("u{i}")], "page": h}),
+                1 => serde_json::json!({"_id": h, "sort": [i]}),
+                2 => serde_json::json!({"k\u{e9}y": h, "_id": null, "sort": {}}),
+                _ => h,
+            })
+            .collect();
+        let total = if total_count { serde_json::json!(hits.len()) } else { total };
+        let page = serde_json::json!({"results": hits, "total": total, "has_more": false, "x": extra});
+        let text = if pretty { serde_json::to_string_pretty(&page).unwrap() } else { page.to_string() };
+        let mut body = text.into_bytes();
+        for (at, how, byte) in edits {
+            let i = at.index(body.len() + 1);
+            match how {
+                0 => body.insert(i, byte),
+                1 if i < body.len() => body[i] = byte,
+                _ if i < body.len() => { body.remove(i); }
+                _ => {}
+            }
+        }
+        let body = bytes::Bytes::from(body);
+        let show = |d: &urlscan_core::Result<urlscan_core::models::doc::Doc<SearchPageHead>>| match d {
+            Ok(d) => format!(
+                "{:?} {:?} {:?} {:?} {:?}",
+                d.head.results.iter().map(|r| (&r.id, &r.sort)).collect::<Vec<_>>(),
+                d.head.total, d.head.has_more, d.head.took, d.head.hits
+            ),
+            Err(e) => e.to_string(),
+        };
+        let fast = urlscan_core::models::index::search_page(body.clone());
+        let slow = urlscan_core::models::index::search_page_by_serde(body.clone());
+        prop_assert_eq!(show(&fast), show(&slow), "{}", String::from_utf8_lossy(&body));
+    }
+
+    #[test]
     fn decoders_survive_arbitrary_json(doc in json()) {
         decode_all(doc.to_string().as_bytes());
         if let Ok(page) = decode::<SearchPageHead>(doc.to_string().as_bytes(), "search") {

@@ -289,6 +289,49 @@ def test_recorded_results(name: str) -> None:
     assert row["malicious"] == res.malicious
 
 
+@pytest.mark.parametrize("name", ["result-2018-google.json", "result-2018-wikipedia.json", "result-2021-unresolved.json"])
+def test_recorded_results_projected(name: str) -> None:
+    # A few columns of a result, paths into data.requests[] included, as json.loads reads them.
+    doc = json.loads((DATA / name).read_text())
+    uuid = doc["task"]["uuid"]
+    cols = ["uuid", "data.requests[].request.request.url", "data.requests[].response.response.status", "lists.ips", "page.ip"]
+    with serve(lambda m, p, q: (200, doc)) as s, Client(KEY, base_url=s.url) as c:
+        results = c.results([uuid, uuid])
+        table = results.to_arrow(columns=cols)
+        frame = results.to_polars(columns=cols[:2])
+    assert table.column_names == cols and table.num_rows == 2
+    assert str(table.schema.field(cols[1]).type) == "list<item: string>"
+    row = table.to_pylist()[0]
+
+    def each(*keys: str) -> list[Any]:
+        out = []
+        for r in doc["data"]["requests"]:
+            for k in keys:
+                r = r.get(k) if isinstance(r, dict) else None
+            out.append(r if r is None or isinstance(r, str) else json.dumps(r, separators=(",", ":")))
+        return out
+
+    assert row["uuid"] == uuid
+    assert row[cols[1]] == each("request", "request", "url") and len(row[cols[1]]) == len(doc["data"]["requests"])
+    assert row[cols[2]] == each("response", "response", "status")
+    assert row["lists.ips"] == doc["lists"]["ips"]  # the path of the `ips` column: its type
+    assert row["page.ip"] == doc["page"].get("ip")
+    assert frame[cols[1]].to_list()[1] == row[cols[1]]
+
+
+def test_a_path_through_a_list_names_what_is_wrong() -> None:
+    doc = json.loads((DATA / "result-2018-wikipedia.json").read_text())
+    doc["data"]["requests"][3]["request"] = ["not", "an", "object"]
+    uuid = doc["task"]["uuid"]
+    with serve(lambda m, p, q: (200, doc)) as s, Client(KEY, base_url=s.url) as c:
+        results = c.results([uuid])
+        with pytest.raises(DecodeError, match=r"data\.requests\[3\]\.request: expected an object, found a list"):
+            results.to_arrow(columns=["data.requests[].request.request.url"])
+        for bad in ["data.requests[]x", "data.requests[].a[].b", "[]"]:
+            with pytest.raises(ValidationError, match="not a wire path"):
+                results.to_arrow(columns=[bad])
+
+
 def test_lenient_on_missing_and_unknown() -> None:
     hits = [
         _hit(0, stats={"uniqIPs": "7", "dataLength": 12.9}, verdicts={"malicious": True, "score": 100}),
@@ -383,6 +426,53 @@ def flaky_search() -> Iterator[tuple[Any, list[dict[str, Any]], dict[str, int]]]
         yield s, hits, state
 
 
+def test_a_batch_spans_pages(client: Client, tmp_path: Path) -> None:
+    # Pages of 40 make one batch (not one a page); every row once, in walk order.
+    uuids = [h.id for h in client.search("", size=40, limit=300)]
+    table = client.search("", size=40, limit=300).to_arrow()
+    assert table.column("uuid").to_pylist() == uuids and len(uuids) == 300
+    assert [len(b) for b in table.to_batches()] == [300]
+    # Progress still comes after each page; the hits the iterator held (39 of its
+    # first page, one handed out) are the first rows and are counted.
+    seen: list[int] = []
+    it = client.search("", size=40, limit=150)
+    assert next(it).id == uuids[0]
+    assert it.to_csv(tmp_path / "x.csv", progress=seen.append) == 149
+    assert seen == [79, 119, 149]
+    lines = (tmp_path / "x.csv").read_text().splitlines()
+    assert len(lines) == 150 and lines[1].startswith(uuids[1]) and lines[-1].startswith(uuids[149])
+
+
+def test_rows_before_a_failed_page_are_handed_out_before_its_error(
+    flaky_search: tuple[Any, list[dict[str, Any]], dict[str, int]],
+) -> None:
+    import pyarrow as pa
+
+    s, hits, _ = flaky_search
+    with Client(KEY, base_url=s.url, max_retries=0) as c:
+        reader = pa.RecordBatchReader.from_stream(c.search("x", size=90))
+        batch = reader.read_next_batch()
+        assert batch.column("uuid").to_pylist() == [h["_id"] for h in hits[:450]]
+        with pytest.raises(Exception, match="interrupted"):
+            reader.read_next_batch()
+
+
+def test_a_wrong_value_keeps_the_rows_of_the_pages_before_it() -> None:
+    import pyarrow as pa
+
+    # The 150th hit (on the second page of 100) has a wrong type, after some of its cells were read.
+    hits = [_hit(i) for i in range(300)]
+    hits[149]["page"] = {"domain": "x.example", "asn": 15169}
+    with serve(_paged(hits)) as s, Client(KEY, base_url=s.url) as c:
+        reader = pa.RecordBatchReader.from_stream(c.search("x", size=100))
+        batch = reader.read_next_batch()
+        assert batch.num_rows == 100 and batch.column("uuid").to_pylist() == [h["_id"] for h in hits[:100]]
+        with pytest.raises(Exception, match=r"results\[49\]\.page\.asn: expected a string"):
+            reader.read_next_batch()
+        with pytest.raises(DecodeError, match=r"results\[49\]\.page\.asn"):
+            c.search("x", size=100).to_arrow()
+
+
 @pytest.mark.parametrize("partitioned", [False, True])
 def test_an_interrupted_export_resumes_without_duplicate_or_gap(
     flaky_search: tuple[Any, list[dict[str, Any]], dict[str, int]], tmp_path: Path, partitioned: bool
@@ -393,13 +483,13 @@ def test_an_interrupted_export_resumes_without_duplicate_or_gap(
     with Client(KEY, base_url=s.url, max_retries=0) as c:
         with pytest.raises(urlscan_rs.UrlscanError, match="interrupted"):
             c.search("x", size=90).to_parquet(out, partition_by=keys, row_group_size=200)
-        # 5 pages of 90 were read: a chunk closes at 200 rows or more, so one of 270
-        # rows was recorded and the 180 after it are lost.
+        # 5 pages of 90 were read before the 6th failed: a chunk closed at 270 rows
+        # (200 or more), and the 180 after it were written and recorded before the error.
         staged = out if partitioned else tmp_path / "all.parquet.parts"
         state_file = json.loads((staged / "_urlscan_export.json").read_text())
-        assert state_file["rows"] == 270 and state_file["chunk"] == 1
+        assert state_file["rows"] == 450 and state_file["chunk"] == 2
         # A chunk written but not recorded (killed between the two) is dropped on resume.
-        stray = (next(d for d in staged.iterdir() if d.is_dir()) if partitioned else staged) / "part-1.parquet"
+        stray = (next(d for d in staged.iterdir() if d.is_dir()) if partitioned else staged) / "part-2.parquet"
         stray.write_bytes(b"not parquet")
         # Another search may not resume this export.
         with pytest.raises(ValidationError, match="something else"):

@@ -134,7 +134,12 @@ class Tabular:
         (``"page.redirected"``, ``"task.source"``; ``"._score"`` for a
         top-level field). A path outside the schema takes the type of its
         first values (strings, booleans, whole numbers, numbers; JSON text
-        for objects, lists and mixed values).
+        for objects, lists and mixed values). A path through a list
+        (``"data.requests[].request.request.url"``, one ``[]``) is a list
+        column of the value in each element: strings as text, other values
+        as JSON text, missing as null. Only the parts a column reads are
+        decoded, so a few columns of large results cost little more than
+        fetching them.
 
         Raises:
             DecodeError: A value has the wrong type (the message names its path).

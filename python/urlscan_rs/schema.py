@@ -14,7 +14,8 @@ made from the same table)::
 
 ``to_arrow(columns=[...])`` takes schema names or dotted wire paths
 (``"page.redirected"``; a top-level field with a leading dot, ``"._score"``)
-for what a schema leaves out. Missing is null (``malicious`` is null when the
+for what a schema leaves out, and paths through a list for a value of each
+element (``"data.requests[].response.response.status"``: a list column). Missing is null (``malicious`` is null when the
 service gave no verdict, never false); a value of the wrong type is a
 :class:`~urlscan_rs.errors.DecodeError` naming its path.
 

@@ -32,6 +32,12 @@ const DUMP_BATCH: usize = 4096;
 /// not by the file (a full result can be megabytes).
 const DUMP_BATCH_BYTES: usize = 16 << 20;
 
+/// A batch is finished once it holds this many rows (pages of 100 make few,
+/// large batches rather than one small batch a page) ...
+const BATCH_ROWS: usize = 65_536;
+/// ... or this many bytes of values, whichever comes first.
+const BATCH_BYTES: usize = 16 << 20;
+
 /// Where the pages of a table come from.
 enum Source {
     /// Nothing more: the rows given at the start only.
@@ -45,16 +51,30 @@ enum Source {
     Dump(Py<DumpReader>),
 }
 
-/// A table being read: batches ready, and the walk that makes more.
+/// A table being read: batches ready, and the walk that makes more. The
+/// builder holds the rows of pages read since the last batch: a batch spans
+/// pages, and is finished at `BATCH_ROWS` or `BATCH_BYTES`, at the end, or
+/// when a page fails (the rows before it are handed out, then the error).
 struct Walk {
     builder: TableBuilder,
     ready: VecDeque<(RecordBatch, Option<String>)>,
     source: Source,
-    /// Rows still to hand out (the iterator's limit).
+    /// Rows still to read (the iterator's limit).
     remaining: Option<u64>,
     /// The cursor after the last row handed out.
     cursor: Arc<Mutex<Option<String>>>,
     rows: u64,
+    /// The cursor after the last row in the builder.
+    pending_cursor: Option<String>,
+    /// What stopped the walk, raised once the rows read before it are out.
+    failed: Option<PyErr>,
+    /// `progress(rows)` after each page, rows counted from `progress.1`.
+    progress: Option<(Py<PyAny>, u64)>,
+    /// Rows read so far (handed out or in the builder).
+    read: u64,
+    /// A batch is finished once it holds this many rows (`BATCH_ROWS`, or
+    /// a Parquet export's row group when smaller).
+    batch_rows: usize,
 }
 
 fn decode_err(py: Python<'_>, e: core::Error) -> PyErr {
@@ -62,30 +82,97 @@ fn decode_err(py: Python<'_>, e: core::Error) -> PyErr {
 }
 
 impl Walk {
-    /// The next batch and the cursor after its last row; None at the end.
-    fn next(&mut self, py: Python<'_>) -> PyResult<Option<RecordBatch>> {
-        loop {
-            if let Some((b, c)) = self.ready.pop_front() {
-                self.rows += b.num_rows() as u64;
-                if c.is_some() {
-                    *self.cursor.lock().unwrap() = c;
-                }
-                return Ok(Some(b));
-            }
-            if self.remaining == Some(0) {
-                return Ok(None);
-            }
-            if !self.read_page(py)? {
-                return Ok(None);
-            }
+    fn new(builder: TableBuilder, source: Source, remaining: Option<u64>) -> Walk {
+        Walk {
+            builder,
+            ready: VecDeque::new(),
+            source,
+            remaining,
+            cursor: Arc::new(Mutex::new(None)),
+            rows: 0,
+            pending_cursor: None,
+            failed: None,
+            progress: None,
+            read: 0,
+            batch_rows: BATCH_ROWS,
         }
     }
 
-    /// Read one page into `ready`; false once the source has no more.
-    fn read_page(&mut self, py: Python<'_>) -> PyResult<bool> {
+    /// The next batch and the cursor after its last row; None at the end.
+    fn next(&mut self, py: Python<'_>) -> PyResult<Option<RecordBatch>> {
+        if !self.fill(py)? {
+            return Ok(None);
+        }
+        let (b, c) = self.ready.pop_front().expect("fill leaves a batch");
+        self.rows += b.num_rows() as u64;
+        if c.is_some() {
+            *self.cursor.lock().unwrap() = c;
+        }
+        Ok(Some(b))
+    }
+
+    /// Read pages until a batch is ready; false at the end.
+    fn fill(&mut self, py: Python<'_>) -> PyResult<bool> {
+        while self.ready.is_empty() {
+            if let Some(e) = self.failed.take() {
+                return Err(e);
+            }
+            let more = self.remaining != Some(0) && !matches!(self.source, Source::Done);
+            if !more {
+                if self.builder.is_empty() {
+                    return Ok(false);
+                }
+                self.finish(py, None)?;
+                continue;
+            }
+            let before = self.builder.len();
+            match self.read_page(py) {
+                Ok(()) => {
+                    let told = match &self.progress {
+                        Some((f, base)) => f.call1(py, (base + self.read,)).map(drop),
+                        None => Ok(()),
+                    };
+                    let full = self.builder.len() >= self.batch_rows
+                        || self.builder.bytes() >= BATCH_BYTES;
+                    if full || (told.is_err() && !self.builder.is_empty()) {
+                        self.finish(py, None)?;
+                    }
+                    self.failed = told.err();
+                }
+                // The rows of the pages before the one that failed are handed
+                // out first (a writer keeps them, and its cursor is theirs).
+                Err(e) if before > 0 => {
+                    self.finish(py, Some(before))?;
+                    self.failed = Some(e);
+                }
+                Err(e) => {
+                    self.builder.discard();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The builder's rows (its first `keep` alone: a page that failed
+    /// half-way is dropped) as a batch ready to hand out.
+    fn finish(&mut self, py: Python<'_>, keep: Option<usize>) -> PyResult<()> {
+        let builder = &mut self.builder;
+        let batch = py
+            .detach(|| match keep {
+                None => builder.finish(),
+                Some(n) => builder.finish_first(n),
+            })
+            .map_err(|e| decode_err(py, e))?;
+        self.ready.push_back((batch, self.pending_cursor.take()));
+        Ok(())
+    }
+
+    /// Read one page into the builder (the source is `Done` after its last).
+    fn read_page(&mut self, py: Python<'_>) -> PyResult<()> {
         let remaining = self.remaining.map_or(usize::MAX, |r| r as usize);
-        let (batch, cursor) = match &self.source {
-            Source::Done => return Ok(false),
+        let (n, cursor) = match &self.source {
+            Source::Done => return Ok(()),
             Source::Search(cursor, mirror) => {
                 let (cursor, mirror) = (Arc::clone(cursor), Arc::clone(mirror));
                 let fut = async move {
@@ -96,7 +183,7 @@ impl Walk {
                 };
                 let Some(doc) = block_on(py, fut)?.map_err(|e| decode_err(py, e))? else {
                     self.source = Source::Done;
-                    return Ok(false);
+                    return Ok(());
                 };
                 let builder = &mut self.builder;
                 py.detach(|| -> core::Result<_> {
@@ -111,7 +198,7 @@ impl Walk {
                         builder.append(&body, Some(idx), &Item("results", i))?;
                     }
                     let cursor = n.checked_sub(1).and_then(|i| doc.head.results[i].cursor());
-                    Ok((builder.finish()?, cursor))
+                    Ok((n, cursor))
                 })
                 .map_err(|e| decode_err(py, e))?
             }
@@ -119,7 +206,7 @@ impl Walk {
                 let fut = cursor.get().fetch();
                 let Some(doc) = block_on(py, fut)?.map_err(|e| decode_err(py, e))? else {
                     self.source = Source::Done;
-                    return Ok(false);
+                    return Ok(());
                 };
                 let after = cursor.get().page_state_now();
                 let builder = &mut self.builder;
@@ -127,7 +214,7 @@ impl Walk {
                     let body = doc.body;
                     // The page was checked whole when its head was decoded: a scan finds the list.
                     let Some(Some((a, b))) = index::parsed_member(&body, "results") else {
-                        return Ok((builder.finish()?, after));
+                        return Ok((0, after));
                     };
                     let list = &body[a..b];
                     let items = parsed_array_spans(list).unwrap_or_default();
@@ -135,44 +222,44 @@ impl Walk {
                     for (i, (a, b)) in items.into_iter().take(n).enumerate() {
                         builder.append(&list[a..b], None, &Item("results", i))?;
                     }
-                    Ok((builder.finish()?, after))
+                    Ok((n, after))
                 })
                 .map_err(|e| decode_err(py, e))?
             }
             Source::Dump(reader) => {
                 let reader = reader.get();
                 let builder = &mut self.builder;
-                let batch = py
+                let n = py
                     .detach(|| -> core::Result<_> {
                         let lines = reader.lines(remaining.min(DUMP_BATCH))?;
-                        if lines.is_empty() {
-                            return Ok(None);
-                        }
                         for (n, body, idx) in &lines {
                             builder.append(body, Some(idx), &format!("line {n}"))?;
                         }
-                        Ok(Some(builder.finish()?))
+                        Ok(lines.len())
                     })
                     .map_err(|e| decode_err(py, e))?;
-                let Some(batch) = batch else {
+                if n == 0 {
                     self.source = Source::Done;
-                    return Ok(false);
-                };
-                (batch, None)
+                    return Ok(());
+                }
+                (n, None)
             }
         };
         if let Some(r) = &mut self.remaining {
-            *r = r.saturating_sub(batch.num_rows() as u64);
+            *r = r.saturating_sub(n as u64);
         }
-        self.ready.push_back((batch, cursor));
-        Ok(true)
+        if cursor.is_some() {
+            self.pending_cursor = cursor;
+        }
+        self.read += n as u64;
+        Ok(())
     }
 
     /// The schema of the batches: known at once, unless a column's type
     /// comes from its first values (then the first batch is read now).
     fn schema(&mut self, py: Python<'_>) -> PyResult<SchemaRef> {
         if self.ready.is_empty() && self.builder.infers() {
-            while self.ready.is_empty() && self.read_page(py)? {}
+            self.fill(py)?;
         }
         Ok(match self.ready.front() {
             Some((b, _)) => b.schema(),
@@ -283,15 +370,9 @@ impl TableStream {
             ready.push_back((b, None));
         }
         *self.rows.lock().unwrap() = walk.rows;
-        let builder = walk.builder;
-        let mut out = Walk {
-            builder,
-            ready,
-            source: Source::Done,
-            remaining: None,
-            cursor: Arc::new(Mutex::new(walk.cursor.lock().unwrap().clone())),
-            rows: 0,
-        };
+        let mut out = Walk::new(walk.builder, Source::Done, None);
+        out.ready = ready;
+        *out.cursor.lock().unwrap() = walk.cursor.lock().unwrap().clone();
         if out.ready.is_empty() {
             out.ready.push_back((RecordBatch::new_empty(schema), None));
         }
@@ -328,18 +409,35 @@ impl TableStream {
             chunk,
         });
         let mut walk = self.take()?;
-        let schema = walk.schema(py)?;
         let mut export = py
             .detach(|| Export::start(&path, opts, resume))
             .map_err(|e| to_pyerr(py, e))?;
-        while let Some(batch) = walk.next(py)? {
+        walk.progress = progress.map(|p| (p.unbind(), export.rows()));
+        // A chunk is a row group: a batch is no larger (memory stays bounded by it).
+        walk.batch_rows = row_group_rows.clamp(1, BATCH_ROWS);
+        // Rows read before a failure are written and recorded before it is
+        // raised: a resume starts after them.
+        let failed = |walk: &Walk, export: &mut Export, e: PyErr| {
+            *self.rows.lock().unwrap() = walk.rows;
+            match py.detach(|| export.checkpoint()) {
+                Ok(()) => e,
+                Err(w) => to_pyerr(py, w),
+            }
+        };
+        let schema = match walk.schema(py) {
+            Ok(s) => s,
+            Err(e) => return Err(failed(&walk, &mut export, e)),
+        };
+        loop {
+            let batch = match walk.next(py) {
+                Ok(Some(b)) => b,
+                Ok(None) => break,
+                Err(e) => return Err(failed(&walk, &mut export, e)),
+            };
             let cursor = walk.cursor.lock().unwrap().clone();
             py.detach(|| export.write(batch, cursor))
                 .map_err(|e| to_pyerr(py, e))?;
             *self.rows.lock().unwrap() = walk.rows;
-            if let Some(p) = &progress {
-                p.call1((export.rows(),))?;
-            }
         }
         py.detach(|| export.finish(schema))
             .map_err(|e| to_pyerr(py, e))
@@ -355,6 +453,7 @@ impl TableStream {
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
         let mut walk = self.take()?;
+        walk.progress = progress.map(|p| (p.unbind(), 0));
         let schema = walk.schema(py)?;
         // A file is written whole (staged beside it, renamed at the end; see
         // `urlscan_core::disk`); `written` keeps a handle to flush it to disk.
@@ -380,9 +479,6 @@ impl TableStream {
             py.detach(|| out.write(&batch))
                 .map_err(|e| to_pyerr(py, e))?;
             wrote = true;
-            if let Some(p) = &progress {
-                p.call1((rows,))?;
-            }
         }
         if !wrote {
             // The header, for a table with no row.
@@ -500,11 +596,14 @@ pub fn table_stream(
     let mut builder = builder(py, schema, columns)?;
     let rows = rows_of(items)?;
     let n = rows.len().min(limit.map_or(usize::MAX, |l| l as usize));
-    let mut ready = VecDeque::new();
-    if n > 0 {
-        let batch = batch_of(py, &mut builder, &rows[..n])?;
-        ready.push_back((batch, None));
-    }
+    // The rows given are the first of the first batch.
+    py.detach(|| -> core::Result<()> {
+        for (body, idx, path) in &rows[..n] {
+            builder.append(body, idx.as_ref(), path)?;
+        }
+        Ok(())
+    })
+    .map_err(|e| to_pyerr(py, e))?;
     let source = match cursor {
         None => Source::Done,
         Some(c) => {
@@ -522,14 +621,9 @@ pub fn table_stream(
             }
         }
     };
-    Ok(TableStream::new(Walk {
-        builder,
-        ready,
-        source,
-        remaining: limit.map(|l| l.saturating_sub(n as u64)),
-        cursor: Arc::new(Mutex::new(None)),
-        rows: 0,
-    }))
+    let mut walk = Walk::new(builder, source, limit.map(|l| l.saturating_sub(n as u64)));
+    walk.read = n as u64;
+    Ok(TableStream::new(walk))
 }
 
 /// The rows of `items` (models, dicts or JSON bytes) as dicts of the

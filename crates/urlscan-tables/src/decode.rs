@@ -11,12 +11,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, ListBuilder, StringBuilder,
-    TimestampMicrosecondBuilder,
+    ArrayBuilder, BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, ListBuilder,
+    StringBuilder, TimestampMicrosecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
-use chrono::{DateTime, NaiveDate, NaiveDateTime};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime};
 use urlscan_core::models::index::DocIndex;
 use urlscan_core::models::index::{
     parsed_array_spans, parsed_object_index, parsed_object_index_into, Entry,
@@ -119,9 +119,38 @@ fn int(v: &[u8]) -> Option<i64> {
     (f.is_finite() && f.abs() < 9.2e18).then_some(f as i64)
 }
 
+/// The service's own layout, `"YYYY-MM-DDTHH:MM:SS.mmmZ"` (quotes
+/// included), as microseconds since the epoch, read without a general
+/// parser; None for anything else (the general rules then apply).
+fn service_time(v: &[u8]) -> Option<i64> {
+    let &[b'"', y0, y1, y2, y3, b'-', mo0, mo1, b'-', d0, d1, b'T', h0, h1, b':', mi0, mi1, b':', s0, s1, b'.', f0, f1, f2, b'Z', b'"'] =
+        v
+    else {
+        return None;
+    };
+    let n = |ds: &[u8]| -> Option<i64> {
+        ds.iter().try_fold(0i64, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+        })
+    };
+    let (year, month, day) = (n(&[y0, y1, y2, y3])?, n(&[mo0, mo1])?, n(&[d0, d1])?);
+    let (hour, minute, second) = (n(&[h0, h1])?, n(&[mi0, mi1])?, n(&[s0, s1])?);
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    // chrono checks the day against its month (and leap years).
+    let date = NaiveDate::from_ymd_opt(year as i32, month as u32, day as u32)?;
+    let days = i64::from(date.num_days_from_ce()) - 719_163;
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(secs * 1_000_000 + n(&[f0, f1, f2])? * 1000)
+}
+
 /// An ISO 8601 date-time (`...Z`, an offset, or none for UTC; a day alone
 /// is its midnight) or epoch milliseconds, as microseconds since the epoch.
 fn micros(v: &[u8]) -> Option<Option<i64>> {
+    if let Some(us) = service_time(v) {
+        return Some(Some(us));
+    }
     if v.first() == Some(&b'"') {
         let s = string_of(v)?;
         let s = s.trim();
@@ -190,6 +219,38 @@ impl Cells {
         }
     }
 
+    /// A builder of `ty` with room for a batch like the one `sizes` measured.
+    fn sized(ty: Ty, (rows, bytes, items): (usize, usize, usize)) -> Cells {
+        match ty {
+            Ty::Str | Ty::Json | Ty::Report => {
+                Cells::Str(StringBuilder::with_capacity(rows, bytes))
+            }
+            Ty::StrList => Cells::List(ListBuilder::with_capacity(
+                StringBuilder::with_capacity(items, bytes),
+                rows,
+            )),
+            _ => Cells::new(ty, rows),
+        }
+    }
+
+    /// Rows, bytes of text and list items held (what `sized` reserves).
+    fn sizes(&self) -> (usize, usize, usize) {
+        match self {
+            Cells::Str(b) => (b.len(), b.values_slice().len(), 0),
+            Cells::List(b) => (
+                b.len(),
+                b.values_ref().values_slice().len(),
+                b.values_ref().len(),
+            ),
+            Cells::Int(b) => (b.len(), 0, 0),
+            Cells::Float(b) => (b.len(), 0, 0),
+            Cells::Bool(b) => (b.len(), 0, 0),
+            Cells::Time(b) => (b.len(), 0, 0),
+            Cells::Date(b) => (b.len(), 0, 0),
+            Cells::Raw(v) => (v.len(), 0, 0),
+        }
+    }
+
     fn null(&mut self) {
         match self {
             Cells::Str(b) => b.append_null(),
@@ -227,6 +288,9 @@ struct Column {
     path: String,
     /// An inferred whole-number column: a later fraction is an error, not truncated.
     exact: bool,
+    /// A path through a list (`data.requests[].request.url`): the keys after
+    /// `[]`, read in each element; the column is a list of their values.
+    each: Option<Vec<String>>,
     cells: Cells,
 }
 
@@ -280,6 +344,12 @@ pub struct TableBuilder {
     /// The top-level index of rows given without one.
     top: DocIndex,
     rows: usize,
+    /// Bytes of the values appended since the last batch (as sent: about
+    /// what the batch will hold).
+    bytes: usize,
+    /// The sizes of each column's last batch, reserved when the next starts
+    /// (so a batch's builders do not regrow from empty).
+    reserve: Option<Vec<(usize, usize, usize)>>,
     arrow: Option<SchemaRef>,
 }
 
@@ -288,6 +358,7 @@ struct Spec {
     name: String,
     paths: Vec<String>,
     ty: Ty,
+    each: Option<Vec<String>>,
 }
 
 impl Spec {
@@ -296,6 +367,7 @@ impl Spec {
             name: c.name.to_string(),
             paths: c.paths.iter().map(|p| (*p).to_string()).collect(),
             ty: c.ty,
+            each: None,
         }
     }
 }
@@ -307,20 +379,50 @@ fn column_of(schema: &'static Schema, name: &str) -> Result<Spec> {
         return Ok(Spec::of(c));
     }
     let path = name.strip_prefix('.').unwrap_or(name);
+    if let Some((list, rest)) = path.split_once("[]") {
+        // A path through a list: one `[]`, after a key, then keys or nothing.
+        let rest = match rest {
+            "" => Some(Vec::new()),
+            r => r
+                .strip_prefix('.')
+                .map(|r| r.split('.').map(str::to_string).collect::<Vec<_>>()),
+        };
+        let bad =
+            |why: &str| Error::Validation(format!("columns: {name:?} is not a wire path ({why})"));
+        let rest = rest.ok_or_else(|| bad("a key follows `[]` after a dot"))?;
+        if list.is_empty()
+            || list.split('.').any(str::is_empty)
+            || rest.iter().any(String::is_empty)
+        {
+            return Err(bad("an empty part"));
+        }
+        if rest.iter().any(|k| k.contains('[') || k.contains(']')) {
+            return Err(bad("one `[]` at most"));
+        }
+        return Ok(Spec {
+            name: name.to_string(),
+            paths: vec![list.to_string()],
+            ty: Ty::StrList,
+            each: Some(rest),
+        });
+    }
     if path.split('.').any(str::is_empty) {
         return Err(Error::Validation(format!(
             "columns: {name:?} is not a wire path (an empty part)"
         )));
     }
     // A path a schema column reads is that column's type.
+    // (A count or a rewritten link is computed from the value, not its type.)
     let known = schema
         .columns
         .iter()
+        .filter(|c| !matches!(c.ty, Ty::Count | Ty::Report))
         .find(|c| c.paths.first() == Some(&path));
     Ok(Spec {
         name: name.to_string(),
         paths: vec![path.to_string()],
         ty: known.map_or(Ty::Infer, |c| c.ty),
+        each: None,
     })
 }
 
@@ -365,6 +467,7 @@ impl TableBuilder {
                 slots,
                 path: col.paths[0].clone(),
                 exact: false,
+                each: col.each,
                 cells: Cells::new(col.ty, 0),
             });
         }
@@ -380,6 +483,8 @@ impl TableBuilder {
             scratch,
             top: DocIndex::new(),
             rows: 0,
+            bytes: 0,
+            reserve: None,
             arrow: None,
         })
     }
@@ -402,10 +507,22 @@ impl TableBuilder {
         self.rows == 0
     }
 
+    /// About how many bytes the rows since the last batch hold.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Append the JSON object `body` (known to be valid JSON); `index` is
     /// its members' spans when already found (a search page's hits),
     /// relative to `body`; `at` names it in errors.
     pub fn append(&mut self, body: &[u8], index: Option<&DocIndex>, at: &dyn At) -> Result<()> {
+        if let Some(sizes) = self.reserve.take() {
+            for (c, size) in self.columns.iter_mut().zip(sizes) {
+                if c.ty != Ty::Infer {
+                    c.cells = Cells::sized(c.ty, size);
+                }
+            }
+        }
         self.spans.iter_mut().for_each(|s| *s = None);
         let index = match index {
             Some(i) => i,
@@ -442,8 +559,17 @@ impl TableBuilder {
                         .copied()
                         .find(|&s| self.spans[s] == Some((a, b)));
                     let path = slot.map_or(c.path.as_str(), |s| self.paths[s].as_str());
-                    let mut cell = c_ref(&mut c.cells, c.ty, c.exact);
-                    put(&mut cell, &body[a..b], &|| join(&at.path(), path))?;
+                    let v = &body[a..b];
+                    let here = || join(&at.path(), path);
+                    match (&c.each, &mut c.cells) {
+                        (Some(keys), Cells::List(list)) => {
+                            self.bytes += put_each(list, keys, v, &here)?;
+                        }
+                        _ => {
+                            put(&mut c_ref(&mut c.cells, c.ty, c.exact), v, &here)?;
+                            self.bytes += b - a;
+                        }
+                    }
                 }
             }
         }
@@ -476,8 +602,34 @@ impl TableBuilder {
         .collect()
     }
 
+    /// The first `rows` rows appended as a record batch, the rest dropped
+    /// (a row that failed half-way has some of its cells only).
+    pub fn finish_first(&mut self, rows: usize) -> Result<RecordBatch> {
+        for c in &mut self.columns {
+            if let Cells::Raw(values) = &mut c.cells {
+                values.truncate(rows);
+            }
+        }
+        let batch = self.finish_columns(Some(rows))?;
+        self.reserve = None;
+        Ok(batch)
+    }
+
+    /// Drop the rows appended since the last batch.
+    pub fn discard(&mut self) {
+        for c in &mut self.columns {
+            c.cells = Cells::new(c.ty, 0);
+        }
+        self.rows = 0;
+        self.bytes = 0;
+    }
+
     /// The rows appended so far as a record batch (the builder starts anew).
     pub fn finish(&mut self) -> Result<RecordBatch> {
+        self.finish_columns(None)
+    }
+
+    fn finish_columns(&mut self, keep: Option<usize>) -> Result<RecordBatch> {
         for c in &mut self.columns {
             if let Cells::Raw(values) = &mut c.cells {
                 let values = std::mem::take(values);
@@ -502,8 +654,20 @@ impl TableBuilder {
         }
         let schema = self.arrow_schema();
         self.arrow = Some(schema.clone());
-        let arrays: Vec<ArrayRef> = self.columns.iter_mut().map(|c| c.cells.finish()).collect();
+        self.reserve = Some(self.columns.iter().map(|c| c.cells.sizes()).collect());
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|c| {
+                let a = c.cells.finish();
+                match keep {
+                    Some(n) if n < a.len() => a.slice(0, n),
+                    _ => a,
+                }
+            })
+            .collect();
         self.rows = 0;
+        self.bytes = 0;
         RecordBatch::try_new(schema, arrays)
             .map_err(|e| Error::Internal(format!("a table batch does not fit its schema: {e}")))
     }
@@ -605,6 +769,61 @@ fn resolve(
         )?;
     }
     Ok(())
+}
+
+/// The value at `keys` in each element of the list `v` into a list cell:
+/// a string as its text, another value as its JSON text, missing or null as
+/// null. A list given as `{}` is empty; an element (or a value on the way)
+/// that is not an object where a key is read is an error naming its path.
+/// The bytes appended.
+fn put_each(
+    b: &mut ListBuilder<StringBuilder>,
+    keys: &[String],
+    v: &[u8],
+    path: &dyn Fn() -> String,
+) -> Result<usize> {
+    let items = match v.first() {
+        Some(b'[') => parsed_array_spans(v).ok_or_else(|| wrong(path(), "a list", v))?,
+        Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => Vec::new(),
+        _ => return Err(wrong(path(), "a list", v)),
+    };
+    let mut bytes = 0;
+    for (i, (x, y)) in items.into_iter().enumerate() {
+        let mut item = &v[x..y];
+        for (depth, key) in keys.iter().enumerate() {
+            if is_null(item) {
+                break;
+            }
+            let here = || {
+                let mut p = format!("{}[{i}]", path());
+                for k in &keys[..depth] {
+                    p.push('.');
+                    p.push_str(k);
+                }
+                p
+            };
+            if item.first() != Some(&b'{') {
+                return Err(wrong(here(), "an object", item));
+            }
+            item = match urlscan_core::models::index::parsed_member(item, key) {
+                Some(Some((s, e))) => &item[s..e],
+                Some(None) => b"null",
+                None => return Err(wrong(here(), "an object", item)),
+            };
+        }
+        if is_null(item) {
+            b.values().append_null();
+            continue;
+        }
+        let text = match string_of(item) {
+            Some(s) if item.first() == Some(&b'"') => s,
+            _ => Cow::Borrowed(std::str::from_utf8(item).map_err(|_| wrong(path(), "JSON", item))?),
+        };
+        bytes += text.len();
+        b.values().append_value(text);
+    }
+    b.append(true);
+    Ok(bytes)
 }
 
 /// Decode one present, non-null value into a column.
@@ -834,6 +1053,90 @@ mod tests {
             .to_string();
         assert!(e.contains("results[1].a: expected a whole number"), "{e}");
         assert!(TableBuilder::new(&SCANS, Some(&["x".into(), "x".into()])).is_err());
+    }
+
+    #[test]
+    fn the_service_time_layout_reads_as_the_general_parser_reads_it() {
+        let cases = [
+            "\"2026-11-20T13:01:02.500Z\"",
+            "\"1970-01-01T00:00:00.000Z\"",
+            "\"1969-12-31T23:59:59.999Z\"",
+            "\"2024-02-29T23:59:59.001Z\"",
+            "\"0001-01-01T00:00:00.000Z\"",
+            "\"9999-12-31T23:59:59.999Z\"",
+        ];
+        for c in cases {
+            let general = DateTime::parse_from_rfc3339(c.trim_matches('"'))
+                .unwrap()
+                .timestamp_micros();
+            assert_eq!(service_time(c.as_bytes()), Some(general), "{c}");
+            assert_eq!(micros(c.as_bytes()), Some(Some(general)), "{c}");
+        }
+        // Not the layout, or not a time: the general rules decide.
+        for c in [
+            "\"2023-02-29T00:00:00.000Z\"",
+            "\"2026-11-20T24:00:00.000Z\"",
+            "\"2026-13-20T00:00:00.000Z\"",
+            "\"2026-11-20T13:01:02.5Z\"",
+            "\"2026-11-20T13:01:02.500+01:00\"",
+            "\"2026-11-2xT13:01:02.500Z\"",
+        ] {
+            assert_eq!(service_time(c.as_bytes()), None, "{c}");
+        }
+        assert_eq!(
+            micros(b"\"2026-11-20T13:01:02.500+01:00\""),
+            Some(Some(1_795_176_062_500_000))
+        );
+        assert_eq!(micros(b"\"2023-02-29T00:00:00.000Z\""), None);
+    }
+
+    #[test]
+    fn a_path_through_a_list_reads_each_element() {
+        let rows = [
+            r#"{"data":{"requests":[{"request":{"url":"https://a/","n":1}},{"request":{}},{"request":null},{"request":{"url":{"k":1}}},null]}}"#,
+            r#"{"data":{"requests":{}}}"#,
+            r#"{"data":{}}"#,
+        ];
+        let cols = ["data.requests[].request.url", "data.requests[]"];
+        let b = table(&RESULTS, Some(&cols), &rows).unwrap();
+        let urls = b.column(0).as_list::<i32>();
+        let first = urls.value(0);
+        let first = first.as_string::<i32>();
+        assert_eq!(first.len(), 5);
+        assert_eq!(first.value(0), "https://a/");
+        assert!(first.is_null(1) && first.is_null(2) && first.is_null(4));
+        assert_eq!(first.value(3), r#"{"k":1}"#);
+        assert!(urls.is_valid(1) && urls.value(1).is_empty());
+        assert!(urls.is_null(2));
+        let whole = b.column(1).as_list::<i32>().value(0);
+        assert_eq!(
+            whole.as_string::<i32>().value(0),
+            r#"{"request":{"url":"https://a/","n":1}}"#
+        );
+        let e = err(
+            &RESULTS,
+            Some(&cols[..1]),
+            &[r#"{"data":{"requests":[{"request":{"url":"x"}},{"request":[1]}]}}"#],
+        );
+        assert!(
+            e.contains("results[0].data.requests[1].request: expected an object, found a list"),
+            "{e}"
+        );
+        let e = err(
+            &RESULTS,
+            Some(&cols[..1]),
+            &[r#"{"data":{"requests":"x"}}"#],
+        );
+        assert!(
+            e.contains("results[0].data.requests: expected a list"),
+            "{e}"
+        );
+        for bad in ["[]", "a[]b", "a[].b[].c", "a[].", "a..b[]"] {
+            assert!(
+                TableBuilder::new(&RESULTS, Some(&[bad.to_string()])).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -254,6 +254,12 @@ impl Export {
         Ok(())
     }
 
+    /// Write the rows gathered so far as a chunk and record it (a walk that
+    /// failed: a resume starts after them).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.flush()
+    }
+
     /// Write the rows gathered as a chunk, then record it.
     fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {

@@ -26,6 +26,22 @@ const MAX_DEPTH: usize = 128;
 /// order, duplicates kept), if `body` is valid JSON and an object; None
 /// otherwise, or when the scan cannot tell (see the module docs).
 pub fn object_members(b: &[u8]) -> Option<DocIndex> {
+    scan::<false>(b, &mut Vec::new())
+}
+
+/// `object_members` of a search page, and in the same pass the members of
+/// each element of its `results` list (spans relative to `b`). None also
+/// when `results` is there twice or holds something other than objects:
+/// the caller reads such a page another way.
+pub fn page_members(b: &[u8]) -> Option<(DocIndex, Vec<DocIndex>)> {
+    let mut hits = Vec::new();
+    let top = scan::<true>(b, &mut hits)?;
+    Some((top, hits))
+}
+
+/// The scan; with `HITS`, the members of the objects in the top-level
+/// `results` list go to `hits` as well (a hit is an object at depth 3).
+fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex> {
     let mut out = DocIndex::with_capacity(16);
     let mut i = ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -43,14 +59,33 @@ pub fn object_members(b: &[u8]) -> Option<DocIndex> {
     let mut key;
     (key, i) = member_key(b, i, true)?;
     let mut start = i;
+    // With HITS: inside the value of `results` (a list), the hit being read,
+    // and the member of it being read.
+    let mut in_results = false;
+    let mut seen_results = false;
+    let mut hit = DocIndex::new();
+    let (mut hit_key, mut hit_start) = (Key::At(0, 0), 0);
     loop {
         // A value starts at `i`.
+        if HITS && in_results && depth == 2 && b.get(i) != Some(&b'{') {
+            return None;
+        }
         match *b.get(i)? {
             b'"' => i = string_end(b, i)?.0 + 1,
             open @ (b'{' | b'[') => {
                 let j = ws(b, i + 1);
                 let object = open == b'{';
+                if HITS && depth == 1 && !object && key.is(b, "results") {
+                    if seen_results {
+                        return None;
+                    }
+                    (in_results, seen_results) = (true, true);
+                }
                 if b.get(j) == Some(if object { &b'}' } else { &b']' }) {
+                    if HITS && in_results && depth == 2 {
+                        hits.push(DocIndex::new());
+                    }
+                    in_results &= depth > 1;
                     i = j + 1;
                 } else {
                     if depth >= MAX_DEPTH {
@@ -58,7 +93,12 @@ pub fn object_members(b: &[u8]) -> Option<DocIndex> {
                     }
                     if object {
                         objects |= 1 << depth;
-                        (_, i) = member_key(b, j, false)?;
+                        if HITS && in_results && depth == 2 {
+                            (hit_key, i) = member_key(b, j, true)?;
+                            hit_start = i;
+                        } else {
+                            (_, i) = member_key(b, j, false)?;
+                        }
                     } else {
                         objects &= !(1 << depth);
                         i = j;
@@ -77,6 +117,13 @@ pub fn object_members(b: &[u8]) -> Option<DocIndex> {
             if depth == 1 {
                 let key = std::mem::replace(&mut key, Key::At(0, 0));
                 out.push(Entry { key, start, end: i });
+            } else if HITS && in_results && depth == 3 {
+                let key = std::mem::replace(&mut hit_key, Key::At(0, 0));
+                hit.push(Entry {
+                    key,
+                    start: hit_start,
+                    end: i,
+                });
             }
             i = ws(b, i);
             let object = objects >> (depth - 1) & 1 == 1;
@@ -85,9 +132,12 @@ pub fn object_members(b: &[u8]) -> Option<DocIndex> {
                     i = ws(b, i + 1);
                     if object {
                         let k;
-                        (k, i) = member_key(b, i, depth == 1)?;
+                        let hit_member = HITS && in_results && depth == 3;
+                        (k, i) = member_key(b, i, depth == 1 || hit_member)?;
                         if depth == 1 {
                             (key, start) = (k, i);
+                        } else if hit_member {
+                            (hit_key, hit_start) = (k, i);
                         }
                     }
                     break;
@@ -95,6 +145,13 @@ pub fn object_members(b: &[u8]) -> Option<DocIndex> {
                 Some(b'}') if object => {}
                 Some(b']') if !object => {}
                 _ => return None,
+            }
+            if HITS && in_results {
+                match depth {
+                    3 => hits.push(std::mem::take(&mut hit)),
+                    2 => in_results = false,
+                    _ => {}
+                }
             }
             depth -= 1;
             i += 1;

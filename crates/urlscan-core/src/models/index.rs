@@ -84,18 +84,25 @@ pub fn parsed_member(body: &[u8], key: &str) -> Option<Option<(usize, usize)>> {
 /// Each member of the JSON object that is `body` (known to be valid JSON):
 /// its key and the span of its value, in order. None when the bytes are not
 /// an object after all, or when `member` gives None.
-fn scan_members(
+fn scan_members(body: &[u8], member: impl FnMut(Key, usize, usize) -> Option<()>) -> Option<()> {
+    let end = scan_object_at(body, blank_end(body, 0), member)?;
+    (blank_end(body, end) == body.len()).then_some(())
+}
+
+/// `scan_members` of the object that opens at `i` in `body`; where it ends
+/// (past its `}`).
+fn scan_object_at(
     body: &[u8],
+    mut i: usize,
     mut member: impl FnMut(Key, usize, usize) -> Option<()>,
-) -> Option<()> {
+) -> Option<usize> {
     let ws = |i: usize| blank_end(body, i);
-    let mut i = ws(0);
     if body.get(i) != Some(&b'{') {
         return None;
     }
     i = ws(i + 1);
     if body.get(i) == Some(&b'}') {
-        return (ws(i + 1) == body.len()).then_some(());
+        return Some(i + 1);
     }
     loop {
         if body.get(i) != Some(&b'"') {
@@ -113,7 +120,7 @@ fn scan_members(
         i = ws(end);
         match body.get(i) {
             Some(b',') => i = ws(i + 1),
-            Some(b'}') => return (ws(i + 1) == body.len()).then_some(()),
+            Some(b'}') => return Some(i + 1),
             _ => return None,
         }
     }
@@ -269,8 +276,102 @@ pub fn array_spans(body: &[u8]) -> Result<Vec<(usize, usize)>> {
         .collect())
 }
 
-/// A search page in one pass: the cursor's head and each hit's index.
+/// A search page: the cursor's head and each hit's index.
 pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(head) = search_page_scanned(&body) {
+        return Ok(Doc {
+            body,
+            head,
+            index: None,
+        });
+    }
+    search_page_by_serde(body)
+}
+
+/// `search_page` by the checking scan (`check`), for a page as the service
+/// sends it: the body checked whole in one pass, then the hits' members
+/// found by structure alone. None for anything else (a wrong type, an
+/// escaped key that does not decode, a body the scan leaves to serde_json),
+/// which serde_json reads and names.
+#[cfg(target_arch = "x86_64")]
+fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
+    let (top, page_hits) = super::check::page_members(body)?;
+    let member = |k: &str| top.iter().rev().find(|e| e.key.is(body, k));
+    let scalar = |k: &str| -> Option<Option<Value>> {
+        match member(k) {
+            None => Some(None),
+            Some(e) => serde_json::from_slice::<Value>(&body[e.start..e.end])
+                .ok()
+                .map(Some),
+        }
+    };
+    let count = |v: Option<Value>| match v {
+        None => Some(None),
+        Some(v) => lenient_value_u64(&v).ok(),
+    };
+    let total = count(scalar("total")?)?;
+    let took = count(scalar("took")?)?;
+    let has_more = match scalar("has_more")? {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(b),
+        Some(_) => return None,
+    };
+    let (mut results, mut hits) = (Vec::new(), Vec::new());
+    let listed = match member("results") {
+        Some(e) if body[e.start] == b'[' => {
+            hits = page_hits;
+            results = hits
+                .iter()
+                .map(|index| hit_head(body, index))
+                .collect::<Option<Vec<_>>>()?;
+            true
+        }
+        _ => false,
+    };
+    // As `search_page_by_serde` decides (and names the fault).
+    if !listed && (total.is_some_and(|t| t > 0) || has_more == Some(true)) {
+        return None;
+    }
+    let empty = |v: &[u8]| v == b"null" || parsed_object_index(v).is_some_and(|i| i.is_empty());
+    if member("results").is_some_and(|e| !listed && !empty(&body[e.start..e.end])) {
+        return None;
+    }
+    Some(SearchPageHead {
+        results,
+        total,
+        has_more,
+        took,
+        hits,
+    })
+}
+
+/// A hit's id and sort values, as `Entries::head` reads them; None for a wrong type.
+#[cfg(target_arch = "x86_64")]
+fn hit_head(body: &[u8], index: &DocIndex) -> Option<SearchHitHead> {
+    let get = |k: &str| {
+        index
+            .iter()
+            .rev()
+            .find(|e| e.key.is(body, k))
+            .map(|e| &body[e.start..e.end])
+    };
+    let id = match get("_id") {
+        None | Some(b"null") => None,
+        Some(v) if v.first() == Some(&b'"') => Some(serde_json::from_slice::<String>(v).ok()?),
+        Some(_) => return None,
+    };
+    let sort = match get("sort") {
+        None | Some(b"null") => Vec::new(),
+        Some(v) if v.first() == Some(&b'[') => serde_json::from_slice::<Vec<Value>>(v).ok()?,
+        Some(v) if v.first() == Some(&b'{') && parsed_object_index(v)?.is_empty() => Vec::new(),
+        Some(_) => return None,
+    };
+    Some(SearchHitHead { id, sort })
+}
+
+/// `search_page` by serde_json, in one pass.
+pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
     let t = text(&body)?;
     let mut de = serde_json::Deserializer::from_str(t);
     let page = de
@@ -597,6 +698,18 @@ mod tests {
         let body = Bytes::from_static(
             br#"{"results":[{"_id":"a","sort":[2,"a"],"page":{"x":1}},{"k\u00e9":1,"_id":null}],"total":"7","has_more":false,"extra":[1]}"#,
         );
+        // A page as the service sends it is read by the checking scan, indented or not.
+        #[cfg(target_arch = "x86_64")]
+        {
+            let pretty =
+                serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(&body).unwrap())
+                    .unwrap();
+            for b in [&body[..], &pretty] {
+                let head = search_page_scanned(b).expect("read by the scan");
+                assert_eq!(head.hits.len(), 2);
+                assert_eq!(head.results[0].cursor().as_deref(), Some("2,a"));
+            }
+        }
         let doc = search_page(body.clone()).unwrap();
         assert_eq!(doc.head.total, Some(7));
         assert_eq!(doc.head.has_more, Some(false));
