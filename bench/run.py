@@ -436,6 +436,16 @@ def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             30,
             "official iterator + pandas.json_normalize",
         )
+        whole = repeat(a.repeat, "table_arrow_all_rs", emu, hits=big)
+        grown = (med(whole, "rss_peak_kb") - med(whole, "rss_start_kb")) * 1024
+        ratio = grown / med(whole, "nbytes")
+        rep.extra.append(
+            (
+                f"to_arrow() of every SCANS column, {big} hits, default pages: peak memory against the table",
+                f"the process grew {grown / 1e6:.0f} MB over its start for a table of {med(whole, 'nbytes') / 1e6:.0f} MB "
+                f"in {med(whole, 'chunks'):.0f} chunks: {ratio:.2f}x ({'PASS' if ratio <= 1.2 else 'MISS'}, target at most 1.2x)",
+            )
+        )
         walk = repeat(a.repeat, "walk_rs", emu, hits=big)
         parquet = repeat(a.repeat, "table_parquet_rs", emu, hits=big)
         rep.row(

@@ -162,6 +162,19 @@ def table_arrow_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     return run
 
 
+def table_arrow_all_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    """Every SCANS column, the walk's own page size: the table's size, for its peak memory."""
+    import pyarrow  # noqa: F401  (imported before the timed run)
+
+    client = _rs_client(cfg)
+
+    def run() -> dict[str, Any]:
+        t = client.search(cfg.get("q", ""), limit=cfg["hits"]).to_arrow()
+        return {"count": t.num_rows, "nbytes": t.nbytes, "chunks": t.column(0).num_chunks}
+
+    return run
+
+
 def table_parquet_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     import os
     import tempfile
@@ -545,6 +558,7 @@ SIDES: dict[str, Callable[[dict[str, Any]], Callable[[], dict[str, Any]]]] = {
         search_rs,
         search_official,
         walk_rs,
+        table_arrow_all_rs,
         projection_official,
         projection_rs,
         walk_official,

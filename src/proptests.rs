@@ -46,6 +46,22 @@ const EDIT_BYTES: &[u8] = &[
     b'u', b'n', b't', b'/', 0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc3, 0xe9, 0xed, 0xf0, 0xff,
 ];
 
+/// `body` with each edit made: (where, 0 insert / 1 replace / 2 remove, the byte).
+fn edited(mut body: Vec<u8>, edits: Vec<(prop::sample::Index, u8, u8)>) -> Vec<u8> {
+    for (at, how, byte) in edits {
+        let i = at.index(body.len() + 1);
+        match how {
+            0 => body.insert(i, byte),
+            1 if i < body.len() => body[i] = byte,
+            _ if i < body.len() => {
+                body.remove(i);
+            }
+            _ => {}
+        }
+    }
+    body
+}
+
 fn decode_all(body: &[u8]) {
     let _ = decode::<SearchPageHead>(body, "search");
     let _ = decode::<ResultHead>(body, "result");
@@ -103,16 +119,7 @@ proptest! {
         // cross the scan's 16-byte reads, often with non-ASCII text.
         let doc = serde_json::json!({"doc": doc, &long: long, "after": [1, "x"]});
         let text = if pretty { serde_json::to_string_pretty(&doc).unwrap() } else { doc.to_string() };
-        let mut body = text.into_bytes();
-        for (at, how, byte) in edits {
-            let i = at.index(body.len() + 1);
-            match how {
-                0 => body.insert(i, byte),
-                1 if i < body.len() => body[i] = byte,
-                _ if i < body.len() => { body.remove(i); }
-                _ => {}
-            }
-        }
+        let body = edited(text.into_bytes(), edits);
         let fast = urlscan_core::models::check::object_members(&body);
         let slow = urlscan_core::models::index::object_index_by_serde(&body).ok();
         prop_assert_eq!(fast, slow, "{}", String::from_utf8_lossy(&body));
@@ -143,16 +150,7 @@ proptest! {
         let total = if total_count { serde_json::json!(hits.len()) } else { total };
         let page = serde_json::json!({"results": hits, "total": total, "has_more": false, "x": extra});
         let text = if pretty { serde_json::to_string_pretty(&page).unwrap() } else { page.to_string() };
-        let mut body = text.into_bytes();
-        for (at, how, byte) in edits {
-            let i = at.index(body.len() + 1);
-            match how {
-                0 => body.insert(i, byte),
-                1 if i < body.len() => body[i] = byte,
-                _ if i < body.len() => { body.remove(i); }
-                _ => {}
-            }
-        }
+        let body = edited(text.into_bytes(), edits);
         let body = bytes::Bytes::from(body);
         let show = |d: &urlscan_core::Result<urlscan_core::models::doc::Doc<SearchPageHead>>| match d {
             Ok(d) => format!(

@@ -68,6 +68,13 @@ class Tabular:
     next hit not yet handed out, up to its ``limit``). With an
     ``AsyncClient`` the ``to_*`` methods return awaitables (the walk runs
     on a worker thread) and ``__arrow_c_stream__`` is refused.
+
+    A record batch spans pages: it is handed out at 65,536 rows or about
+    16 MiB of values (a Parquet export's ``row_group_size`` when smaller),
+    so a table has few, large chunks whatever the page size. When a page
+    fails, the rows of the pages before it come out first, then the error
+    (``to_parquet`` writes and records them, so ``resume=True`` starts
+    after them).
     """
 
     __slots__ = ()
