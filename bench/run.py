@@ -425,7 +425,7 @@ def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             f"client CPU s / {hits} hits, nine columns, to_pandas()",
             med(pandas, "cpu"),
             med(theirs, "cpu"),
-            20,
+            25,
             "official iterator + pandas.json_normalize",
         )
         rep.row(

@@ -163,6 +163,28 @@ proptest! {
         let fast = urlscan_core::models::index::search_page(body.clone());
         let slow = urlscan_core::models::index::search_page_by_serde(body.clone());
         prop_assert_eq!(show(&fast), show(&slow), "{}", String::from_utf8_lossy(&body));
+        // The members of each hit's objects, when found with it, are those a scan of the object finds.
+        if let Ok(d) = &fast {
+            for (hit, parts) in d.head.hits.iter().zip(&d.head.parts) {
+                let objects: Vec<_> = hit
+                    .iter()
+                    .filter(|e| body[e.start] == b'{' && body[e.start + 1..e.end].iter().any(|c| !c.is_ascii_whitespace() && *c != b'}'))
+                    .collect();
+                prop_assert_eq!(objects.len(), parts.len());
+                for (e, part) in objects.iter().zip(parts) {
+                    prop_assert_eq!(e.start, part.start);
+                    let mut want = urlscan_core::models::index::parsed_object_index(&body[e.start..e.end]).unwrap();
+                    for w in &mut want {
+                        w.start += e.start;
+                        w.end += e.start;
+                        if let urlscan_core::models::index::Key::At(a, b) = &mut w.key {
+                            (*a, *b) = (*a + e.start, *b + e.start);
+                        }
+                    }
+                    prop_assert_eq!(&want, &part.index);
+                }
+            }
+        }
     }
 
     #[test]

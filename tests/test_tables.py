@@ -473,6 +473,37 @@ def test_a_wrong_value_keeps_the_rows_of_the_pages_before_it() -> None:
             c.search("x", size=100).to_arrow()
 
 
+def test_progress_is_told_of_each_row_once(client: Client, tmp_path: Path) -> None:
+    # A walk that ends by itself (its last fetch is empty) and a list with no page at all.
+    seen: list[int] = []
+    assert client.search("", size=100).to_csv(tmp_path / "all.csv", progress=seen.append) == 300
+    assert seen == [100, 200, 300]
+    uuids = [h.id for h in client.search("", limit=3)]
+    told: list[int] = []
+    assert client.results(uuids).to_csv(tmp_path / "r.csv", progress=told.append) == 3
+    assert told == [3]
+
+
+def test_rows_held_by_the_iterator_are_not_recorded_without_a_cursor(
+    flaky_search: tuple[Any, list[dict[str, Any]], dict[str, int]], tmp_path: Path
+) -> None:
+    # The iterator holds 89 hits of its first page; the next page fails. Those rows have
+    # no cursor after them: the export records nothing, and a resume starts over.
+    s, hits, state = flaky_search
+    state["fail_at"] = 2
+    out = tmp_path / "held.parquet"
+    with Client(KEY, base_url=s.url, max_retries=0) as c:
+        it = c.search("x", size=90)
+        next(it)
+        with pytest.raises(urlscan_rs.UrlscanError, match="interrupted"):
+            it.to_parquet(out, row_group_size=50)
+        state_file = tmp_path / "held.parquet.parts" / "_urlscan_export.json"
+        assert not state_file.exists() or json.loads(state_file.read_text())["rows"] == 0
+        assert c.search("x", size=90).to_parquet(out, resume=True) == 1000
+    ids = pq.read_table(out).column("uuid").to_pylist()
+    assert ids == [h["_id"] for h in hits]
+
+
 @pytest.mark.parametrize("partitioned", [False, True])
 def test_an_interrupted_export_resumes_without_duplicate_or_gap(
     flaky_search: tuple[Any, list[dict[str, Any]], dict[str, int]], tmp_path: Path, partitioned: bool

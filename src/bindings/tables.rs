@@ -72,6 +72,8 @@ struct Walk {
     progress: Option<(Py<PyAny>, u64)>,
     /// Rows read so far (handed out or in the builder).
     read: u64,
+    /// The rows `progress` was last told of.
+    told: u64,
     /// A batch is finished once it holds this many rows (`BATCH_ROWS`, or
     /// a Parquet export's row group when smaller).
     batch_rows: usize,
@@ -94,6 +96,7 @@ impl Walk {
             failed: None,
             progress: None,
             read: 0,
+            told: 0,
             batch_rows: BATCH_ROWS,
         }
     }
@@ -119,19 +122,19 @@ impl Walk {
             }
             let more = self.remaining != Some(0) && !matches!(self.source, Source::Done);
             if !more {
+                // The rows given at the start, when no page followed them, are told of here.
+                let told = self.tell(py);
                 if self.builder.is_empty() {
-                    return Ok(false);
+                    return told.map(|()| false);
                 }
                 self.finish(py, None)?;
+                self.failed = told.err();
                 continue;
             }
             let before = self.builder.len();
             match self.read_page(py) {
                 Ok(()) => {
-                    let told = match &self.progress {
-                        Some((f, base)) => f.call1(py, (base + self.read,)).map(drop),
-                        None => Ok(()),
-                    };
+                    let told = self.tell(py);
                     let full = self.builder.len() >= self.batch_rows
                         || self.builder.bytes() >= BATCH_BYTES;
                     if full || (told.is_err() && !self.builder.is_empty()) {
@@ -140,8 +143,10 @@ impl Walk {
                     self.failed = told.err();
                 }
                 // The rows of the pages before the one that failed are handed
-                // out first (a writer keeps them, and its cursor is theirs).
-                Err(e) if before > 0 => {
+                // out first (a writer keeps them, and its cursor is theirs);
+                // not rows a walk holds with no cursor after them (given
+                // before any page): a resume could not start after them.
+                Err(e) if before > 0 && (self.pending_cursor.is_some() || !self.resumable()) => {
                     self.finish(py, Some(before))?;
                     self.failed = Some(e);
                 }
@@ -152,6 +157,23 @@ impl Walk {
             }
         }
         Ok(true)
+    }
+
+    /// Whether the source's batches carry a cursor to resume after them.
+    fn resumable(&self) -> bool {
+        matches!(self.source, Source::Search(..) | Source::Hostnames(..))
+    }
+
+    /// `progress(rows)`, when rows were read since it was last called.
+    fn tell(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some((f, base)) = &self.progress else {
+            return Ok(());
+        };
+        if self.read == self.told {
+            return Ok(());
+        }
+        self.told = self.read;
+        f.call1(py, (base + self.read,)).map(drop)
     }
 
     /// The builder's rows (its first `keep` alone: a page that failed
@@ -188,16 +210,18 @@ impl Walk {
                 let builder = &mut self.builder;
                 py.detach(|| -> core::Result<_> {
                     let body = doc.body;
-                    let hits = if doc.head.hits.len() == doc.head.results.len() {
-                        doc.head.hits
+                    let head = if doc.head.hits.len() == doc.head.results.len() {
+                        doc.head
                     } else {
-                        index::search_page(body.clone())?.head.hits
+                        index::search_page(body.clone())?.head
                     };
-                    let n = hits.len().min(remaining);
-                    for (i, idx) in hits.iter().take(n).enumerate() {
-                        builder.append(&body, Some(idx), &Item("results", i))?;
+                    let n = head.hits.len().min(remaining);
+                    for (i, idx) in head.hits.iter().take(n).enumerate() {
+                        // The members of the hit's objects, when the page's scan found them.
+                        let parts = head.parts.get(i).map_or(&[][..], Vec::as_slice);
+                        builder.append_parts(&body, Some(idx), parts, &Item("results", i))?;
                     }
-                    let cursor = n.checked_sub(1).and_then(|i| doc.head.results[i].cursor());
+                    let cursor = n.checked_sub(1).and_then(|i| head.results[i].cursor());
                     Ok((n, cursor))
                 })
                 .map_err(|e| decode_err(py, e))?
@@ -413,7 +437,8 @@ impl TableStream {
             .detach(|| Export::start(&path, opts, resume))
             .map_err(|e| to_pyerr(py, e))?;
         walk.progress = progress.map(|p| (p.unbind(), export.rows()));
-        // A chunk is a row group: a batch is no larger (memory stays bounded by it).
+        // A chunk is a row group: a batch is finished once it has a row
+        // group's rows (memory stays bounded by about a row group and a page).
         walk.batch_rows = row_group_rows.clamp(1, BATCH_ROWS);
         // Rows read before a failure are written and recorded before it is
         // raised: a resume starts after them.

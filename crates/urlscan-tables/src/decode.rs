@@ -19,7 +19,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime};
 use urlscan_core::models::index::DocIndex;
 use urlscan_core::models::index::{
-    parsed_array_spans, parsed_object_index, parsed_object_index_into, Entry,
+    parsed_array_spans, parsed_object_index, parsed_object_index_into, Entry, Part,
 };
 use urlscan_core::{Error, Result};
 
@@ -516,6 +516,18 @@ impl TableBuilder {
     /// its members' spans when already found (a search page's hits),
     /// relative to `body`; `at` names it in errors.
     pub fn append(&mut self, body: &[u8], index: Option<&DocIndex>, at: &dyn At) -> Result<()> {
+        self.append_parts(body, index, &[], at)
+    }
+
+    /// `append`, given also the members of objects among the row's values
+    /// when already found (a search page's `parts`), so they are not scanned again.
+    pub fn append_parts(
+        &mut self,
+        body: &[u8],
+        index: Option<&DocIndex>,
+        parts: &[Part],
+        at: &dyn At,
+    ) -> Result<()> {
         if let Some(sizes) = self.reserve.take() {
             for (c, size) in self.columns.iter_mut().zip(sizes) {
                 if c.ty != Ty::Infer {
@@ -539,6 +551,7 @@ impl TableBuilder {
             body,
             index,
             0,
+            parts,
             &mut self.spans,
             &mut self.scratch,
             &|| at.path(),
@@ -718,11 +731,13 @@ fn infer(values: &[Option<String>]) -> (Ty, bool) {
 /// Find the spans of the tree's paths in the object whose members are
 /// `entries` (spans relative to `body[base..]`). `scratch` holds a reusable
 /// index per tree node below the top (in tree order); `path` names the object.
+#[allow(clippy::too_many_arguments)]
 fn resolve(
     node: &Node,
     body: &[u8],
     entries: &[Entry],
     base: usize,
+    parts: &[Part],
     spans: &mut [Span],
     scratch: &mut [DocIndex],
     path: &dyn Fn() -> String,
@@ -755,14 +770,22 @@ fn resolve(
         let (sub, rest) = scratch[own..]
             .split_first_mut()
             .expect("a scratch index per node");
-        if v.first() != Some(&b'{') || parsed_object_index_into(v, sub).is_none() {
-            return Err(wrong(child_path(), "an object", v));
-        }
+        // Found already (spans relative to `body`), or scanned now (relative to the value).
+        let (sub, sub_base): (&[Entry], usize) = match parts.iter().find(|p| p.start == a) {
+            Some(p) => (&p.index, 0),
+            None => {
+                if v.first() != Some(&b'{') || parsed_object_index_into(v, sub).is_none() {
+                    return Err(wrong(child_path(), "an object", v));
+                }
+                (sub, a)
+            }
+        };
         resolve(
             child,
             body,
             sub,
-            a,
+            sub_base,
+            &[],
             spans,
             &mut rest[..child.below],
             &child_path,
@@ -815,9 +838,18 @@ fn put_each(
             b.values().append_null();
             continue;
         }
-        let text = match string_of(item) {
-            Some(s) if item.first() == Some(&b'"') => s,
-            _ => Cow::Borrowed(std::str::from_utf8(item).map_err(|_| wrong(path(), "JSON", item))?),
+        let text = if item.first() == Some(&b'"') {
+            // (None: an escape that is no text, a lone surrogate.)
+            string_of(item).ok_or_else(|| {
+                let mut p = format!("{}[{i}]", path());
+                for k in keys {
+                    p.push('.');
+                    p.push_str(k);
+                }
+                wrong(p, "a string", item)
+            })?
+        } else {
+            Cow::Borrowed(std::str::from_utf8(item).map_err(|_| wrong(path(), "JSON", item))?)
         };
         bytes += text.len();
         b.values().append_value(text);
@@ -842,7 +874,18 @@ fn put(col: &mut CellsRef<'_>, v: &[u8], path: &dyn Fn() -> String) -> Result<()
                 .then(|| string_of(v))
                 .flatten()
                 .ok_or_else(|| wrong(path(), "a string", v))?;
-            b.append_value(s.replacen("/api/v1/result/", "/result/", 1));
+            // The report page's link, written into the builder (no string a row).
+            const API: &str = "/api/v1/result/";
+            match s.find(API) {
+                Some(i) => {
+                    use std::fmt::Write;
+                    for piece in [&s[..i], "/result/", &s[i + API.len()..]] {
+                        b.write_str(piece).expect("a builder takes text");
+                    }
+                    b.append_value("");
+                }
+                None => b.append_value(s),
+            }
         }
         (Cells::Str(b), _) => {
             // JSON text, as sent (valid JSON: the answer was parsed).
@@ -1088,6 +1131,53 @@ mod tests {
             Some(Some(1_795_176_062_500_000))
         );
         assert_eq!(micros(b"\"2023-02-29T00:00:00.000Z\""), None);
+    }
+
+    #[test]
+    fn members_found_with_the_page_read_as_a_scan_finds_them() {
+        // A page as the service indents it: each hit's `page`, `task`, `stats` and
+        // `verdicts` come with the hit's index (the page's scan); the rows are those
+        // of a builder that scans them itself.
+        let hits: Vec<serde_json::Value> = (0..5)
+            .map(|i| {
+                serde_json::json!({
+                    "_id": format!("u{i}"), "sort": [i, format!("u{i}")],
+                    "task": {"uuid": format!("u{i}"), "time": "2026-11-20T13:01:02.500Z", "tags": ["a", "b"], "visibility": "public"},
+                    "page": {"domain": format!("d{i}.example"), "asn": "AS1", "status": "200", "tlsValidDays": i, "x": {"y": 1}},
+                    "stats": {"uniqIPs": i}, "verdicts": {"malicious": i % 2 == 0, "overall": {"score": i}},
+                    "result": format!("https://h/api/v1/result/u{i}/"),
+                })
+            })
+            .collect();
+        let body = bytes::Bytes::from(
+            serde_json::to_vec_pretty(&serde_json::json!({"results": hits, "total": 5})).unwrap(),
+        );
+        let head = urlscan_core::models::index::search_page(body.clone())
+            .unwrap()
+            .head;
+        assert_eq!(head.parts.len(), 5);
+        assert!(
+            head.parts.iter().all(|p| p.len() == 4),
+            "task, page, stats, verdicts"
+        );
+        let mut with = TableBuilder::new(&SCANS, None).unwrap();
+        let mut without = TableBuilder::new(&SCANS, None).unwrap();
+        for (i, idx) in head.hits.iter().enumerate() {
+            with.append_parts(&body, Some(idx), &head.parts[i], &Item("results", i))
+                .unwrap();
+            without
+                .append(&body, Some(idx), &Item("results", i))
+                .unwrap();
+        }
+        let (a, b) = (with.finish().unwrap(), without.finish().unwrap());
+        assert_eq!(a, b);
+        assert_eq!(
+            a.column_by_name("domain")
+                .unwrap()
+                .as_string::<i32>()
+                .value(3),
+            "d3.example"
+        );
     }
 
     #[test]

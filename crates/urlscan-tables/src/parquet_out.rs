@@ -255,8 +255,13 @@ impl Export {
     }
 
     /// Write the rows gathered so far as a chunk and record it (a walk that
-    /// failed: a resume starts after them).
+    /// failed: a resume starts after them). Not without a cursor after them
+    /// (rows given before any page): a resume could not start after them,
+    /// so they are left out, as a resume will read them again.
     pub fn checkpoint(&mut self) -> Result<()> {
+        if self.cursor.is_none() {
+            return Ok(());
+        }
         self.flush()
     }
 
@@ -360,12 +365,49 @@ fn is_staged(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".part")
 }
 
+/// `props` with dictionaries off for the text columns whose values are
+/// mostly distinct in `batches` (uuids, URLs, titles): a dictionary of them
+/// costs a hash of every value, then is dropped for plain encoding once it
+/// outgrows its page. Judged on a sample of the first rows; the columns of
+/// repeated values (countries, servers, issuers) keep theirs.
+fn fitted(props: &WriterProperties, batches: &[RecordBatch]) -> WriterProperties {
+    use arrow_array::cast::AsArray;
+    use arrow_schema::DataType;
+    const SAMPLE: usize = 2048;
+    let Some(first) = batches.first() else {
+        return props.clone();
+    };
+    let mut out = props.clone().into_builder();
+    for (i, field) in first.schema().fields().iter().enumerate() {
+        if field.data_type() != &DataType::Utf8 {
+            continue;
+        }
+        let values = batches
+            .iter()
+            .flat_map(|b| b.column(i).as_string::<i32>().iter().flatten());
+        let mut seen = std::collections::HashSet::new();
+        let mut n = 0;
+        for v in values.take(SAMPLE) {
+            seen.insert(v);
+            n += 1;
+        }
+        if n >= 256 && seen.len() * 2 > n {
+            out = out.set_column_dictionary_enabled(
+                parquet::schema::types::ColumnPath::from(field.name().as_str()),
+                false,
+            );
+        }
+    }
+    out.build()
+}
+
 /// Write batches as one complete file (staged, renamed when whole).
 fn write_file(path: &Path, batches: &[RecordBatch], props: &WriterProperties) -> Result<()> {
     let mut staged = urlscan_core::disk::Staged::new(path)?;
     let schema = batches[0].schema();
-    let mut w = ArrowWriter::try_new(staged.take_file(), schema, Some(props.clone()))
-        .map_err(|e| pq(path, e))?;
+    let props = fitted(props, batches);
+    let mut w =
+        ArrowWriter::try_new(staged.take_file(), schema, Some(props)).map_err(|e| pq(path, e))?;
     for b in batches {
         w.write(b).map_err(|e| pq(path, e))?;
     }
@@ -652,6 +694,50 @@ mod tests {
             .unwrap()
             .file_metadata()
             .num_rows()
+    }
+
+    /// An empty folder of its own for a test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("urlscan-tables-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn distinct_text_is_written_without_a_dictionary() {
+        let dir = scratch("dict");
+        let path = dir.join("d.parquet");
+        let props = WriterProperties::builder().build();
+        write_file(&path, &[batch(0, 1000)], &props).unwrap();
+        let meta = ParquetMetaDataReader::new()
+            .parse_and_finish(&File::open(&path).unwrap())
+            .unwrap();
+        let rg = meta.row_group(0);
+        let col = |name: &str| {
+            (0..rg.num_columns())
+                .map(|i| rg.column(i))
+                .find(|c| c.column_path().string() == name)
+                .unwrap()
+        };
+        // uuid: 1,000 distinct values; country: 3.
+        assert!(col("uuid").dictionary_page_offset().is_none());
+        assert!(col("country").dictionary_page_offset().is_some());
+        let back = arrow_from(&path);
+        assert_eq!(back.num_rows(), 1000);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn arrow_from(path: &Path) -> RecordBatch {
+        let f = File::open(path).unwrap();
+        let r = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+            .unwrap()
+            .with_batch_size(1 << 20)
+            .build()
+            .unwrap();
+        let batches: Vec<RecordBatch> = r.map(|b| b.unwrap()).collect();
+        arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! So a refusal here can cost time, never an answer; only accepting a body
 //! serde_json refuses would be a defect, and the property tests look for that.
 
-use super::doc::{DocIndex, Entry, Key};
+use super::doc::{DocIndex, Entry, Key, Part};
 
 /// Containers open at once (one bit each in a `u128`) beyond which the
 /// scan leaves the body to serde_json, whose check has no such limit.
@@ -26,22 +26,36 @@ const MAX_DEPTH: usize = 128;
 /// order, duplicates kept), if `body` is valid JSON and an object; None
 /// otherwise, or when the scan cannot tell (see the module docs).
 pub fn object_members(b: &[u8]) -> Option<DocIndex> {
-    scan::<false>(b, &mut Vec::new())
+    scan::<false>(b, &mut Vec::new(), &mut Vec::new())
+}
+
+/// What a search page's scan found: the page's members, each hit's, and
+/// the members of each hit's objects (`page`, `task`; spans relative to the page).
+pub struct PageMembers {
+    pub top: DocIndex,
+    pub hits: Vec<DocIndex>,
+    pub parts: Vec<Vec<Part>>,
 }
 
 /// `object_members` of a search page, and in the same pass the members of
-/// each element of its `results` list (spans relative to `b`). None also
-/// when `results` is there twice or holds something other than objects:
-/// the caller reads such a page another way.
-pub fn page_members(b: &[u8]) -> Option<(DocIndex, Vec<DocIndex>)> {
-    let mut hits = Vec::new();
-    let top = scan::<true>(b, &mut hits)?;
-    Some((top, hits))
+/// each element of its `results` list and of their objects. None also when
+/// `results` is there twice or holds something other than objects: the
+/// caller reads such a page another way.
+pub fn page_members(b: &[u8]) -> Option<PageMembers> {
+    let (mut hits, mut parts) = (Vec::new(), Vec::new());
+    let top = scan::<true>(b, &mut hits, &mut parts)?;
+    Some(PageMembers { top, hits, parts })
 }
 
 /// The scan; with `HITS`, the members of the objects in the top-level
-/// `results` list go to `hits` as well (a hit is an object at depth 3).
-fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex> {
+/// `results` list go to `hits` as well (a hit is an object at depth 3),
+/// and those of the objects that are their members' values to `parts`
+/// (depth 4), one list a hit.
+fn scan<const HITS: bool>(
+    b: &[u8],
+    hits: &mut Vec<DocIndex>,
+    parts: &mut Vec<Vec<Part>>,
+) -> Option<DocIndex> {
     let mut out = DocIndex::with_capacity(16);
     let mut i = ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -59,12 +73,18 @@ fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex
     let mut key;
     (key, i) = member_key(b, i, true)?;
     let mut start = i;
+    // With HITS: a page with `results` twice is read another way (serde_json
+    // checks each; this scan would read only one).
+    let mut seen_results = HITS && key.is(b, "results");
     // With HITS: inside the value of `results` (a list), the hit being read,
     // and the member of it being read.
     let mut in_results = false;
-    let mut seen_results = false;
     let mut hit = DocIndex::new();
     let (mut hit_key, mut hit_start) = (Key::At(0, 0), 0);
+    // The hit's parts, and the one being read (its members at depth 4).
+    let mut hit_parts: Vec<Part> = Vec::new();
+    let mut part: Option<Part> = None;
+    let (mut part_key, mut part_start) = (Key::At(0, 0), 0);
     loop {
         // A value starts at `i`.
         if HITS && in_results && depth == 2 && b.get(i) != Some(&b'{') {
@@ -76,14 +96,12 @@ fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex
                 let j = ws(b, i + 1);
                 let object = open == b'{';
                 if HITS && depth == 1 && !object && key.is(b, "results") {
-                    if seen_results {
-                        return None;
-                    }
-                    (in_results, seen_results) = (true, true);
+                    in_results = true;
                 }
                 if b.get(j) == Some(if object { &b'}' } else { &b']' }) {
                     if HITS && in_results && depth == 2 {
                         hits.push(DocIndex::new());
+                        parts.push(Vec::new());
                     }
                     in_results &= depth > 1;
                     i = j + 1;
@@ -96,6 +114,13 @@ fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex
                         if HITS && in_results && depth == 2 {
                             (hit_key, i) = member_key(b, j, true)?;
                             hit_start = i;
+                        } else if HITS && in_results && depth == 3 {
+                            part = Some(Part {
+                                start: i,
+                                index: DocIndex::with_capacity(24),
+                            });
+                            (part_key, i) = member_key(b, j, true)?;
+                            part_start = i;
                         } else {
                             (_, i) = member_key(b, j, false)?;
                         }
@@ -124,6 +149,15 @@ fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex
                     start: hit_start,
                     end: i,
                 });
+            } else if HITS && depth == 4 {
+                if let Some(p) = &mut part {
+                    let key = std::mem::replace(&mut part_key, Key::At(0, 0));
+                    p.index.push(Entry {
+                        key,
+                        start: part_start,
+                        end: i,
+                    });
+                }
             }
             i = ws(b, i);
             let object = objects >> (depth - 1) & 1 == 1;
@@ -133,11 +167,20 @@ fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex
                     if object {
                         let k;
                         let hit_member = HITS && in_results && depth == 3;
-                        (k, i) = member_key(b, i, depth == 1 || hit_member)?;
+                        let part_member = HITS && depth == 4 && part.is_some();
+                        (k, i) = member_key(b, i, depth == 1 || hit_member || part_member)?;
                         if depth == 1 {
+                            if HITS && k.is(b, "results") {
+                                if seen_results {
+                                    return None;
+                                }
+                                seen_results = true;
+                            }
                             (key, start) = (k, i);
                         } else if hit_member {
                             (hit_key, hit_start) = (k, i);
+                        } else if part_member {
+                            (part_key, part_start) = (k, i);
                         }
                     }
                     break;
@@ -148,7 +191,11 @@ fn scan<const HITS: bool>(b: &[u8], hits: &mut Vec<DocIndex>) -> Option<DocIndex
             }
             if HITS && in_results {
                 match depth {
-                    3 => hits.push(std::mem::take(&mut hit)),
+                    4 => hit_parts.extend(part.take()),
+                    3 => {
+                        hits.push(std::mem::take(&mut hit));
+                        parts.push(std::mem::take(&mut hit_parts));
+                    }
                     2 => in_results = false,
                     _ => {}
                 }

@@ -91,6 +91,14 @@ impl Key {
 
 pub type DocIndex = Vec<Entry>;
 
+/// The members of an object that is the value of a member (`hit.page`),
+/// found with its parent's: `start` is where that value starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub start: usize,
+    pub index: DocIndex,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

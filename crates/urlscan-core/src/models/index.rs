@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::doc::Doc;
-pub use super::doc::{DocIndex, Entry, Key};
+pub use super::doc::{DocIndex, Entry, Key, Part};
 use super::json::{decode, decode_error, lenient_value_u64, wrong};
 use super::scanning::{ResultHead, TaskHead};
 use super::search::{SearchHitHead, SearchPageHead};
@@ -296,7 +296,11 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
 /// which serde_json reads and names.
 #[cfg(target_arch = "x86_64")]
 fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
-    let (top, page_hits) = super::check::page_members(body)?;
+    let super::check::PageMembers {
+        top,
+        hits: page_hits,
+        parts: page_parts,
+    } = super::check::page_members(body)?;
     let member = |k: &str| top.iter().rev().find(|e| e.key.is(body, k));
     let scalar = |k: &str| -> Option<Option<Value>> {
         match member(k) {
@@ -317,10 +321,10 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
         Some(Value::Bool(b)) => Some(b),
         Some(_) => return None,
     };
-    let (mut results, mut hits) = (Vec::new(), Vec::new());
+    let (mut results, mut hits, mut parts) = (Vec::new(), Vec::new(), Vec::new());
     let listed = match member("results") {
         Some(e) if body[e.start] == b'[' => {
-            hits = page_hits;
+            (hits, parts) = (page_hits, page_parts);
             results = hits
                 .iter()
                 .map(|index| hit_head(body, index))
@@ -343,6 +347,7 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
         has_more,
         took,
         hits,
+        parts,
     })
 }
 
@@ -404,6 +409,7 @@ pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
         },
         took: count("took", page.took)?,
         hits,
+        parts: Vec::new(),
     };
     // Lenient on an empty `results` only where no hits are announced:
     // otherwise hits would be lost without a word.
@@ -707,6 +713,15 @@ mod tests {
             for b in [&body[..], &pretty] {
                 let head = search_page_scanned(b).expect("read by the scan");
                 assert_eq!(head.hits.len(), 2);
+                // The first hit's `page` has its members; the second hit has no object.
+                assert_eq!(head.parts.len(), 2);
+                let page = &head.hits[0].iter().find(|e| e.key(b) == "page").unwrap();
+                let part = &head.parts[0][0];
+                assert_eq!(part.start, page.start);
+                assert_eq!(part.index.len(), 1);
+                assert_eq!(part.index[0].key(b), "x");
+                assert_eq!(&b[part.index[0].start..part.index[0].end], b"1");
+                assert!(head.parts[1].is_empty());
                 assert_eq!(head.results[0].cursor().as_deref(), Some("2,a"));
             }
         }
@@ -719,6 +734,11 @@ mod tests {
         let page = first.iter().find(|e| e.key(&body) == "page").unwrap();
         assert_eq!(&body[page.start..page.end], br#"{"x":1}"#);
         assert_eq!(doc.head.hits[1][0].key, Key::Owned("k\u{e9}".into()));
+        // `results` twice: serde_json checks both (the first is wrong here).
+        let twice = Bytes::from_static(br#"{"results":"x","results":[{"_id":"a","sort":[1]}]}"#);
+        #[cfg(target_arch = "x86_64")]
+        assert!(search_page_scanned(&twice).is_none());
+        assert!(search_page(twice).is_err());
         for odd in [&br#"{"results":{}}"#[..], br#"{"results":null}"#, br#"{}"#] {
             let d = search_page(Bytes::copy_from_slice(odd)).unwrap();
             assert!(d.head.results.is_empty() && d.head.hits.is_empty());

@@ -1,7 +1,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::doc::DocIndex;
+use super::doc::{DocIndex, Part};
 use super::json::{lenient_u64, list_or_empty};
 
 /// What pagination needs of a search page.
@@ -18,6 +18,10 @@ pub struct SearchPageHead {
     /// `index::search_page`; empty when the head was decoded otherwise).
     #[serde(skip)]
     pub hits: Vec<DocIndex>,
+    /// The members of each hit's objects (`page`, `task`), when the page
+    /// was read by the checking scan; empty otherwise.
+    #[serde(skip)]
+    pub parts: Vec<Vec<Part>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
