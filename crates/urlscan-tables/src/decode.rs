@@ -19,7 +19,7 @@ use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime};
 use urlscan_core::models::index::DocIndex;
 use urlscan_core::models::index::{
-    parsed_array_spans, parsed_object_index, parsed_object_index_into, Entry, Part,
+    parsed_array_spans, parsed_member, parsed_object_index, parsed_object_index_into, Entry, Part,
 };
 use urlscan_core::{Error, Result};
 
@@ -794,6 +794,25 @@ fn resolve(
     Ok(())
 }
 
+/// The elements of the list `v` (`{}` reads as an empty list, as the models read it).
+fn list_items(v: &[u8], path: &dyn Fn() -> String) -> Result<Vec<(usize, usize)>> {
+    match v.first() {
+        Some(b'[') => parsed_array_spans(v).ok_or_else(|| wrong(path(), "a list", v)),
+        Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => Ok(Vec::new()),
+        _ => Err(wrong(path(), "a list", v)),
+    }
+}
+
+/// `path[i].k1.k2` for element `i` of a list and the keys read in it.
+fn element_path(path: &dyn Fn() -> String, i: usize, keys: &[String]) -> String {
+    let mut p = format!("{}[{i}]", path());
+    for k in keys {
+        p.push('.');
+        p.push_str(k);
+    }
+    p
+}
+
 /// The value at `keys` in each element of the list `v` into a list cell:
 /// a string as its text, another value as its JSON text, missing or null as
 /// null. A list given as `{}` is empty; an element (or a value on the way)
@@ -805,11 +824,7 @@ fn put_each(
     v: &[u8],
     path: &dyn Fn() -> String,
 ) -> Result<usize> {
-    let items = match v.first() {
-        Some(b'[') => parsed_array_spans(v).ok_or_else(|| wrong(path(), "a list", v))?,
-        Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => Vec::new(),
-        _ => return Err(wrong(path(), "a list", v)),
-    };
+    let items = list_items(v, path)?;
     let mut bytes = 0;
     for (i, (x, y)) in items.into_iter().enumerate() {
         let mut item = &v[x..y];
@@ -817,18 +832,11 @@ fn put_each(
             if is_null(item) {
                 break;
             }
-            let here = || {
-                let mut p = format!("{}[{i}]", path());
-                for k in &keys[..depth] {
-                    p.push('.');
-                    p.push_str(k);
-                }
-                p
-            };
+            let here = || element_path(path, i, &keys[..depth]);
             if item.first() != Some(&b'{') {
                 return Err(wrong(here(), "an object", item));
             }
-            item = match urlscan_core::models::index::parsed_member(item, key) {
+            item = match parsed_member(item, key) {
                 Some(Some((s, e))) => &item[s..e],
                 Some(None) => b"null",
                 None => return Err(wrong(here(), "an object", item)),
@@ -840,14 +848,7 @@ fn put_each(
         }
         let text = if item.first() == Some(&b'"') {
             // (None: an escape that is no text, a lone surrogate.)
-            string_of(item).ok_or_else(|| {
-                let mut p = format!("{}[{i}]", path());
-                for k in keys {
-                    p.push('.');
-                    p.push_str(k);
-                }
-                wrong(p, "a string", item)
-            })?
+            string_of(item).ok_or_else(|| wrong(element_path(path, i, keys), "a string", item))?
         } else {
             Cow::Borrowed(std::str::from_utf8(item).map_err(|_| wrong(path(), "JSON", item))?)
         };
@@ -891,16 +892,7 @@ fn put(col: &mut CellsRef<'_>, v: &[u8], path: &dyn Fn() -> String) -> Result<()
             // JSON text, as sent (valid JSON: the answer was parsed).
             b.append_value(std::str::from_utf8(v).map_err(|_| wrong(path(), "JSON", v))?);
         }
-        (Cells::Int(b), Ty::Count) => match v.first() {
-            Some(b'[') => {
-                let n = parsed_array_spans(v)
-                    .ok_or_else(|| wrong(path(), "a list", v))?
-                    .len();
-                b.append_value(n as i64);
-            }
-            Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => b.append_value(0),
-            _ => return Err(wrong(path(), "a list", v)),
-        },
+        (Cells::Int(b), Ty::Count) => b.append_value(list_items(v, path)?.len() as i64),
         (Cells::Int(b), _) => {
             if v.first() == Some(&b't') || v.first() == Some(&b'f') {
                 return Err(wrong(path(), "a number", v));
@@ -945,26 +937,21 @@ fn put(col: &mut CellsRef<'_>, v: &[u8], path: &dyn Fn() -> String) -> Result<()
                 None => b.append_null(),
             }
         }
-        (Cells::List(b), _) => match v.first() {
-            Some(b'[') => {
-                let items = parsed_array_spans(v).ok_or_else(|| wrong(path(), "a list", v))?;
-                for (i, (x, y)) in items.into_iter().enumerate() {
-                    let item = &v[x..y];
-                    if is_null(item) {
-                        b.values().append_null();
-                        continue;
-                    }
-                    let s = (item.first() == Some(&b'"'))
-                        .then(|| string_of(item))
-                        .flatten()
-                        .ok_or_else(|| wrong(format!("{}[{i}]", path()), "a string", item))?;
-                    b.values().append_value(s);
+        (Cells::List(b), _) => {
+            for (i, (x, y)) in list_items(v, path)?.into_iter().enumerate() {
+                let item = &v[x..y];
+                if is_null(item) {
+                    b.values().append_null();
+                    continue;
                 }
-                b.append(true);
+                let s = (item.first() == Some(&b'"'))
+                    .then(|| string_of(item))
+                    .flatten()
+                    .ok_or_else(|| wrong(element_path(path, i, &[]), "a string", item))?;
+                b.values().append_value(s);
             }
-            Some(b'{') if parsed_object_index(v).is_some_and(|i| i.is_empty()) => b.append(true),
-            _ => return Err(wrong(path(), "a list", v)),
-        },
+            b.append(true);
+        }
         (Cells::Raw(values), _) => values.push(Some(String::from_utf8_lossy(v).into_owned())),
     }
     Ok(())
