@@ -930,6 +930,31 @@ def w_import(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     )
 
 
+def instructions(name: str, emu: Emu, per: int, **cfg: Any) -> float | None:
+    """Instructions the client process executes per item of a workload, counted by callgrind
+    (None without valgrind): a process running the workload three times less one running it
+    once, over two runs' items (``per`` each), so that start-up and imports cancel out. Counts
+    do not move with the machine's load, as times do; they do not see what a cache miss costs."""
+    import re
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        return None
+    cfg.update(url=emu.url, key=emu.key)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    counts = []
+    for runs in (1, 3):
+        out = OUT / f"callgrind.{name}.{runs}"
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PY, str(HERE / "workloads.py"), name]
+        p = subprocess.run([*cmd, json.dumps({**cfg, "runs": runs})], capture_output=True, text=True, env=env)
+        out.unlink(missing_ok=True)
+        found = re.search(r"Collected : (\d+)", p.stderr)
+        if p.returncode != 0 or found is None:
+            raise RuntimeError(f"{name} under callgrind failed:\n{p.stderr[-3000:]}")
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / (2 * per)
+
+
 def w_otel(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     """What spans and metrics (urlscan_rs.otel.instrument()) cost the client's CPU, against the
     same client in the same process setup (the OpenTelemetry SDK imported and its providers
@@ -980,6 +1005,22 @@ def w_otel(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
         for _ in range(a.repeat):
             bare += repeat(1, "results_rs_loop", emu, uuids_file=uf, n=n)
             sdk += repeat(1, "results_rs_loop", emu, uuids_file=uf, n=n, otel="sdk")
+        # Instructions, which the machine's load does not move: how much of the cost is
+        # urlscan-rs's own recording, and how much the SDK's making of the spans and metrics.
+        m = 40
+        counted = {mode: instructions("results_rs_loop", emu, m, uuids_file=uf, n=m, otel=mode) for mode in ("sdk", "own", "on")}
+        if None not in counted.values():
+            base, own, full = counted["sdk"], counted["own"], counted["on"]
+            assert base and own and full
+            rep.extra.append(
+                (
+                    f"telemetry cost in instructions (callgrind, {m} results, per result() call)",
+                    f"{base / 1e6:.2f} M off; urlscan-rs's own recording {(own - base) / 1e3:+.0f} k ({own / base - 1:+.1%}); "
+                    f"with the SDK making the two spans and the metric {(full - base) / 1e3:+.0f} k ({full / base - 1:+.1%})",
+                )
+            )
+        else:
+            rep.extra.append(("telemetry cost in instructions", "not counted: valgrind is not installed"))
         rep.extra.append(
             (
                 f"telemetry cost: the OpenTelemetry SDK set up but urlscan-rs not instrumented, {n} results",

@@ -410,6 +410,18 @@ def test_a_failed_call_records_its_error(emu: Emulator, traced: Traced) -> None:
     assert get.attributes is not None and get.attributes["error.type"] == "404"
 
 
+def test_a_calls_scan_uuid_is_in_the_cores_form(emu: Emulator, traced: Traced) -> None:
+    """Taken from the argument (not read from the answer), as the core took it."""
+    with emu.client() as c:
+        uuid = next(iter(c.search("", limit=1))).id
+        r = c.result(f" {uuid.upper()} ")
+        c.screenshot(uuid=uuid.upper())
+    assert r.task.uuid == uuid
+    for name in ("urlscan.result", "urlscan.screenshot"):
+        [call] = traced.named(name)
+        assert call.attributes is not None and call.attributes["urlscan.scan.uuid"] == uuid, name
+
+
 def test_nothing_is_made_without_instrument(emu: Emulator) -> None:
     """The SDK set up as the global provider, urlscan_rs.otel imported but not instrumented: a
     call makes no span of ours (the application's own span is the only one exported)."""

@@ -259,14 +259,21 @@ class _Telemetry:
 
     def _made(self, call: _Call) -> trace.Span:
         if call.span is None:
+            # With its facts when the call has ended by now (its end is in this batch): the SDK
+            # checks them once, where setting them later costs a lock and a check again.
+            attrs, call.attrs = call.attrs, {}
             call.span = self.tracer.start_span(
-                call.name, context=self._context(call.parent), kind=SpanKind.INTERNAL, start_time=call.start
+                call.name,
+                context=self._context(call.parent),
+                kind=SpanKind.INTERNAL,
+                attributes=attrs or None,
+                start_time=call.start,
             )
         return call.span
 
     def _call(self, call: _Call) -> None:
         span = self._made(call)
-        if call.attrs:
+        if call.attrs:  # the facts of a call whose span was made while it ran
             span.set_attributes(call.attrs)
         e, call.error = call.error, None  # its traceback's frames go now
         if e is not None:
@@ -384,14 +391,22 @@ def _facts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any)
         visibility = answered or kwargs.get("visibility")
         if isinstance(visibility, str):
             facts["urlscan.visibility"] = visibility
-    uuid = getattr(value, "uuid", None)
-    if uuid is None and name in ("result", "wait_for_result", "screenshot", "dom", "save", "set_visibility"):
-        uuid = args[0] if args else kwargs.get("uuid")
+    # The call's own argument where it names the scan, in the core's form (the call took it):
+    # reading the answer's (a result's ``task.uuid``) would build part of the document for a span.
+    uuid = (args[0] if args else kwargs.get("uuid")) if name in _BY_UUID else None
+    if isinstance(uuid, str):
+        uuid = _native.scan_uuid(uuid)
+    else:
+        uuid = getattr(value, "uuid", None)
     if isinstance(uuid, str):
         facts["urlscan.scan.uuid"] = uuid
     if name in ("results", "bulk_scan") and isinstance(value, list):
         facts["urlscan.items"] = len(value)
     return facts
+
+
+# Calls whose first argument is the scan's uuid.
+_BY_UUID = frozenset({"result", "wait_for_result", "screenshot", "dom", "save", "set_visibility"})
 
 
 def _safe_facts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> dict[str, Any]:
