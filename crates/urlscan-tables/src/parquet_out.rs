@@ -742,9 +742,7 @@ mod tests {
 
     #[test]
     fn a_chunk_is_written_once_its_batches_reach_the_memory_cap() {
-        let dir = std::env::temp_dir().join(format!("urlscan-tables-cap-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("cap");
         let wide = |i: usize| {
             let mut b = TableBuilder::new(&SCANS, None).unwrap();
             let title = "x".repeat(CHUNK_BYTES / 2 + 1);
@@ -771,9 +769,7 @@ mod tests {
 
     #[test]
     fn a_file_is_joined_from_its_chunks_and_resumes_after_the_last_recorded() {
-        let dir = std::env::temp_dir().join(format!("urlscan-tables-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("join");
         let dest = dir.join("a.parquet");
         let mut e = Export::start(&dest, opts(&[]), None).unwrap();
         e.write(batch(0, 6), Some("c6".into())).unwrap();
@@ -838,9 +834,7 @@ mod tests {
 
     #[test]
     fn an_existing_file_is_refused_unless_overwritten() {
-        let dir = std::env::temp_dir().join(format!("urlscan-tables-o-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("o");
         let dest = dir.join("a.parquet");
         fs::write(&dest, b"an earlier file").unwrap();
         let e = Export::start(&dest, opts(&[]), None).err().unwrap();

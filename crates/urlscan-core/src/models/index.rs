@@ -310,17 +310,8 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
                 .map(Some),
         }
     };
-    let count = |v: Option<Value>| match v {
-        None => Some(None),
-        Some(v) => lenient_value_u64(&v).ok(),
-    };
-    let total = count(scalar("total")?)?;
-    let took = count(scalar("took")?)?;
-    let has_more = match scalar("has_more")? {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(b),
-        Some(_) => return None,
-    };
+    let (total, took, has_more) =
+        page_counts(scalar("total")?, scalar("took")?, scalar("has_more")?).ok()?;
     let (mut results, mut hits, mut parts) = (Vec::new(), Vec::new(), Vec::new());
     let listed = match member("results") {
         Some(e) if body[e.start] == b'[' => {
@@ -333,8 +324,8 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
         }
         _ => false,
     };
-    // As `search_page_by_serde` decides (and names the fault).
-    if !listed && (total.is_some_and(|t| t > 0) || has_more == Some(true)) {
+    // `search_page_by_serde` names the fault.
+    if !listed && announced(total, has_more).is_some() {
         return None;
     }
     let empty = |v: &[u8]| v == b"null" || parsed_object_index(v).is_some_and(|i| i.is_empty());
@@ -375,6 +366,42 @@ fn hit_head(body: &[u8], index: &DocIndex) -> Option<SearchHitHead> {
     Some(SearchHitHead { id, sort })
 }
 
+/// A page's `total` and `took` (counts, read leniently) and `has_more` (a
+/// boolean or null), as both readings of a page take them; an error names
+/// the member.
+fn page_counts(
+    total: Option<Value>,
+    took: Option<Value>,
+    has_more: Option<Value>,
+) -> Result<(Option<u64>, Option<u64>, Option<bool>)> {
+    let count = |k: &str, v: Option<Value>| match v {
+        None => Ok(None),
+        Some(v) => lenient_value_u64(&v).map_err(|m| Error::Decode(format!("{k}: {m}"))),
+    };
+    let total = count("total", total)?;
+    let has_more = match has_more {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(b),
+        Some(other) => {
+            return Err(Error::Decode(format!(
+                "has_more: {}",
+                wrong("a boolean", &other)
+            )))
+        }
+    };
+    Ok((total, count("took", took)?, has_more))
+}
+
+/// What announces hits on a page (`total` above 0, `has_more` true), if
+/// anything does: a page without its `results` list is read as empty only
+/// where nothing does, or hits would be lost without a word.
+fn announced(total: Option<u64>, has_more: Option<bool>) -> Option<String> {
+    match total {
+        Some(t) if t > 0 => Some(format!("total says {t}")),
+        _ => (has_more == Some(true)).then(|| "has_more says true".into()),
+    }
+}
+
 /// `search_page` by serde_json, in one pass.
 pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
     let t = text(&body)?;
@@ -390,34 +417,16 @@ pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
         results.push(e.head(i)?);
         hits.push(e.index(origin));
     }
-    let count = |k: &str, v: Option<Value>| match v {
-        None => Ok(None),
-        Some(v) => lenient_value_u64(&v).map_err(|m| Error::Decode(format!("{k}: {m}"))),
-    };
+    let (total, took, has_more) = page_counts(page.total, page.took, page.has_more)?;
     let head = SearchPageHead {
         results,
-        total: count("total", page.total)?,
-        has_more: match page.has_more {
-            None | Some(Value::Null) => None,
-            Some(Value::Bool(b)) => Some(b),
-            Some(other) => {
-                return Err(Error::Decode(format!(
-                    "has_more: {}",
-                    wrong("a boolean", &other)
-                )))
-            }
-        },
-        took: count("took", page.took)?,
+        total,
+        has_more,
+        took,
         hits,
         parts: Vec::new(),
     };
-    // Lenient on an empty `results` only where no hits are announced:
-    // otherwise hits would be lost without a word.
-    if !page.listed && (head.total.is_some_and(|t| t > 0) || head.has_more == Some(true)) {
-        let announced = match head.total {
-            Some(t) if t > 0 => format!("total says {t}"),
-            _ => "has_more says true".into(),
-        };
+    if let Some(announced) = announced(total, has_more).filter(|_| !page.listed) {
         return Err(Error::Decode(format!(
             "search page: results is missing or not a list while {announced}"
         )));
