@@ -316,6 +316,8 @@ class _BaseClient:
             "max_download_bytes": max_download_bytes,
         }
         if cache is not None and not isinstance(cache, Cache):
+            if not isinstance(cache, (str, os.PathLike)):
+                raise TypeError(f"cache must be a Cache, a folder (str or os.PathLike) or None, got {type(cache).__name__}")
             cache = Cache(cache)
         self.cache: Cache | None = cache
         """The result cache given (``cache=``), or None."""

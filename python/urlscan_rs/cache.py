@@ -38,6 +38,7 @@ DEFAULT_MAX_BYTES = 1 << 30
 """The default bound on the bodies kept: 1 GiB."""
 FILE_NAME = "urlscan-cache.sqlite3"
 """The SQLite file inside the cache's folder."""
+_MAX_MAX_BYTES = (1 << 63) - 1
 
 
 class Cache:
@@ -58,16 +59,25 @@ class Cache:
     - a 410 (the scan was deleted) or a change of its visibility through any client with this
       cache drops every entry of that scan; a scan deleted elsewhere is served until then, or
       until :meth:`evict`;
-    - entries are scoped by the service's address and a digest of the API key: clients of
-      another key or server read none of them; only a body that is what its request promises
-      (a PNG, a non-empty DOM, one whole JSON object) is kept;
+    - entries are scoped by digests of the service's address (without any credentials in it)
+      and of the API key: clients of another key or server read none of them, and neither is
+      written to the file;
+    - only a body that is what its request promises is kept: a result whose ``task.uuid`` is the
+      scan asked for, a PNG, a non-empty DOM, one whole JSON object for a search page. Each entry
+      keeps a checksum; one that fails it, or no longer passes that check, is dropped, fetched
+      again and counted in ``stats()["damaged"]``;
+    - its files (the database and SQLite's ``-wal`` and ``-shm``) follow no symbolic link and
+      are made readable by their owner alone (an existing file readable by others is made so,
+      or refused naming it); a file that is another program's database is refused, never changed;
     - once the cache is open, a failure to read or write it (a full disk, a lock held too long)
       is logged and counted in ``stats()["errors"]``, and the request goes to the service.
 
     Raises:
-        ValidationError: ``max_bytes`` below 1, or ``search_ttl`` not a positive number.
-        OSError: The folder cannot be made, or the file there is not a cache (the message
-            names it).
+        ValidationError: ``max_bytes`` not 1 to 2**63-1, or ``search_ttl`` not a positive number
+            of seconds up to ten years.
+        OSError: The folder cannot be made, or the file there is a link, not a regular file,
+            not a cache, or held locked by another process for over 10 s (the message names
+            it).
     """
 
     __slots__ = ("_native",)
@@ -75,8 +85,12 @@ class Cache:
     def __init__(
         self, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES, search_ttl: float | None = None
     ) -> None:
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-            raise ValidationError(f"cache max_bytes must be a whole number of bytes, at least 1; got {max_bytes!r}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 1 <= max_bytes <= _MAX_MAX_BYTES:
+            raise ValidationError(f"cache max_bytes must be a whole number of bytes, 1 to 2**63-1; got {max_bytes!r}")
+        if search_ttl is not None and (isinstance(search_ttl, bool) or not isinstance(search_ttl, (int, float))):
+            raise ValidationError(f"cache search_ttl must be a number of seconds or None; got {search_ttl!r}")
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a folder (str or os.PathLike), got {type(path).__name__}")
         self._native = _native.NativeCache(Path(path).expanduser(), max_bytes=max_bytes, search_ttl=search_ttl)
 
     @property
@@ -98,7 +112,8 @@ class Cache:
         """What this cache object did since it was made, and what the file holds.
 
         ``hits`` (answers served from disk), ``misses`` (answers fetched that it may keep),
-        ``stored``, ``evicted``, ``errors``, ``bytes_served``, ``saved`` (requests not sent, by
+        ``stored``, ``evicted``, ``errors``, ``damaged`` (entries dropped and fetched again
+        because they failed their checksum or check), ``bytes_served``, ``saved`` (requests not sent, by
         the rate-limit action they would have counted against, e.g. ``{"retrieve": 12}``), and
         the file's ``entries`` and ``bytes`` (every process's).
         """

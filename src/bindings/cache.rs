@@ -2,7 +2,6 @@
 //! (python/urlscan_rs/cache.py) holds one and gives it to its clients.
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -27,19 +26,8 @@ impl NativeCache {
         max_bytes: u64,
         search_ttl: Option<f64>,
     ) -> PyResult<Self> {
-        let ttl = match search_ttl {
-            Some(t) if !(t.is_finite() && t > 0.0) => {
-                return Err(to_pyerr(
-                    py,
-                    urlscan_core::Error::Validation(format!(
-                        "search_ttl must be a positive number of seconds or None, got {t}"
-                    )),
-                ))
-            }
-            t => t.map(Duration::from_secs_f64),
-        };
         let inner = py
-            .detach(|| cache::Cache::open(&path, max_bytes, ttl))
+            .detach(|| cache::Cache::open(&path, max_bytes, search_ttl))
             .map_err(|e| to_pyerr(py, e))?;
         Ok(NativeCache {
             inner: Arc::new(inner),
@@ -65,7 +53,7 @@ impl NativeCache {
     }
 
     /// What this cache did since it was opened: ``hits``, ``misses``,
-    /// ``stored``, ``evicted``, ``errors``, ``bytes_served``, ``saved``
+    /// ``stored``, ``evicted``, ``errors``, ``damaged``, ``bytes_served``, ``saved``
     /// (requests not sent, by the rate-limit action they would have counted
     /// against, e.g. ``{"retrieve": 12}``), and the file's ``entries`` and
     /// ``bytes`` (all processes').
@@ -77,6 +65,7 @@ impl NativeCache {
         d.set_item("stored", s.stored)?;
         d.set_item("evicted", s.evicted)?;
         d.set_item("errors", s.errors)?;
+        d.set_item("damaged", s.damaged)?;
         d.set_item("bytes_served", s.bytes_served)?;
         d.set_item("saved", s.saved)?;
         d.set_item("entries", s.entries)?;

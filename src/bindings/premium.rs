@@ -433,6 +433,11 @@ pub fn endpoint_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
                 "params": fields(e.params), "walk": fields(e.walk), "list": e.list, "returns": returns,
                 "doc": e.doc, "by_hand": e.by_hand, "action": e.action,
                 "action_field": e.action_field,
+                // What a cache may keep, and what a 200 must be to be kept (the hostile harness
+                // holds every row to it).
+                "cached": e.cached.map(|k| format!("{k:?}")),
+                "accept": e.accept.map(|a| format!("{a:?}")),
+                "own_id": e.own_id(&[String::new()]).is_some(),
             })
         })
         .collect();

@@ -7,10 +7,18 @@
 //! several processes share one cache safely. Its size is bounded: past
 //! `max_bytes` the least recently used entries go. What may be kept, and for
 //! how long, is on the endpoint's row ([`Keep`]); the transport asks the cache
-//! before it sends and stores what a 200 brought. A 410 (the scan was deleted)
-//! or a change of visibility drops every entry of that scan. The cache is an
-//! optimisation: once open, a failure to read or write it is logged and the
-//! request goes to the service as if there were no cache.
+//! before it sends and stores what a 200 brought, once the row's check
+//! (`accept`) passed. Each entry keeps a checksum of its body: one that fails
+//! it, or no longer passes its row's check, is dropped and fetched anew
+//! (`Stats::damaged`). A 410 (the scan was deleted) or a change of visibility
+//! drops every entry of that scan. The cache is an optimisation: once open, a
+//! failure to read or write it is logged and the request goes to the service
+//! as if there were no cache.
+//!
+//! Its files (the database and SQLite's `-wal` and `-shm` beside it) follow no
+//! link and are their owner's alone; entries are scoped by digests of the
+//! server and of the API key, so neither a key nor a password in the base URL
+//! is ever written.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -34,8 +42,16 @@ pub enum Keep {
 pub const FILE_NAME: &str = "urlscan-cache.sqlite3";
 /// The default bound on the bodies kept.
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// The longest `search_ttl`: ten years (a search page older than that is no answer).
+pub const MAX_SEARCH_TTL: f64 = 10.0 * 366.0 * 86400.0;
+/// The largest `max_bytes` (SQLite's integers are signed 64-bit).
+pub const MAX_MAX_BYTES: u64 = i64::MAX as u64;
 /// How long a process waits for another's write before going without the cache.
 const BUSY: Duration = Duration::from_secs(10);
+/// The layout of the file (`PRAGMA user_version`): 2 added each body's checksum.
+const LAYOUT: i64 = 2;
+/// Marks the file as this package's cache (`PRAGMA application_id`, "urlc").
+const APPLICATION_ID: i64 = 0x7572_6c63;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS entries (
@@ -45,7 +61,8 @@ CREATE TABLE IF NOT EXISTS entries (
     content_type TEXT,
     size INTEGER NOT NULL,
     expires REAL,
-    used REAL NOT NULL
+    used REAL NOT NULL,
+    crc INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_used ON entries(used);
 CREATE INDEX IF NOT EXISTS entries_scan ON entries(scan);
@@ -75,6 +92,9 @@ pub struct Stats {
     pub stored: u64,
     pub evicted: u64,
     pub errors: u64,
+    /// Entries dropped because their body failed its checksum or its row's
+    /// check; each was fetched again.
+    pub damaged: u64,
     /// Requests not sent, by the rate-limit action they would have counted against.
     pub saved: BTreeMap<String, u64>,
     pub bytes_served: u64,
@@ -99,44 +119,37 @@ fn now() -> f64 {
 }
 
 impl Cache {
-    /// Open (or create) the cache in folder `dir`, creating the folder.
-    pub fn open(dir: &Path, max_bytes: u64, search_ttl: Option<Duration>) -> Result<Cache> {
-        if max_bytes == 0 {
-            return Err(Error::Validation(
-                "cache max_bytes must be at least 1 (it bounds the bodies kept)".into(),
-            ));
+    /// Open (or create) the cache in folder `dir`, creating the folder;
+    /// `search_ttl` in seconds (None: search pages are not kept).
+    pub fn open(dir: &Path, max_bytes: u64, search_ttl: Option<f64>) -> Result<Cache> {
+        if !(1..=MAX_MAX_BYTES).contains(&max_bytes) {
+            return Err(Error::Validation(format!(
+                "cache max_bytes must be 1 to {MAX_MAX_BYTES} (it bounds the bodies kept), got {max_bytes}"
+            )));
         }
-        if search_ttl.is_some_and(|t| t.is_zero()) {
-            return Err(Error::Validation(
-                "cache search_ttl must be positive, or None to keep no search pages".into(),
-            ));
-        }
+        let search_ttl = match search_ttl {
+            None => None,
+            Some(t) if t.is_finite() && t > 0.0 && t <= MAX_SEARCH_TTL => {
+                Some(Duration::from_secs_f64(t))
+            }
+            Some(t) => {
+                return Err(Error::Validation(format!(
+                    "cache search_ttl must be a positive number of seconds up to {MAX_SEARCH_TTL} \
+                     (ten years), or None to keep no search pages; got {t}"
+                )))
+            }
+        };
         std::fs::create_dir_all(dir)
             .map_err(|e| crate::disk::io_error("create the cache folder", dir, &e))?;
         let path = dir.join(FILE_NAME);
-        let bad = |e: rusqlite::Error| Error::Io {
-            errno: None,
-            message: format!("cannot open the cache ({e}); remove the file to start afresh"),
-            path: path.display().to_string(),
-        };
-        // It may hold private results: readable by its owner alone (SQLite gives its -wal
-        // and -shm files the same mode).
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            let _ = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .mode(0o600)
-                .open(&path);
+        for file in [
+            path.clone(),
+            side_file(&path, "-wal"),
+            side_file(&path, "-shm"),
+        ] {
+            own_file(&file)?;
         }
-        let db = Connection::open(&path).map_err(bad)?;
-        db.busy_timeout(BUSY).map_err(bad)?;
-        // WAL: readers never wait for the writer, across processes.
-        db.pragma_update(None, "journal_mode", "wal").map_err(bad)?;
-        db.pragma_update(None, "synchronous", "normal")
-            .map_err(bad)?;
-        db.execute_batch(SCHEMA).map_err(bad)?;
+        let db = open_db(&path)?;
         Ok(Cache {
             path: dir.to_path_buf(),
             max_bytes,
@@ -179,13 +192,35 @@ impl Cache {
             let at = now();
             let row = db
                 .query_row(
-                    "SELECT body, content_type FROM entries
+                    "SELECT body, content_type, crc FROM entries
                      WHERE key = ?1 AND (expires IS NULL OR expires > ?2)",
                     params![key, at],
-                    |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Option<String>>(1)?)),
+                    |r| {
+                        // Another type than the layout's is damage too, not an error each time.
+                        use rusqlite::types::ValueRef;
+                        let body = match r.get_ref(0)? {
+                            ValueRef::Blob(b) => Some(b.to_vec()),
+                            _ => None,
+                        };
+                        let crc = match r.get_ref(2)? {
+                            ValueRef::Integer(n) => Some(n),
+                            _ => None,
+                        };
+                        let ct = match r.get_ref(1)? {
+                            ValueRef::Text(t) => std::str::from_utf8(t).ok().map(String::from),
+                            _ => None,
+                        };
+                        Ok((body, ct, crc))
+                    },
                 )
                 .optional();
-            if let Ok(Some(_)) = &row {
+            if let Ok(Some((body, _, crc))) = &row {
+                let whole = matches!((body, crc), (Some(b), Some(c)) if checksum(b) == *c);
+                if !whole {
+                    drop(db);
+                    self.drop_damaged(key, "its checksum does not match its body");
+                    return None;
+                }
                 // Recency for the eviction rule; a lost update only makes it less exact.
                 let _ = db.execute(
                     "UPDATE entries SET used = ?2 WHERE key = ?1",
@@ -196,7 +231,7 @@ impl Cache {
         };
         let mut stats = self.stats.lock().unwrap();
         match found {
-            Ok(Some((body, content_type))) => {
+            Ok(Some((Some(body), content_type, _))) => {
                 stats.hits += 1;
                 stats.bytes_served += body.len() as u64;
                 *stats
@@ -208,7 +243,7 @@ impl Cache {
                     content_type,
                 })
             }
-            Ok(None) => None,
+            Ok(_) => None,
             Err(e) => {
                 drop(stats);
                 self.failed("read", &e);
@@ -245,9 +280,18 @@ impl Cache {
             // keep the old size.
             tx.execute("DELETE FROM entries WHERE key = ?1", params![key])?;
             tx.execute(
-                "INSERT INTO entries (key, scan, body, content_type, size, expires, used)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![key, scan, body, content_type, size as i64, expires, at],
+                "INSERT INTO entries (key, scan, body, content_type, size, expires, used, crc)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    key,
+                    scan,
+                    body,
+                    content_type,
+                    size as i64,
+                    expires,
+                    at,
+                    checksum(body)
+                ],
             )?;
             let mut evicted = 0u64;
             // Expired pages go first, then the least recently used.
@@ -292,6 +336,24 @@ impl Cache {
                 stats.evicted += evicted;
             }
             Err(e) => self.failed("store", &e),
+        }
+    }
+
+    /// Drop the entry under `key`, served but found damaged (`why`); counted
+    /// in `Stats::damaged`, and the caller fetches it anew.
+    pub fn drop_damaged(&self, key: &str, why: &str) {
+        log::warn!(
+            "result cache {}: an entry is dropped and fetched again: {why}",
+            self.path.display()
+        );
+        self.stats.lock().unwrap().damaged += 1;
+        if let Err(e) = self
+            .db
+            .lock()
+            .unwrap()
+            .execute("DELETE FROM entries WHERE key = ?1", params![key])
+        {
+            self.failed("drop a damaged entry", &e);
         }
     }
 
@@ -346,57 +408,206 @@ impl Cache {
     }
 }
 
-/// The key of a request: who asks where (`scope`, see [`scope`]), then its path and query as sent.
+/// The key of a request: who asks where (`scope`, see [`scope`]), then its path and a digest of
+/// its query as sent (a search's query may hold a URL with its secrets: never written).
 pub fn key(scope: &str, path: &str, query: &[(impl AsRef<str>, impl AsRef<str>)]) -> String {
-    let mut k = format!("{scope} {path}");
-    for (i, (name, value)) in query.iter().enumerate() {
-        k.push(if i == 0 { '?' } else { '&' });
-        k.push_str(
-            &percent_encoding::utf8_percent_encode(
-                name.as_ref(),
-                percent_encoding::NON_ALPHANUMERIC,
-            )
-            .to_string(),
-        );
-        k.push('=');
-        k.push_str(
-            &percent_encoding::utf8_percent_encode(
-                value.as_ref(),
-                percent_encoding::NON_ALPHANUMERIC,
-            )
-            .to_string(),
-        );
+    use sha2::{Digest, Sha256};
+    if query.is_empty() {
+        return format!("{scope} {path}");
     }
-    k
+    let mut h = Sha256::new();
+    for (name, value) in query {
+        for part in [name.as_ref(), value.as_ref()] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+    }
+    format!("{scope} {path}?{}", &hex::encode(h.finalize())[..32])
 }
 
-/// Whose answers these are: the service's address and a digest of the API key (never the key
-/// itself). Answers depend on both (a private scan, a team's search), so clients of another
-/// key or another server never read each other's entries.
+/// Whose answers these are: digests of the service's address (without any credentials it
+/// carries) and of the API key, never either itself. Answers depend on both (a private scan, a
+/// team's search), so clients of another key or another server never read each other's entries.
 pub fn scope(base_url: &str, api_key: Option<&str>) -> String {
     use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(b"urlscan-rs cache scope\0");
-    h.update(api_key.unwrap_or("").as_bytes());
+    let server = match url::Url::parse(base_url.trim()) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string().trim_end_matches('/').to_string()
+        }
+        Err(_) => base_url.trim().trim_end_matches('/').to_string(),
+    };
+    let digest = |label: &[u8], value: &str| {
+        let mut h = Sha256::new();
+        h.update(label);
+        h.update(value.as_bytes());
+        hex::encode(h.finalize())[..16].to_string()
+    };
     format!(
         "{}#{}",
-        base_url.trim_end_matches('/'),
-        &hex::encode(h.finalize())[..16]
+        digest(b"urlscan-rs cache server\0", &server),
+        digest(b"urlscan-rs cache scope\0", api_key.unwrap_or(""))
     )
 }
 
-/// Whether `body`, a 200 answering the row of `template`, is what that row promises; only such
-/// bodies are kept (a proxy's HTML page or a cut-off JSON would otherwise be served forever).
-pub fn worth_keeping(template: Option<&str>, body: &[u8]) -> bool {
-    match template {
-        Some(t) if t.ends_with(".png") => body.starts_with(b"\x89PNG\r\n\x1a\n"),
-        Some(t) if t.starts_with("/dom/") => !body.is_empty(),
-        // JSON answers (results, search pages): one whole object.
-        _ => {
-            serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
-                && body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+/// The checksum kept with each body (CRC-32: it finds damage, not forgery; what is kept was
+/// checked by its row before).
+fn checksum(body: &[u8]) -> i64 {
+    i64::from(crc32fast::hash(body))
+}
+
+/// `path` with `suffix` added to its name (SQLite's `-wal` and `-shm` files).
+fn side_file(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// `file`, if it exists, checked to be a regular file that is no link, made its owner's alone.
+fn own_file(file: &Path) -> Result<()> {
+    let refuse = |why: String| Error::Io {
+        errno: None,
+        message: format!("cannot use the cache file: {why}"),
+        path: file.display().to_string(),
+    };
+    let meta = match std::fs::symlink_metadata(file) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(crate::disk::io_error("read the cache file", file, &e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(refuse(
+            "it is a symbolic link (the cache follows none: its files stay in its folder)".into(),
+        ));
+    }
+    if !meta.is_file() {
+        return Err(refuse("it is not a regular file".into()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o077 != 0 {
+            // It may hold private results: readable by its owner alone.
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(
+                |e| {
+                    refuse(format!(
+                        "others may read it and its mode cannot be made 0600 ({e})"
+                    ))
+                },
+            )?;
         }
     }
+    Ok(())
+}
+
+/// The database at `path`, created its owner's alone, in WAL mode, of this package's layout.
+fn open_db(path: &Path) -> Result<Connection> {
+    let bad = |e: rusqlite::Error| {
+        let why = match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                format!(
+                    "another process held it locked for over {} s; try again",
+                    BUSY.as_secs()
+                )
+            }
+            Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt) => {
+                format!("it is not a cache or it is damaged ({e}); give the cache another folder")
+            }
+            _ => e.to_string(),
+        };
+        Error::Io {
+            errno: None,
+            message: format!("cannot open the cache: {why}"),
+            path: path.display().to_string(),
+        }
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Created here, exclusively and with its mode, before SQLite opens it (SQLite gives its
+        // -wal and -shm files the database's mode). One that exists is kept.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(crate::disk::io_error("create the cache file", path, &e)),
+        }
+    }
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    let db = Connection::open_with_flags(path, flags).map_err(bad)?;
+    db.busy_timeout(BUSY).map_err(bad)?;
+    let (app, layout): (i64, i64) = db
+        .query_row(
+            "SELECT (SELECT application_id FROM pragma_application_id), \
+                    (SELECT user_version FROM pragma_user_version)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(bad)?;
+    let tables: i64 = db
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(bad)?;
+    let ours = app == APPLICATION_ID;
+    let earlier = app == 0 && layout == 0 && has_entries_table(&db);
+    if tables > 0 && !ours && !earlier {
+        return Err(Error::Io {
+            errno: None,
+            message: "cannot open the cache: the file is another program's SQLite database \
+                      (give the cache another folder)"
+                .into(),
+            path: path.display().to_string(),
+        });
+    }
+    // WAL: readers never wait for the writer, across processes.
+    db.pragma_update(None, "journal_mode", "wal").map_err(bad)?;
+    db.pragma_update(None, "synchronous", "normal")
+        .map_err(bad)?;
+    if layout != LAYOUT {
+        if ours && layout > LAYOUT {
+            return Err(Error::Io {
+                errno: None,
+                message: format!(
+                    "cannot open the cache: it was written by a newer urlscan-rs (layout {layout})"
+                ),
+                path: path.display().to_string(),
+            });
+        }
+        // A new file, or one of an earlier layout: its entries are only copies of answers, so
+        // they start afresh (in one transaction, as other processes may open it too).
+        db.execute_batch(&format!(
+            "BEGIN IMMEDIATE;
+             DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS totals;
+             {SCHEMA}
+             PRAGMA application_id = {APPLICATION_ID};
+             PRAGMA user_version = {LAYOUT};
+             COMMIT;"
+        ))
+        .map_err(bad)?;
+    }
+    Ok(db)
+}
+
+fn has_entries_table(db: &Connection) -> bool {
+    db.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'entries'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .is_ok_and(|n| n == 1)
 }
 
 /// The scan a path names: its first segment that is a uuid.
@@ -466,36 +677,46 @@ mod tests {
     #[test]
     fn search_pages_expire() {
         let dir = tempfile::tempdir().unwrap();
-        let c = Cache::open(dir.path(), 1 << 20, Some(Duration::from_millis(1))).unwrap();
+        let c = Cache::open(dir.path(), 1 << 20, Some(0.001)).unwrap();
         c.put("/s?q=x", None, Keep::ForTtl, b"{}", None);
         std::thread::sleep(Duration::from_millis(5));
         assert!(c.get("/s?q=x", None).is_none());
-        let c = Cache::open(dir.path(), 1 << 20, Some(Duration::from_secs(3600))).unwrap();
+        let c = Cache::open(dir.path(), 1 << 20, Some(3600.0)).unwrap();
         c.put("/s?q=x", None, Keep::ForTtl, b"{}", None);
         assert!(c.get("/s?q=x", None).is_some());
     }
 
     #[test]
     fn keys_and_scans() {
+        let q = |pairs: &[(&str, &str)]| key("s", "/a", pairs);
         assert_eq!(
-            key("s", "/a", &[("q", "x y"), ("size", "1")]),
-            "s /a?q=x%20y&size=1"
+            q(&[("q", "x y"), ("size", "1")]),
+            q(&[("q", "x y"), ("size", "1")])
         );
+        assert_ne!(
+            q(&[("q", "x y"), ("size", "1")]),
+            q(&[("q", "x y"), ("size", "2")])
+        );
+        // Names and values are told apart however they are cut.
+        assert_ne!(q(&[("q", "ab")]), q(&[("qa", "b")]));
+        assert_eq!(key("s", "/a", &[] as &[(&str, &str)]), "s /a");
         let (a, b) = (
             scope("http://h/", Some("k1")),
             scope("http://h", Some("k2")),
         );
-        assert!(a.starts_with("http://h#") && a != b && !a.contains("k1"));
+        assert!(a != b && !a.contains("k1") && !a.contains("http"));
         assert_eq!(scope("http://h", Some("k1")), a);
-        assert!(worth_keeping(
-            Some("/screenshots/{0}.png"),
-            b"\x89PNG\r\n\x1a\nrest"
-        ));
-        assert!(!worth_keeping(Some("/screenshots/{0}.png"), b"<html>"));
-        assert!(worth_keeping(Some("/api/v1/result/{0}/"), b" {\"a\": 1}\n"));
-        assert!(!worth_keeping(Some("/api/v1/result/{0}/"), b"{\"a\": "));
-        assert!(!worth_keeping(Some("/api/v1/result/{0}/"), b"[1]"));
-        assert!(!worth_keeping(Some("/dom/{0}/"), b""));
+        // The server's credentials are not part of it (and never written).
+        let with = scope("http://user:secret@h/", Some("k1"));
+        assert_eq!(with, a);
+        assert_ne!(scope("http://other", Some("k1")), a);
+        // A search's query is kept as a digest only.
+        let k = key(
+            "s",
+            "/api/v1/search/",
+            &[("q", "page.url:\"https://u:pw@x/?token=t\"")],
+        );
+        assert!(!k.contains("pw") && !k.contains("token") && k.starts_with("s /api/v1/search/?"));
         assert_eq!(scan_of(&format!("/screenshots/{U}.png")), Some(U));
         assert_eq!(scan_of(&format!("/api/v1/result/{U}/")), Some(U));
         assert_eq!(scan_of("/api/v1/search/"), None);
@@ -505,5 +726,87 @@ mod tests {
             Cache::open(dir.path(), 0, None),
             Err(Error::Validation(_))
         ));
+        for ttl in [0.0, -1.0, 1e20, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                Cache::open(dir.path(), 1, Some(ttl)),
+                Err(Error::Validation(_))
+            ));
+        }
+        assert!(matches!(
+            Cache::open(dir.path(), u64::MAX, None),
+            Err(Error::Validation(_))
+        ));
+    }
+
+    #[test]
+    fn a_damaged_entry_is_dropped_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::open(dir.path(), 1 << 20, None).unwrap();
+        c.put("/r/1", Some(U), Keep::Always, b"{\"a\": 1}", None);
+        c.db.lock()
+            .unwrap()
+            .execute("UPDATE entries SET body = X'7B7D' WHERE key = '/r/1'", [])
+            .unwrap();
+        assert!(c.get("/r/1", None).is_none());
+        let s = c.stats();
+        assert_eq!((s.damaged, s.entries, s.hits), (1, 0, 0));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn its_files_follow_no_link_and_are_the_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        for name in [
+            FILE_NAME.to_string(),
+            format!("{FILE_NAME}-wal"),
+            format!("{FILE_NAME}-shm"),
+        ] {
+            let d = dir.path().join(&name).with_extension("d");
+            std::fs::create_dir_all(&d).unwrap();
+            let target = outside.path().join(&name);
+            std::os::unix::fs::symlink(&target, d.join(&name)).unwrap();
+            let e = Cache::open(&d, 1 << 20, None).unwrap_err().to_string();
+            assert!(e.contains("symbolic link"), "{name}: {e}");
+            assert!(!target.exists(), "{name}: written through the link");
+        }
+        let file = dir.path().join(FILE_NAME);
+        std::fs::write(&file, b"").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        Cache::open(dir.path(), 1 << 20, None).unwrap();
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn another_programs_database_is_refused_and_never_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        {
+            let db = Connection::open(&file).unwrap();
+            db.execute_batch("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('a');")
+                .unwrap();
+        }
+        let e = Cache::open(dir.path(), 1 << 20, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("another program's"), "{e}");
+        let db = Connection::open(&file).unwrap();
+        let n: i64 = db
+            .query_row("SELECT count(*) FROM people", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+        // Random bytes are no database: an error naming the file, not a panic or advice to delete.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), [7u8; 4096]).unwrap();
+        let e = Cache::open(dir.path(), 1 << 20, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(FILE_NAME) && !e.contains("remove"), "{e}");
+        // A zero-byte file is an empty database: a cache is made in it.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), b"").unwrap();
+        assert!(Cache::open(dir.path(), 1 << 20, None).is_ok());
     }
 }

@@ -53,7 +53,14 @@ impl Client {
         Doc::decode(resp.body, what)
     }
 
+    /// The body of `req`'s 200, checked by its row's `accept` when it has one (a screenshot is a
+    /// whole PNG, a DOM not empty), with or without a cache.
     pub(crate) async fn bytes(&self, req: Req) -> Result<Bytes> {
-        Ok(self.t.send(&req).await?.body)
+        let Some(accept) = req.accept else {
+            return Ok(self.t.send(&req).await?.body);
+        };
+        let path = req.path.clone();
+        let mut check = |body: &Bytes| accept.check(&path, body);
+        Ok(self.t.send_checked(&req, &mut check).await?.body)
     }
 }

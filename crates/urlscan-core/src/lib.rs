@@ -1,4 +1,5 @@
 //! The pure Rust client: no Python in here, usable and testable from Rust.
+pub mod accept;
 pub mod api;
 pub mod cache;
 pub mod client;

@@ -74,7 +74,12 @@ pub struct Req {
     pub template: Option<&'static str>,
     /// What a result cache may keep of the answer (the row's `cached`).
     pub cache: Option<crate::cache::Keep>,
+    /// What a 200 must be before a cache keeps or serves it (the row's `accept`).
+    pub accept: Option<crate::accept::Accept>,
 }
+
+/// A call's own check of a 200's body (`Transport::send_checked`).
+pub type Check<'a> = dyn FnMut(&Bytes) -> Result<()> + Send + 'a;
 
 impl Req {
     pub fn get(path: impl Into<String>) -> Req {
@@ -88,6 +93,7 @@ impl Req {
             kept: false,
             template: None,
             cache: None,
+            accept: None,
         }
     }
     pub fn new(method: Method, path: impl Into<String>) -> Req {
@@ -380,6 +386,19 @@ impl Transport {
     /// Send with retries; a non-2xx answer becomes `Error::Api`.
     pub async fn send(&self, req: &Req) -> Result<Resp> {
         let resp = self.send_raw(req).await?;
+        self.success(req, resp)
+    }
+
+    /// `send`, with `check` run on a 200's body before it is used or kept: a body it refuses is
+    /// its error (never kept), and one a cache serves that it refuses is dropped and fetched
+    /// again. `check` runs on the body returned last.
+    pub async fn send_checked(&self, req: &Req, check: &mut Check<'_>) -> Result<Resp> {
+        let resp = self.send_raw_checked(req, Some(check)).await?;
+        self.success(req, resp)
+    }
+
+    /// A 2xx (or a redirect wanted as the answer), else the error the status stands for.
+    fn success(&self, req: &Req, resp: Resp) -> Result<Resp> {
         match resp.status {
             200..=299 => Ok(resp),
             // Wanted as the answer (data-dump links).
@@ -403,6 +422,10 @@ impl Transport {
 
     /// Send with retries and return whatever status came last.
     pub async fn send_raw(&self, req: &Req) -> Result<Resp> {
+        self.send_raw_checked(req, None).await
+    }
+
+    async fn send_raw_checked(&self, req: &Req, mut check: Option<&mut Check<'_>>) -> Result<Resp> {
         match &self.cfg.api_key {
             None if !anonymous_ok(&req.path) => return Err(no_key_error(req)),
             None => self.say_anonymous(),
@@ -439,32 +462,63 @@ impl Transport {
             }
             _ => None,
         };
+        // What a 200 must be: the call's own check, else the row's (before a cache keeps or
+        // serves it); a row without one is read by its caller.
+        let keeping = kept.is_some();
+        let mut accepted = |body: &Bytes| -> Result<()> {
+            match (check.as_mut(), req.accept) {
+                (Some(c), _) => c(body),
+                (None, Some(a)) if keeping => a.check(&req.path, body),
+                _ => Ok(()),
+            }
+        };
         let out = match kept {
-            Some((c, keep, key)) => match blocking({
-                let (c, key, action) = (c.clone(), key.clone(), req.action.clone());
-                move || c.get(&key, action.as_deref())
-            })
-            .await
-            {
-                Some(hit) => Ok(cached_resp(hit)),
-                None => {
-                    let out = self.guarded(self.send_with_retries(req)).await;
-                    let fit = |r: &&Resp| {
-                        r.status == 200 && crate::cache::worth_keeping(req.template, &r.body)
-                    };
-                    if let Some(resp) = out.as_ref().ok().filter(fit) {
-                        let (body, scan) = (
-                            resp.body.clone(),
-                            crate::cache::scan_of(&req.path).map(String::from),
-                        );
-                        let ct = header_str(&resp.headers, "content-type").map(String::from);
-                        blocking(move || c.put(&key, scan.as_deref(), keep, &body, ct.as_deref()))
-                            .await;
+            Some((c, keep, key)) => {
+                let hit = blocking({
+                    let (c, key, action) = (c.clone(), key.clone(), req.action.clone());
+                    move || c.get(&key, action.as_deref())
+                })
+                .await;
+                let served = match hit.map(cached_resp) {
+                    Some(resp) => match accepted(&resp.body) {
+                        Ok(()) => Some(resp),
+                        Err(e) => {
+                            let (c, key) = (c.clone(), key.clone());
+                            blocking(move || c.drop_damaged(&key, &e.to_string())).await;
+                            None
+                        }
+                    },
+                    None => None,
+                };
+                match served {
+                    Some(resp) => Ok(resp),
+                    None => {
+                        let out = self.guarded(self.send_with_retries(req)).await;
+                        match out {
+                            Ok(resp) if resp.status == 200 => {
+                                // Refused: the call's error, and nothing is kept.
+                                accepted(&resp.body)?;
+                                let (body, scan) = (
+                                    resp.body.clone(),
+                                    crate::cache::scan_of(&req.path).map(String::from),
+                                );
+                                let ct =
+                                    header_str(&resp.headers, "content-type").map(String::from);
+                                blocking(move || {
+                                    c.put(&key, scan.as_deref(), keep, &body, ct.as_deref())
+                                })
+                                .await;
+                                Ok(resp)
+                            }
+                            out => out,
+                        }
                     }
-                    out
                 }
+            }
+            None => match self.guarded(self.send_with_retries(req)).await {
+                Ok(resp) if resp.status == 200 => accepted(&resp.body).map(|()| resp),
+                out => out,
             },
-            None => self.guarded(self.send_with_retries(req)).await,
         };
         if let (Some(c), Ok(resp)) = (&cache, &out) {
             // A deleted scan, or one whose visibility changed, is not served again.

@@ -154,6 +154,9 @@ impl Client {
         }
         if read {
             let part = answer(ep, resp.body)?;
+            if let Some(asked) = ep.own_id(ids) {
+                same_object(name, &part, asked)?;
+            }
             if ep.list && matches!(ep.returns, Returns::Json(Shape::Text)) {
                 texts(&part, ep.answer.first().copied().unwrap_or(name))?;
             }
@@ -165,11 +168,63 @@ impl Client {
     }
 }
 
+/// The object `part` answers is the one asked for: its `_id`, when it has one, is `asked` (a
+/// hostile server's other object is a `DecodeError`, never that object).
+fn same_object(name: &str, part: &[u8], asked: &str) -> Result<()> {
+    let index = crate::models::index::object_index(part)?;
+    let Some(e) = index.iter().rev().find(|e| e.key_is(part, "_id")) else {
+        return Ok(());
+    };
+    match serde_json::from_slice::<Value>(&part[e.start..e.end]) {
+        Ok(Value::String(got)) if got.trim().eq_ignore_ascii_case(asked.trim()) => Ok(()),
+        Ok(Value::Null) => Ok(()),
+        Ok(Value::String(got)) => Err(Error::Decode(format!(
+            "{name}: asked for {asked}, the answer is {}",
+            crate::validate::shown(&got, 60)
+        ))),
+        Ok(other) => Err(crate::models::wrong_json(
+            "_id",
+            "a string",
+            other.to_string().as_bytes(),
+        )),
+        Err(e) => Err(Error::Decode(format!("{name}: _id: {e}"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::endpoints::answer;
     use serde_json::json;
+
+    #[test]
+    fn an_object_read_by_its_id_is_that_object() {
+        assert!(same_object("x", br#"{"_id": "ab12"}"#, "AB12").is_ok());
+        assert!(same_object("x", br#"{"name": "n"}"#, "ab12").is_ok());
+        let e = same_object("x", br#"{"_id": "cd34"}"#, "ab12").unwrap_err();
+        assert!(matches!(e, Error::Decode(_)) && e.to_string().contains("cd34"));
+        assert!(same_object("x", br#"{"_id": 5}"#, "ab12").is_err());
+        let rows: Vec<_> = all()
+            .filter(|e| e.own_id(&["i".to_string()]).is_some())
+            .map(|e| e.name)
+            .collect();
+        for expected in [
+            "channels.get",
+            "channels.update",
+            "incidents.get",
+            "saved_searches.update",
+        ] {
+            assert!(rows.contains(&expected), "{expected} not in {rows:?}");
+        }
+        for not in [
+            "incidents.copy",
+            "incidents.states",
+            "hostnames.history",
+            "result",
+        ] {
+            assert!(!rows.contains(&not), "{not}");
+        }
+    }
 
     #[test]
     fn names_are_unique_and_paths_well_formed() {

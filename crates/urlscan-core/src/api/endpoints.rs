@@ -62,6 +62,8 @@ pub struct Endpoint {
     pub action_field: Option<&'static str>,
     /// What a client's result cache may keep of the answer (None: nothing).
     pub cached: Option<crate::cache::Keep>,
+    /// What a 200 must be to be kept or served from a cache (every cached row has one).
+    pub accept: Option<crate::accept::Accept>,
 }
 
 /// The shape of a plain JSON answer, which bindings map to their own types.
@@ -119,7 +121,13 @@ impl Endpoint {
             action: None,
             action_field: None,
             cached: None,
+            accept: None,
         }
+    }
+    /// What a 200 of this row must be before a cache keeps or serves it.
+    pub const fn accepts(mut self, accept: crate::accept::Accept) -> Endpoint {
+        self.accept = Some(accept);
+        self
     }
     /// The answer may be kept by a client's result cache (`cache::Keep`).
     pub const fn cached(mut self, keep: crate::cache::Keep) -> Endpoint {
@@ -143,6 +151,15 @@ impl Endpoint {
             .map(str::to_ascii_lowercase);
         given.or(self.action.map(String::from))
     }
+    /// The id of the one object this row reads or changes (a GET or PUT of one object by its id,
+    /// answering that object), which its answer's `_id` must be when it has one.
+    pub fn own_id<'a>(&self, ids: &'a [String]) -> Option<&'a str> {
+        let one_object = matches!(self.method, Method::GET | Method::PUT)
+            && !self.list
+            && matches!(self.returns, Returns::Model(_))
+            && matches!(self.ids, [f] if f.kind.name() == "Str");
+        ids.first().map(String::as_str).filter(|_| one_object)
+    }
     /// The row's request, `ids` (already checked) filling its path, paced as
     /// the row says; the caller adds the query (a body: `request_with`).
     pub fn request(&self, ids: &[&str]) -> Req {
@@ -154,6 +171,7 @@ impl Endpoint {
         let mut req = Req::new(self.method.clone(), path);
         req.template = Some(self.path);
         req.cache = self.cached;
+        req.accept = self.accept;
         match self.action {
             Some(a) => req.action(a),
             None => req,

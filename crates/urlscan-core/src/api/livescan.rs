@@ -121,6 +121,15 @@ impl Client {
         let body = self.t.send(&req).await?.body;
         // Responses and downloads are their hash's content; the rest never empty.
         let hash = matches!(resource_type, "response" | "download").then_some(id.as_str());
-        super::scanning::promised(body, &format!("the live scan's {resource_type} {id}"), hash)
+        let body = super::scanning::promised(
+            body,
+            &format!("the live scan's {resource_type} {id}"),
+            hash,
+        )?;
+        if resource_type == "result" {
+            // The result of this scan, not another's nor an error envelope.
+            crate::accept::scan_result(&id, body.clone())?;
+        }
+        Ok(body)
     }
 }

@@ -67,7 +67,8 @@ fn same_url(a: &str, b: &str) -> bool {
 /// there and not 0: a page that did not load is scanned again).
 fn reusable(hit: &Value, url: &str, visibility: Option<&str>) -> Option<String> {
     let task = hit.get("task")?;
-    let uuid = task.get("uuid")?.as_str()?;
+    // A malformed uuid is one hit passed over, not the end of the lookup.
+    let uuid = validate::uuid("uuid", task.get("uuid")?.as_str()?).ok()?;
     if !same_url(task.get("url")?.as_str()?, url) {
         return None;
     }
@@ -85,7 +86,14 @@ fn reusable(hit: &Value, url: &str, visibility: Option<&str>) -> Option<String> 
         Value::Number(n) => u32::try_from(n.as_u64()?).ok()?,
         _ => return None,
     };
-    (status != 0).then(|| uuid.to_string())
+    (status != 0).then_some(uuid)
+}
+
+/// One URL however it is spelt (scheme and host case, default port, empty path, no scheme):
+/// the form a lookup searches for and compares with, and a batch looks a URL up once by.
+pub fn normal_url(url: &str) -> String {
+    let url = as_scanned(url.trim());
+    url::Url::parse(&url).map(|u| u.to_string()).unwrap_or(url)
 }
 
 /// The URL as the service scans it: one without a scheme as http.
@@ -165,10 +173,10 @@ impl Client {
         // A URL without a scheme is scanned as http (the service's rule): searched and
         // compared as that.
         let url = &as_scanned(url);
-        let normal = url::Url::parse(url).map(|u| u.to_string()).ok();
+        let normal = normal_url(url);
         let mut forms = vec![url.as_str()];
-        if let Some(n) = normal.as_deref().filter(|n| *n != url) {
-            forms.push(n);
+        if normal != *url {
+            forms.push(&normal);
         }
         let mut q = lookup_query(&forms, max_age);
         if let Some(v) = visibility {
@@ -191,7 +199,17 @@ impl Client {
             .filter_map(|h| reusable(h, url, visibility));
         for uuid in candidates {
             match self.result(&uuid).await {
-                Ok(doc) => return Ok(Some((uuid, doc))),
+                // The hit said this URL; the result must say so too, or it is not reused.
+                Ok(doc) => match doc.head.task.as_ref().and_then(|t| t.url.as_deref()) {
+                    Some(u) if same_url(u, url) => return Ok(Some((uuid, doc))),
+                    other => log::info!(
+                        "scan {uuid} was found for {url} but its result is of {}: passed over",
+                        other.map_or("no URL".to_string(), |u| format!(
+                            "{:?}",
+                            validate::shown(u, 200)
+                        ))
+                    ),
+                },
                 // The key, the quota, the connection: the next candidate would fail the same way.
                 Err(e) if !candidate_only(&e) => return Err(e),
                 Err(e) => {
@@ -234,20 +252,29 @@ impl Client {
                     })
             }
         };
+        // One URL however it is spelt is looked up (and scanned) once.
         let mut distinct: Vec<String> = Vec::new();
         let mut at = std::collections::HashMap::new();
         let slots: Vec<usize> = urls
-            .into_iter()
+            .iter()
             .map(|u| {
-                *at.entry(u.clone()).or_insert_with(|| {
-                    distinct.push(u);
+                *at.entry(normal_url(u)).or_insert_with(|| {
+                    distinct.push(u.clone());
                     distinct.len() - 1
                 })
             })
             .collect();
         // Every pipeline runs at once; the gate bounds the requests themselves.
         let found = in_order(distinct, None, progress, job).await;
-        Ok(slots.into_iter().map(|i| found[i].clone()).collect())
+        // Each item answers the URL as its caller gave it.
+        Ok(slots
+            .into_iter()
+            .zip(urls)
+            .map(|(i, url)| Lookup {
+                url,
+                ..found[i].clone()
+            })
+            .collect())
     }
 }
 
@@ -278,13 +305,34 @@ mod tests {
         assert!(lookup_query(&["u"], 7200).ends_with("now-2h"));
     }
 
+    const U1: &str = "0a1b2c3d-0000-4000-8000-000000000001";
+
+    #[test]
+    fn one_url_however_it_is_spelt() {
+        for u in [
+            "HTTP://Example.COM",
+            "http://example.com:80/",
+            "example.com",
+            " http://example.com ",
+        ] {
+            assert_eq!(normal_url(u), "http://example.com/", "{u}");
+        }
+        assert_ne!(
+            normal_url("https://example.com/"),
+            normal_url("example.com")
+        );
+        // A malformed uuid in a hit is that hit passed over.
+        let hit = json!({"task": {"uuid": "../../x", "url": "http://example.com/"}, "page": {"status": 200}});
+        assert_eq!(reusable(&hit, "http://example.com/", None), None);
+    }
+
     #[test]
     fn only_loaded_pages_of_the_url_and_visibility_are_reused() {
-        let hit = |url: &str, vis: &str, status: Value| json!({"task": {"uuid": "u1", "url": url, "visibility": vis}, "page": {"status": status}});
+        let hit = |url: &str, vis: &str, status: Value| json!({"task": {"uuid": U1, "url": url, "visibility": vis}, "page": {"status": status}});
         let u = "https://A.example";
         assert_eq!(
             reusable(&hit("https://a.example/", "public", json!("200")), u, None).as_deref(),
-            Some("u1")
+            Some(U1)
         );
         assert_eq!(
             reusable(
@@ -292,7 +340,7 @@ mod tests {
                 u,
                 Some("private")
             ),
-            Some("u1".into())
+            Some(U1.into())
         );
         assert_eq!(
             reusable(
@@ -315,7 +363,7 @@ mod tests {
             None
         );
         assert_eq!(
-            reusable(&json!({"task": {"uuid": "u1", "url": u}}), u, None),
+            reusable(&json!({"task": {"uuid": U1, "url": u}}), u, None),
             None
         );
         assert_eq!(reusable(&json!({"task": 3}), u, None), None);

@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use super::actions;
 use super::endpoints::{Endpoint, Returns, Shape};
+use crate::accept::Accept;
 use crate::cache::Keep;
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -52,18 +53,21 @@ pub const ENDPOINTS: &[Endpoint] = &[
         .ids(UUID)
         .paced(actions::RETRIEVE)
         .cached(Keep::Always)
+        .accepts(Accept::ScanResult)
         .returns(Returns::Model("ScanResult"))
         .by_hand()
         .doc("The result of a finished scan"),
     Endpoint::new("screenshot", Method::GET, "/screenshots/{0}.png")
         .ids(UUID)
         .cached(Keep::Always)
+        .accepts(Accept::Png)
         .returns(Returns::Model("Screenshot"))
         .by_hand()
         .doc("The screenshot of a finished scan (PNG)"),
     Endpoint::new("dom", Method::GET, "/dom/{0}/")
         .ids(UUID)
         .cached(Keep::Always)
+        .accepts(Accept::NotEmpty)
         .returns(Returns::Json(Shape::Text))
         .by_hand()
         .doc("The DOM of a finished scan's page"),
@@ -212,8 +216,20 @@ impl Client {
         let id = validate::uuid("uuid", uuid)?;
         let mut req = row("result").request(&[&id]);
         req.kept = kept;
-        let resp = self.t.send(&req).await?;
-        crate::models::index::result_doc(resp.body)
+        // The answer is read once, by the check that it is this scan's result (which the
+        // transport runs before a cache keeps it, and on what a cache serves).
+        let mut doc = None;
+        let resp = self
+            .t
+            .send_checked(&req, &mut |body: &Bytes| {
+                doc = Some(crate::accept::scan_result(&id, body.clone())?);
+                Ok(())
+            })
+            .await?;
+        match doc {
+            Some(doc) => Ok(doc),
+            None => crate::accept::scan_result(&id, resp.body),
+        }
     }
 
     /// Poll the result as documented: "not finished yet" keeps polling; any
