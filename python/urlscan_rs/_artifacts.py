@@ -35,13 +35,15 @@ def result_bytes(result: Any) -> bytes:
 def write(dest: Path, uuid: str, found: dict[str, bytes]) -> dict[str, Path]:
     """Each artifact written whole, by the package's one rule for files (a temporary
     file created exclusively beside it, then renamed; the uuid was checked, so the
-    name stays in `dest`)."""
+    name stays in `dest`). Every name is checked by that rule before the first is
+    written: a pipe, device, socket, link or folder at one of them is refused
+    (``ValidationError``) with none of the artifacts written."""
     dest.mkdir(parents=True, exist_ok=True)
-    out = {}
+    out = {kind: dest / f"{uuid}{KINDS[kind]}" for kind in found}
+    for path in out.values():
+        _native.checked_target(path)
     for kind, data in found.items():
-        path = dest / f"{uuid}{KINDS[kind]}"
-        _native.write_whole(path, data)
-        out[kind] = path
+        _native.write_whole(out[kind], data)
     return out
 
 

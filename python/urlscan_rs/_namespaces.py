@@ -583,7 +583,8 @@ class Feeds(_Namespace):
         """Write the items of ``source`` that ``dest_dir`` has not had yet to one new file there
         (GET /api/v1/pro/phishfeed for "phishfeed", else GET /api/v1/user/searches/{search_id}/results/
         for a saved search's id, newest first); a :class:`~urlscan_rs.feeds.FeedReport` (``new``:
-        the items written, ``files``, ``skipped``, ``filtered``, ``complete``, ``checkpoint``).
+        the items written, ``files``, ``skipped``, ``filtered``, ``quarantined``, ``complete``,
+        ``checkpoint``).
 
         A run walks back to ``lookback`` (seconds or a ``timedelta``, at most
         366 days) before the newest item the last run walked (the first run:
@@ -597,9 +598,13 @@ class Feeds(_Namespace):
         ``<source>-<UTC time>-<run>.<jsonl|parquet|stix.json>``, appears whole
         or not at all, and nothing is written outside ``dest_dir``.
 
-        A run reads at most ``max_items`` items (1 to 1,000,000; ``complete``
-        is then False and the next run goes on from there; keep it above the
-        items of one look-back window, which every run reads again). However it ends (a
+        A run reads at most ``max_items`` items it can use (1 to 1,000,000;
+        ``complete`` is False when it stopped before every new item, and the next
+        run goes on from there; a window holding more is looked through over
+        several runs). An item it cannot place or write (dated in the future or
+        out of range, of a wrong type, undecodable) is set aside with its reason
+        in ``.urlscan-feeds-quarantine.log`` (``quarantined`` counts them) and
+        never stops the feed. However it ends (a
         page that fails, a filter that raises, Ctrl-C), what it read up to then
         is written and remembered before the error is raised, so the next run
         writes no item twice and leaves none out. The state (the checkpoint,

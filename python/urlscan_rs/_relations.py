@@ -2,8 +2,9 @@
 download, and the result as typed edges between observables.
 
 Read from the fields the service documents (``data.requests``, ``data.links``,
-``data.redirects``, ``stats.ipStats``, ``meta.processors.download``); a part that is missing
-gives nothing, never a guess.
+``data.redirects``, ``stats.ipStats``, ``meta.processors.download``); a part that is missing,
+or of another type than documented, gives nothing, never a guess (a documented field of a
+model read with the wrong type is the model's ``DecodeError``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ class Relationship(NamedTuple):
 
 def _dicts(v: Any) -> list[dict[str, Any]]:
     return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def _strings(v: Any) -> list[str]:
+    """The strings of a list; a value of another type is no list (as a missing one)."""
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
 
 def _get(obj: Any, *path: str) -> Any:
@@ -120,7 +126,7 @@ def relationships(result: ScanResult) -> list[Relationship]:
     edge(result.page.ip, "belongs-to", _as(result.page.asn), "ip", "asn")
     for ip in _dicts(result.stats.ip_stats):
         address = ip.get("ip")
-        for domain in ip.get("domains") or []:
+        for domain in _strings(ip.get("domains")):
             edge(domain, "resolves-to", address, "domain", "ip")
         edge(address, "belongs-to", _as(_get(ip, "asn", "asn")), "ip", "asn")
     for r in _requests(result):

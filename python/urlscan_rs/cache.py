@@ -91,6 +91,9 @@ class Cache:
             raise ValidationError(f"cache search_ttl must be a number of seconds or None; got {search_ttl!r}")
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a folder (str or os.PathLike), got {type(path).__name__}")
+        if not os.fspath(path).strip():
+            # Path("") is the current folder: a cache there is no one's intent.
+            raise ValidationError("cache path must name a folder, got an empty string")
         self._native = _native.NativeCache(Path(path).expanduser(), max_bytes=max_bytes, search_ttl=search_ttl)
 
     @property

@@ -23,9 +23,10 @@ import dataclasses
 import os
 import re
 import sqlite3
+import stat
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -202,6 +203,13 @@ _STALE_SECONDS = 3600.0
 _LOCK_SECONDS = 60.0
 MAX_DAYS = 366
 """The most days :meth:`sync` walks back (a year): every loop has a bound."""
+# The data-dump state: how to rebuild it, its table and columns, and the script that makes it.
+_DUMP_REBUILD = "sync(..., rebuild_state=True) (urlscan-rs datadump sync --rebuild-state)"
+_DUMP_TABLES = {"files": ("path", "size", "status", "fetched_at", "error", "attempts", "owner", "claimed_at")}
+_DUMP_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, status TEXT NOT NULL, "
+    "fetched_at TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0, owner TEXT, claimed_at REAL);"
+)
 
 
 @dataclasses.dataclass
@@ -223,7 +231,7 @@ def _state_error(
     path: Path,
     e: sqlite3.Error,
     kind: str = "data-dump sync",
-    rebuild: str = "sync(..., rebuild_state=True) (urlscan-rs datadump sync --rebuild-state)",
+    rebuild: str = _DUMP_REBUILD,
 ) -> Exception:
     """The package's error for a state file that cannot be used, saying what to do (``kind``: whose
     state it is; ``rebuild``: the call that rebuilds it)."""
@@ -242,14 +250,142 @@ def _state_error(
     return StateError(f"{kind} state {path} {what}", path=str(path))
 
 
+_SIDES = ("", "-journal", "-wal", "-shm")
+"""SQLite's side files of a state (a hot journal is replayed into the database when it is opened)."""
+
+
+def _open_state(
+    path: Path,
+    *,
+    kind: str,
+    rebuild: str,
+    tables: Mapping[str, tuple[str, ...]],
+    schema: str,
+    added: Mapping[str, Mapping[str, str]] | None = None,
+) -> sqlite3.Connection:
+    """The state database at `path`, made if there is none, refused (a ``StateError`` naming it,
+    saying what to do) when it is not one this package can use.
+
+    ``tables``: the tables and columns a state of this `kind` has (the first table is the one
+    every version made); ``schema``: the script that makes them; ``added``: columns later
+    versions added (``{table: {column: type}}``), added to an older state when it is opened.
+
+    Never followed: a link at the name or at a side file's (SQLite would write through it,
+    wherever it leads), nor anything but a regular file. A file that is empty (0 bytes) is not a
+    state this package made (a new one is made whole, then linked into place): opened as one,
+    every item would look new. A database of another layout is not changed. A lock held by
+    another process is waited for ``_LOCK_SECONDS``, then a ``StateError``: never a hang."""
+    from .errors import StateError
+
+    def refuse(what: str, at: Path = path) -> StateError:
+        return StateError(f"{kind} state {at} {what}", path=str(path))
+
+    if not os.path.lexists(path):
+        _make_state(path, schema, kind, rebuild)
+    for side in _SIDES:
+        at = path.with_name(path.name + side)
+        try:
+            st = os.lstat(at)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise refuse(f"cannot be read ({e.strerror or e}); make it and its folder readable", at) from e
+        if stat.S_ISLNK(st.st_mode):
+            raise refuse("is a symbolic link, which SQLite would write through; remove it", at)
+        if not stat.S_ISREG(st.st_mode):
+            raise refuse("is not a regular file (a folder, a pipe or a device); remove it", at)
+        if side == "" and st.st_size == 0:
+            raise refuse(
+                "is empty (0 bytes): not a state this package wrote, and opened as one every item would look "
+                f"new; rebuild it from the files on disk with {rebuild}"
+            )
+    try:
+        # The default rollback journal: switching to WAL races between two first runs.
+        db = sqlite3.connect(path, timeout=_LOCK_SECONDS, isolation_level=None)
+    except sqlite3.Error as e:
+        raise _state_error(path, e, kind, rebuild) from e
+    try:
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        first = next(iter(tables))
+        if first not in names:
+            shown = ", ".join(sorted(names)[:5]) or "none"
+            raise refuse(
+                f"is a SQLite database of another layout (its tables: {shown}), not a {kind} state; move it "
+                f"away, or sync into another folder"
+            )
+        for table, columns in tables.items():
+            if table not in names:
+                continue  # made by the schema below (a state of an older version)
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            new = (added or {}).get(table, {})
+            missing = [c for c in columns if c not in have and c not in new]
+            if missing:
+                raise refuse(
+                    f"is not a {kind} state this package can read (table {table} has no {', '.join(missing)}); "
+                    f"rebuild it from the files on disk with {rebuild}"
+                )
+            if any(column not in have for column in new):
+                # Under the write lock, looked at again: two runs of a new version may upgrade it at once.
+                db.execute("BEGIN IMMEDIATE")
+                have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+                for column, kind_of in new.items():
+                    if column not in have:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind_of}")
+                db.execute("COMMIT")
+        db.executescript(schema)
+    except sqlite3.Error as e:
+        db.close()
+        raise _state_error(path, e, kind, rebuild) from e
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _make_state(path: Path, schema: str, kind: str, rebuild: str) -> None:
+    """A new state at `path`, made whole beside it and then linked into place: a run that finds
+    the name taken opens that state, and no run ever sees a half-made or empty one."""
+    temp = path.with_name(f"{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        db = sqlite3.connect(temp, isolation_level=None)
+        try:
+            db.executescript(f"BEGIN; {schema} COMMIT;")  # one transaction: one write to disk, not one a table
+        finally:
+            db.close()
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass  # another run made it first: that one is the state
+        except OSError:
+            # A file system without hard links: renamed, unless another run made one meanwhile.
+            if not os.path.lexists(path):
+                os.replace(temp, path)
+    except sqlite3.Error as e:
+        raise _state_error(path, e, kind, rebuild) from e
+    finally:
+        for side in _SIDES:
+            with contextlib.suppress(OSError):
+                os.unlink(temp.with_name(temp.name + side))
+
+
 def _set_aside(path: Path) -> None:
     """Move a broken state file (and SQLite's side files: a hot journal would be replayed into
     a new state) to ``<name>.<time>-<id>.broken``: kept, not deleted, for a look later."""
     aside = f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.broken"
-    for side in ("", "-journal", "-wal", "-shm"):
+    for side in _SIDES:
         old = path.with_name(path.name + side)
-        if old.exists():
+        if os.path.lexists(old):
             os.replace(old, path.with_name(aside + side))
+
+
+def _folder(folder: Path) -> None:
+    """Make the folder a sync writes into (a ``StateError`` when something else is at its name)."""
+    from .errors import StateError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise StateError(f"{folder} is not a folder; give a folder to sync into", path=str(folder)) from None
 
 
 class _State:
@@ -259,18 +395,12 @@ class _State:
     wins each file. Every SQLite failure is a ``StateError`` naming the file."""
 
     def __init__(self, folder: Path, rebuild: bool) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
+        _folder(folder)
         self.path = folder / STATE_FILE
-        if rebuild and self.path.exists():
+        if rebuild and os.path.lexists(self.path):
             _set_aside(self.path)  # the sizes of the files on disk rebuild the state
         self.rebuilt = rebuild
-        with self._sql():
-            # The default rollback journal: switching to WAL races between two first runs.
-            self.db = sqlite3.connect(self.path, timeout=_LOCK_SECONDS, isolation_level=None)
-            self.db.execute(
-                "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, status TEXT NOT NULL, "
-                "fetched_at TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0, owner TEXT, claimed_at REAL)"
-            )
+        self.db = _open_state(self.path, kind="data-dump sync", rebuild=_DUMP_REBUILD, tables=_DUMP_TABLES, schema=_DUMP_SCHEMA)
         self.me = uuid.uuid4().hex
 
     @contextlib.contextmanager

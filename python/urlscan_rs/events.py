@@ -13,6 +13,7 @@ from typing import Any
 
 from .errors import DecodeError
 from .models import Notification
+from .models._base import MAX_NESTING, _too_deep
 
 __all__ = ["parse_notification", "NOTIFICATION_TYPES"]
 
@@ -44,6 +45,8 @@ def parse_notification(body: bytes | bytearray | memoryview | str | dict[str, An
         raise DecodeError(f"notification: expected bytes, str or dict, got {type(body).__name__}")
     if not isinstance(obj, dict):
         raise DecodeError(f"notification: expected a JSON object, got {_json_kind(obj)}")
+    if _too_deep(obj):
+        raise DecodeError(f"notification: nested deeper than {MAX_NESTING} levels, too deeply to read")
     nid = obj.get("id")
     if not isinstance(nid, str) or not nid:
         got = "no id" if "id" not in obj else f"id {nid!r}"

@@ -12,7 +12,7 @@ included), a response hook after every answer, whatever its status::
     client = Client(event_hooks={"request": [log_request], "response": [log_response]})
 
 Hooks are plain functions, called on the client's I/O thread (for an ``AsyncClient`` too), in the
-order given. They never see the API key. What one raises is logged (logger ``urlscan_rs``) and
+order given. They never see the API key, and URLs are shown redacted. What one raises is logged (logger ``urlscan_rs``) and
 the call goes on as it would without it: a hook observes, it does not change what a call does.
 A pickled client leaves its hooks behind.
 """
@@ -33,10 +33,14 @@ class HookRequest:
     method: str
     """The HTTP method."""
     url: str
-    """The whole URL, query included."""
+    """The whole URL, query included, with its secrets redacted as telemetry's ``url.full``:
+    the userinfo as ``REDACTED:REDACTED`` and the values of secret-looking query parameters
+    (``token``, ``key``, ``sig``, ...) as ``REDACTED``, in a URL inside the query too (a
+    lookup's search)."""
     headers: dict[str, str]
-    """The request's own headers (lowercase names), never the API key; the HTTP client adds
-    ``user-agent`` and the transport's headers when it sends."""
+    """The request's own headers (lowercase names), never the API key nor a credential
+    (``authorization``, ``cookie``, ...); the HTTP client adds ``user-agent`` and the
+    transport's headers when it sends."""
     attempt: int
     """0 for the first attempt, then 1, 2, ... for each retry or rate-limit wait."""
     action: str | None
@@ -53,7 +57,8 @@ class HookResponse:
     status_code: int
     """The HTTP status."""
     headers: dict[str, str]
-    """The answer's headers (lowercase names), ``x-rate-limit-*`` among them."""
+    """The answer's headers (lowercase names), ``x-rate-limit-*`` among them (``set-cookie``
+    left out)."""
     elapsed: float
     """Seconds from sending the request to the end of its body."""
     attempt: int

@@ -47,12 +47,15 @@ own span is made in the same batch, with its own start and end times, except for
 (made as it starts, it lasts as long as the walk) and a call given a function (``progress=``:
 the function's spans nest under the call's, which must exist while it runs). The API
 key is never in a span, an event or a metric (it is only ever sent in its header, which no
-span records). ``propagate=True`` adds the W3C trace context (``traceparent``, and
-``tracestate`` when there is one; never the application's baggage) to every request sent; it
-is off by default: the service does not read it. With it, each attempt's span is made before
-the request is sent, which takes the GIL on the client's I/O thread. Downloads of data-dump
-files (from the storage the service links to) are not request spans; the calls that list and
-link them are.
+span records). URLs are recorded as the HTTP semantic conventions ask of ``url.full``: the
+userinfo as ``REDACTED:REDACTED`` and the values of secret-looking query parameters
+(``token``, ``key``, ``sig``, ``password``, ...) as ``REDACTED``, in URLs inside the query the
+package builds too (a lookup's search), and in the messages of failures recorded.
+``propagate=True`` adds the W3C trace context (``traceparent``, and ``tracestate`` when there
+is one; never the application's baggage) to every request sent; it is off by default: the
+service does not read it. With it, each attempt's span is made before the request is sent,
+which takes the GIL on the client's I/O thread. Downloads of data-dump files (from the storage
+the service links to) are not request spans; the calls that list and link them are.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ import inspect
 import re
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -419,10 +423,16 @@ def _safe_facts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value:
 
 
 def _failed(span: trace.Span, e: BaseException, at: int | None = None) -> None:
-    """A call's span ended by what it raised (``at``: when, for a span made after the fact)."""
-    span.record_exception(e, timestamp=at)
+    """A call's span ended by what it raised (``at``: when, for a span made after the fact).
+    Its message and stack trace are recorded with their URLs redacted (a looked-up URL's
+    password or token), by the rule of ``url.full``."""
+    shown = {
+        "exception.message": _native.redact_text(str(e)),
+        "exception.stacktrace": _native.redact_text("".join(traceback.format_exception(type(e), e, e.__traceback__))),
+    }
+    span.record_exception(e, attributes=shown, timestamp=at)
     span.set_attribute("error.type", type(e).__qualname__)
-    span.set_status(Status(StatusCode.ERROR, f"{type(e).__name__}: {e}"))
+    span.set_status(Status(StatusCode.ERROR, f"{type(e).__name__}: {shown['exception.message']}"))
     span.end(end_time=at)
 
 

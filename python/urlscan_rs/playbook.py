@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from . import _native
 from ._display import report_link
 from .errors import ValidationError
+from .models._base import MAX_NESTING, _too_deep
 
 __all__ = [
     "Indicators",
@@ -128,7 +129,10 @@ def indicators(model: Any) -> Indicators:
 
     Raises:
         DecodeError: A value of the wrong type; the message names its path.
+        ValidationError: A dict nested deeper than JSON text is read (200 levels).
     """
+    if isinstance(model, dict) and _too_deep(model):
+        raise ValidationError(f"indicators: the document is nested deeper than {MAX_NESTING} levels")
     d = _native.indicators(model)
     certs = tuple(
         Certificate(c["subject"], c["issuer"], _when(c["valid_from"]), _when(c["valid_to"]), tuple(c["san"]), c["sha256"])

@@ -70,11 +70,19 @@ class _Serving:
 def _listen_host(host: object) -> None:
     """A host to listen on: an address, or a name that resolves (else a ValidationError saying so)."""
     if not isinstance(host, str):
-        raise TypeError(f"host must be a str (an address such as 127.0.0.1), got {type(host).__name__}")
+        raise ValidationError(f"host must be a str (an address such as 127.0.0.1), got {type(host).__name__}")
+    if "\x00" in host:
+        raise ValidationError(f"host {host!r} holds a NUL character: give an address such as 127.0.0.1")
     try:
         socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as e:
+    except (socket.gaierror, UnicodeError, ValueError) as e:
         raise ValidationError(f"host {host!r} is not an address or a name this machine resolves ({e})") from None
+
+
+def _listen_port(port: object) -> None:
+    """A port to listen on: 0 (any free one) to 65535 (else a ValidationError saying so)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValidationError(f"port must be an integer from 0 (a free port) to 65535, got {port!r}")
 
 
 class Emulator(_Serving):
@@ -505,11 +513,12 @@ class WebhookReceiver(_Serving):
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, fail_first: int = 0, status: int = 200) -> None:
-        if fail_first < 0:
-            raise ValueError(f"fail_first must be 0 or more, got {fail_first}")
-        if not 100 <= status <= 599:
-            raise ValueError(f"status must be an HTTP status (100..599), got {status}")
+        if isinstance(fail_first, bool) or not isinstance(fail_first, int) or fail_first < 0:
+            raise ValidationError(f"fail_first must be a whole number, 0 or more, got {fail_first!r}")
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise ValidationError(f"status must be an HTTP status (100..599), got {status!r}")
         _listen_host(host)
+        _listen_port(port)
         self._cond = threading.Condition()
         self._requests: list[ReceivedRequest] = []
         self._notifications: list[Notification] = []

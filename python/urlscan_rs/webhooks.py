@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
+import contextvars
 import dataclasses
 import hmac
 import inspect
@@ -57,9 +59,9 @@ import ipaddress
 import json
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, MutableMapping
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import DecodeError, NotFoundError, ScanPendingError, UrlscanError, ValidationError
 from .events import parse_notification
@@ -74,6 +76,7 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
 _MAX_BODY = 10 << 20
+_T = TypeVar("_T")
 
 
 class _Receiver:
@@ -92,9 +95,11 @@ class _Receiver:
         if not callable(handler):
             raise TypeError(f"handler must be callable, got {type(handler).__name__}")
         if not isinstance(token, str) or len(token) < 16 or "/" in token:
-            raise ValueError("token must be a secret of at least 16 characters without '/' (e.g. secrets.token_urlsafe())")
+            raise ValidationError("token must be a secret of at least 16 characters without '/' (e.g. secrets.token_urlsafe())")
         if isinstance(dedupe, bool) or not isinstance(dedupe, int) or dedupe < 0:
-            raise ValueError(f"dedupe must be a whole number of ids to remember (0: none), got {dedupe!r}")
+            raise ValidationError(f"dedupe must be a whole number of ids to remember (0: none), got {dedupe!r}")
+        if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 0:
+            raise ValidationError(f"max_body must be a whole number of bytes, got {max_body!r}")
         self.handler = handler
         self.path = "/" + token
         self.allow = _networks("allow", allow)
@@ -203,12 +208,16 @@ def _networks(name: str, entries: Iterable[str] | None) -> list[_Network] | None
         return None
     if isinstance(entries, str):
         entries = [entries]
+    try:
+        given = list(entries)
+    except TypeError:
+        raise ValidationError(f"{name} must be a list of addresses or networks, got {type(entries).__name__}") from None
     out: list[_Network] = []
-    for entry in entries:
+    for entry in given:
         try:
             net = ipaddress.ip_network(str(entry).strip(), strict=False)
         except ValueError as e:
-            raise ValueError(f"{name}: {entry!r} is not an address or network ({e})") from None
+            raise ValidationError(f"{name}: {entry!r} is not an address or network ({e})") from None
         if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None and net.prefixlen >= 96:
             net = ipaddress.IPv4Network(f"{net.network_address.ipv4_mapped}/{net.prefixlen - 96}")
         out.append(net)
@@ -457,12 +466,26 @@ def wsgi_app(
                 status, reason = 413, f"body over {r.max_body} bytes"
             else:
                 body = environ["wsgi.input"].read(length) if length else b""
-                status, reason = asyncio.run(_deliver(r, body, call_handler, received))
+                status, reason = _run_to_end(_deliver(r, body, call_handler, received))
         payload, headers = _answer(status, reason)
         start_response(f"{status} {_REASONS.get(status, 'Error')}", headers)
         return [payload]
 
     return app
+
+
+def _run_to_end(coro: Coroutine[Any, Any, _T]) -> _T:
+    """A coroutine run to its end from a WSGI server's thread: on an event loop of its own, in
+    a thread of its own when this thread runs a loop already (a WSGI server started from async
+    code, a test client in a notebook), where ``asyncio.run`` cannot start one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # The caller's context goes along (its trace, for the delivery's span).
+    context = contextvars.copy_context()
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="urlscan-rs-wsgi") as pool:
+        return pool.submit(context.run, asyncio.run, coro).result()
 
 
 _REASONS = {

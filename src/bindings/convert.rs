@@ -108,7 +108,8 @@ pub fn error_value<'py>(py: Python<'py>, e: Error) -> PyResult<Bound<'py, PyAny>
             attrs.set_item("errors", errors)?;
             attrs.set_item("body", a.body.as_str())?;
             attrs.set_item("method", a.method.as_str())?;
-            attrs.set_item("path", a.path.as_str())?;
+            // Its query may hold a looked-up URL (the lookup's search): shown redacted.
+            attrs.set_item("path", urlscan_core::redact::url(&a.path))?;
             if let Some(rl) = &a.rate_limit {
                 attrs.set_item("action", rl.action.as_deref())?;
                 attrs.set_item("scope", rl.scope.as_deref())?;
@@ -129,7 +130,9 @@ pub fn error_value<'py>(py: Python<'py>, e: Error) -> PyResult<Bound<'py, PyAny>
         Error::Api(a) => a.message.clone(),
         other => other.to_string(),
     };
-    attrs.set_item("_detail", e.to_string())?;
+    // A message shows the URLs in it redacted (a transport failure names its request's).
+    let message = urlscan_core::redact::text(&message).into_owned();
+    attrs.set_item("_detail", urlscan_core::redact::text(&e.to_string()))?;
     cls.call((message,), Some(&attrs))
 }
 

@@ -1,18 +1,24 @@
 //! `Client(event_hooks=...)`: Python functions told of every attempt of every
 //! request and of every answer, called on the client's I/O thread. What they
-//! get never holds the API key; what they raise is logged, and the call goes
-//! on as it would without them.
+//! get never holds the API key, nor a credential header, and the URL is
+//! redacted (`urlscan_core::redact`); what they raise is logged, and the call
+//! goes on as it would without them.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyMapping, PyString};
 
 use urlscan_core::observe::{Answered, HeaderMap, Observer, Sent, Token};
+use urlscan_core::redact;
 
 use super::bridge::enter_python;
 
+/// The headers a hook sees: credentials (cookies, authorization) left out.
 fn pairs<'py>(py: Python<'py>, h: &HeaderMap) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in h {
+        if v.is_sensitive() || redact::is_secret_header(k.as_str()) {
+            continue;
+        }
         d.set_item(k.as_str(), String::from_utf8_lossy(v.as_bytes()))?;
     }
     Ok(d)
@@ -115,7 +121,7 @@ impl PyHooks {
     fn request<'py>(&self, py: Python<'py>, e: &Sent<'_>) -> PyResult<Bound<'py, PyAny>> {
         let kw = PyDict::new(py);
         kw.set_item("method", e.method)?;
-        kw.set_item("url", e.url)?;
+        kw.set_item("url", redact::url(e.url))?;
         kw.set_item("headers", pairs(py, e.headers)?)?;
         kw.set_item("attempt", e.attempt)?;
         kw.set_item("action", e.action)?;

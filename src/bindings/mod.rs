@@ -40,21 +40,28 @@ impl log::Log for GuardedLogger {
         !bridge::is_finalizing() && self.0.enabled(&m)
     }
     fn log(&self, r: &log::Record<'_>) {
+        if !self.enabled(r.metadata()) {
+            return;
+        }
         let target = python_target(r.target());
-        let record = log::Record::builder()
-            .args(*r.args())
-            .level(r.level())
-            .target(&target)
-            .module_path(r.module_path())
-            .file(r.file())
-            .line(r.line())
-            .build();
-        if self.enabled(record.metadata()) {
+        // A log line shows the URLs in it redacted (a looked-up URL's password or token).
+        let line = r.args().to_string();
+        let line = urlscan_core::redact::text(&line);
+        let send = |args: std::fmt::Arguments<'_>| {
+            let record = log::Record::builder()
+                .args(args)
+                .level(r.level())
+                .target(&target)
+                .module_path(r.module_path())
+                .file(r.file())
+                .line(r.line())
+                .build();
             // Inside Python already (a call on a Python thread), or entering from a Rust thread.
             if Python::try_attach(|_| ()).is_some() && !bridge::is_finalizing() {
                 bridge::enter_python(|_| self.0.log(&record));
             }
-        }
+        };
+        send(format_args!("{line}"));
     }
     fn flush(&self) {}
 }

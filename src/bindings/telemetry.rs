@@ -12,6 +12,9 @@
 //! The I/O thread never waits for the GIL, which Python code on the main
 //! thread holds most of the time. Only `propagate` (a `traceparent` to send)
 //! needs the span before the request goes, and takes the GIL then.
+//!
+//! URLs and failure messages are recorded redacted (`urlscan_core::redact`):
+//! a looked-up URL's password or token never reaches a span.
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -24,6 +27,7 @@ use urlscan_core::observe::{
     self, Answered, Failed, HeaderMap, HeaderName, HeaderValue, Observer, Parent, Sent, Token,
     Waited,
 };
+use urlscan_core::redact;
 
 use super::bridge::enter_python;
 
@@ -343,7 +347,7 @@ impl Telemetry {
             let made = (|| -> PyResult<Bound<'_, PyAny>> {
                 kw.set_item("parent", parent_of(py, &observe::parent()))?;
                 kw.set_item("method", e.method)?;
-                kw.set_item("url", e.url)?;
+                kw.set_item("url", redact::url(e.url))?;
                 kw.set_item("host", e.host)?;
                 kw.set_item("port", e.port)?;
                 kw.set_item("route", e.template)?;
@@ -392,7 +396,7 @@ impl Telemetry {
             parent: observe::parent(),
             span,
             method: sent.method.to_string(),
-            url: sent.url.to_string(),
+            url: redact::url(sent.url).into_owned(),
             server: (sent.host.to_string(), sent.port),
             route: sent.template,
             action: sent.action.map(str::to_string),
@@ -431,7 +435,7 @@ impl Observer for Telemetry {
         self.ended(
             e.sent,
             token,
-            Err((e.kind.to_string(), e.message.to_string())),
+            Err((e.kind.to_string(), redact::text(e.message).into_owned())),
             None,
         );
     }
@@ -441,7 +445,7 @@ impl Observer for Telemetry {
             parent: observe::parent(),
             reason: e.reason.as_str(),
             seconds: e.waited.as_secs_f64(),
-            why: e.why.map(str::to_string),
+            why: e.why.map(|w| redact::text(w).into_owned()),
             method: e.method.to_string(),
             route: e.template,
             action: e.action.map(str::to_string),
@@ -451,7 +455,22 @@ impl Observer for Telemetry {
     }
 }
 
+/// `url` as telemetry, hooks, logs and messages show it: its userinfo and the
+/// values of secret-looking query parameters redacted (`urlscan_core::redact`).
+#[pyfunction]
+fn redact_url(url: &str) -> String {
+    redact::url(url).into_owned()
+}
+
+/// `text` with every URL in it redacted as `redact_url` does.
+#[pyfunction]
+fn redact_text(text: &str) -> String {
+    redact::text(text).into_owned()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(redact_url, m)?)?;
+    m.add_function(wrap_pyfunction!(redact_text, m)?)?;
     m.add_function(wrap_pyfunction!(_set_telemetry, m)?)?;
     m.add_function(wrap_pyfunction!(_telemetry_call, m)?)?;
     m.add_function(wrap_pyfunction!(_flush_telemetry, m)?)

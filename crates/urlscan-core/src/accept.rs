@@ -49,7 +49,7 @@ impl Accept {
                 if crate::models::first_byte(body) != Some(b'{') {
                     return Err(crate::models::wrong_json(path, "an object", body));
                 }
-                crate::api::endpoints::valid(body, path)?;
+                crate::models::decode::<serde::de::IgnoredAny>(body, path)?;
                 let index = crate::models::index::object_index(body)?;
                 let results = index.iter().rev().find(|e| e.key_is(body, "results"));
                 match results.map(|e| crate::models::first_byte(&body[e.start..e.end])) {

@@ -118,7 +118,15 @@ async fn latency(State(st): St, req: Request, next: Next) -> Response {
     if secs > 0.0 {
         tokio::time::sleep(Duration::from_secs_f64(secs)).await;
     }
-    next.run(req).await
+    let mut resp = next.run(req).await;
+    // The service's `Date` is its own clock: the emulator's, moved by `advance` (hyper would
+    // send the wall clock), so a client judging item times by it sees what it would see there.
+    let date = chrono::DateTime::from_timestamp_millis(st.now_ms())
+        .map(|t| t.format("%a, %d %b %Y %H:%M:%S GMT").to_string());
+    if let Some(value) = date.and_then(|d| HeaderValue::from_str(&d).ok()) {
+        resp.headers_mut().insert(header::DATE, value);
+    }
+    resp
 }
 
 // ---------------------------------------------------------------- account

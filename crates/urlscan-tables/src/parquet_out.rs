@@ -37,6 +37,8 @@ const STATE: &str = "_urlscan_export.json";
 /// A chunk is written once its batches hold this much memory, whatever its rows: rows of full
 /// results are wide, and memory must not grow with the rows asked for per row group.
 const CHUNK_BYTES: usize = 16 << 20;
+/// The largest state file read (one holds a cursor and a few numbers).
+const MAX_STATE_BYTES: u64 = 1 << 20;
 /// The partition value of a null, as Hive and the engines spell it.
 const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 /// The longest escaped partition value kept whole in a folder name (bytes);
@@ -134,13 +136,21 @@ impl Export {
     /// Where a previous run of the same export stopped, if it left a state
     /// file; an error when that state is of another export.
     pub fn resume_point(dest: &Path, opts: &Options) -> Result<Option<Resume>> {
-        let state = Export::dir_of(dest, opts).join(STATE);
-        let text = match fs::read_to_string(&state) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io("read", &state, e)),
+        let dir = Export::dir_of(dest, opts);
+        if opts.partition_by.is_empty() {
+            // `<path>.parts` is the package's own name: a link there is not ours to follow.
+            if fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+                urlscan_core::disk::checked_target(&dir)?;
+            }
+        } else {
+            urlscan_core::disk::checked_folder(&dir)?;
+        }
+        // A regular file only: a pipe planted there is refused, never opened to wait on.
+        let state = dir.join(STATE);
+        let Some(text) = urlscan_core::disk::read_regular(&state, MAX_STATE_BYTES)? else {
+            return Ok(None);
         };
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
+        let v: Value = serde_json::from_slice(&text).map_err(|e| {
             Error::Validation(format!(
                 "resume: {} is not an export state this package wrote ({e}); remove it or write elsewhere",
                 state.display()
@@ -173,6 +183,19 @@ impl Export {
     /// continuing `resume` when given.
     pub fn start(dest: &Path, opts: Options, resume: Option<Resume>) -> Result<Export> {
         let dir = Export::dir_of(dest, &opts);
+        // The one rule for what may be at a target (`urlscan_core::disk`), before the walk
+        // starts: a pipe, device, socket or link at the file (or in place of the folder)
+        // is refused, not found after the whole walk when the file is renamed there. A
+        // folder at the file fails where the file is renamed, as the I/O error it is
+        // (the chunks stay recorded: a resume finishes once it is gone).
+        if opts.partition_by.is_empty() {
+            match urlscan_core::disk::checked_target(dest) {
+                Err(Error::Io { .. }) | Ok(_) => {}
+                Err(e) => return Err(e),
+            }
+        } else {
+            urlscan_core::disk::checked_folder(dest)?;
+        }
         if opts.row_group_rows == 0 {
             return Err(Error::Validation(
                 "row_group_rows: must be at least 1".into(),
@@ -331,19 +354,31 @@ impl Export {
     }
 }
 
+impl Drop for Export {
+    /// A single file's staging folder left empty (an export that failed before
+    /// its first chunk was recorded) is removed; one holding recorded chunks is
+    /// the resume point, and kept.
+    fn drop(&mut self) {
+        if self.opts.partition_by.is_empty() {
+            let _ = fs::remove_dir(&self.dir);
+        }
+    }
+}
+
 /// Remove an earlier export's folder (`overwrite`), only when it holds
 /// nothing but what an export writes: Hive partition folders, Parquet files
-/// and the export's state. Anything else is the user's, and kept.
+/// and the export's state (regular files). Anything else is the user's, and kept.
 fn clear_export(dir: &Path) -> Result<()> {
     fn ours(dir: &Path) -> Result<bool> {
         for e in fs::read_dir(dir).map_err(|e| io("read", dir, e))? {
             let e = e.map_err(|e| io("read", dir, e))?;
             let name = e.file_name().to_string_lossy().into_owned();
             let kind = e.file_type().map_err(|err| io("read", &e.path(), err))?;
+            // A pipe, device, socket or link is never an export's, whatever its name.
             let fine = if kind.is_dir() {
                 name.contains('=') && ours(&e.path())?
             } else {
-                name.ends_with(".parquet") || name == STATE || is_staged(&name)
+                kind.is_file() && (name.ends_with(".parquet") || name == STATE || is_staged(&name))
             };
             if !fine {
                 return Ok(false);
@@ -703,6 +738,88 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    /// A named pipe at `path` (by mkfifo(1): this crate has no libc); false where there is none.
+    #[cfg(unix)]
+    fn fifo(path: &Path) -> bool {
+        std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_and_links_at_an_export_s_names_are_refused_and_kept() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = scratch("special");
+        let is_fifo = |p: &Path| fs::symlink_metadata(p).unwrap().file_type().is_fifo();
+        // At the file: refused before the walk, whatever `overwrite` says.
+        let out = dir.join("a.parquet");
+        if !fifo(&out) {
+            return;
+        }
+        for overwrite in [false, true] {
+            let e = Export::start(
+                &out,
+                Options {
+                    overwrite,
+                    ..opts(&[])
+                },
+                None,
+            )
+            .err()
+            .unwrap();
+            assert!(e.to_string().contains("a named pipe"), "{e}");
+        }
+        assert!(is_fifo(&out));
+        // In place of a partitioned export's folder, and inside one being overwritten.
+        assert!(Export::start(&out, opts(&["date"]), None).is_err());
+        let lake = dir.join("lake");
+        fs::create_dir(&lake).unwrap();
+        assert!(fifo(&lake.join(STATE)));
+        let e = Export::start(
+            &lake,
+            Options {
+                overwrite: true,
+                ..opts(&["date"])
+            },
+            None,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("not an export's"), "{e}");
+        assert!(is_fifo(&lake.join(STATE)));
+        // A resume reads its state from a regular file only: a pipe there is refused, not waited on.
+        let e = Export::resume_point(&lake, &opts(&["date"])).unwrap_err();
+        assert!(e.to_string().contains("a named pipe"), "{e}");
+        // A link at the staging folder's name is not followed by a resume.
+        let outside = scratch("special-outside");
+        fs::write(outside.join(STATE), b"{}").unwrap();
+        let linked = dir.join("b.parquet");
+        std::os::unix::fs::symlink(&outside, dir.join("b.parquet.parts")).unwrap();
+        let e = Export::resume_point(&linked, &opts(&[])).unwrap_err();
+        assert!(e.to_string().contains("a symbolic link"), "{e}");
+        assert_eq!(fs::read(outside.join(STATE)).unwrap(), b"{}");
+        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+
+    #[test]
+    fn an_export_that_fails_before_its_first_chunk_leaves_no_staging_folder() {
+        let dir = scratch("nothing-recorded");
+        let out = dir.join("a.parquet");
+        let export = Export::start(&out, opts(&[]), None).unwrap();
+        assert!(dir.join("a.parquet.parts").is_dir());
+        drop(export); // as a failed walk does
+        assert!(!dir.join("a.parquet.parts").exists());
+        // One with a recorded chunk keeps it: that is where a resume starts.
+        let mut export = Export::start(&out, opts(&[]), None).unwrap();
+        export.write(batch(0, 10), Some("c1".into())).unwrap();
+        drop(export);
+        assert!(dir.join("a.parquet.parts").join(STATE).is_file());
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

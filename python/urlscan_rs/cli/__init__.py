@@ -36,6 +36,8 @@ import argparse
 import contextlib
 import io
 import logging
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -44,6 +46,7 @@ from ._common import _describe
 from ._output import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
+    EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
@@ -99,7 +102,43 @@ def _interrupted(e: KeyboardInterrupt) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (see the module docstring)."""
+    """Run the command line; returns the exit code (see the module docstring).
+
+    Every failure is one line on stderr and its exit code, never a traceback: Ctrl-C at any
+    point is 130 ("interrupted"), a local file that cannot be used 2, anything the package
+    did not foresee 1 (said in one line, as a bug to report)."""
+    held = next((a for a in argv or () if isinstance(a, str) and "\x00" in a), None)
+    if held is not None:  # none comes from a shell: a caller's main([...]) or a script's
+        _err(f"an argument holds a NUL character, which no name, URL or query can: {held!r}")
+        return EXIT_USAGE
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:  # between the command's own handling and the return
+        _err(_interrupted(e))
+        return EXIT_INTERRUPTED
+    except Exception as e:  # outside the command (its output file's commit, say)
+        _err(_unforeseen(e))
+        return EXIT_ERROR
+    finally:
+        if argv is None:
+            # Run as the program: a second Ctrl-C while the process exits (its threads, its
+            # telemetry flushed) ends it at once, without a traceback from an exit hook.
+            with contextlib.suppress(ValueError):  # not the main thread
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _unforeseen(e: BaseException) -> str:
+    return f"unexpected {type(e).__name__}: {e} (a bug in urlscan-rs: please report it)"
+
+
+def _os_error(e: OSError) -> str:
+    """A local file's failure (the cache, a folder given): what and which file, in one line."""
+    if e.strerror and e.filename is not None:
+        return f"{e.strerror}: {os.fsdecode(e.filename)}"
+    return str(e) or type(e).__name__
+
+
+def _main(argv: Sequence[str] | None) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
@@ -108,13 +147,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit_status(e.code)
     target = getattr(args, "output_file", None)
     if target and target != "-":
+        # By the package's one rule for files (a pipe, device, socket, link or folder at FILE is
+        # refused, never replaced); the output is renamed into place when the command ends.
+        from ._common import OutputFile, _cannot_write
+
         try:
-            redirected = open(target, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+            redirected = OutputFile(target)
         except OSError as e:
-            _err(f"cannot write {target}: {e.strerror or e}")
+            _err(_cannot_write(target, e))
             return EXIT_USAGE
-        with redirected, contextlib.redirect_stdout(redirected):
-            return _run(args)
+        except UrlscanError as e:
+            _err(str(e))
+            return EXIT_USAGE
+        try:
+            with contextlib.redirect_stdout(redirected.text):
+                code = _run(args)
+        except BaseException:
+            redirected.discard()
+            raise
+        with contextlib.suppress(OSError):
+            redirected.text.flush()  # kept in sink.error
+        failed = redirected.sink.error
+        if failed is not None or (code != EXIT_OK and not redirected.sink.written):
+            # A write that failed leaves no part of FILE; a command that failed and printed
+            # nothing leaves FILE as it was. A failure the command did not report is said here.
+            redirected.discard()
+            if failed is not None and code == EXIT_OK:
+                _err(_cannot_write(target, failed))
+                return EXIT_USAGE
+            return code
+        try:
+            redirected.commit()
+        except OSError as e:
+            _err(_cannot_write(target, e))
+            return code or EXIT_USAGE
+        return code
     return _run(args)
 
 
@@ -139,6 +206,12 @@ def _run(args: argparse.Namespace) -> int:
     except UrlscanError as e:
         _err(_describe(args, e))
         return exit_code_for(e)
+    except OSError as e:  # a local file or folder: the cache's, one given
+        _err(_os_error(e))
+        return EXIT_USAGE
+    except Exception as e:  # one line still, never a traceback
+        _err(_unforeseen(e))
+        return EXIT_ERROR
     finally:
         logging.getLogger("urlscan_rs").removeHandler(notes)
         logging.getLogger("urlscan_rs").propagate = True

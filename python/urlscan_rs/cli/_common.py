@@ -4,13 +4,17 @@ files written, and one failure among several items reported without stopping the
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import io
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from .. import _native
 from .._client import AsyncClient, Client
 from ..errors import UrlscanError
 from ._output import EXIT_OK, Output, UsageError, _err, _isatty, _note, describe_error, exit_code_for
@@ -74,9 +78,12 @@ def _write_bytes(out: Output, data: bytes, target: str, *, label: str, record: d
         return
     path = Path(target)
     try:
-        path.write_bytes(data)
+        _folder_exists(path)
+        # The package's one rule for files: whole or not at all, and a pipe, device, socket,
+        # link or folder at the path is refused (naming it), never replaced.
+        _native.write_whole(path, data)
     except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
+        raise UsageError(_cannot_write(path, e)) from e
     if out.json:
         out.emit({**record, "file": str(path), "bytes": len(data)})
     else:
@@ -117,16 +124,92 @@ def _each(args: argparse.Namespace, items: Sequence[str], run: Callable[[str], N
     return code
 
 
-def _write_jsonl(items: Any, dest: str | None, wire: Callable[[Any], Any], done: Callable[[int], object]) -> int:
-    """Each item's wire form as one JSON line, to `dest` (None or -: stdout); the lines written."""
-    rows = 0
-    sink = sys.stdout if not dest or dest == "-" else open(dest, "w", encoding="utf-8")  # noqa: SIM115
+def _cannot_write(target: str | os.PathLike[str], e: OSError) -> str:
+    """One line for a file that could not be written (the package's own errors say what failed)."""
+    text = e.strerror or str(e)
+    if text.startswith("cannot "):
+        return f"{text}: {e.filename or os.fspath(target)}"
+    return f"cannot write {os.fspath(target)}: {text}"
+
+
+def _folder_exists(path: Path) -> None:
+    """A command writes a file in a folder that exists, as a shell's redirection does (the
+    library's writers create it): a mistyped folder is an error, not a new folder."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(folder))
+
+
+class _StagedSink(io.RawIOBase):
+    """The bytes of a text file, into a native staged file (``_native.open_for_write``)."""
+
+    def __init__(self, staged: _native.StagedFile) -> None:
+        super().__init__()
+        self.staged = staged
+        self.written = 0
+        self.error: OSError | None = None  # the first write that failed
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        try:
+            n = self.staged.write(bytes(b))
+        except OSError as e:
+            self.error = self.error or e
+            raise
+        self.written += n
+        return n
+
+
+class OutputFile:
+    """A text file written by the package's one rule for files (``urlscan_core::disk``), as
+    the library's writers do: a named pipe, device, socket, link or folder at ``dest`` is
+    refused (a ``ValidationError`` naming it) and never replaced; the text goes to a
+    temporary file created exclusively beside it, renamed there by :meth:`commit` (after a
+    failed write, ``commit`` raises that failure instead and nothing appears under the name)."""
+
+    def __init__(self, dest: str | os.PathLike[str]) -> None:
+        _folder_exists(Path(dest))
+        self.staged = _native.open_for_write(dest)
+        self.sink = _StagedSink(self.staged)
+        self.text: TextIO = io.TextIOWrapper(io.BufferedWriter(self.sink), encoding="utf-8")
+
+    def commit(self) -> None:
+        try:
+            self.text.close()  # flushed into the staged file
+        except BaseException:
+            self.staged.discard()
+            raise
+        self.staged.commit()
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError, UrlscanError):  # the error being raised already says why
+            self.text.close()
+        self.staged.discard()
+
+
+@contextlib.contextmanager
+def _output_file(dest: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A text file at ``dest`` by the one rule (:class:`OutputFile`), renamed into place when
+    the block ends without an error; an error leaves nothing under the name."""
+    f = OutputFile(dest)
     try:
+        yield f.text
+    except BaseException:
+        f.discard()
+        raise
+    f.commit()
+
+
+def _write_jsonl(items: Any, dest: str | None, wire: Callable[[Any], Any], done: Callable[[int], object]) -> int:
+    """Each item's wire form as one JSON line, to `dest` (None or -: stdout; a file appears
+    whole, or not at all when the walk fails); the lines written."""
+    rows = 0
+    with contextlib.ExitStack() as stack:
+        sink = sys.stdout if not dest or dest == "-" else stack.enter_context(_output_file(dest))
         for item in items:
             sink.write(json.dumps(wire(item), separators=(",", ":"), ensure_ascii=False) + "\n")
             rows += 1
             done(rows)
-    finally:
-        if sink is not sys.stdout:
-            sink.close()
     return rows

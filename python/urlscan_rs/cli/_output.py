@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from .. import _native
 from .._progress import ProgressBar
 from ..errors import (
     APIError,
@@ -258,13 +259,18 @@ class Output:
 
 def _err(message: str) -> None:
     prefix = "\x1b[31merror:\x1b[0m" if _colour_ok(sys.stderr) else "error:"
-    sys.stderr.write(f"urlscan-rs: {prefix} {message}\n")
+    sys.stderr.write(f"urlscan-rs: {prefix} {_shown(message)}\n")
     sys.stderr.flush()
 
 
 def _note(message: str) -> None:
-    sys.stderr.write(f"urlscan-rs: {message}\n")
+    sys.stderr.write(f"urlscan-rs: {_shown(message)}\n")
     sys.stderr.flush()
+
+
+def _shown(message: str) -> str:
+    """A message as stderr shows it: the URLs in it redacted (a password, a token)."""
+    return _native.redact_text(message)
 
 
 class _NoteHandler(logging.Handler):

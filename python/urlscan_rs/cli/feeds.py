@@ -6,7 +6,7 @@ import argparse
 import re
 
 from ._common import _client
-from ._output import DIM, EXIT_OK, Output
+from ._output import DIM, EXIT_OK, CliError, Output
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -21,17 +21,24 @@ def _duration(text: str) -> float:
 
 
 def cmd_feed_sync(args: argparse.Namespace, out: Output) -> int:
-    with _client(args) as c, out.progress("feed") as bar:
-        report = c.feeds.sync(
-            args.source,
-            args.dir,
-            lookback=args.lookback,
-            dedupe=args.dedupe,
-            format=args.format,
-            max_items=args.max_items,
-            progress=lambda read, new: bar.update(read),
-            rebuild_state=args.rebuild_state,
-        )
+    try:
+        with _client(args) as c, out.progress("feed") as bar:
+            report = c.feeds.sync(
+                args.source,
+                args.dir,
+                lookback=args.lookback,
+                dedupe=args.dedupe,
+                format=args.format,
+                max_items=args.max_items,
+                progress=lambda read, new: bar.update(read),
+                rebuild_state=args.rebuild_state,
+            )
+    except BrokenPipeError:
+        raise  # the output was closed: the command line's own rule
+    except OSError as e:
+        # The folder or a file in it could not be written (full disk, no permission): one line.
+        where = e.filename or args.dir
+        raise CliError(f"feed sync into {args.dir}: cannot write {where}: {e.strerror or e}") from e
     if out.json:
         out.emit(
             {
@@ -39,6 +46,7 @@ def cmd_feed_sync(args: argparse.Namespace, out: Output) -> int:
                 "new": len(report.new),
                 "skipped": report.skipped,
                 "filtered": report.filtered,
+                "quarantined": report.quarantined,
                 "files": [str(p) for p in report.files],
                 "complete": report.complete,
                 "checkpoint": report.checkpoint.isoformat() if report.checkpoint else None,

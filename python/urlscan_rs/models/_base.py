@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .. import _native
 from .._native import LazyDoc
-from ..errors import DecodeError
+from ..errors import DecodeError, ValidationError
 
 if TYPE_CHECKING:
     pass
@@ -166,6 +166,29 @@ _WIDENS: dict[Callable[[Any], Any], frozenset[type]] = {
     _float: frozenset({str}),
     _flag: frozenset({int, float}),
 }
+
+
+MAX_NESTING = 200
+"""The deepest a hand-built document may nest (objects and lists in one another), as the
+native reader reads JSON text: what is deeper would meet Python's recursion limit wherever
+it is copied, encoded or compared."""
+# What nests (a dict given may hold tuples: JSON encoding reads them as lists).
+_NESTS = frozenset({dict, list, tuple})
+
+
+def _too_deep(obj: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether `obj` nests containers deeper than `limit` levels; read without recursion, so
+    that any depth is answered."""
+    stack = [(obj, 1)]
+    pop, push, nests = stack.pop, stack.append, _NESTS
+    while stack:
+        o, depth = pop()
+        for v in o.values() if isinstance(o, dict) else o:
+            if type(v) in nests:
+                if depth >= limit:
+                    return True
+                push((v, depth + 1))
+    return False
 
 
 def _found(v: Any) -> str:
@@ -623,6 +646,11 @@ class Model(_native.ModelBase):
             raw = {}
         if not isinstance(raw, dict):
             raise TypeError(f"{type(self).__name__} wraps a JSON object (dict), got {type(raw).__name__}")
+        if _too_deep(raw):
+            raise ValidationError(
+                f"{type(self).__name__}: the object is nested deeper than {MAX_NESTING} levels "
+                "(JSON text is read to that depth too)"
+            )
         self._set_json(raw)
 
     @classmethod

@@ -210,6 +210,9 @@ impl Client {
     ) -> Result<Downloaded> {
         use tokio::io::{AsyncSeekExt, AsyncWriteExt};
         let p = dump_path(path)?;
+        // What is at `dest` is checked before anything is asked (a pipe, device, socket, link
+        // or folder there is refused, never replaced), and again when the file is renamed there.
+        crate::disk::checked_target(dest)?;
         let url = self.datadump_link(&p).await?;
         let mut staged = crate::disk::Staged::new(dest)?;
         let temp = staged.temp_path().to_path_buf();
