@@ -862,6 +862,7 @@ def cases(o: dict[str, str], tmp: Path) -> dict[tuple[str, ...], Case | Callable
         ("request",): Case(["request", "get", "/api/v1/quotas"], ["request", "GET", f"/api/v1/result/{UNKNOWN_SCAN}/"], 3),
         ("quotas",): Case(["quotas"], ["--api-key", UNKNOWN_KEY, "quotas"], 4),
         ("user",): Case(["user"], ["--api-key", UNKNOWN_KEY, "user"], 4),
+        ("malicious",): Case(["malicious", "hostname", "www.example.com"], ["malicious", "email", "a@example.com"], 2),
         ("countries",): Case(["countries"], ["--api-key", "not-a-key", "countries"], 4),
         ("user-agents",): Case(["user-agents"], ["--api-key", UNKNOWN_KEY, "user-agents"], 4),
         ("key", "set"): Case(["key", "set", "-"], ["key", "set", "-"], 2, ok_stdin="k" * 36 + "\n", fail_stdin="\n", api=False),

@@ -142,6 +142,8 @@ def make_world(emu: Emulator) -> dict[str, Any]:
         "scan_id": live,
         "resource_id": live,
         "hostname": "example.com",
+        # The malicious lookup's observable (its type is the first choice, ip).
+        "value": result.page.ip or "192.0.2.1",
         "date": day,
         "path": files[0].path if files else f"hours/api/{day}/{day}-00.gz",
     }

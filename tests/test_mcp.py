@@ -50,14 +50,16 @@ def test_the_tools_answer_through_the_client() -> None:
                     ("indicators", {"uuid": hits[0].id}),
                     ("scan", {"url": "hxxps://www[.]example[.]com/", "initial_wait": 0}),
                     ("quotas", {}),
+                    ("malicious", {"type": "hostname", "value": "www[.]example[.]com"}),
+                    ("malicious", {"type": "email", "value": "a@example.com"}),
                     ("result", {"uuid": "00000000-0000-4000-8000-000000000000"}),
                     ("search", {"query": "page.domain:(", "limit": 3}),
                     ("search", {"query": "", "limit": 5000}),
                 ],
             )
         )
-    assert tools == ["indicators", "quotas", "result", "scan", "search"]
-    search, result, indicators, scan, quotas, missing, bad_query, too_many = answers
+    assert tools == ["indicators", "malicious", "quotas", "result", "scan", "search"]
+    search, result, indicators, scan, quotas, malicious, bad_type, missing, bad_query, too_many = answers
     found = _data(search)
     assert [h["uuid"] for h in found["hits"]] == [h.id for h in hits] and found["total"] >= 3
     summary = _data(result)
@@ -69,6 +71,10 @@ def test_the_tools_answer_through_the_client() -> None:
     scanned = _data(scan)
     assert scanned["submitted_url"] == "https://www.example.com/" and scanned["page"]["domain"] == "www.example.com"
     assert _data(quotas)["scope"] == "team"
+    # No malicious scan showed it: a count of 0 and no times (which the tool says is no verdict).
+    never = {"type": "hostname", "observable": "www.example.com", "count": 0, "first_seen": None, "last_seen": None}
+    assert _data(malicious) == never
+    assert bad_type.is_error and "ValidationError" in bad_type.content[0].text
     # The client's errors come back as tool errors, with their message.
     assert missing.is_error and "NotFoundError: HTTP 404 on GET /api/v1/result/" in missing.content[0].text
     assert bad_query.is_error and "BadRequestError: HTTP 400" in bad_query.content[0].text

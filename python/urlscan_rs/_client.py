@@ -420,6 +420,14 @@ class _BaseClient:
         """The user (or team) the key belongs to, with its limits and products (GET /api/v1/pro/username)."""
         return self._endpoint("user", [], {})
 
+    def malicious(self, type: Any, value: str) -> Any:
+        """How many malicious scans showed an observable, and when first and last (urlscan Pro)
+        (GET /api/v1/malicious/{type}/{value}).
+
+        A cheap check before a scan: ``count`` is 0 for an observable no malicious scan showed.
+        """
+        return self._endpoint("malicious", [type, value], {})
+
     def set_visibility(self, uuid: str, visibility: Any) -> Any:
         """Change the visibility of a scan of yours or your team's (PUT /api/v1/result/{uuid}/visibility/)."""
         return self._endpoint("set_visibility", [uuid], {"visibility": visibility})

@@ -206,6 +206,31 @@ def server(client: AsyncClient) -> Any:
 
     @app.tool()
     @anticipated
+    async def malicious(type: str, value: str, refang: StrictBool = True) -> dict[str, Any]:
+        """How many malicious scans showed an observable, and when first and last (urlscan Pro):
+        a cheap check before a scan. type: ip, hostname, domain or url (a URL is looked up
+        without its scheme and query). A count of 0 means no malicious scan showed it, which is
+        not a verdict that it is clean."""
+        _text("type", type)
+        _text("value", value)
+        if refang:
+            from ._refang import refang as undo
+
+            value = await asyncio.to_thread(undo, value)
+        # The core checks the type (a ValidationError naming the four): the stub's Literal
+        # cannot know what an assistant sends.
+        kind: Any = type
+        m = await client.malicious(kind, value)
+        return {
+            "type": m.type,
+            "observable": m.observable,
+            "count": m.count,
+            "first_seen": _plain(m.first_seen),
+            "last_seen": _plain(m.last_seen),
+        }
+
+    @app.tool()
+    @anticipated
     async def quotas(max_bytes: StrictInt = DEFAULT_MAX_BYTES) -> dict[str, Any]:
         """What is left of the account's rate limits, per action and window, at most max_bytes of JSON."""
         budget = _budget(max_bytes)

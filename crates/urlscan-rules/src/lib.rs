@@ -125,6 +125,8 @@ pub const USER_TAG_SCOPES: &[&str] = &["pro.", "public.", "private.", "team."];
 pub const CHANNEL_TYPES: &[&str] = &["webhook", "email"];
 /// Incident `visibility` and subscription `incidentVisibility`.
 pub const INCIDENT_VISIBILITIES: &[&str] = &["unlisted", "private"];
+/// What the malicious lookup (`/api/v1/malicious/{type}/{value}`) looks up.
+pub const MALICIOUS_TYPES: &[&str] = &["ip", "hostname", "domain", "url"];
 pub const SCAN_INTERVAL_MODES: &[&str] = &["automatic", "manual"];
 pub const WATCHED_ATTRIBUTES: &[&str] =
     &["detections", "tls", "dns", "labels", "page", "meta", "ip"];
@@ -263,6 +265,10 @@ pub fn observable(s: &str) -> Result<(), String> {
     }
     if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(format!("{WHAT}, without whitespace or control characters"));
+    }
+    // An IPv6 address is no URL host without brackets: taken as it is.
+    if t.parse::<std::net::IpAddr>().is_ok() {
+        return Ok(());
     }
     let full = if t.contains("://") {
         web_url(t)?;
@@ -515,6 +521,7 @@ mod tests {
         for ok in [
             "example.com",
             "1.2.3.4",
+            "2606:4700:5dd8::3681:bbba",
             "https://a.example.com/x",
             "a.example.com/login",
         ] {

@@ -329,6 +329,26 @@ class BrandSummary(Model):
         return f"BrandSummary(brand={self.brand.key!r}, total={self.total})"
 
 
+class MaliciousObservable(Model):
+    """What the malicious lookup knows of an observable (``malicious(type, value)``, urlscan Pro):
+    how many malicious scans showed it, and when first and last. ``count`` is 0, and the times
+    None, for an observable no malicious scan showed."""
+
+    __slots__ = ()
+    observable: str | None = _field("observable|value")
+    """The observable as the service looked it up (a URL without its scheme and query). Wire:
+    ``observable`` (``value`` in the official client's fixture, read when the first is absent)."""
+    type: str | None = _field("type")
+    """What it is: ``ip``, ``hostname``, ``domain`` or ``url``. Wire: ``type``."""
+    count: int | None = _field("count", _int)
+    """How many malicious scan results showed it. Wire: ``count``."""
+    first_seen: datetime | None = _field("firstSeen", _datetime)
+    """When a malicious scan first showed it, aware in UTC. Wire: ``firstSeen``."""
+    last_seen: datetime | None = _field("lastSeen", _datetime)
+    """When a malicious scan last showed it, aware in UTC. Wire: ``lastSeen``."""
+    _repr_fields = ("type", "observable", "count", "last_seen")
+
+
 class LiveScanner(Model):
     """A live scanning node."""
 

@@ -14,11 +14,12 @@ use crate::validate;
 /// Every table of every area.
 pub fn all() -> impl Iterator<Item = &'static Endpoint> {
     use crate::api::{
-        account, brands, channels, datadumps, files, hostnames, incidents, livescan,
+        account, brands, channels, datadumps, files, hostnames, incidents, livescan, malicious,
         saved_searches, scanning, search, subscriptions,
     };
     [
         account::ENDPOINTS,
+        malicious::ENDPOINTS,
         scanning::ENDPOINTS,
         search::ENDPOINTS,
         saved_searches::ENDPOINTS,
@@ -47,15 +48,20 @@ pub fn find(name: &str) -> Result<&'static Endpoint> {
 fn path(ep: &Endpoint, ids: &[String]) -> Result<String> {
     let mut path = ep.path.to_string();
     for (i, id) in ids.iter().enumerate() {
-        let mut id = id.clone();
-        if let Some(field) = ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
-            let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
-            let built = build(ep.name, std::slice::from_ref(field), &given, false)?;
-            if let Some(Value::String(s)) = built.get(field.wire) {
-                id = s.clone();
+        // An object id is letters, digits, - and _; an id of another kind is checked by it,
+        // then percent-encoded as one segment (a URL looked up holds slashes).
+        let seg = match ep.ids.get(i).filter(|f| !matches!(f.kind, Kind::Str)) {
+            None => validate::object_id(&format!("{}: id", ep.name), id)?,
+            Some(field) => {
+                let given = Map::from_iter([(field.name.to_string(), Value::String(id.clone()))]);
+                let built = build(ep.name, std::slice::from_ref(field), &given, false)?;
+                let value = match built.get(field.wire) {
+                    Some(Value::String(s)) => s.clone(),
+                    _ => id.clone(),
+                };
+                validate::segment(&format!("{}: {}", ep.name, field.name), &value)?
             }
-        }
-        let seg = validate::object_id(&format!("{}: id", ep.name), &id)?;
+        };
         path = path.replace(&format!("{{{i}}}"), &seg);
     }
     if path.contains('{') {

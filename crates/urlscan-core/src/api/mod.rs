@@ -12,6 +12,7 @@ pub mod hostnames;
 pub mod incidents;
 pub mod livescan;
 pub mod lookup;
+pub mod malicious;
 pub mod request;
 pub mod saved_searches;
 pub mod scanning;

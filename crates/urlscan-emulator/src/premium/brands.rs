@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 // brand list and the verdicts of scans agree.
 use super::super::answer::ok_json;
 use super::super::content::words;
-use super::super::state::{lookup, AppState};
+use super::super::state::AppState;
 use super::common::{h64, hex_sha256, iso};
 use super::entry::Entry;
 use super::need;
@@ -89,36 +89,27 @@ async fn available(_: Entry<need::Premium>) -> Response {
 async fn brands(req: Entry<need::Premium>) -> Response {
     // brand key -> (total, latest scan time, latest hit)
     let mut found: HashMap<String, (u64, i64, Value)> = HashMap::new();
-    {
-        let store = req.st.store();
-        for e in store.by_time.values() {
-            if !e.finished(req.now) || !e.searchable_by(&req.caller) {
-                continue;
-            }
-            if lookup(&e.doc, "verdicts.malicious") != Some(&Value::Bool(true)) {
-                continue;
-            }
-            let Some(brand) = e.doc.get("brand").and_then(Value::as_array) else {
+    req.each_malicious_scan(|e| {
+        let Some(brand) = e.doc.get("brand").and_then(Value::as_array) else {
+            return;
+        };
+        for b in brand {
+            let Some(key) = b.get("key").and_then(Value::as_str) else {
                 continue;
             };
-            for b in brand {
-                let Some(key) = b.get("key").and_then(Value::as_str) else {
-                    continue;
-                };
-                let uuid = &e.spec.uuid;
-                let slot = found.entry(key.to_string()).or_insert_with(|| {
-                    let hit = json!({
-                        "task": {"time": iso(e.spec.time_ms), "uuid": uuid},
-                        "brand": brand,
-                        "_id": uuid,
-                        "result": format!("{}/api/v1/result/{uuid}/", req.st.base_url),
-                    });
-                    (0, e.spec.time_ms, hit)
+            let uuid = &e.spec.uuid;
+            let slot = found.entry(key.to_string()).or_insert_with(|| {
+                let hit = json!({
+                    "task": {"time": iso(e.spec.time_ms), "uuid": uuid},
+                    "brand": brand,
+                    "_id": uuid,
+                    "result": format!("{}/api/v1/result/{uuid}/", req.st.base_url),
                 });
-                slot.0 += 1;
-            }
+                (0, e.spec.time_ms, hit)
+            });
+            slot.0 += 1;
         }
-    }
+    });
     let mut rows: Vec<(i64, Value)> = words::BRANDS
         .iter()
         .filter_map(|b| {

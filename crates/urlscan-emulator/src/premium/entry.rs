@@ -44,6 +44,22 @@ impl<N: Needs, B> Entry<N, B> {
     pub(super) fn key(&self) -> &KeyInfo {
         key_of(&self.caller)
     }
+
+    /// `f` of each finished scan the caller may search whose verdict is malicious, oldest
+    /// first (what the brands and the malicious lookup count).
+    pub(super) fn each_malicious_scan(&self, mut f: impl FnMut(&crate::state::Entry)) {
+        let store = self.st.store();
+        for e in store.by_time.values() {
+            if !e.finished(self.now) || !e.searchable_by(&self.caller) {
+                continue;
+            }
+            if crate::state::lookup(&e.doc, "verdicts.malicious")
+                == Some(&serde_json::Value::Bool(true))
+            {
+                f(e);
+            }
+        }
+    }
 }
 
 impl<N: Needs> FromRequestParts<Arc<AppState>> for Entry<N> {

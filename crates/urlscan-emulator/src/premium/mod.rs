@@ -28,6 +28,7 @@ mod files;
 mod hostnames;
 mod incidents;
 mod livescan;
+mod malicious;
 mod need;
 mod resource;
 #[cfg(test)]
@@ -46,6 +47,7 @@ pub fn router() -> Router<Arc<AppState>> {
         incidents::routes(),
         hostnames::routes(),
         brands::routes(),
+        malicious::routes(),
         files::routes(),
         datadumps::routes(),
     ];
