@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -262,3 +263,34 @@ def test_sigint_during_a_wait_is_one_line(slow: Emulator) -> None:
     assert proc.returncode == 130 and out == "", (proc.returncode, err)
     assert "Traceback" not in err and len(err.splitlines()) == 1 and err.startswith("urlscan-rs: error: interrupted"), err
     assert "pass" not in err and "SECRET" not in err, err
+
+
+def test_ctrl_c_while_the_command_imports_the_package_is_quiet() -> None:
+    """A Ctrl-C in the first moment of ``urlscan-rs``, while the package is being imported, printed
+    Python's traceback of the import; it ends the command with 130 and nothing said. The signal is
+    sent from an import hook, when the package's models are being imported, so it lands there."""
+    code = textwrap.dedent(
+        """
+        import importlib.abc, os, signal, sys
+        sys.argv = [os.path.join(os.path.dirname(sys.executable), "urlscan-rs"), "quotas"]
+
+        class Interrupt(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name == "urlscan_rs.models":
+                    os.kill(os.getpid(), signal.SIGINT)
+                return None
+
+        sys.meta_path.insert(0, Interrupt())
+        from urlscan_rs.cli import main
+        sys.exit(main())
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in proc.stderr, (proc.returncode, proc.stderr[-600:])
+
+
+def test_importing_the_package_leaves_ctrl_c_alone() -> None:
+    # A program (a notebook, a playbook) keeps Python's KeyboardInterrupt.
+    code = "import signal, urlscan_rs; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "True", out.stderr[-600:]

@@ -6,7 +6,8 @@ import logging as _logging
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from . import _native, errors, models, query, schema
+# _interrupt first, before the heavy imports: in the command's process a Ctrl-C now ends it quietly.
+from . import _interrupt, _native, errors, models, query, schema  # noqa: F401 (_interrupt: imported for its guard)
 from ._client import AsyncClient, Client, ScanOptions, SearchIterator
 from ._native import __version__
 from ._refang import refang

@@ -41,6 +41,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from .. import _interrupt
 from ..errors import UrlscanError
 from ._common import _describe
 from ._output import (
@@ -107,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every failure is one line on stderr and its exit code, never a traceback: Ctrl-C at any
     point is 130 ("interrupted"), a local file that cannot be used 2, anything the package
     did not foresee 1 (said in one line, as a bug to report)."""
+    _interrupt.release()  # from here the command says what a Ctrl-C left behind
     held = next((a for a in argv or () if isinstance(a, str) and "\x00" in a), None)
     if held is not None:  # none comes from a shell: a caller's main([...]) or a script's
         _err(f"an argument holds a NUL character, which no name, URL or query can: {held!r}")
