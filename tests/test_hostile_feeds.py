@@ -217,7 +217,7 @@ def test_odd_items_are_set_aside_and_the_feed_goes_on(served: tuple[Feed, Client
 
 @pytest.mark.parametrize("odd", ["future", "_id a number"])
 def test_one_odd_item_does_not_stop_the_feed(served: tuple[Feed, Client], tmp_path: Path, odd: str) -> None:
-    """The issue's cases: one item dated in the future moved the checkpoint past every later item (0 new
+    """Found by an attack: one item dated in the future moved the checkpoint past every later item (0 new
     for good); one item with ``"_id": 5`` failed every run (0 written, new ones included)."""
     feed, c = served
     t = now_ms() - 3_600_000
@@ -242,7 +242,7 @@ def test_a_repeated_item_is_written_once(served: tuple[Feed, Client], tmp_path: 
 
 
 def test_an_item_after_9999_is_no_overflow_on_any_run(served: tuple[Feed, Client], tmp_path: Path) -> None:
-    """The issue's case: a sort time past year 9999 was an OverflowError on every run (it became the mark)."""
+    """Found by an attack: a sort time past year 9999 was an OverflowError on every run (it became the mark)."""
     feed, c = served
     feed.items = [text(item(1, 10**15)), text(item(2, now_ms() - 1000))]
     for _ in range(2):
@@ -403,7 +403,7 @@ class _Clock:
 def test_a_run_keeps_its_claim_while_a_page_is_slow(
     served: tuple[Feed, Client], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The issue's case: a run whose claim went stale while it waited let a run on another host in,
+    """Found by an attack: a run whose claim went stale while it waited let a run on another host in,
     and both wrote the items. The claim is renewed while the run waits; the other host is refused."""
     from urlscan_rs import datadumps
 
@@ -490,7 +490,7 @@ def phish(e: Emulator, c: Client, n: int, start: int) -> list[str]:
 
 
 def test_a_look_back_wider_than_max_items_completes(fe: Emulator, tmp_path: Path) -> None:
-    """The issue's case: with more items in the window than max_items, every run read the window again
+    """Found by an attack: with more items in the window than max_items, every run read the window again
     from the top and never completed. The items new since the last run come first; the look through
     the window for late ones goes on where the last run stopped."""
     with fe.client() as c:

@@ -177,7 +177,7 @@ def _paths(doc: Any, here: tuple[Any, ...] = (), items: int = 2) -> list[tuple[A
 )
 @pytest.mark.parametrize("value", [5, "x.example", {"a": 1}, None, [7, None]])
 def test_wrong_typed_parts_are_skipped_or_package_errors(path: tuple[Any, ...], value: Any) -> None:
-    """The issue's case: ``stats.ipStats[].domains`` a number made relationships(), to_stix() and
+    """Found by an attack: ``stats.ipStats[].domains`` a number made relationships(), to_stix() and
     to_misp() raise TypeError."""
     result = _models().ScanResult(_replaced(_GOOGLE, path, value))
     assert _builtin_errors(result) == []

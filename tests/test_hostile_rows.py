@@ -585,7 +585,7 @@ def test_a_cache_keeps_no_hostile_answer(world: dict[str, Any], recorded: tuple[
 def test_another_scans_result_is_refused_and_never_kept(
     world: dict[str, Any], recorded: tuple[str, Script], tmp_path: Path, kind: str
 ) -> None:
-    # The issue's case: U2's document answered for U1 made result(U1) return U2, and a cache kept it.
+    # Found by an attack: U2's document answered for U1 made result(U1) return U2, and a cache kept it.
     url, script = recorded
     u1, u2 = world["Uuid"], world["other_uuid"]
     real = script.recorded["result"].body
