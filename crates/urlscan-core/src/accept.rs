@@ -10,6 +10,7 @@
 use bytes::Bytes;
 
 use crate::error::{Error, Result};
+use crate::models::doc::member;
 use crate::models::{Doc, ResultHead};
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -49,10 +50,11 @@ impl Accept {
                 if crate::models::first_byte(body) != Some(b'{') {
                     return Err(crate::models::wrong_json(path, "an object", body));
                 }
-                crate::models::decode::<serde::de::IgnoredAny>(body, path)?;
+                // The index is read by a checking scan: a body that is not JSON is its error.
                 let index = crate::models::index::object_index(body)?;
-                let results = index.iter().rev().find(|e| e.key_is(body, "results"));
-                match results.map(|e| crate::models::first_byte(&body[e.start..e.end])) {
+                match member(&index, body, "results")
+                    .map(|e| crate::models::first_byte(&body[e.start..e.end]))
+                {
                     Some(Some(b'[')) => Ok(()),
                     _ => Err(Error::Decode(format!(
                         "the answer to {path} is not a search page (no results list)"
@@ -96,13 +98,16 @@ pub fn scan_result(uuid: &str, body: Bytes) -> Result<Doc<ResultHead>> {
     }
 }
 
-/// What an error envelope answered with status 200 says, as `: "..."`.
+/// What an error envelope answered with status 200 says, as `: it says "..."`, read from the
+/// document's index (its `message`, when that is a string).
 fn message_of(doc: &Doc<ResultHead>) -> String {
-    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&doc.body) else {
-        return String::new();
-    };
-    match v.get("message").and_then(|m| m.as_str()) {
-        Some(m) => format!(": it says {:?}", crate::validate::shown(m, 120)),
+    let said = doc
+        .index
+        .as_deref()
+        .and_then(|index| member(index, &doc.body, "message"))
+        .and_then(|e| serde_json::from_slice::<String>(&doc.body[e.start..e.end]).ok());
+    match said {
+        Some(m) => format!(": it says {:?}", crate::validate::shown(&m, 120)),
         None => String::new(),
     }
 }

@@ -476,13 +476,15 @@ fn own_file(file: &Path) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(crate::disk::io_error("read the cache file", file, &e)),
     };
-    if meta.file_type().is_symlink() {
-        return Err(refuse(
-            "it is a symbolic link (the cache follows none: its files stay in its folder)".into(),
-        ));
-    }
-    if !meta.is_file() {
-        return Err(refuse("it is not a regular file".into()));
+    // What is there, by the containment module's words for it.
+    match crate::disk::kind_of(&meta.file_type()) {
+        None => {}
+        Some(kind) if meta.file_type().is_symlink() => {
+            return Err(refuse(format!(
+                "it is {kind} (the cache follows none: its files stay in its folder)"
+            )))
+        }
+        Some(kind) => return Err(refuse(format!("it is {kind}, not a regular file"))),
     }
     #[cfg(unix)]
     {

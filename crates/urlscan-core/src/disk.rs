@@ -171,7 +171,7 @@ fn check_within(root: &Path, target: &Path) -> std::result::Result<(), String> {
 }
 
 /// What a file type is, in words, when it is not a regular file.
-fn kind_of(ft: &std::fs::FileType) -> Option<&'static str> {
+pub(crate) fn kind_of(ft: &std::fs::FileType) -> Option<&'static str> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;

@@ -178,7 +178,7 @@ impl Client {
 /// hostile server's other object is a `DecodeError`, never that object).
 fn same_object(name: &str, part: &[u8], asked: &str) -> Result<()> {
     let index = crate::models::index::object_index(part)?;
-    let Some(e) = index.iter().rev().find(|e| e.key_is(part, "_id")) else {
+    let Some(e) = crate::models::doc::member(&index, part, "_id") else {
         return Ok(());
     };
     match serde_json::from_slice::<Value>(&part[e.start..e.end]) {

@@ -358,8 +358,7 @@ pub fn part(body: Bytes, name: &str, keys: &[&str], list: bool) -> Result<Bytes>
     let index = crate::models::index::object_index(&body)
         .map_err(|e| valid(&body, name).err().unwrap_or(e))?;
     let found = keys.iter().find_map(|k| {
-        // The last of duplicate keys wins, as in any JSON reader here.
-        let e = index.iter().rev().find(|e| e.key_is(&body, k))?;
+        let e = crate::models::doc::member(&index, &body, k)?;
         Some((*k, e.start, e.end))
     });
     let Some((key, start, end)) = found else {

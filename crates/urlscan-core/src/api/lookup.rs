@@ -53,13 +53,10 @@ pub fn lookup_query(forms: &[&str], max_age: u64) -> String {
     format!("{urls} AND date:>now-{age}")
 }
 
-/// The same URL once both are normalised as a browser would (scheme and host
-/// case, default port, the empty path as `/`); unparsable ones compared as given.
+/// The same URL once both are normalised as the lookup searches for them
+/// ([`normal_url`]); unparsable ones compared as given.
 fn same_url(a: &str, b: &str) -> bool {
-    match (url::Url::parse(a.trim()), url::Url::parse(b.trim())) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a.trim() == b.trim(),
-    }
+    normal_url(a) == normal_url(b)
 }
 
 /// The uuid of a hit that may be reused: a scan of `url`, of the visibility

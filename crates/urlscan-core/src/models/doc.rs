@@ -91,6 +91,12 @@ impl Key {
 
 pub type DocIndex = Vec<Entry>;
 
+/// The member named `key` of an object indexed as `index` (of `body`): the last of duplicate
+/// keys, as every reader of a body here takes it.
+pub fn member<'a>(index: &'a [Entry], body: &[u8], key: &str) -> Option<&'a Entry> {
+    index.iter().rev().find(|e| e.key_is(body, key))
+}
+
 /// The members of an object that is the value of a member (`hit.page`),
 /// found with its parent's: `start` is where that value starts.
 #[derive(Debug, Clone, PartialEq)]

@@ -442,10 +442,7 @@ pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
 /// (`task`) read from its own part only.
 pub fn result_doc(body: Bytes) -> Result<Doc<ResultHead>> {
     let index = object_index(&body)?;
-    let task = index
-        .iter()
-        .rev()
-        .find(|e| e.key(&body) == "task")
+    let task = super::doc::member(&index, &body, "task")
         .map(|e| decode::<Option<TaskHead>>(&body[e.start..e.end], "scan result task"))
         .transpose()?
         .flatten();
