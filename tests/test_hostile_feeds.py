@@ -33,6 +33,7 @@ from urlscan_rs.testing import Emulator
 
 from .conftest import emulator
 from .loopback import serve_raw
+from .test_feeds import phish
 
 KEY = "0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f"
 YEAR = 366 * 86400
@@ -400,6 +401,22 @@ class _Clock:
         return getattr(time, name)
 
 
+def _sync_in_background(c: Client, folder: Path) -> tuple[threading.Thread, dict[str, Any]]:
+    """A phishfeed sync into ``folder`` on a thread of its own, started; its ``"report"`` (or what it
+    raised) is in the dict once the thread has ended."""
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["report"] = c.feeds.sync("phishfeed", folder, lookback=YEAR)
+        except BaseException as e:  # noqa: BLE001 (the caller checks it)
+            out["report"] = e
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    return runner, out
+
+
 def test_a_run_keeps_its_claim_while_a_page_is_slow(
     served: tuple[Feed, Client], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -411,16 +428,7 @@ def test_a_run_keeps_its_claim_while_a_page_is_slow(
     feed, c = served
     feed.items = [text(item(i, now_ms() - i * 1000)) for i in range(1, 4)]
     feed.gate = threading.Event()
-    done: dict[str, Any] = {}
-
-    def first() -> None:
-        try:
-            done["report"] = c.feeds.sync("phishfeed", tmp_path, lookback=YEAR)
-        except BaseException as e:  # noqa: BLE001 (checked below)
-            done["report"] = e
-
-    runner = threading.Thread(target=first)
-    runner.start()
+    runner, done = _sync_in_background(c, tmp_path)
     try:
         assert feed.entered.wait(10)  # the run waits for its page
         # An hour later by the clock claims are judged by: a claim not renewed since is stale.
@@ -456,16 +464,7 @@ def test_a_run_that_lost_its_claim_writes_nothing(
     feed, c = served
     feed.items = [text(item(1, now_ms() - 1000))]
     feed.gate = threading.Event()
-    out: dict[str, Any] = {}
-
-    def first() -> None:
-        try:
-            out["report"] = c.feeds.sync("phishfeed", tmp_path, lookback=YEAR)
-        except BaseException as e:  # noqa: BLE001 (checked below)
-            out["report"] = e
-
-    runner = threading.Thread(target=first)
-    runner.start()
+    runner, out = _sync_in_background(c, tmp_path)
     try:
         assert feed.entered.wait(10)
         with sqlite3.connect(tmp_path / feeds.STATE_FILE) as db:
@@ -478,15 +477,6 @@ def test_a_run_that_lost_its_claim_writes_nothing(
 
 
 # ---------------------------------------------------------------- a look-back wider than max_items
-
-
-def phish(e: Emulator, c: Client, n: int, start: int) -> list[str]:
-    uuids = []
-    for i in range(start, start + n):
-        uuids.append(str(c.scan(f"https://paypal-login{i}.example.xyz/signin").uuid))
-        e.advance(1)
-    e.advance(e.scan_duration + 1)
-    return uuids
 
 
 def test_a_look_back_wider_than_max_items_completes(fe: Emulator, tmp_path: Path) -> None:
