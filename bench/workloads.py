@@ -40,14 +40,16 @@ def _rs_client(cfg: dict[str, Any]) -> Any:
 def _instrument(mode: str) -> None:
     """The OpenTelemetry SDK set up as an application would have it (each span exported as it
     ends, to an exporter that drops it; the metrics aggregated), and urlscan-rs instrumented
-    (``on``) or not (``sdk``); ``own``: instrumented, but the records are dropped where they
-    would be handed to the SDK (what urlscan-rs itself costs, without the SDK's spans and metrics)."""
+    (``on``) or not (``sdk``); ``own``: instrumented with the API's no-op providers instead
+    (what urlscan-rs itself costs: the records, handing them over, the spans' attributes and
+    facts, without the SDK's making of spans and metrics)."""
+    from opentelemetry import metrics, trace
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
-    import urlscan_rs.otel
+    from urlscan_rs.otel import UrlscanInstrumentor
 
     class Dropped(SpanExporter):
         def export(self, spans: Any) -> SpanExportResult:
@@ -56,10 +58,10 @@ def _instrument(mode: str) -> None:
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(SimpleSpanProcessor(Dropped()))
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
-    if mode in ("on", "own"):
-        urlscan_rs.otel.instrument(tracer_provider, meter_provider)
-    if mode == "own":
-        urlscan_rs.otel._Telemetry.emit = lambda self, records: None  # type: ignore[method-assign]
+    if mode == "on":
+        UrlscanInstrumentor().instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
+    elif mode == "own":
+        UrlscanInstrumentor().instrument(tracer_provider=trace.NoOpTracerProvider(), meter_provider=metrics.NoOpMeterProvider())
 
 
 def _official_client(cfg: dict[str, Any]) -> Any:

@@ -89,8 +89,8 @@ def problem(param: str, hint: Any, value: Any, error: BaseException) -> str | No
         return None
     if isinstance(error, TypeError) and not fits(value, hint):
         return None if param in str(error) else f"a TypeError that does not name {param}"
-    if isinstance(error, OSError) and param == "cache" and isinstance(value, str):
-        return None  # a folder the system cannot make: its error names it
+    if isinstance(error, OSError) and param in ("cache", "record_to", "recordings") and isinstance(value, str):
+        return None  # a folder the system cannot make (or read): its error names it
     return f"{type(error).__name__}: {str(error)[:160]}"
 
 

@@ -138,6 +138,22 @@ def _convert(ctx: Ctx, folder: Path) -> None:
     datadumps.to_parquet(folder / "src", folder / "lake")
 
 
+def _recorded(ctx: Ctx, folder: Path) -> None:
+    with Client(ctx.key, base_url=ctx.url, max_retries=0, record_to=folder) as c:
+        c.result(ctx.uuid)
+
+
+@functools.cache
+def _recording_name(url: str, key: str, uuid: str) -> str:
+    """Where a recording of the scan's result is written (by a first recording, elsewhere)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        _recorded(Ctx(url, key, uuid, "", "", "", ""), Path(d))
+        (entry,) = Path(d).rglob("*.json")
+        return os.fspath(entry.relative_to(d))
+
+
 def _partition(ctx: Ctx) -> str:
     """Where `datadumps.to_parquet` writes the daily file's rows: lake/type=/date=/part-0.parquet."""
     _, kind, name = ctx.dump.split("/")
@@ -258,6 +274,12 @@ WRITERS: tuple[Writer, ...] = (
         existing="kept",
     ),
     Writer("feeds.sync", ("Feeds.sync",), lambda ctx, d, t: _feed(ctx, t)),
+    Writer(
+        "Client(record_to=)",
+        (),  # a constructor's keyword: no writer method for the search above to find
+        lambda ctx, d, t: _recorded(ctx, d),
+        lambda ctx: _recording_name(ctx.url, ctx.key, ctx.uuid),
+    ),
     # ---- the command line
     Writer(
         "cli: -o FILE (any printing command)",

@@ -81,3 +81,29 @@ def test_the_official_clients_lookup(seen: tuple[Emulator, Any]) -> None:
         got = pro.lookup_malicious_observable("url", PHISH)
     # What its own live test asserts: the type, and the observable within the value given.
     assert got["type"] == "url" and got["observable"] in PHISH and got["count"] == 2
+
+
+def test_a_lookup_asks_the_malicious_lookup_first_and_spares_the_scan(seen: tuple[Emulator, Any]) -> None:
+    e, _ = seen
+    with e.client() as c:
+        before = e.stats()["submissions"]
+        lk = c.lookup_or_scan(PHISH.replace("abc", "xyz"), check_malicious=True, initial_wait=0)
+        # Known malicious: neither searched for nor scanned again.
+        assert lk.ok and lk.result is None and lk.uuid is None and lk.reused is None
+        assert isinstance(lk.malicious, MaliciousObservable) and lk.malicious.count == 2
+        assert e.stats()["submissions"] == before
+        # Unknown to it: looked up (and here reused) as without the check, its answer kept.
+        clean = c.lookup_or_scan("https://www.example.org/", check_malicious=True)
+        assert clean.reused is True and clean.result is not None
+        assert clean.malicious is not None and clean.malicious.count == 0
+        assert c.lookup_or_scan("https://www.example.org/").malicious is None
+        assert e.stats()["submissions"] == before
+
+    async def many() -> Any:
+        async with e.async_client() as c:
+            return await c.lookup_or_scan_many([PHISH, "https://www.example.org/"], check_malicious=True)
+
+    known, reused = run(many())
+    assert known.malicious.count == 2 and known.result is None
+    assert reused.malicious.count == 0 and reused.reused is True
+    assert e.stats()["submissions"] == before

@@ -1,7 +1,9 @@
 """urlscan_rs.otel: the span tree of real calls (a scan and its wait, a search walk, the
 results() fan-out, a bulk scan with a 429 wait and a retry, a webhook to the results its
-handler reads), sync and async, read back with the OpenTelemetry SDK's in-memory exporters;
-metrics; propagation; no span, event or metric holds the API key."""
+handler reads), sync and async, read back with the OpenTelemetry SDK's in-memory exporters
+right after the call returns (no flush of the package's own); metrics; propagation; hooks;
+suppression; the instrumentor by its entry point (``opentelemetry-instrument``); no span,
+event or metric holds the API key."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 
 import urlscan_rs.otel  # noqa: E402
 from urlscan_rs import AsyncClient, Client, webhooks  # noqa: E402
+from urlscan_rs.otel import UrlscanInstrumentor  # noqa: E402
 from urlscan_rs.testing import Emulator, WebhookReceiver  # noqa: E402
 
 from .conftest import emulator, run, subscribe  # noqa: E402
@@ -33,17 +36,20 @@ emu = emulator(scope="function", scans=30, seed=11, scan_duration=1.0)
 class Traced:
     """Spans and metrics of the calls made while instrumented, through providers of the test's own."""
 
-    def __init__(self, propagate: bool = False) -> None:
+    def __init__(self, propagate: bool = False, **hooks: Any) -> None:
         self.spans_out = InMemorySpanExporter()
         self.tracer_provider = TracerProvider()
         self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans_out))
         self.reader = InMemoryMetricReader()
         self.meter_provider = MeterProvider(metric_readers=[self.reader])
-        urlscan_rs.otel.instrument(self.tracer_provider, self.meter_provider, propagate=propagate)
+        UrlscanInstrumentor().instrument(
+            tracer_provider=self.tracer_provider, meter_provider=self.meter_provider, propagate=propagate, **hooks
+        )
         self.tracer = self.tracer_provider.get_tracer("test")
 
     def spans(self) -> list[ReadableSpan]:
-        urlscan_rs.otel.flush()  # the requests' spans come in batches
+        # Read as an application's test reads them: no flush (a call's spans are exported by
+        # the time it returns).
         return list(self.spans_out.get_finished_spans())
 
     def named(self, name: str) -> list[ReadableSpan]:
@@ -54,7 +60,6 @@ class Traced:
         return [s for s in self.spans() if s.parent is not None and s.parent.span_id == parent.context.span_id]
 
     def metrics(self) -> dict[str, list[Any]]:
-        urlscan_rs.otel.flush()
         data = self.reader.get_metrics_data()
         out: dict[str, list[Any]] = {}
         for rm in data.resource_metrics if data else []:
@@ -101,7 +106,7 @@ def test_a_scan_and_its_wait_nest_under_the_callers_span(emu: Emulator, traced: 
     assert call.attributes is not None
     assert call.attributes["urlscan.scan.uuid"] == r.uuid and call.attributes["urlscan.visibility"] == "unlisted"
     http = traced.children(call)
-    assert [s.name for s in http][:2] == ["POST /api/v1/scan/", "GET /api/v1/result/{0}/"]
+    assert [s.name for s in http][:2] == ["POST /api/v1/scan/", "GET /api/v1/result/{uuid}/"]
     assert all(s.kind == SpanKind.CLIENT and s.context.trace_id == root.get_span_context().trace_id for s in http)
     post = http[0].attributes
     assert post is not None
@@ -196,7 +201,7 @@ def test_results_fan_out_and_every_request_is_under_the_call(emu: Emulator, trac
     assert sorted(s.attributes["url.full"] for s in fetched if s.attributes) == sorted(
         f"{emu.url}/api/v1/result/{u}/" for u in uuids
     )
-    assert all(s.name == "GET /api/v1/result/{0}/" for s in fetched)
+    assert all(s.name == "GET /api/v1/result/{uuid}/" for s in fetched)
     _every_request_in_a_call(traced)
 
 
@@ -317,7 +322,7 @@ def test_a_webhook_continues_the_senders_trace_to_the_results_it_reads(kind: str
     reads = [s for s in traced.children(hook) if s.name == "urlscan.result"]
     assert [s.attributes["urlscan.scan.uuid"] for s in reads if s.attributes] == [r.uuid for r in got]
     for read in reads:
-        assert [s.name for s in traced.children(read)] == ["GET /api/v1/result/{0}/"]
+        assert [s.name for s in traced.children(read)] == ["GET /api/v1/result/{uuid}/"]
     assert token not in traced.dump()
 
 
@@ -377,11 +382,11 @@ def test_uninstrument_puts_the_methods_back_and_stops_the_spans(emu: Emulator) -
     incidents = type(Client(base_url=emu.url).incidents)
     before = Client.result, AsyncClient.search, incidents.close, Client.close
     t = Traced()
-    assert urlscan_rs.otel.is_instrumented()
+    assert urlscan_rs.otel.is_instrumented() and UrlscanInstrumentor().is_instrumented_by_opentelemetry
     # The service's calls are wrapped (incidents.close is one), the client's own close is not.
     assert Client.result is not before[0] and incidents.close is not before[2] and Client.close is before[3]
-    urlscan_rs.otel.uninstrument()
-    assert not urlscan_rs.otel.is_instrumented()
+    UrlscanInstrumentor().uninstrument()
+    assert not urlscan_rs.otel.is_instrumented() and not UrlscanInstrumentor().is_instrumented_by_opentelemetry
     assert (Client.result, AsyncClient.search, incidents.close, Client.close) == before
     with emu.client() as c:
         list(c.search("", limit=3))
@@ -434,7 +439,6 @@ import urlscan_rs.otel
 assert not urlscan_rs.otel.is_instrumented()
 with trace.get_tracer("app").start_as_current_span("app"):
     urlscan_rs.Client(KEY, base_url=URL).quotas()
-urlscan_rs.otel.flush()
 """,
     )
     assert out == ["exported app"]
@@ -452,7 +456,7 @@ urlscan_rs.otel.instrument(provider)
 urlscan_rs.Client(KEY, base_url=URL).result({uuid!r})
 """,
     )
-    assert sorted(out) == ["exported GET /api/v1/result/{0}/", "exported urlscan.result"]
+    assert sorted(out) == ["exported GET /api/v1/result/{uuid}/", "exported urlscan.result"]
 
 
 def _script(emu: Emulator, body: str) -> list[str]:
@@ -482,3 +486,248 @@ KEY, URL = {emu.api_key!r}, {emu.url!r}
     assert out.returncode == 0, out.stderr
     assert "shutdown" not in out.stderr and "ended span" not in out.stderr, out.stderr
     return out.stdout.splitlines()
+
+
+# -- the instrumentor as instrumentations are packaged
+
+
+def _scans(emu: Emulator, n: int) -> list[str]:
+    """Uuids of the emulator's finished scans, read without making a span."""
+    from opentelemetry.instrumentation.utils import suppress_instrumentation
+
+    with suppress_instrumentation(), emu.client() as c:
+        return [h.id for h in c.search("", limit=n)]
+
+
+def _tree(t: Traced, call: str) -> tuple[ReadableSpan, list[str]]:
+    """The one span named ``call`` finished so far, and the names of its children."""
+    [span] = t.named(call)
+    return span, sorted(s.name for s in t.children(span))
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_calls_spans_are_exported_by_the_time_it_returns(mode: str, emu: Emulator, traced: Traced) -> None:
+    """What an application's test does: call, then read the SDK's in-memory exporter at once,
+    with no flush. Each call's span and every one of its requests' spans are there, for a
+    plain read, a namespace call, a fan-out, a scan, a lookup that scans (with its facts), a
+    failed call and a walk (when it ends)."""
+    from urlscan_rs.errors import NotFoundError
+
+    uuids = _scans(emu, 3)
+    checked: list[str] = []
+
+    def check(call: str, children: list[str]) -> ReadableSpan:
+        span, got = _tree(traced, call)
+        if call == "urlscan.lookup_or_scan":  # its scan, then polls until the scan is done
+            got = sorted(set(got))
+        assert got == sorted(children), (call, got)
+        assert span.end_time is not None
+        traced.spans_out.clear()
+        checked.append(call)
+        return span
+
+    def lookup_facts(span: ReadableSpan, lk: Any) -> None:
+        # Its facts come from the rows' fields it takes (the scan row's visibility) and answers (uuid).
+        assert span.attributes is not None and lk.uuid
+        assert span.attributes["urlscan.scan.uuid"] == lk.uuid and span.attributes["urlscan.visibility"] == "unlisted"
+
+    get = "GET /api/v1/result/{uuid}/"
+    wait = {"initial_wait": 0, "interval": 0.2, "visibility": "unlisted"}
+    if mode == "sync":
+        with emu.client() as c:
+            c.result(uuids[0])
+            check("urlscan.result", [get])
+            c.saved_searches.list()
+            check("urlscan.saved_searches.list", ["GET /api/v1/user/searches/"])
+            c.results(uuids, concurrency=2)
+            check("urlscan.results", [get] * 3)
+            c.scan("https://example.org/")
+            check("urlscan.scan", ["POST /api/v1/scan/"])
+            lk = c.lookup_or_scan("https://lookup.example/", max_age=0, **wait)
+            lookup_facts(check("urlscan.lookup_or_scan", ["POST /api/v1/scan/", get]), lk)
+            with pytest.raises(NotFoundError):
+                c.result("00000000-0000-4000-8000-000000000000")
+            check("urlscan.result", [get])
+            assert len(list(c.search("", size=2, limit=5))) == 5
+            check("urlscan.search", ["GET /api/v1/search/"] * 3)
+    else:
+
+        async def main() -> None:
+            async with emu.async_client() as c:
+                await c.result(uuids[0])
+                check("urlscan.result", [get])
+                await c.saved_searches.list()
+                check("urlscan.saved_searches.list", ["GET /api/v1/user/searches/"])
+                await c.results(uuids, concurrency=2)
+                check("urlscan.results", [get] * 3)
+                await c.scan("https://example.org/")
+                check("urlscan.scan", ["POST /api/v1/scan/"])
+                lk = await c.lookup_or_scan("https://lookup.example/", max_age=0, **wait)
+                lookup_facts(check("urlscan.lookup_or_scan", ["POST /api/v1/scan/", get]), lk)
+                with pytest.raises(NotFoundError):
+                    await c.result("00000000-0000-4000-8000-000000000000")
+                check("urlscan.result", [get])
+                assert len([h async for h in c.search("", size=2, limit=5)]) == 5
+                check("urlscan.search", ["GET /api/v1/search/"] * 3)
+
+        run(main())
+    assert len(checked) == 7
+
+
+def test_the_sdks_force_flush_reaches_a_batch_processors_spans(emu: Emulator) -> None:
+    """With a BatchSpanProcessor (which exports on its own schedule), the SDK's own
+    ``force_flush()`` right after the call exports its spans: nothing waits in urlscan-rs."""
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    uuid = _scans(emu, 1)[0]
+    out = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(out, schedule_delay_millis=600_000))
+    UrlscanInstrumentor().instrument(tracer_provider=provider)
+    try:
+        with emu.client() as c:
+            c.result(uuid)
+        assert provider.force_flush()
+        assert sorted(s.name for s in out.get_finished_spans()) == ["GET /api/v1/result/{uuid}/", "urlscan.result"]
+    finally:
+        UrlscanInstrumentor().uninstrument()
+        provider.shutdown()
+
+
+@pytest.mark.parametrize("propagate", [False, True])
+def test_request_and_response_hooks_get_each_requests_span(propagate: bool, emu: Emulator) -> None:
+    """``request_hook(span, request)`` and ``response_hook(span, request, response)`` are called
+    for every request with its span while it records: what they set is on the span exported.
+    They see what event hooks see (no API key); one that raises is logged, and the span goes on."""
+    from urlscan_rs.errors import NotFoundError
+    from urlscan_rs.hooks import HookRequest, HookResponse
+
+    uuid = _scans(emu, 1)[0]
+    seen: list[tuple[str, Any]] = []
+
+    def on_request(span: Any, request: HookRequest) -> None:
+        assert span.is_recording()
+        seen.append(("request", request))
+        span.set_attribute("app.route", request.route or "")
+
+    def on_response(span: Any, request: HookRequest, response: HookResponse) -> None:
+        assert span.is_recording() and response.request == request
+        seen.append(("response", response))
+        span.set_attribute("app.status", response.status_code)
+        raise RuntimeError("a broken hook")
+
+    t = Traced(propagate=propagate, request_hook=on_request, response_hook=on_response)
+    try:
+        with emu.client() as c:
+            c.result(uuid)
+            with pytest.raises(NotFoundError):
+                c.result("00000000-0000-4000-8000-000000000000")
+    finally:
+        UrlscanInstrumentor().uninstrument()
+    requests = [r for kind, r in seen if kind == "request"]
+    responses = [r for kind, r in seen if kind == "response"]
+    missing = "00000000-0000-4000-8000-000000000000"
+    assert [r.url for r in requests] == [f"{emu.url}/api/v1/result/{uuid}/", f"{emu.url}/api/v1/result/{missing}/"]
+    assert all(r.method == "GET" and r.route == "/api/v1/result/{uuid}/" and r.attempt == 0 for r in requests)
+    assert [r.status_code for r in responses] == [200, 404]
+    assert all(r.elapsed > 0 and r.headers.get("content-type", "").startswith("application/json") for r in responses)
+    assert emu.api_key not in repr(seen) and all("api-key" not in r.headers for r in requests)
+    gets = _http(t.spans())
+    assert [s.attributes["app.status"] for s in gets if s.attributes] == [200, 404]
+    assert all(s.attributes and s.attributes["app.route"] == "/api/v1/result/{uuid}/" for s in gets)
+
+
+def test_suppressed_calls_make_no_span_event_or_metric(emu: Emulator, traced: Traced) -> None:
+    """``suppress_instrumentation()`` makes nothing of the calls under it (sync, async, a walk);
+    ``suppress_http_instrumentation()`` keeps the call's span but makes none of its requests'."""
+    from opentelemetry.instrumentation.utils import suppress_http_instrumentation, suppress_instrumentation
+
+    uuid = _scans(emu, 1)[0]
+
+    async def one(c: AsyncClient) -> None:
+        await c.result(uuid)
+
+    with suppress_instrumentation():
+        with emu.client() as c:
+            c.result(uuid)
+            list(c.search("", size=2, limit=3))
+        run(one(emu.async_client()))
+    assert traced.spans() == []
+    assert "http.client.request.duration" not in traced.metrics()
+    with suppress_http_instrumentation(), emu.client() as c:
+        c.result(uuid)
+    assert [s.name for s in traced.spans()] == ["urlscan.result"]
+    assert "http.client.request.duration" not in traced.metrics()
+    with emu.client() as c:  # and on again outside
+        c.result(uuid)
+    assert [s.name for s in traced.spans()] == ["urlscan.result", "GET /api/v1/result/{uuid}/", "urlscan.result"]
+    assert sum(p.count for p in traced.metrics()["http.client.request.duration"]) == 1
+
+
+def test_url_templates_name_their_parts_after_the_rows_ids(emu: Emulator, traced: Traced) -> None:
+    """``url.template`` (and the span's name, and the duration metric's attribute) is the row's
+    path with each part named by the row's id: one id, two ids, and none."""
+    uuid = _scans(emu, 1)[0]
+    with emu.client() as c:
+        c.result(uuid)
+        c.malicious("domain", "example.com")
+        c.quotas()
+    templates = sorted(s.attributes["url.template"] for s in _http(traced.spans()) if s.attributes)
+    assert templates == ["/api/v1/malicious/{type}/{value}", "/api/v1/quotas", "/api/v1/result/{uuid}/"]
+    assert sorted(s.name for s in _http(traced.spans())) == [f"GET {t}" for t in templates]
+    metric = {p.attributes["url.template"] for p in traced.metrics()["http.client.request.duration"]}
+    assert metric == set(templates)
+
+
+def test_the_instrumentor_is_a_base_instrumentor_with_its_entry_point() -> None:
+    from importlib.metadata import entry_points
+
+    from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
+
+    [ep] = [e for e in entry_points(group="opentelemetry_instrumentor") if e.name == "urlscan_rs"]
+    assert ep.load() is UrlscanInstrumentor
+    assert issubclass(UrlscanInstrumentor, BaseInstrumentor) and UrlscanInstrumentor() is UrlscanInstrumentor()
+    assert list(UrlscanInstrumentor().instrumentation_dependencies()) == []
+
+
+def test_opentelemetry_instrument_loads_it(emu: Emulator, tmp_path: Any) -> None:
+    """``opentelemetry-instrument python app.py``, the SDK set up from the environment (the
+    console exporter): the app's call is traced with no line of its own about telemetry."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    uuid = _scans(emu, 1)[0]
+    app = tmp_path / "app.py"
+    app.write_text(
+        "import os, urlscan_rs\n"
+        "client = urlscan_rs.Client(os.environ['URLSCAN_API_KEY'], base_url=os.environ['URLSCAN_BASE_URL'])\n"
+        "print('fetched', client.result(os.environ['SCAN']).uuid)\n"
+    )
+    command = Path(sys.executable).with_name("opentelemetry-instrument")
+    found = str(command) if command.exists() else shutil.which("opentelemetry-instrument")
+    assert found, "opentelemetry-instrument is not installed (the test extra installs it)"
+    env = {
+        **os.environ,
+        "URLSCAN_BASE_URL": emu.url,
+        "URLSCAN_API_KEY": emu.api_key,
+        "SCAN": uuid,
+        "OTEL_TRACES_EXPORTER": "console",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_LOGS_EXPORTER": "none",
+        "OTEL_SERVICE_NAME": "app",
+    }
+    out = subprocess.run([found, sys.executable, str(app)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"fetched {uuid}" in out.stdout
+    names = re.findall(r'"name": "([^"]+)"', out.stdout)
+    assert "urlscan.result" in names and "GET /api/v1/result/{uuid}/" in names, out.stdout[-3000:]
+    assert emu.api_key not in out.stdout
+    # Disabled by the loader's own switch, it makes nothing.
+    env["OTEL_PYTHON_DISABLED_INSTRUMENTATIONS"] = "urlscan_rs"
+    off = subprocess.run([found, sys.executable, str(app)], capture_output=True, text=True, env=env, timeout=120)
+    assert off.returncode == 0 and f"fetched {uuid}" in off.stdout, off.stderr
+    assert "urlscan.result" not in off.stdout

@@ -8,13 +8,14 @@ for each class are in ``_client.pyi``.
 
 from __future__ import annotations
 
-import importlib
+import inspect
 import os
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sized
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypedDict
 
 from . import _artifacts, _native, _refang
+from . import _progress as _progress_bars
 from ._arguments import explained
 from ._keys import KEYRING_SOURCE, stored_key
 from ._namespaces import (
@@ -38,6 +39,7 @@ from ._tables import ResultList, Tabular
 from .cache import Cache
 from .errors import TransportError, ValidationError
 from .hooks import EventHooks
+from .recording import RecordHook, _folder_arg
 from .schema import _OF_DATASOURCE, Schema
 
 if TYPE_CHECKING:
@@ -173,26 +175,15 @@ class SearchIterator(_PagedIterator, Tabular):
         )
 
 
-def _progress(progress: Any, label: str) -> Any:
-    """``progress=True``: a tqdm bar when tqdm is installed (it draws in notebooks
-    too), otherwise a counter on stderr; a callable gets (done, total)."""
+def _progress(progress: Any, label: str, items: Any, unit: str = "result") -> tuple[Any, Any]:
+    """``progress=True``: a bar shown at once with the number of items, moving while they wait
+    (tqdm's when installed, a widget in notebooks; see ``_progress.tracker``); a callable gets
+    (done, total). The items come back, made a list when the bar needs to count them first."""
     if progress is not True:
-        return progress
-    try:
-        tqdm = importlib.import_module("tqdm.auto").tqdm
-    except ImportError:
-        return True
-    bar: Any = None
-
-    def update(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, desc=label, unit="url" if label == "bulk scan" else "result")
-        bar.update(done - bar.n)
-        if done >= total:
-            bar.close()
-
-    return update
+        return items, progress
+    if not isinstance(items, Sized):
+        items = list(items)
+    return items, _progress_bars.tracker(progress, label, len(items), unit=unit)
 
 
 async def _listed(out: Any) -> ResultList:
@@ -260,6 +251,8 @@ class _BaseClient:
         max_download_bytes: int = 64 << 30,
         event_hooks: EventHooks | None = None,
         cache: str | os.PathLike[str] | Cache | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_hook: RecordHook | None = None,
     ) -> None:
         """Build a client; nothing is sent until the first call.
 
@@ -297,6 +290,13 @@ class _BaseClient:
                 default): finished results, screenshots and DOMs are then served from
                 disk once fetched, without a request; ``client.cache.stats()`` says what
                 it saved. Clients and processes may share one.
+            record_to: A folder (made if missing) to write every answer from the service
+                into, one file per request, for ``Emulator(recordings=...)`` to replay
+                offline; the API key, request headers and credentials in URLs are never
+                written. The layout is documented in :mod:`urlscan_rs.recording`.
+            record_hook: ``f(entry)``, called with each recorded answer before it is
+                written: returns it (changed or not), or None to write nothing
+                (:data:`~urlscan_rs.recording.RecordHook`). Needs ``record_to``.
 
         Raises:
             ValidationError: An option breaks a documented rule (e.g. ``base_url=""``).
@@ -314,7 +314,11 @@ class _BaseClient:
             "retry_deadline": retry_deadline,
             "max_body_bytes": max_body_bytes,
             "max_download_bytes": max_download_bytes,
+            "record_to": _folder_arg(record_to, "record_to"),
         }
+        if record_hook is not None and (not callable(record_hook) or inspect.iscoroutinefunction(record_hook)):
+            raise TypeError(f"record_hook must be a plain function of an entry (or None), got {record_hook!r:.80}")
+        self._record_hook = record_hook
         if cache is not None and not isinstance(cache, Cache):
             if not isinstance(cache, (str, os.PathLike)):
                 raise TypeError(f"cache must be a Cache, a folder (str or os.PathLike) or None, got {type(cache).__name__}")
@@ -322,7 +326,11 @@ class _BaseClient:
         self.cache: Cache | None = cache
         """The result cache given (``cache=``), or None."""
         self._core = _native.NativeClient(
-            settings, is_async=self._is_async, event_hooks=event_hooks, cache=cache._native if cache is not None else None
+            settings,
+            is_async=self._is_async,
+            event_hooks=event_hooks,
+            cache=cache._native if cache is not None else None,
+            record_hook=record_hook,
         )
         self.livescan = LiveScan(self)
         """Live scanning from chosen scanners (premium)."""
@@ -349,6 +357,18 @@ class _BaseClient:
         """``fn`` (a method of the native client) on this client's core: its value (Client) or
         an awaitable of it (AsyncClient)."""
         return fn(self._c, *args, **kwargs)
+
+    def _tracked(self, fn: Any, /, *args: Any, progress: Any, **kwargs: Any) -> Any:
+        """``_call`` with a ``progress`` of ``_progress``: its bar ends with the call (a failed
+        one too: a traceback kept in a notebook must not keep it drawing)."""
+        try:
+            out = self._call(fn, *args, progress=progress, **kwargs)
+        except BaseException:
+            _progress_bars.close(progress)
+            raise
+        if not self._is_async:
+            _progress_bars.close(progress)  # an AsyncClient's ends as its awaitable does
+        return out
 
     @property
     def _c(self) -> _native.NativeClient:
@@ -396,6 +416,9 @@ class _BaseClient:
         had_key = config.pop("api_key") is not None
         if self.cache is not None:
             config["cache"] = self.cache
+        if self._record_hook is not None:
+            # Carried, or the other side would record unscrubbed (a lambda cannot be pickled: said then).
+            config["record_hook"] = self._record_hook
         return (_rebuild_client, (type(self), config, had_key))
 
     def __repr__(self) -> str:
@@ -544,13 +567,14 @@ class _BaseClient:
             raise ValidationError("save_to saves finished scans: it needs wait=True")
         if refang:
             urls = map(_refang.as_url, urls)
-        out = self._call(
+        urls, progress = _progress(progress, "bulk scan", urls, "url")
+        out = self._tracked(
             _N.bulk_scan,
             urls,
             scan_options,
             _wait(timeout, initial_wait, interval) if wait else None,
             concurrency=concurrency,
-            progress=_progress(progress, "bulk scan"),
+            progress=progress,
         )
         if save_to is None:
             return out
@@ -567,6 +591,7 @@ class _BaseClient:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        check_malicious: bool = False,
         **scan_options: Any,
     ) -> Any:
         """Reuse a recent finished scan of ``url``, else scan it: a :class:`~urlscan_rs.models.Lookup`
@@ -589,6 +614,12 @@ class _BaseClient:
         With a :class:`~urlscan_rs.cache.Cache`, a reused result is served from disk when
         it was fetched before.
 
+        ``check_malicious=True`` (urlscan Pro) first asks the malicious lookup of the URL
+        (GET /api/v1/malicious/{type}/{value}, one cheap request): a URL malicious scans already
+        showed is then neither searched for nor scanned, and the Lookup's ``malicious`` says
+        so (``count`` above 0, ``result`` None). Otherwise it goes on as above, with the
+        lookup's answer (``count`` 0) in ``malicious``.
+
         Example::
 
             lk = client.lookup_or_scan("https://example.com/login", max_age=3600)
@@ -596,7 +627,8 @@ class _BaseClient:
         """
         if refang:
             url = _refang.as_url(url)
-        return self._call(_N.lookup_or_scan, url, scan_options, max_age, _wait(timeout, initial_wait, interval))
+        wait = _wait(timeout, initial_wait, interval)
+        return self._call(_N.lookup_or_scan, url, scan_options, max_age, wait, check_malicious)
 
     def lookup_or_scan_many(
         self,
@@ -609,6 +641,7 @@ class _BaseClient:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        check_malicious: bool = False,
         **scan_options: Any,
     ) -> Any:
         """:meth:`lookup_or_scan` for many URLs: one :class:`~urlscan_rs.models.Lookup` per URL, in
@@ -622,14 +655,16 @@ class _BaseClient:
         """
         if refang:
             urls = map(_refang.as_url, urls)
-        return self._call(
+        urls, progress = _progress(progress, "lookup", urls, "url")
+        return self._tracked(
             _N.lookup_or_scan_many,
             urls,
             scan_options,
             max_age,
             _wait(timeout, initial_wait, interval),
+            check_malicious,
             concurrency=concurrency,
-            progress=_progress(progress, "lookup"),
+            progress=progress,
         )
 
     def save(
@@ -659,7 +694,8 @@ class _BaseClient:
         ``RESULTS`` (:mod:`urlscan_rs.schema`) columns, errors left out). ``concurrency`` and ``progress``
         are as in :meth:`bulk_scan`.
         """
-        out = self._call(_N.results, uuids, concurrency=concurrency, progress=_progress(progress, "results"))
+        uuids, progress = _progress(progress, "results", uuids)
+        out = self._tracked(_N.results, uuids, concurrency=concurrency, progress=progress)
         if self._is_async:
             return _listed(out)
         return ResultList(out)

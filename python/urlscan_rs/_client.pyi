@@ -54,6 +54,7 @@ from .models import (
     UserAgentGroup,
     VisibilityChange,
 )
+from .recording import RecordHook
 
 __all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions"]
 
@@ -137,6 +138,8 @@ class Client:
         max_download_bytes: int = 68719476736,
         event_hooks: EventHooks | None = None,
         cache: str | os.PathLike[str] | Cache | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_hook: RecordHook | None = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -199,6 +202,7 @@ class Client:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        check_malicious: bool = False,
         **scan_options: Unpack[ScanOptions],
     ) -> Lookup: ...
     def lookup_or_scan_many(
@@ -212,6 +216,7 @@ class Client:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        check_malicious: bool = False,
         **scan_options: Unpack[ScanOptions],
     ) -> list[Lookup]: ...
     def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...
@@ -349,6 +354,8 @@ class AsyncClient:
         max_download_bytes: int = 68719476736,
         event_hooks: EventHooks | None = None,
         cache: str | os.PathLike[str] | Cache | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_hook: RecordHook | None = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -410,6 +417,7 @@ class AsyncClient:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        check_malicious: bool = False,
         **scan_options: Unpack[ScanOptions],
     ) -> Lookup: ...
     async def lookup_or_scan_many(
@@ -423,6 +431,7 @@ class AsyncClient:
         initial_wait: float = 10.0,
         interval: float = 2.0,
         refang: bool = False,
+        check_malicious: bool = False,
         **scan_options: Unpack[ScanOptions],
     ) -> list[Lookup]: ...
     async def results(self, uuids: Iterable[str], *, concurrency: int | None = 8, progress: Progress = False) -> ResultList: ...

@@ -525,11 +525,13 @@ class DataDumps(_Namespace):
         """Download a data-dump file (GET /api/v1/datadump/link/{path}, then the
         temporary address it redirects to); the path of the file written.
 
-        ``dest`` is a folder (one that exists, or a path ending in ``/``): the
-        file keeps its dump path under it
-        (``dest/hours/search/20261120/20261120-13.gz``, so search and api files
-        of one hour do not collide, and :func:`urlscan_rs.datadumps.read` knows
-        the type), or the file to write. The API key is never sent to the
+        ``dest`` is a folder (one that exists, a path ending in ``/``, or a
+        path that does not exist yet, created): the file keeps its dump path
+        under it (``dest/hours/search/20261120/20261120-13.gz``, so search and
+        api files of one hour do not collide, and
+        :func:`urlscan_rs.datadumps.read` knows the type); or the file to write:
+        a file that exists, or a new name ending as the dump file's does
+        (``.gz``). The API key is never sent to the
         download host. The file is streamed to a temporary file created beside
         it, checked against the size the listing announces (nothing past it is
         written), and renamed into place only when whole. A transfer is never
@@ -537,21 +539,26 @@ class DataDumps(_Namespace):
         dropped connection resumes with a ``Range`` request (up to
         ``max_retries`` times in a row without progress); then the call raises
         with the bytes it had and leaves no file under the final name.
-        ``progress`` is ``True`` (bytes and rate on stderr) or a callable given
-        ``(bytes, total)``.
+        ``progress`` is ``True`` (a bar of bytes and rate, shown at once: tqdm's
+        when installed, a widget in a notebook) or a callable given ``(bytes, total)``.
         """
         target = Path(dest)
-        if target.is_dir() or os.fspath(dest).endswith(("/", os.sep)):
+        if target.is_dir() or os.fspath(dest).endswith(("/", os.sep)) or _new_folder(target, path):
             target = _native.contained(target, path.strip().lstrip("/"))
-        bar = None
+        from ._progress import close, tracker
+
+        # True: a bar shown at once and moving while bytes are awaited (tqdm's, or one on a terminal).
+        progress = tracker(progress, path.rsplit("/", 1)[-1], unit="bytes")
         if progress is True:
-            progress, bar = _byte_progress(path)
-        if bar is None or self._client._is_async:
-            return self._fetch(path, target, None, progress or None)
+            progress = None  # no tqdm and no terminal: nothing to draw on
         try:
-            return self._fetch(path, target, None, progress)
-        finally:
-            bar.close()
+            out = self._fetch(path, target, None, progress or None)
+        except BaseException:
+            close(progress)  # now: a traceback kept in a notebook must not keep it drawing
+            raise
+        if not self._client._is_async:
+            close(progress)  # an AsyncClient's ends as its awaitable does
+        return out
 
     def _fetch(self, path: str, target: Path, size: int | None, progress: Any = None) -> Any:
         """Download to `target`, checked against `size` (None: the listing's, read first)."""
@@ -636,18 +643,13 @@ class Feeds(_Namespace):
         return _sync(_Reader(client, None), *args, rebuild_state)
 
 
-def _byte_progress(path: str) -> tuple[Any, Any]:
-    """``progress=True`` of a download: bytes, total and rate on stderr (the callback, and the bar)."""
-    from ._progress import ProgressBar
-
-    bar = ProgressBar(path.rsplit("/", 1)[-1], unit="bytes")
-
-    def update(done: int, total: int) -> None:
-        bar.update(done, total or None)
-        if total and done >= total:
-            bar.close()
-
-    return update, bar
+def _new_folder(target: Path, path: str) -> bool:
+    """A download's ``dest`` that does not exist yet is a folder (``dumps``: a notebook's first
+    download into a folder it has not made), unless its name ends as the dump file's (``x.gz``)."""
+    if os.path.lexists(target):
+        return False
+    suffix = Path(path.strip()).suffix
+    return not (suffix and target.name.endswith(suffix))
 
 
 # Every namespace class, in the order Client lists them (the order they are defined in).

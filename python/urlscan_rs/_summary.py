@@ -148,8 +148,19 @@ def _summed(note: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     return {"*": {"kept": sum(e["kept"] for e in note.values()), "of": sum(e["of"] for e in note.values())}}
 
 
+# What a summary never cuts (`keep`) and whose strings it never shortens (`whole`): see fit().
+SUMMARY_KEEP = ("uuid", "verdict", "page")
+SUMMARY_WHOLE = ("uuid", "time")
+
+
 def summary(scan: Any, max_bytes: int = 4096) -> dict[str, Any]:
     """A scan's summary fitted to ``max_bytes`` (see ``ScanResult.summary``)."""
+    return fit(unfitted(scan), max_bytes, keep=SUMMARY_KEEP, whole=SUMMARY_WHOLE)
+
+
+def unfitted(scan: Any) -> dict[str, Any]:
+    """Everything a summary holds, before it is fitted: for a caller (the MCP server) that adds
+    fields of its own and fits the whole once, so what it adds counts against the same budget."""
     ind = scan.indicators()
     v = scan.verdict
     record = scan.to_record()
@@ -197,4 +208,4 @@ def summary(scan: Any, max_bytes: int = 4096) -> dict[str, Any]:
         "report": record.get("report"),
         "screenshot": record.get("screenshot"),
     }
-    return fit(full, max_bytes, keep=("uuid", "verdict", "page"), whole=("uuid", "time"))
+    return full

@@ -169,8 +169,13 @@ def to_parquet(src_dir: str | os.PathLike[str], dest_dir: str | os.PathLike[str]
     batch, not the file), on ``workers`` threads at once (default: the
     machine's cores; the decoding runs without the GIL). A file whose Parquet
     already exists is skipped, so a rerun converts only new files.
+
+    Raises:
+        ValidationError: ``src_dir`` does not exist or is not a folder (a
+            mistyped path would otherwise convert nothing, silently).
     """
     src, dest = Path(src_dir), Path(dest_dir)
+    _source_folder(src, "convert")
     jobs = []
     skipped = 0
     for f in sorted(p for p in src.rglob("*") if p.is_file()):
@@ -191,6 +196,16 @@ def to_parquet(src_dir: str | os.PathLike[str], dest_dir: str | os.PathLike[str]
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         rows = sum(pool.map(convert, jobs))
     return ConvertReport(files=len(jobs), skipped=skipped, rows=rows)
+
+
+def _source_folder(src: Path, what: str) -> None:
+    """A folder to read from that exists: a missing one is an error naming it, never an empty run."""
+    from .errors import ValidationError
+
+    if not src.exists():
+        raise ValidationError(f"cannot {what} {src}: no such folder")
+    if not src.is_dir():
+        raise ValidationError(f"cannot {what} {src}: not a folder (give the folder that holds the dump files)")
 
 
 # ---------------------------------------------------------------- keeping a local copy current
@@ -378,10 +393,19 @@ def _set_aside(path: Path) -> None:
             os.replace(old, path.with_name(aside + side))
 
 
-def _folder(folder: Path) -> None:
-    """Make the folder a sync writes into (a ``StateError`` when something else is at its name)."""
+def _folder(folder: Path, rebuild: bool = False) -> None:
+    """Make the folder a sync writes into (a ``StateError`` when something else is at its name).
+
+    A rebuild reads the files already there: a folder that does not exist holds none, so it is
+    an error naming it (a mistyped path), not a new folder and a state rebuilt from nothing."""
     from .errors import StateError
 
+    if rebuild and not os.path.lexists(folder):
+        raise StateError(
+            f"cannot rebuild the sync state of {folder}: no such folder (to start syncing into a new folder, "
+            "leave out the rebuild)",
+            path=str(folder),
+        )
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
@@ -395,7 +419,7 @@ class _State:
     wins each file. Every SQLite failure is a ``StateError`` naming the file."""
 
     def __init__(self, folder: Path, rebuild: bool) -> None:
-        _folder(folder)
+        _folder(folder, rebuild)
         self.path = folder / STATE_FILE
         if rebuild and os.path.lexists(self.path):
             _set_aside(self.path)  # the sizes of the files on disk rebuild the state

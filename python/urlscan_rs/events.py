@@ -1,4 +1,4 @@
-"""Notifications: the payload a webhook receives (see the README's "Events" section).
+"""Notifications: the payload a webhook receives (see the guide's "Events" page, docs/guide/events.md).
 
 >>> import urlscan_rs
 >>> n = urlscan_rs.parse_notification(b'{"id": "674199e0a1b2c3d4e5f60718", "type": "incident", "results": []}')
@@ -63,7 +63,7 @@ def parse_notification(body: bytes | bytearray | memoryview | str | dict[str, An
     return notification
 
 
-# The declared fields besides id, type and results (README, "The notification payload").
+# The declared fields besides id, type and results (docs/guide/events.md, "The notification payload").
 _STRING_FIELDS = (
     "createdAt",
     "frequency",

@@ -363,7 +363,7 @@ class _State:
     ``StateError`` naming the file."""
 
     def __init__(self, folder: Path, rebuild: bool) -> None:
-        datadumps._folder(folder)
+        datadumps._folder(folder, rebuild)
         self.folder = folder
         self.path = folder / STATE_FILE
         self.quarantine = folder / QUARANTINE_FILE

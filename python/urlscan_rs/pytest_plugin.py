@@ -20,6 +20,24 @@ marker's ``scans`` keeps start-up quick (default 200). Example::
         sub = urlscan_client.scan("https://example.com")
         assert urlscan_client.wait_for_result(sub.uuid, initial_wait=0).page.domain == "example.com"
 
+Recorded runs: ``pytest --urlscan-record DIR`` runs the suite with ``urlscan_client`` and
+``urlscan_async_client`` against the service the environment names (``URLSCAN_API_KEY``, and
+``URLSCAN_BASE_URL`` or urlscan.io), writing every answer into ``DIR`` (``Client(record_to=DIR)``,
+see :mod:`urlscan_rs.recording`; the key is never written). A test marked
+``@pytest.mark.urlscan_emulator(recordings=DIR)`` then replays it offline, with no key: its
+emulator answers the recorded requests as recorded and any other as it would. A relative ``DIR``
+is taken from where pytest was started for the option, and from the test file's folder for the
+marker, so a suite records with ``pytest --urlscan-record tests/recordings`` and its tests name
+``recordings="recordings"``. While recording, the marker's other options (``key`` too) do not
+apply, and a test that uses ``urlscan_emulator`` itself (its clock, its faults) is skipped: the
+service has neither. To scrub what is recorded, override the ``urlscan_record_hook`` fixture in
+a ``conftest.py`` (it returns the client's ``record_hook``)::
+
+    @pytest.mark.urlscan_emulator(recordings="recordings", scans=0)
+    def test_triage_of_a_known_phish(urlscan_client):
+        result = urlscan_client.result("0e1b4d8c-6a0f-4c1e-9d2b-5f3e7a8c9b10")
+        assert my_playbook.triage(result) == "block"
+
 ``async def`` tests run out of the box: unless the test is marked for another
 async plugin (``asyncio``, ``anyio``, ``trio``), this plugin runs it with
 ``asyncio.run``, so no extra package is needed::
@@ -33,12 +51,15 @@ from __future__ import annotations
 import asyncio
 import difflib
 import inspect
+import os
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 import pytest
 
 from ._client import AsyncClient, Client
+from .recording import RecordHook
 from .testing import Emulator, LatencySpec, RateLimitSpec, WebhookReceiver
 
 KeyKind = Literal["premium", "team", "readonly", "free", "other"]
@@ -69,6 +90,9 @@ class EmulatorMarker(TypedDict, total=False):
     """Seconds a request body may take to arrive before a 408 (default 30)."""
     key: KeyKind
     """Which API key the client fixtures use (default ``premium``)."""
+    recordings: str | os.PathLike[str]
+    """A folder ``pytest --urlscan-record`` (or ``Client(record_to=...)``) wrote: recorded requests
+    are answered as recorded. A relative path is taken from the test file's folder."""
 
 
 class WebhookMarker(TypedDict, total=False):
@@ -97,6 +121,7 @@ _EMULATOR_TYPES: dict[str, tuple[type, ...]] = {
     "webhook_timeout": (int, float),
     "body_timeout": (int, float),
     "key": (str,),
+    "recordings": (str, os.PathLike),
 }
 _WEBHOOK_TYPES: dict[str, tuple[type, ...]] = {"host": (str,), "port": (int,), "fail_first": (int,), "status": (int,)}
 _KEY_KINDS = ("premium", "team", "readonly", "free", "other")
@@ -108,13 +133,26 @@ DEFAULTS: dict[str, Any] = {"scans": 200, "scan_duration": 10.0, "seed": 0}
 _OTHER_ASYNC_MARKERS = ("asyncio", "anyio", "trio")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--urlscan-record DIR``."""
+    group = parser.getgroup("urlscan", "urlscan-rs")
+    group.addoption(
+        "--urlscan-record",
+        metavar="DIR",
+        default=None,
+        help="run urlscan_client and urlscan_async_client against the service the environment names "
+        "(URLSCAN_API_KEY, URLSCAN_BASE_URL) and record every answer into DIR, for "
+        "@pytest.mark.urlscan_emulator(recordings=DIR) to replay offline",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Register the ``urlscan_emulator`` and ``urlscan_webhook`` markers."""
     config.addinivalue_line(
         "markers",
         "urlscan_emulator(**options): urlscan_emulator fixture options "
         "(scans, seed, scan_duration, latency, rate_limits, result_size, title_size, compact_json, "
-        "webhook_timeout, body_timeout, key)",
+        "webhook_timeout, body_timeout, key, recordings)",
     )
     config.addinivalue_line(
         "markers",
@@ -159,7 +197,16 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
         if marker.args:
             raise pytest.UsageError("@pytest.mark.urlscan_emulator takes keyword options only, e.g. (scans=50)")
         opts.update(_checked("urlscan_emulator", marker.kwargs, _EMULATOR_TYPES))
+    if "recordings" in opts:
+        # Beside the test file, wherever pytest was started.
+        opts["recordings"] = Path(request.node.path).parent / opts["recordings"]
     return opts
+
+
+def _recording_to(config: pytest.Config) -> Path | None:
+    """The folder ``--urlscan-record`` names (from where pytest was started), or None."""
+    given = config.getoption("urlscan_record", None)
+    return None if given is None else config.invocation_params.dir / given
 
 
 @pytest.fixture
@@ -167,8 +214,12 @@ def urlscan_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
     """A fresh emulator of the service for this test, stopped afterwards.
 
     Options: ``@pytest.mark.urlscan_emulator(scans=, seed=, scan_duration=, latency=,
-    rate_limits=, result_size=, webhook_timeout=, body_timeout=, key=)`` (see ``EmulatorMarker``).
-    Move its clock with ``urlscan_emulator.advance(seconds)``."""
+    rate_limits=, result_size=, webhook_timeout=, body_timeout=, key=, recordings=)`` (see
+    ``EmulatorMarker``).
+    Move its clock with ``urlscan_emulator.advance(seconds)``. Under ``--urlscan-record`` the
+    test is skipped: it steers the emulator, and the suite runs against the service."""
+    if _recording_to(request.config) is not None:
+        pytest.skip("--urlscan-record runs the suite against the service; this test uses the emulator itself")
     opts = _options(request)
     opts.pop("key", None)
     with Emulator(**opts) as emu:
@@ -176,22 +227,46 @@ def urlscan_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
 
 
 @pytest.fixture
-def urlscan_client(urlscan_emulator: Emulator, request: pytest.FixtureRequest) -> Iterator[Client]:
+def urlscan_record_hook() -> RecordHook | None:
+    """The ``record_hook`` of the clients that ``--urlscan-record`` builds (None: none).
+
+    Override it in a ``conftest.py`` to scrub what is recorded (see
+    :mod:`urlscan_rs.recording`): return a function of an entry that returns
+    the entry (changed or not), or None to record nothing of it."""
+    return None
+
+
+@pytest.fixture
+def urlscan_client(request: pytest.FixtureRequest, urlscan_record_hook: RecordHook | None) -> Iterator[Client]:
     """A ``Client`` for ``urlscan_emulator``, closed afterwards.
 
     It uses the premium key unless the marker's ``key`` names another kind
-    (team, readonly, free, other)."""
-    with urlscan_emulator.client(_options(request).get("key")) as c:
+    (team, readonly, free, other). Under ``--urlscan-record DIR`` it is a
+    client of the service the environment names, recording into ``DIR``."""
+    folder = _recording_to(request.config)
+    if folder is not None:
+        with Client(record_to=folder, record_hook=urlscan_record_hook) as c:
+            yield c
+        return
+    emulator: Emulator = request.getfixturevalue("urlscan_emulator")
+    with emulator.client(_options(request).get("key")) as c:
         yield c
 
 
 @pytest.fixture
-def urlscan_async_client(urlscan_emulator: Emulator, request: pytest.FixtureRequest) -> Iterator[AsyncClient]:
+def urlscan_async_client(request: pytest.FixtureRequest, urlscan_record_hook: RecordHook | None) -> Iterator[AsyncClient]:
     """An ``AsyncClient`` for ``urlscan_emulator``, closed afterwards.
 
     Use it from ``async def`` tests (they run out of the box). It uses the
-    premium key unless the marker's ``key`` names another kind."""
-    c = urlscan_emulator.async_client(_options(request).get("key"))
+    premium key unless the marker's ``key`` names another kind. Under
+    ``--urlscan-record DIR`` it is a client of the service the environment
+    names, recording into ``DIR``."""
+    folder = _recording_to(request.config)
+    if folder is not None:
+        c = AsyncClient(record_to=folder, record_hook=urlscan_record_hook)
+    else:
+        emulator: Emulator = request.getfixturevalue("urlscan_emulator")
+        c = emulator.async_client(_options(request).get("key"))
     yield c
     c.close()
 

@@ -22,25 +22,30 @@ channel's URL); e-mails and every webhook attempt are kept in
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
+import os
+import re
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 from . import _native
 from ._client import AsyncClient, Client
 from .errors import DecodeError, ValidationError
 from .events import parse_notification
 from .models import Notification
+from .recording import _folder_arg
 
 if TYPE_CHECKING:
     from ._native import _EmulatorSettings, _FaultOptions
 
-__all__ = ["Emulator", "Email", "Delivery", "WebhookReceiver", "ReceivedRequest"]
+__all__ = ["Emulator", "Email", "Delivery", "WebhookReceiver", "ReceivedRequest", "result"]
 
 LatencySpec = float | Mapping[str, float]
 RateLimitSpec = Mapping[str, Mapping[str, int | None]]
@@ -77,6 +82,18 @@ def _listen_host(host: object) -> None:
         socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError, ValueError) as e:
         raise ValidationError(f"host {host!r} is not an address or a name this machine resolves ({e})") from None
+
+
+def _wait_args(count: object, timeout: object, *, no_limit: bool = False) -> None:
+    """What a wait takes: a count of 0 or more, and seconds from 0 to an hour (or None when
+    ``no_limit``); else a ValidationError naming the argument."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValidationError(f"count must be an integer of 0 or more, got {count!r:.40}")
+    if timeout is None and no_limit:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 <= timeout <= 3600:
+        limit = "from 0 to 3600 seconds, or None for no limit" if no_limit else "from 0 to 3600 seconds"
+        raise ValidationError(f"timeout must be {limit}, got {timeout!r:.40}")
 
 
 def _listen_port(port: object) -> None:
@@ -129,6 +146,13 @@ class Emulator(_Serving):
       after that the emulator answers 408 and closes the connection, so a
       body that stops halfway does not hold a connection open. (Request
       headers have their own limit of 120 s, idle keep-alive time included.)
+    * ``recordings``: a folder a client's ``record_to`` wrote (see
+      :mod:`urlscan_rs.recording`): a request matching a recording (method,
+      path, query, JSON body; any key) gets the recorded answer, every other
+      the emulator's own. The folder is read and checked at start: a file
+      that is not a recording, a symbolic link, a missing body file or two
+      recordings of one request raise ``urlscan_rs.ValidationError`` naming
+      the file.
 
     A setting out of its range (a bool is not a number; neither is NaN), a
     latency group or rate-limit action that does not exist (the message
@@ -157,6 +181,7 @@ class Emulator(_Serving):
         compact_json: bool = False,
         webhook_timeout: float = 5.0,
         body_timeout: float = 30.0,
+        recordings: str | os.PathLike[str] | None = None,
     ) -> None:
         # Numbers go to the native side as given: it checks every one (a bool
         # or a string is refused there, not turned into a number here). The
@@ -196,8 +221,10 @@ class Emulator(_Serving):
             "compact_json": compact_json,
             "webhook_timeout": webhook_timeout,
             "body_timeout": body_timeout,
+            "recordings": _folder_arg(recordings, "recordings"),
         }
         self._native = _native.NativeEmulator(settings)
+        self._rules: list[tuple[Callable[[str], bool], Any]] = []
         self.scans = scans
         """Historical scans pre-loaded at start."""
         self.seed = seed
@@ -347,6 +374,7 @@ class Emulator(_Serving):
         An attempt is recorded once its answer is back, a moment after the
         receiver has the request: read ``deliveries`` through this after
         ``WebhookReceiver.wait()``."""
+        _wait_args(count, timeout)
         deadline = time.monotonic() + timeout
         while True:
             got = self.deliveries
@@ -360,6 +388,84 @@ class Emulator(_Serving):
     def notifications(self) -> list[Notification]:
         """Every notification created so far, oldest first, whatever its target."""
         return [Notification(d) for d in self._native.notifications()]
+
+    # ------------------------------------------------------------ scenarios
+
+    def add_result(self, doc: Mapping[str, Any], *, screenshot: bytes | None = None, dom: str | None = None) -> str:
+        """Add a result document, as the service answers ``GET /api/v1/result/{uuid}/`` (a
+        real one recorded, or one :func:`result` built), to the emulator's scans; returns
+        its uuid (``task.uuid``).
+
+        The scan is then served like the emulator's own: the result endpoint answers the
+        document (its ``task.visibility`` and links made this server's), searches find
+        it by a hit derived from the document by the rules the emulator's own hits follow
+        (the page, lists, stats and verdicts it holds), and events, saved searches and
+        incidents act on it as on a scan that just finished. ``screenshot`` (PNG bytes)
+        and ``dom`` (HTML) are served as its screenshot and DOM; when not given, the
+        emulator's own rendering of ``task.url``. It belongs to :attr:`api_key`'s user (a
+        ``private`` one is that user's and team's).
+
+        The document needs ``task.uuid`` (a UUID not yet in the emulator), ``task.url``
+        (http or https) and ``task.time`` (ISO 8601); ``task.visibility`` is ``public``
+        unless it says ``unlisted`` or ``private``. Anything else it lacks reads as empty.
+        What is not such a document is a ``ValidationError`` saying why.
+
+        >>> doc = urlscan_rs.testing.result("https://evil.example/login", malicious=True)
+        >>> uuid = emu.add_result(doc)
+        >>> emu.client().result(uuid).verdicts.malicious
+        True
+        """
+        text = _document_text(doc, "doc")
+        if screenshot is not None and not isinstance(screenshot, (bytes, bytearray, memoryview)):
+            raise ValidationError(f"screenshot must be PNG bytes, got {type(screenshot).__name__}")
+        if dom is not None and not isinstance(dom, str):
+            raise ValidationError(f"dom must be a str of HTML, got {type(dom).__name__}")
+        png = None if screenshot is None else bytes(screenshot)
+        return self._native.plant(text, png, dom)
+
+    def on_scan(self, match: ScanMatch, result: Mapping[str, Any] | Callable[[str], Mapping[str, Any] | None]) -> None:
+        """Make a submission whose URL matches finish as ``result``: a result document (a
+        dict, as :meth:`add_result` takes), or a function of the submitted URL returning
+        one (or ``None`` for the emulator's own content).
+
+        The scan goes through the normal lifecycle (pending for ``scan_duration``, then
+        finished); its ``task.uuid``, ``task.url``, ``task.time`` and ``task.visibility``
+        are the submission's, the rest is the document's. ``match`` is:
+
+        * a host, a str without ``/`` (``"evil.example"``): the URL's host or a subdomain
+          of it;
+        * any other str: a part of the URL (``"/login?"``);
+        * a compiled ``re.Pattern``: searched in the URL;
+        * a function of the URL returning true or false.
+
+        Rules are tried in the order they were given; the first that matches decides. A
+        rule that raises, or a function that returns what is not a result document,
+        makes the submission answer 500 with the error in its message, so a test sees it.
+
+        >>> emu.on_scan("evil.example", lambda url: urlscan_rs.testing.result(url, malicious=True))
+        >>> sub = client.scan("https://login.evil.example/")
+        >>> emu.advance(emu.scan_duration)
+        >>> client.result(sub.uuid).verdicts.malicious
+        True
+        """
+        matches = _matcher(match)
+        if not (isinstance(result, Mapping) or callable(result)):
+            raise ValidationError(
+                f"result must be a result document (a dict) or a function of the URL returning one, got {type(result).__name__}"
+            )
+        if isinstance(result, Mapping):
+            _document_text(result, "result")
+        self._rules.append((matches, result))
+        if len(self._rules) == 1:
+            self._native.on_scan(self._choose)
+
+    def _choose(self, url: str) -> str | None:
+        """The document (JSON text) the first matching rule gives ``url``, or None."""
+        for matches, result in list(self._rules):
+            if matches(url):
+                doc = result(url) if callable(result) else result
+                return None if doc is None else _document_text(doc, "the result for " + url)
+        return None
 
     def client(self, key: str | None = None, **kwargs: Any) -> Client:
         """A ``Client`` for this emulator; ``key`` is a key kind or a key (default: premium)."""
@@ -376,11 +482,50 @@ class Emulator(_Serving):
 
     def close(self) -> None:
         """Stop serving (also ``stop()``, and the end of a ``with`` block)."""
+        if self._rules:
+            # The native side holds the rule, and the rule this emulator.
+            self._native.on_scan(None)
+            self._rules.clear()
         self._native.stop()
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"Emulator(url={self.url!r}, scans={self.scans}, seed={self.seed}, {state})"
+
+
+ScanMatch = str | re.Pattern[str] | Callable[[str], bool]
+"""What :meth:`Emulator.on_scan` matches a submitted URL by."""
+
+
+def _matcher(match: Any) -> Callable[[str], bool]:
+    """A test of a submitted URL (see :meth:`Emulator.on_scan`)."""
+    if isinstance(match, re.Pattern):
+        pattern = match
+        return lambda url: pattern.search(url) is not None
+    if isinstance(match, str):
+        if not match.strip():
+            raise ValidationError("match must not be empty: give a host, a part of the URL, a pattern or a function")
+        if "/" in match:
+            part = match
+            return lambda url: part in url
+        host = match.strip().strip(".").lower()
+        return lambda url: (h := (urlsplit(url).hostname or "")) == host or h.endswith("." + host)
+    if callable(match):
+        test = match
+        return lambda url: bool(test(url))
+    raise ValidationError(
+        f"match must be a host, a part of the URL, a re.Pattern or a function of the URL, got {type(match).__name__}"
+    )
+
+
+def _document_text(doc: object, name: str) -> str:
+    """A result document as JSON text, or a ValidationError naming ``name``."""
+    if not isinstance(doc, Mapping):
+        raise ValidationError(f"{name} must be a result document (a dict), got {type(doc).__name__}")
+    try:
+        return json.dumps(doc, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ValidationError(f"{name} is not a JSON document: {e}") from None
 
 
 # ---------------------------------------------------------------- events
@@ -553,6 +698,7 @@ class WebhookReceiver(_Serving):
     def wait(self, count: int = 1, timeout: float | None = 10.0) -> list[Notification]:
         """Block until at least ``count`` distinct notifications arrived, and return
         them all; raise ``TimeoutError`` after ``timeout`` seconds (None: no limit)."""
+        _wait_args(count, timeout, no_limit=True)
         with self._cond:
             if not self._cond.wait_for(lambda: len(self._notifications) >= count, timeout):
                 got = len(self._notifications)
@@ -659,3 +805,160 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+# ---------------------------------------------------------------- built results
+
+# The time of a built result when none is given: fixed, so the same call builds the same document.
+_RESULT_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+def _text_fact(name: str, value: object) -> str | None:
+    """A fact given as a str (an address object for ``ip``), or None when unset."""
+    if value is None or isinstance(value, str):
+        return value
+    if name == "ip" and isinstance(value, (ipaddress.IPv4Address, ipaddress.IPv6Address)):
+        return str(value)
+    raise ValidationError(f"{name} must be a str, got {type(value).__name__}: {value!r:.60}")
+
+
+def _int_fact(name: str, value: object) -> int | None:
+    """A fact given as an int (never a bool), or None when unset."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{name} must be an int, got {type(value).__name__}: {value!r:.60}")
+    return int(value)
+
+
+def _list_fact(name: str, value: object, item: tuple[type, ...], what: str) -> list[Any]:
+    """A fact given as a list or tuple (any iterable but a str) of ``item`` values, as a list."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ValidationError(f"{name} must be a list of {what}, got {type(value).__name__}: {value!r:.60}")
+    out = list(value)
+    for i, v in enumerate(out):
+        if not isinstance(v, item):
+            raise ValidationError(f"{name}[{i}] must be {what}, got {type(v).__name__}: {v!r:.60}")
+    return out
+
+
+def result(
+    url: str,
+    *,
+    uuid: str | None = None,
+    time: datetime | None = None,
+    visibility: Literal["public", "unlisted", "private"] = "public",
+    malicious: bool | None = None,
+    score: int | None = None,
+    brands: Sequence[str] | None = None,
+    ip: str | None = None,
+    asn: str | None = None,
+    country: str | None = None,
+    title: str | None = None,
+    status: int | None = None,
+    outcome: Literal["ok", "unreachable", "unresolved", "blocked", "empty", "download"] | None = None,
+    downloads: Sequence[str | Mapping[str, Any]] = (),
+    tags: Sequence[str] = (),
+) -> dict[str, Any]:
+    """A complete result document of ``url``, as ``GET /api/v1/result/{uuid}/`` answers it,
+    made by the emulator's own generator and given the facts a test states.
+
+    Each fact is applied where the service shows it, so every model field, table column,
+    relationship and STIX or MISP export of the document reads it alike. A fact left unset
+    (None, or empty for ``downloads``) keeps what the generator makes of the URL (a URL that
+    looks like phishing is malicious, ...); with none given the document is the emulator's
+    own scan of ``url``.
+
+    * ``malicious``: the verdicts' flag (``verdicts.overall``/``urlscan``, ``stats.malicious``).
+      False also drops the brand the URL suggested; True on a URL the generator finds benign
+      scores 100 and names no brand (no categories either). ``brands`` with ``malicious=False`` is a ValidationError:
+      the service names brands on the pages it found impersonating them.
+    * ``score``: the verdicts' score, -100 (legitimate) to 100 (malicious); it does not
+      change the flag.
+    * ``brands``: the brands the page impersonates, by key (``"paypal"``; a brand's name,
+      any case, also does) of the emulator's brand table; the first is the one the page is
+      built around (title and content of its kit, ``visible.brandname``). They are the
+      verdicts' brands, categories ``["phishing"]``, tags, the label ``visual.brandai``
+      and Safe Browsing's match. ``[]``: none.
+    * ``ip``, ``asn`` (``"AS64500"``), ``country`` (two letters): the page host's address,
+      network and country: ``page``, the remote address and ``asn``/``geoip`` of its
+      requests, ``lists``, ``stats.ipStats`` and the ``asn``/``geoip``/``rdns`` processors.
+      A given address has no reverse DNS name; a network the emulator does not know is
+      named ``AS<n>, <country>``; ``asn`` alone places the page where a known network is.
+    * ``title``: ``page.title`` and the DOM's ``<title>``; ``status``: ``page.status`` and
+      the page's response status (100 to 599).
+    * ``outcome``: how loading the page went: ``"ok"`` (loaded), ``"unreachable"`` (the
+      connection was refused, ``net::ERR_CONNECTION_REFUSED``), ``"unresolved"`` (no answer
+      at all, as a name that does not resolve), ``"blocked"`` (the browser's policy,
+      ``net::ERR_BLOCKED_BY_ADMINISTRATOR``), ``"empty"`` (a 200 of no bytes, nothing else
+      loaded), ``"download"`` (the page is a file the browser saved).
+      :attr:`~urlscan_rs.models.ScanResult.page_outcome` reads them as ``ok``,
+      ``unreachable``, ``unreachable``, ``blocked``, ``empty`` and ``ok``. A page that did
+      not load has no ``ip``, ``asn``, ``country``, ``title`` or ``status`` (giving one is a
+      ValidationError).
+    * ``downloads``: the files the page made the browser download
+      (``meta.processors.download``, :meth:`~urlscan_rs.models.ScanResult.downloads`): each a
+      file name, or a dict of ``filename``, ``sha256``, ``filesize``, ``mimeType``,
+      ``mimeDescription`` and ``url`` (what is left out is made up: the URL beside the
+      page's, a hash and size, the type by the name's extension), each completed.
+    * ``tags``: ``task.tags`` (at most 10, as the service keeps).
+
+    ``uuid`` defaults to one derived from all the arguments (the same call, the same
+    document); ``time`` (naive is UTC) to 2025-01-01T00:00:00Z; links in ``task`` are
+    https://urlscan.io's. Every bad value is a :class:`~urlscan_rs.errors.ValidationError`
+    naming its keyword (an unknown brand with the close ones, an unknown outcome with the
+    known ones).
+
+    >>> doc = result("https://evil.example/login", malicious=True, brands=["paypal"],
+    ...              ip="203.0.113.7", asn="AS64500", country="NL", title="Log in")
+    >>> scan = urlscan_rs.ScanResult(doc)
+    >>> scan.malicious, scan.verdict.brands, scan.page.ip, scan.page.asn, scan.page.title
+    (True, ('paypal',), '203.0.113.7', 'AS64500', 'Log in')
+
+    A document built here can be served by an emulator (:meth:`Emulator.add_result`).
+    """
+    import uuid as _uuid
+
+    if not isinstance(url, str):
+        raise ValidationError(f"url must be a str, got {type(url).__name__}: {url!r:.60}")
+    if time is None:
+        time = _RESULT_TIME
+    elif not isinstance(time, datetime):
+        raise ValidationError(f"time must be a datetime, got {type(time).__name__}: {time!r:.60}")
+    when = time.replace(tzinfo=timezone.utc) if time.tzinfo is None else time
+    time_ms = round(when.timestamp() * 1000)
+    if not isinstance(visibility, str):
+        raise ValidationError(f"visibility must be a str, got {type(visibility).__name__}: {visibility!r:.60}")
+    if malicious is not None and not isinstance(malicious, bool):
+        raise ValidationError(f"malicious must be True, False or None, got {type(malicious).__name__}: {malicious!r:.60}")
+    files: list[Any] = []
+    for i, f in enumerate(_list_fact("downloads", downloads, (str, Mapping), "file names or dicts")):
+        if isinstance(f, Mapping):
+            f = dict(f)
+            try:
+                json.dumps(f)
+            except (TypeError, ValueError) as e:
+                raise ValidationError(f"downloads[{i}] must hold str and int values ({e})") from None
+        files.append(f)
+    facts: dict[str, Any] = {
+        "malicious": malicious,
+        "score": _int_fact("score", score),
+        "brands": None if brands is None else _list_fact("brands", brands, (str,), "brand keys (str)"),
+        "ip": _text_fact("ip", ip),
+        "asn": _text_fact("asn", asn),
+        "country": _text_fact("country", country),
+        "title": _text_fact("title", title),
+        "status": _int_fact("status", status),
+        "outcome": _text_fact("outcome", outcome),
+        "downloads": files,
+        "tags": _list_fact("tags", tags, (str,), "str"),
+    }
+    facts_json = json.dumps(facts, sort_keys=True)
+    if uuid is None:
+        seed = json.dumps([url, time_ms, visibility, facts], sort_keys=True)
+        uuid = str(_uuid.uuid5(_uuid.NAMESPACE_URL, "urlscan_rs.testing.result:" + seed))
+    elif isinstance(uuid, _uuid.UUID):
+        uuid = str(uuid)
+    elif not isinstance(uuid, str):
+        raise ValidationError(f"uuid must be a str, got {type(uuid).__name__}: {uuid!r:.60}")
+    return _native.built_result(url, uuid, time_ms, visibility, facts_json)

@@ -121,13 +121,14 @@ impl NativeClient {
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (settings, *, is_async=false, event_hooks=None, cache=None))]
+    #[pyo3(signature = (settings, *, is_async=false, event_hooks=None, cache=None, record_hook=None))]
     fn new(
         py: Python<'_>,
         settings: Settings,
         is_async: bool,
         event_hooks: Option<Bound<'_, PyAny>>,
         cache: Option<PyRef<'_, super::cache::NativeCache>>,
+        record_hook: Option<Py<PyAny>>,
     ) -> PyResult<NativeClient> {
         let hooks = match &event_hooks {
             Some(h) if !h.is_none() => super::hooks::PyHooks::from_py(h)?,
@@ -135,8 +136,11 @@ impl NativeClient {
         };
         let observer = hooks.map(|h| std::sync::Arc::new(h) as _);
         let cache = cache.map(|c| c.inner.clone());
+        let scrub = record_hook
+            .filter(|h| !h.is_none(py))
+            .map(|hook| std::sync::Arc::new(super::record::PyScrub { hook }) as _);
         let client = settings
-            .client(observer, cache)
+            .client(observer, cache, scrub)
             .map_err(|e| to_pyerr(py, e))?;
         Ok(NativeClient {
             client,
@@ -300,6 +304,7 @@ impl NativeClient {
     }
 
     /// A finished scan of `url` younger than `max_age` seconds, else a new one.
+    #[pyo3(signature = (url, options, max_age, wait, check_malicious=false))]
     fn lookup_or_scan(
         &self,
         py: Python<'_>,
@@ -307,16 +312,20 @@ impl NativeClient {
         options: Bound<'_, PyAny>,
         max_age: f64,
         wait: WaitArgs,
+        check_malicious: bool,
     ) -> PyResult<Py<PyAny>> {
         let opts = options.extract::<ScanArgs>()?.0;
         self.run(
             py,
-            move |c| async move { c.lookup_or_scan(&url, &opts, max_age, wait.0).await },
+            move |c| async move {
+                c.lookup_or_scan(&url, &opts, max_age, wait.0, check_malicious)
+                    .await
+            },
             Box::new(lookup_model),
         )
     }
 
-    #[pyo3(signature = (urls, options, max_age, wait, *, concurrency, progress=None))]
+    #[pyo3(signature = (urls, options, max_age, wait, check_malicious=false, *, concurrency, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn lookup_or_scan_many(
         &self,
@@ -325,6 +334,7 @@ impl NativeClient {
         options: Bound<'_, PyAny>,
         max_age: f64,
         wait: WaitArgs,
+        check_malicious: bool,
         concurrency: Option<Bound<'_, PyAny>>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
@@ -342,8 +352,16 @@ impl NativeClient {
         self.run(
             py,
             move |c| async move {
-                c.lookup_or_scan_many(urls, &opts, max_age, wait.0, concurrency, progress)
-                    .await
+                c.lookup_or_scan_many(
+                    urls,
+                    &opts,
+                    max_age,
+                    wait.0,
+                    check_malicious,
+                    concurrency,
+                    progress,
+                )
+                .await
             },
             conv,
         )
@@ -451,7 +469,11 @@ fn lookup_model(py: Python<'_>, l: core::api::Lookup) -> PyResult<Bound<'_, PyAn
         Some(e) => error_value(py, e)?,
         None => py.None().into_bound(py),
     };
-    model_class(py, "Lookup")?.call1((l.url, result, l.reused, l.uuid, error))
+    let malicious = match l.malicious {
+        Some(m) => model(py, "MaliciousObservable", m.to_string().into_bytes().into())?,
+        None => py.None().into_bound(py),
+    };
+    model_class(py, "Lookup")?.call1((l.url, result, l.reused, l.uuid, error, malicious))
 }
 
 /// `None`: as many as the rate limits allow (pacing holds back what the

@@ -34,7 +34,7 @@ pub struct NativeEmulator {
 }
 
 impl NativeEmulator {
-    fn with<T>(&self, f: impl FnOnce(&Emulator) -> T) -> PyResult<T> {
+    pub(super) fn with<T>(&self, f: impl FnOnce(&Emulator) -> T) -> PyResult<T> {
         match self.inner.lock().unwrap().as_ref() {
             Some(e) => Ok(f(e)),
             None => Err(PyRuntimeError::new_err("the emulator has been stopped")),
@@ -317,7 +317,11 @@ fn config_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<EmulatorConfig> {
     // The ranges, and the names of latency groups and rate-limit actions.
     cfg.validate_with(core::fields::closest)
         .map_err(|m| invalid(py, m))?;
-    Ok(cfg)
+    // Read last, so a wrong setting is said before a folder is read.
+    Ok(EmulatorConfig {
+        recordings: super::record::recordings(d)?,
+        ..cfg
+    })
 }
 
 const FAULT_KEYWORDS: [&str; 9] = [

@@ -12,14 +12,18 @@ use urlscan_core::redact;
 
 use super::bridge::enter_python;
 
-/// The headers a hook sees: credentials (cookies, authorization) left out.
+/// The headers a hook sees: credentials (cookies, authorization) left out
+/// (telemetry's hooks see the same).
+pub(crate) fn shown(h: &HeaderMap) -> impl Iterator<Item = (&str, std::borrow::Cow<'_, str>)> {
+    h.iter()
+        .filter(|(k, v)| !v.is_sensitive() && !redact::is_secret_header(k.as_str()))
+        .map(|(k, v)| (k.as_str(), String::from_utf8_lossy(v.as_bytes())))
+}
+
 fn pairs<'py>(py: Python<'py>, h: &HeaderMap) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (k, v) in h {
-        if v.is_sensitive() || redact::is_secret_header(k.as_str()) {
-            continue;
-        }
-        d.set_item(k.as_str(), String::from_utf8_lossy(v.as_bytes()))?;
+    for (k, v) in shown(h) {
+        d.set_item(k, v)?;
     }
     Ok(d)
 }

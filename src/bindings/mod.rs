@@ -16,10 +16,13 @@ mod hooks;
 mod lazy;
 mod options;
 mod outcome;
+mod planted;
 mod playbook;
 mod premium;
 mod reader;
+mod record;
 mod run;
+mod scenario;
 mod tables;
 mod telemetry;
 mod walk;
@@ -138,6 +141,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     telemetry::register(m)?;
     m.add_class::<run::RawCapture>()?;
     m.add_class::<emulator::NativeEmulator>()?;
+    m.add_function(wrap_pyfunction!(scenario::built_result, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The service's bound on a scan's tags, for `playbook.normalize_tags`.
     m.add("MAX_TAGS", urlscan_rules::MAX_TAGS)?;

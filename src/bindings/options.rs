@@ -26,6 +26,8 @@ pub struct Settings {
     retry_deadline: Option<f64>,
     max_body_bytes: i64,
     max_download_bytes: i64,
+    /// The folder every answer is recorded into (`urlscan_core::record`).
+    record_to: Option<String>,
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for Settings {
@@ -48,6 +50,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Settings {
                 .ok_or_else(|| missing("max_body_bytes"))?,
             max_download_bytes: int_given(&d, "max_download_bytes")?
                 .ok_or_else(|| missing("max_download_bytes"))?,
+            record_to: item(&d, "record_to")?,
         })
     }
 }
@@ -67,15 +70,21 @@ impl Settings {
             retry_deadline: cfg.retry_deadline.map(|d| d.as_secs_f64()),
             max_body_bytes: cfg.max_body_bytes as i64,
             max_download_bytes: i64::try_from(cfg.max_download_bytes).unwrap_or(i64::MAX),
+            record_to: cfg
+                .recorder
+                .as_ref()
+                .map(|r| r.dir().to_string_lossy().into_owned()),
         }
     }
 
     /// Check every setting and build the client, telling `observer` (if
-    /// any) of every request and answer.
+    /// any) of every request and answer, recording answers (`record_to`)
+    /// through `scrub` (if any).
     pub fn client(
         self,
         observer: Option<std::sync::Arc<dyn core::observe::Observer>>,
         cache: Option<std::sync::Arc<core::cache::Cache>>,
+        scrub: Option<std::sync::Arc<dyn core::record::Scrub>>,
     ) -> core::Result<Client> {
         let mut cfg = Config::new(self.api_key, self.base_url)?
             .with_timeout(self.timeout)?
@@ -95,6 +104,18 @@ impl Settings {
         cfg.fail_fast = self.fail_fast;
         cfg.observer = observer;
         cfg.cache = cache;
+        cfg.recorder = match &self.record_to {
+            Some(dir) => Some(std::sync::Arc::new(core::record::Recorder::open(
+                std::path::Path::new(dir),
+                scrub,
+            )?)),
+            None if scrub.is_some() => {
+                return Err(core::Error::Validation(
+                    "record_hook is given without record_to: give the folder to record into".into(),
+                ))
+            }
+            None => None,
+        };
         // reqwest's client must be built inside the runtime it will run on.
         let rt = core::runtime::runtime()?;
         let _guard = rt.enter();

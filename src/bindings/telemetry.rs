@@ -4,14 +4,22 @@
 //! (`observe::Parent`), so that its requests nest under its span even when
 //! they are sent from the I/O thread or a task the core fanned out.
 //!
-//! The records wait in a queue and are handed in batches to the Python
-//! telemetry object (`urlscan_rs.otel._Telemetry.emit`, which makes the spans
-//! and metrics with their own timestamps) by a thread that holds the GIL
-//! anyway: a sync call as it returns, an async one's span as it ends, a walk
-//! as it ends, `urlscan_rs.otel`'s flusher twice a second.
+//! The records wait in a queue and are handed to the Python telemetry object
+//! (`urlscan_rs.otel._Telemetry.emit`, which makes the spans and metrics with
+//! their own timestamps) on the calling thread as each call ends: the end of a
+//! call (`_telemetry_call`, from its wrapper in `urlscan_rs.otel`, sync or
+//! async) is queued after its requests and everything queued is handed over
+//! at once, so that a call's spans are exported by the time it returns. Pages
+//! a walk reads go in batches (`flush_due`, as a sync page fetch returns) and
+//! all by the time the walk ends; `urlscan_rs.otel`'s flusher hands over twice
+//! a second what waited long enough while no call ended (a long bulk scan).
 //! The I/O thread never waits for the GIL, which Python code on the main
 //! thread holds most of the time. Only `propagate` (a `traceparent` to send)
 //! needs the span before the request goes, and takes the GIL then.
+//!
+//! A call made under `suppress_instrumentation()` (or
+//! `suppress_http_instrumentation()`) runs under a `Suppressed` parent: none
+//! of its requests is recorded.
 //!
 //! URLs and failure messages are recorded redacted (`urlscan_core::redact`):
 //! a looked-up URL's password or token never reaches a span.
@@ -21,7 +29,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{IntoPyDict, PyDict, PyList, PyTuple};
 
 use urlscan_core::observe::{
     self, Answered, Failed, HeaderMap, HeaderName, HeaderValue, Observer, Parent, Sent, Token,
@@ -31,16 +39,26 @@ use urlscan_core::redact;
 
 use super::bridge::enter_python;
 
-/// The Python telemetry object and `opentelemetry.context.get_current`.
+/// The Python telemetry object and its `caller` (the caller's trace
+/// context, None when its instrumentation is suppressed).
 #[derive(Debug)]
 struct Telemetry {
     obj: Py<PyAny>,
     current: Py<PyAny>,
     propagate: bool,
+    /// Record the headers sent and answered (the telemetry's hooks read them).
+    headers: bool,
 }
 
 /// A trace context of the caller's (an OpenTelemetry `Context`).
 struct Context(Py<PyAny>);
+
+/// The parent of a call made where instrumentation is suppressed.
+struct Suppressed;
+
+fn is_suppressed(p: &Option<Parent>) -> bool {
+    p.as_ref().is_some_and(|p| p.is::<Suppressed>())
+}
 
 static INSTALLED: RwLock<Option<Arc<Telemetry>>> = RwLock::new(None);
 
@@ -52,10 +70,10 @@ static QUEUE: Mutex<Queue> = Mutex::new(Queue {
     waits: false,
 });
 const MAX_QUEUED: usize = 100_000;
-/// Records are handed over in batches: the OpenTelemetry SDK's code runs
-/// three times slower cold, once per call, than warm, over a batch
-/// (`bench/run.py --only otel`). A wait is handed over at once, while the
-/// call's span (the event's) is still open.
+/// A walk's pages are handed over in batches (a call's records at its end):
+/// the OpenTelemetry SDK's code runs slower cold, once per page, than warm,
+/// over a batch (`bench/run.py --only otel`). A wait is handed over at once,
+/// while the call's span (the event's) is still open.
 const BATCH: usize = 32;
 const MAX_DELAY: Duration = Duration::from_millis(500);
 
@@ -77,29 +95,43 @@ fn installed() -> Option<Arc<Telemetry>> {
 /// Install `obj` (None: remove it, after handing it what is queued): every
 /// client of the process tells it.
 #[pyfunction]
-#[pyo3(signature = (obj, *, propagate=false))]
-fn _set_telemetry(py: Python<'_>, obj: Option<Py<PyAny>>, propagate: bool) -> PyResult<()> {
+#[pyo3(signature = (obj, *, propagate=false, headers=false))]
+fn _set_telemetry(
+    py: Python<'_>,
+    obj: Option<Py<PyAny>>,
+    propagate: bool,
+    headers: bool,
+) -> PyResult<()> {
     flush(py);
     let t = match obj {
         None => None,
-        Some(obj) => Some(Arc::new(Telemetry {
-            obj,
-            current: py
-                .import("opentelemetry.context")?
-                .getattr("get_current")?
-                .unbind(),
-            propagate,
-        })),
+        Some(obj) => {
+            let current = match obj.bind(py).getattr("caller") {
+                Ok(f) => f.unbind(),
+                Err(_) => py
+                    .import("opentelemetry.context")?
+                    .getattr("get_current")?
+                    .unbind(),
+            };
+            Some(Arc::new(Telemetry {
+                obj,
+                current,
+                propagate,
+                headers,
+            }))
+        }
     };
     *INSTALLED.write().unwrap_or_else(|e| e.into_inner()) = t.clone();
     observe::set_global(t.map(|t| t as Arc<dyn Observer>));
     Ok(())
 }
 
-/// Queue the end of a call whose span is made after the fact.
+/// Queue the end of a call, after its requests, and hand everything queued
+/// over now: the call's spans are made by the time it returns.
 #[pyfunction]
-fn _telemetry_call(call: Py<PyAny>) {
+fn _telemetry_call(py: Python<'_>, call: Py<PyAny>) {
     queue(Record::Call(call));
+    flush(py);
 }
 
 /// Hand what is queued to the telemetry object now (a walk's end, exit), or
@@ -114,12 +146,16 @@ fn _flush_telemetry(py: Python<'_>, due: bool) {
     }
 }
 
-/// The caller's current trace context, while telemetry is installed.
+/// The caller's current trace context, while telemetry is installed
+/// (`Suppressed` where the caller suppressed instrumentation).
 pub fn caller(py: Python<'_>) -> PyResult<Option<Parent>> {
     let Some(t) = installed() else {
         return Ok(None);
     };
     let ctx = t.current.call0(py)?;
+    if ctx.is_none(py) {
+        return Ok(Some(Arc::new(Suppressed)));
+    }
     Ok(Some(Arc::new(Context(ctx))))
 }
 
@@ -134,6 +170,17 @@ fn epoch_ns(ago: Duration) -> u64 {
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
     now.saturating_sub(ago).as_nanos() as u64
+}
+
+/// Header names and values, as a hook sees them.
+type Pairs = Vec<(String, String)>;
+/// The headers sent, and those answered (None: no answer).
+type Headers = (Pairs, Option<Pairs>);
+
+fn pairs_of(h: &HeaderMap) -> Pairs {
+    super::hooks::shown(h)
+        .map(|(k, v)| (k.to_string(), v.into_owned()))
+        .collect()
 }
 
 /// One request or wait, as the Python side takes it.
@@ -154,6 +201,8 @@ enum Record {
         outcome: Result<u16, (String, String)>,
         remaining: Option<i64>,
         limit_action: Option<String>,
+        /// The headers sent and answered, for the telemetry's hooks (when it has any).
+        headers: Option<Headers>,
     },
     Wait {
         parent: Option<Parent>,
@@ -194,12 +243,13 @@ impl Record {
                 outcome,
                 remaining,
                 limit_action,
+                headers,
             } => {
                 let (status, error, message) = match outcome {
                     Ok(s) => (Some(*s), None, None),
                     Err((k, m)) => (None, Some(k.as_str()), Some(m.as_str())),
                 };
-                (
+                let record = (
                     "request",
                     parent_of(py, parent),
                     span.as_ref().map(|s| s.clone_ref(py)),
@@ -207,8 +257,15 @@ impl Record {
                     (start_ns, end_ns),
                     (status, error, message),
                     (remaining, limit_action),
-                )
-                    .into_pyobject(py)
+                );
+                // The headers go last, and only when recorded (a telemetry with hooks).
+                match headers {
+                    None => record.into_pyobject(py),
+                    Some(h) => {
+                        let (a, b, c, d, e, f, g) = record;
+                        (a, b, c, d, e, f, g, h).into_pyobject(py)
+                    }
+                }
             }
             Record::Wait {
                 parent,
@@ -353,6 +410,9 @@ impl Telemetry {
                 kw.set_item("route", e.template)?;
                 kw.set_item("action", e.action)?;
                 kw.set_item("attempt", e.attempt)?;
+                if self.headers {
+                    kw.set_item("headers", pairs_of(e.headers).into_py_dict(py)?)?;
+                }
                 self.obj.bind(py).call_method("start", (), Some(&kw))
             })();
             let out = match made {
@@ -387,13 +447,17 @@ impl Telemetry {
         outcome: Result<u16, (String, String)>,
         headers: Option<&HeaderMap>,
     ) {
+        let parent = observe::parent();
+        if is_suppressed(&parent) {
+            return;
+        }
         let started = token.and_then(|t| t.downcast::<Started>().ok());
         let (elapsed, span) = match started {
             Some(s) => (s.at.elapsed(), s.span),
             None => (Duration::ZERO, None),
         };
         queue(Record::Request {
-            parent: observe::parent(),
+            parent,
             span,
             method: sent.method.to_string(),
             url: redact::url(sent.url).into_owned(),
@@ -410,12 +474,18 @@ impl Telemetry {
             limit_action: headers
                 .and_then(|h| header(h, "x-rate-limit-action"))
                 .or_else(|| sent.action.map(str::to_string)),
+            headers: self
+                .headers
+                .then(|| (pairs_of(sent.headers), headers.map(pairs_of))),
         });
     }
 }
 
 impl Observer for Telemetry {
     fn sent(&self, e: &Sent<'_>, add: &mut HeaderMap) -> Option<Token> {
+        if is_suppressed(&observe::parent()) {
+            return None; // not recorded: no span, no trace context
+        }
         let span = if self.propagate {
             self.start(e, add)
         } else {
@@ -441,8 +511,12 @@ impl Observer for Telemetry {
     }
 
     fn waited(&self, e: &Waited<'_>) {
+        let parent = observe::parent();
+        if is_suppressed(&parent) {
+            return;
+        }
         queue(Record::Wait {
-            parent: observe::parent(),
+            parent,
             reason: e.reason.as_str(),
             seconds: e.waited.as_secs_f64(),
             why: e.why.map(|w| redact::text(w).into_owned()),

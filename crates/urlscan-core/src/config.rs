@@ -59,6 +59,8 @@ pub struct Config {
     pub observer: Option<std::sync::Arc<dyn crate::observe::Observer>>,
     /// Finished results, screenshots and DOMs (and search pages, for a TTL) kept on disk.
     pub cache: Option<std::sync::Arc<crate::cache::Cache>>,
+    /// Every answer from the service written to a folder (`crate::record`).
+    pub recorder: Option<std::sync::Arc<crate::record::Recorder>>,
 }
 
 impl Default for Config {
@@ -77,6 +79,7 @@ impl Default for Config {
             retry_deadline: Some(Duration::from_secs(600)),
             observer: None,
             cache: None,
+            recorder: None,
         }
     }
 }

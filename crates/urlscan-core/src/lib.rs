@@ -10,6 +10,7 @@ pub mod fields;
 pub mod models;
 pub mod observe;
 pub mod paginate;
+pub mod record;
 pub mod redact;
 pub mod runtime;
 pub mod transport;

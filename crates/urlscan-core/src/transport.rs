@@ -493,7 +493,7 @@ impl Transport {
                 match served {
                     Some(resp) => Ok(resp),
                     None => {
-                        let out = self.guarded(self.send_with_retries(req)).await;
+                        let out = self.fetch(req).await;
                         match out {
                             Ok(resp) if resp.status == 200 => {
                                 // Refused: the call's error, and nothing is kept.
@@ -515,7 +515,7 @@ impl Transport {
                     }
                 }
             }
-            None => match self.guarded(self.send_with_retries(req)).await {
+            None => match self.fetch(req).await {
                 Ok(resp) if resp.status == 200 => accepted(&resp.body).map(|()| resp),
                 out => out,
             },
@@ -539,6 +539,33 @@ impl Transport {
             });
         }
         out
+    }
+
+    /// The service's answer (after retries), written to the recording folder
+    /// first when there is one (`crate::record`): a recording that cannot be
+    /// written fails the call.
+    async fn fetch(&self, req: &Req) -> Result<Resp> {
+        let resp = self.guarded(self.send_with_retries(req)).await?;
+        if let Some(rec) = self.cfg.recorder.clone() {
+            // Off the I/O threads: the body is parsed, the hook called, files written.
+            let (sent, got) = (req.clone(), resp.clone());
+            let key = self.cfg.api_key.as_ref().map(|k| k.expose());
+            let secrets = crate::record::secrets_of(key, &self.cfg.base_url);
+            blocking(move || {
+                let entry = crate::record::Entry::of(crate::record::Exchange {
+                    method: sent.method.as_str(),
+                    path: &sent.path,
+                    query: &sent.query,
+                    json: sent.body.as_ref(),
+                    status: got.status,
+                    headers: &got.headers,
+                    body: &got.body,
+                });
+                rec.record(entry, &secrets)
+            })
+            .await?;
+        }
+        Ok(resp)
     }
 
     async fn send_with_retries(&self, req: &Req) -> Result<Resp> {

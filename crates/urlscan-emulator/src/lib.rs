@@ -3,7 +3,8 @@
 //!
 //! The modules form layers; each uses only the ones below it (the test
 //! `tests/module_graph.rs` fails on a cycle):
-//! * HTTP: `routes`, `premium` (handlers), `fault_middleware`, `search`, `answer`;
+//! * HTTP: `routes`, `premium` (handlers), `fault_middleware`, `search`, `answer`,
+//!   `replay` (recorded answers, in front of the rest);
 //! * the logic that changes the state: `clock`, `events`, `datasources`,
 //!   `premium_model`;
 //! * the state: `state` (with the records of premium features and
@@ -28,8 +29,10 @@ pub mod premium;
 pub(crate) mod premium_model;
 pub mod query;
 pub mod ratelimit;
+pub mod replay;
 pub(crate) mod request_fields;
 pub mod routes;
+pub mod scenario;
 pub(crate) mod search;
 pub mod state;
 #[cfg(test)]
@@ -77,6 +80,11 @@ impl Emulator {
                 .map_err(std::io::Error::other)?,
         );
         let app = routes::router(Arc::clone(&state), premium::router());
+        // Recorded answers, in front of everything else (`replay`).
+        let app = match state.cfg.recordings.clone() {
+            Some(r) => replay::layer(app, r, state.cfg.body_timeout),
+            None => app,
+        };
         let (tx, rx) = oneshot::channel::<()>();
         let header_timeout = Duration::from_secs_f64(state.cfg.header_read_timeout.max(0.001));
         tokio::spawn(serve(listener, app, rx, header_timeout));

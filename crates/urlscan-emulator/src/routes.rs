@@ -477,8 +477,20 @@ fn submit_checked(
         source: format!("{:x}", content_hash(&key.user)),
         user_agent: str_opt("customagent"),
         referer: str_opt("referer"),
+        planted: None,
     };
     let finish = now + (st.cfg.scan_duration * 1000.0).round() as i64;
+    let spec = match st.scripted(spec) {
+        Ok(s) => s,
+        Err(e) => {
+            let d = format!("the test's on_scan rule for this URL failed: {e}");
+            return err(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Scenario error",
+                Some(&d),
+            );
+        }
+    };
     let result = content::result_json(&spec, &st.base_url);
     let used_country = result
         .pointer("/task/options/country")

@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, Value};
@@ -140,6 +140,9 @@ pub struct EmulatorConfig {
     /// its headers are in; after that it is answered 408 and the connection
     /// closed.
     pub body_timeout: f64,
+    /// Recorded answers served before the emulator's own (`replay`; read
+    /// with `replay::Recordings::load`).
+    pub recordings: Option<std::sync::Arc<super::replay::Recordings>>,
 }
 
 impl Default for EmulatorConfig {
@@ -158,6 +161,7 @@ impl Default for EmulatorConfig {
             webhook_timeout: 5.0,
             header_read_timeout: 120.0,
             body_timeout: 30.0,
+            recordings: None,
         }
     }
 }
@@ -228,6 +232,25 @@ impl EmulatorConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// Chooses what a submitted URL finishes as: `Ok(None)` for the emulator's
+/// own content, `Ok(Some(doc))` for that document, `Err` when the test's
+/// rule failed (the submission is answered 500 saying so).
+pub type OnScan = Arc<dyn Fn(&str) -> Result<Option<Value>, String> + Send + Sync>;
+
+/// The rule of an emulator's submissions, if a test set one.
+#[derive(Default)]
+pub struct Scripted(Mutex<Option<OnScan>>);
+
+impl Scripted {
+    pub fn set(&self, rule: Option<OnScan>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = rule;
+    }
+
+    pub(crate) fn get(&self) -> Option<OnScan> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -358,17 +381,12 @@ impl Store {
             .get_mut(&(Reverse(t), Reverse(uuid.to_string())))
     }
     pub fn insert(&mut self, e: Entry) {
-        for h in e
-            .doc
-            .get("hash")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(h) = h.as_str() {
-                self.hashes
-                    .entry(h.to_string())
-                    .or_insert_with(|| e.spec.uuid.clone());
+        // A planted document lists hashes of bodies the emulator does not have.
+        let hashes = e.doc.get("hash").filter(|_| e.spec.planted.is_none());
+        for h in hashes.and_then(Value::as_array).into_iter().flatten() {
+            // Most hashes are known already (sites repeat): no key is made for those.
+            if let Some(h) = h.as_str().filter(|h| !self.hashes.contains_key(*h)) {
+                self.hashes.insert(h.to_string(), e.spec.uuid.clone());
             }
         }
         self.generation += 1;
@@ -432,6 +450,8 @@ pub struct AppState {
     pub faults: Mutex<FaultPlan>,
     /// Search totals by (query, caller): see `search`.
     totals: Mutex<HashMap<String, CachedTotal>>,
+    /// What a test said submissions finish as (`scenario`).
+    pub on_scan: Scripted,
 }
 
 impl Drop for AppState {
@@ -464,6 +484,7 @@ impl AppState {
             requests: AtomicU64::new(0),
             faults: Mutex::new(FaultPlan::default()),
             totals: Mutex::new(HashMap::new()),
+            on_scan: Default::default(),
             cfg,
         };
         if st.cfg.result_size.is_some() {
@@ -474,17 +495,25 @@ impl AppState {
         }
         let now = st.now_ms();
         let specs = content::corpus(st.cfg.seed, st.cfg.scans, now);
-        // Deriving a scan's content is the expensive part: spread it over the cores.
-        let entries: Vec<Entry> = if specs.len() < 512 {
-            specs
-                .into_iter()
-                .map(|s| st.entry(s, None, None, 0))
-                .collect()
+        // Deriving a scan's content is the expensive part: spread it over the
+        // cores, one run of scans per thread, each reusing the bodies of the
+        // sites it has seen (`indexing_corpus`).
+        let threads = if specs.len() < 512 { 1 } else { 16 };
+        let runs: Vec<Vec<ScanSpec>> = chunks_for(specs, threads);
+        let build = |run: &Vec<ScanSpec>| {
+            content::indexing_corpus(|| {
+                run.iter()
+                    .map(|s| st.entry(s.clone(), None, None, 0))
+                    .collect::<Vec<Entry>>()
+            })
+        };
+        let entries: Vec<Vec<Entry>> = if runs.len() < 2 {
+            runs.iter().map(build).collect()
         } else {
-            parallel_map(&specs, 1, |s| st.entry(s.clone(), None, None, 0))
+            parallel_map(&runs, 1, build)
         };
         let mut store = st.store();
-        for e in entries {
+        for e in entries.into_iter().flatten() {
             store.insert(e);
         }
         drop(store);
@@ -514,8 +543,7 @@ impl AppState {
         team: Option<String>,
         finish_ms: i64,
     ) -> Entry {
-        let doc = content::index_doc(&spec);
-        let hit = content::search_hit(&spec, &self.base_url).to_string();
+        let (doc, hit) = content::indexed(&spec, &self.base_url);
         Entry {
             owner,
             team,
@@ -696,6 +724,7 @@ fn blank_entry() -> Entry {
             source: String::new(),
             user_agent: None,
             referer: None,
+            planted: None,
         },
         owner: None,
         team: None,
@@ -748,6 +777,22 @@ fn make_keys(seed: u64) -> Vec<(String, KeyInfo)> {
             info("other", "outsider", Some("red-team"), true, true),
         ),
     ]
+}
+
+/// `items` in order, cut into as many runs as `parallel_map` has threads
+/// (at most `most`).
+fn chunks_for<T>(items: Vec<T>, most: usize) -> Vec<Vec<T>> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, most.clamp(1, 16));
+    let per = items.len().div_ceil(threads).max(1);
+    let mut runs = Vec::with_capacity(threads);
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        runs.push(items.by_ref().take(per).collect());
+    }
+    runs
 }
 
 /// `f` of every item, in order, spread over the cores (at most 16 threads,
@@ -862,5 +907,31 @@ mod tests {
             ),
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod start_time {
+    use super::*;
+
+    /// The corpus build of `AppState::new`, timed (bench/RESULTS.md, "Emulator
+    /// start"): `URLSCAN_EMU_SCANS=100000 cargo test --release -p urlscan-emulator
+    /// corpus_build -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn corpus_build() {
+        let scans = std::env::var("URLSCAN_EMU_SCANS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10_000);
+        let cfg = EmulatorConfig {
+            scans,
+            ..EmulatorConfig::default()
+        };
+        let started = std::time::Instant::now();
+        let st = AppState::new(cfg, "http://127.0.0.1:1".into());
+        let n = st.store().by_time.len();
+        eprintln!("{n} scans built in {:.2?}", started.elapsed());
+        assert_eq!(n, scans);
     }
 }

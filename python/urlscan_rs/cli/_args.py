@@ -17,7 +17,9 @@ _KEYLIKE = re.compile(r"[A-Za-z0-9_-]+")
 
 class _Parser(argparse.ArgumentParser):
     """Unknown options are reported by the (sub)command they were given to, with its usage and
-    the closest known option; an invalid choice names the closest valid one."""
+    the closest known option; an invalid choice names the closest valid one. An unknown option
+    before the command (``urlscan-rs --api-kye KEY scan``) is reported as such, with the closest
+    option of this parser or of the command, not as the next word being no command."""
 
     _given: Sequence[str] = ()
 
@@ -25,10 +27,45 @@ class _Parser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         self._given = list(sys.argv[1:] if args is None else args)
+        self._check_before_command()
         ns, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return ns, extras
+
+    def _check_before_command(self) -> None:
+        """An unknown ``--option`` given before this parser's command: its error, with the
+        closest option of this parser, else of the command named after it."""
+        commands = _commands(self)
+        if not commands:
+            return
+        known = [s for action in self._actions for s in action.option_strings]
+        valued = {s for action in self._actions if action.nargs != 0 for s in action.option_strings}
+        unknown: str | None = None
+        i = 0
+        while i < len(self._given):
+            arg = self._given[i]
+            if arg == "--" or arg in commands:
+                break
+            flag, eq, _ = arg.partition("=")
+            if flag.startswith("--") and len(flag) > 2:
+                owned = [k for k in known if k.startswith(flag)]
+                if not owned:
+                    unknown = unknown or flag
+                elif not eq and len(owned) == 1 and owned[0] in valued:
+                    i += 1  # its value, whatever it looks like
+            i += 1
+        if unknown is None:
+            return
+        hint = _closest(unknown, known)
+        if i < len(self._given) and self._given[i] in commands:
+            # The closest of this parser's options and the command's: the command's when closer.
+            leaf = _leaf(commands, self._given[i:])
+            theirs = [s for action in leaf._actions for s in action.option_strings if s not in known]
+            close = _closest(unknown, [*known, *theirs])
+            if close is not None and close in theirs:
+                hint = f"{close} (an option of `{leaf.prog}`: give it after the command)"
+        self.error(f"unrecognized arguments: {unknown}" + (f"; did you mean {hint}?" if hint else ""))
 
     def _typo_hint(self) -> str:
         """'; did you mean --x?' for the first unknown option given to this parser."""
@@ -38,9 +75,9 @@ class _Parser(argparse.ArgumentParser):
                 break
             flag = arg.split("=", 1)[0]
             if flag.startswith("--") and not any(k.startswith(flag) for k in known):
-                close = difflib.get_close_matches(flag, known, n=1, cutoff=0.6)
+                close = _closest(flag, known)
                 if close:
-                    return f"; did you mean {close[0]}?"
+                    return f"; did you mean {close}?"
         return ""
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
@@ -69,16 +106,47 @@ class _Parser(argparse.ArgumentParser):
             # Not an option's name: those are the parser's, never a key.
             if len(arg) >= 16 and not arg.startswith("-") and _KEYLIKE.fullmatch(arg):
                 secret.add(arg)
-        for value in sorted((v for v in secret if v), key=len, reverse=True):
-            message = message.replace(value, "<hidden: could be an API key>")
-        return message
+        values = sorted((v for v in secret if v), key=len, reverse=True)
+        if not values:
+            return message
+        # Whole words only: a short value ("k") must not be cut out of the option names shown.
+        words = "|".join(re.escape(v) for v in values)
+        return re.sub(rf"(?<![A-Za-z0-9_-])(?:{words})(?![A-Za-z0-9_-])", "<hidden: could be an API key>", message)
 
     def error(self, message: str) -> NoReturn:
-        if message.startswith(("unrecognized arguments", "the following arguments are required")):
+        if message.startswith(("unrecognized arguments", "the following arguments are required")) and (
+            "did you mean" not in message
+        ):
             message += self._typo_hint()
         message = self._hidden(message)
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _commands(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The commands of a parser (its sub-parsers by name), or none."""
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _leaf(commands: dict[str, argparse.ArgumentParser], words: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of the command the words name (``incident create``), as deep as they go."""
+    leaf = commands[words[0]]
+    for word in words[1:]:
+        below = _commands(leaf)
+        if word not in below:
+            break
+        leaf = below[word]
+    return leaf
+
+
+def _closest(flag: str, known: Sequence[str]) -> str | None:
+    """The long option closest to `flag`, compared without their dashes (which every one shares)."""
+    names = {k[2:]: k for k in known if k.startswith("--")}
+    close = difflib.get_close_matches(flag.lstrip("-"), list(names), n=1, cutoff=0.6)
+    return names[close[0]] if close else None
 
 
 _N = TypeVar("_N", int, float)

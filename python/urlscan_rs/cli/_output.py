@@ -7,6 +7,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -108,9 +109,14 @@ def exit_code_for(err: BaseException) -> int:
     return EXIT_ERROR
 
 
+# The library's advice on the key, in Python's terms ("check URLSCAN_API_KEY or api_key="): the
+# command line gives its own, once (--api-key, URLSCAN_API_KEY, `urlscan-rs key show`).
+_KEY_ADVICE = re.compile(r";[^;]*\bapi_key=[^;]*$")
+
+
 def _detail(err: APIError) -> str:
     """The service's message, with its description when that adds something."""
-    msg = err.message or str(err)
+    msg = _KEY_ADVICE.sub("", err.message or str(err))
     desc = err.description
     if desc and desc not in msg:
         msg = f"{msg} ({desc})"
@@ -138,7 +144,8 @@ def describe_error(
     if isinstance(err, AuthenticationError):
         if not key_given:
             return "no API key was given: set URLSCAN_API_KEY or pass --api-key (or store one: urlscan-rs key set)"
-        return f"the API key was refused: {_detail(err)}; check URLSCAN_API_KEY, --api-key or `urlscan-rs key show`"
+        unsent = " (nothing was sent)" if (err.message or str(err)).endswith("(not sent)") else ""
+        return f"the API key was refused: {_detail(err)}{unsent}; check --api-key, URLSCAN_API_KEY or `urlscan-rs key show`"
     if isinstance(err, PermissionDeniedError):
         return f"permission denied: {_detail(err)}; use a key whose plan and scopes allow this"
     if isinstance(err, RateLimitError):

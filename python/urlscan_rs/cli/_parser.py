@@ -432,10 +432,13 @@ def _tool_commands(c: _Commands) -> None:
         "serve the API to assistants (Model Context Protocol over stdio)",
         cmd_mcp,
         description=(
-            "A Model Context Protocol server on stdin/stdout with tools to scan, read results and their\n"
-            "indicators, search scans and data sources, and read quotas, through this client (its pacing\n"
-            'and errors). Needs the mcp package: pip install "urlscan-rs[mcp]". Register it with an MCP\n'
-            'client as {"command": "urlscan-rs", "args": ["mcp"]} with URLSCAN_API_KEY in its environment.'
+            "A Model Context Protocol server on stdin/stdout with tools to look up or scan URLs, read\n"
+            "results (summary, verdict with its evidence, indicators, the screenshot as an image), search\n"
+            "scans and every data source, find similar scans, walk a hostname's history, ask the malicious\n"
+            "lookup, read saved searches and quotas, and say what it can do without a key (capabilities),\n"
+            "through this client (its pacing and errors). Needs the mcp package: pip install\n"
+            '"urlscan-rs[mcp]". Register it with an MCP client as {"command": "urlscan-rs", "args":\n'
+            '["mcp"]} with URLSCAN_API_KEY in its environment.'
         ),
     )
 
@@ -466,6 +469,12 @@ def _emulator_commands(c: _Commands) -> None:
         default=10.0,
         metavar="SECONDS",
         help="from submission to a finished scan (default: 10)",
+    )
+    e.add_argument(
+        "--recordings",
+        metavar="DIR",
+        help="answer the requests recorded in DIR (by a client's record_to, or pytest --urlscan-record) as recorded, "
+        "any other as the emulator would (default: none)",
     )
     e.add_argument(
         "--background",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -18,12 +19,56 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
-from ._output import EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, CliError, Output, UsageError, _silence_stdout
+from ._output import (
+    EXIT_ERROR,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Output,
+    UsageError,
+    _note,
+    _silence_stdout,
+)
 
 # ------------------------------------------------------------------ emulator
 
-# Seconds `emulator --background` waits for the emulator to accept connections.
+# `emulator --background` waits for the emulator to serve as long as its process runs, but no
+# longer than EMULATOR_START_TIMEOUT seconds plus EMULATOR_START_PER_SCAN for each scan it builds
+# before it serves. A scan takes about 0.1 ms of a core to build (100,000: about 5 s on two
+# idle cores, bench/RESULTS.md); the bound allows twenty times that, for a loaded machine.
 EMULATOR_START_TIMEOUT = 30.0
+EMULATOR_START_PER_SCAN = 0.002
+# Seconds between the notes on stderr that the emulator is still being built.
+EMULATOR_START_NOTE_EVERY = 10.0
+
+
+def _start_limit(scans: int) -> float:
+    """The most seconds `emulator --background` waits for an emulator of `scans` scans to serve."""
+    return EMULATOR_START_TIMEOUT + max(scans, 0) * EMULATOR_START_PER_SCAN
+
+
+def _first_line(proc: subprocess.Popen[bytes], scans: int, limit: float) -> bytes:
+    """The first line the emulator's process writes (where it serves), waited for while the process
+    runs, up to `limit` seconds, with notes on stderr; b"" when it ended or the time ran out."""
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    first: list[bytes] = []
+    reader = threading.Thread(target=lambda: first.append(stdout.readline()), daemon=True)
+    reader.start()
+    started = time.monotonic()
+    _note(f"starting the emulator: building {scans:,} scans (waiting while it builds, at most {limit:g}s)")
+    next_note = started + EMULATOR_START_NOTE_EVERY
+    while reader.is_alive():
+        now = time.monotonic()
+        if now >= started + limit:
+            break
+        if now >= next_note:
+            _note(f"still building {scans:,} scans ({now - started:.0f}s)")
+            next_note += EMULATOR_START_NOTE_EVERY
+        # The reader ends with the first line, or at once when the process ends (its stdout closes).
+        reader.join(max(0.0, min(next_note, started + limit) - now))
+    return first[0] if first else b""
 
 
 def _exports(url: str, key: str, pid: int | None = None) -> list[str]:
@@ -48,10 +93,14 @@ def cmd_emulator(args: argparse.Namespace, out: Output) -> int:
             latency=args.latency,
             host=args.host,
             port=args.port,
+            recordings=args.recordings,
         )
     except ValidationError as e:
         raise UsageError(str(e)) from None
-    except OSError as e:  # the address: in use, or not this machine's
+    except OSError as e:
+        if args.recordings is not None and e.filename is not None:  # the recordings: not there, not readable
+            raise UsageError(f"{e.strerror or e}: {e.filename}") from None
+        # the address: in use, or not this machine's
         raise UsageError(f"{e.strerror or e}; pick another --port, or 0 for a free one") from None
     try:
         if out.json:
@@ -87,6 +136,16 @@ def _log_tail(log: Any, path: str | None) -> str:
     return lines[-1].removeprefix("urlscan-rs: ").removeprefix("error: ") if lines else ""
 
 
+def _how_ended(code: int) -> str:
+    """A process's end as a person reads it: its exit code, or the signal that killed it."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
 def _accepts(url: str, deadline: float) -> bool:
     parts = urllib.parse.urlsplit(url)
     while True:
@@ -104,6 +163,8 @@ def _emulator_background(args: argparse.Namespace, out: Output) -> int:
     argv = [sys.executable, "-m", "urlscan_rs.cli", "emulator", "--json", "--host", args.host, "--port", str(args.port)]
     argv += ["--scans", str(args.scans), "--seed", str(args.seed)]
     argv += ["--latency", repr(args.latency), "--scan-duration", repr(args.scan_duration)]
+    if args.recordings is not None:
+        argv += ["--recordings", os.path.abspath(args.recordings)]
     try:
         log: Any = open(args.log, "ab") if args.log else tempfile.TemporaryFile()  # noqa: SIM115
     except OSError as e:
@@ -118,23 +179,26 @@ def _emulator_background(args: argparse.Namespace, out: Output) -> int:
     with log:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, **detach)
         assert proc.stdout is not None
-        first: list[bytes] = []
-        reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-        reader.start()
-        deadline = time.monotonic() + EMULATOR_START_TIMEOUT
-        reader.join(EMULATOR_START_TIMEOUT)
+        limit = _start_limit(args.scans)
+        deadline = time.monotonic() + limit
+        first = _first_line(proc, args.scans, limit)
         info: dict[str, Any] = {}
         try:
-            info = json.loads(first[0]) if first and first[0] else {}
+            info = json.loads(first) if first else {}
         except ValueError:
             pass
         url, key = info.get("URLSCAN_BASE_URL"), info.get("URLSCAN_API_KEY")
         if not (url and key and _accepts(str(url), deadline)):
-            if proc.poll() is None:
+            ended = proc.poll() is not None
+            if not ended:
                 proc.kill()
             proc.wait()
             proc.stdout.close()
-            why = _log_tail(log, args.log) or f"no address within {EMULATOR_START_TIMEOUT:g}s"
+            why = _log_tail(log, args.log) or (
+                f"its process ended ({_how_ended(proc.returncode)}) before it served"
+                if ended
+                else f"not serving after {limit:g}s (building {args.scans:,} scans); stopped it"
+            )
             raise CliError(f"the emulator did not start: {why}", EXIT_USAGE if proc.returncode == EXIT_USAGE else EXIT_ERROR)
         proc.stdout.close()  # the emulator writes nothing more there
     if out.json:
@@ -145,6 +209,49 @@ def _emulator_background(args: argparse.Namespace, out: Output) -> int:
         out.line(f'# stop it with: kill {proc.pid}   (or: eval "$(urlscan-rs emulator --stop)")')
     sys.stdout.flush()
     return EXIT_OK
+
+
+# Seconds `emulator --stop` waits for the process to end after SIGTERM, and again after SIGKILL.
+EMULATOR_STOP_TIMEOUT = 10.0
+
+
+def _gone(pid: int) -> bool:
+    """Whether process `pid` has ended (POSIX); an ended child of this process is reaped here."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return True
+    except OSError:
+        pass  # not a child of this process: asked below
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:  # ended, but not yet reaped by its parent (a zombie): it serves nothing any more
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    if stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"]):
+        return False
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, os.WNOHANG)  # it ended since it was asked above: reaped, if it is this process's child
+    return True
+
+
+def _wait_gone(pid: int) -> None:
+    """Return once process `pid` has ended, so that "stopped" is true when it is said (its port
+    free for the next emulator); killed if SIGTERM has not ended it in EMULATOR_STOP_TIMEOUT."""
+    for sig in (None, signal.SIGKILL):
+        if sig is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + EMULATOR_STOP_TIMEOUT
+        while time.monotonic() < deadline:
+            if _gone(pid):
+                return
+            time.sleep(0.02)
+    raise CliError(f"the emulator (process {pid}) did not end, even when killed")
 
 
 def _emulator_stop(args: argparse.Namespace, out: Output) -> int:
@@ -169,6 +276,8 @@ def _emulator_stop(args: argparse.Namespace, out: Output) -> int:
         raise gone from None
     except PermissionError:
         raise CliError(f"not allowed to stop process {pid}") from None
+    if os.name != "nt":  # Windows ends it (TerminateProcess) as it is told
+        _wait_gone(pid)
     if out.json:
         out.emit({"stopped": pid})
     else:

@@ -84,9 +84,18 @@ def cmd_scan(args: argparse.Namespace, out: Output) -> int:
 def cmd_lookup(args: argparse.Namespace, out: Output) -> int:
     urls = _args(args, args.url, "URL")
     with _client(args) as c:
-        found = c.lookup_or_scan_many(
-            urls, max_age=args.max_age, refang=args.refang, **_wait_options(args), **_scan_options(args)
-        )
+        # Said before the wait (a new scan takes its time): the command is not stuck.
+        what = "the URL" if len(urls) == 1 else f"{len(urls)} URLs"
+        _note(f"looking up {what}: a recent scan is reused, else one is made and waited for (up to {args.wait_timeout:g}s)")
+        with out.progress("lookup", len(urls)) as bar:
+            found = c.lookup_or_scan_many(
+                urls,
+                max_age=args.max_age,
+                refang=args.refang,
+                progress=bar.update,
+                **_wait_options(args),
+                **_scan_options(args),
+            )
         code = EXIT_OK
         for lk in found:
             if lk.error is not None:

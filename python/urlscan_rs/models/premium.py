@@ -469,7 +469,7 @@ class DomainHit(_Tabled, Model):
     that scan's uuid: ``client.result(hit.last_scan_id)``).
 
     The service's documents show no domain hit: these are the emulator's
-    fields (see the README's data sources), read leniently like every model.
+    fields (see "Data sources" in docs/guide/events.md), read leniently like every model.
     """
 
     __slots__ = ()

@@ -13,6 +13,7 @@ from ._base import _CONVERTER_TYPES, Model, _datetime, _field, _flag, _float, _i
 
 if TYPE_CHECKING:
     from ..playbook import Indicators, VerdictSummary
+    from .premium import MaliciousObservable
 
 # ---------------------------------------------------------------- scanning
 
@@ -715,13 +716,19 @@ class Lookup:
     url: str
     """The URL, as given."""
     result: ScanResult | None
-    """The finished scan's result (None when the lookup failed: see ``error``)."""
+    """The finished scan's result (None when the lookup failed: see ``error``; or when the
+    malicious lookup already knew the URL: see ``malicious``)."""
     reused: bool | None
-    """True: an earlier finished scan was reused; False: a new scan was made; None: failed."""
+    """True: an earlier finished scan was reused; False: a new scan was made; None: failed, or
+    neither (the malicious lookup already knew the URL)."""
     uuid: str | None
-    """The scan's uuid (None when the lookup failed)."""
+    """The scan's uuid (None when the lookup failed or no scan was read)."""
     error: BaseException | None = None
     """What failed in a batch (a :class:`~urlscan_rs.errors.UrlscanError`), or None."""
+    malicious: MaliciousObservable | None = None
+    """The malicious lookup's answer, asked first with ``check_malicious=True`` (urlscan Pro):
+    a ``count`` above 0 means malicious scans already showed the URL, and it was neither searched
+    for nor scanned again. None when it was not asked."""
 
     @property
     def ok(self) -> bool:

@@ -28,6 +28,8 @@ pub struct Lookup {
     pub reused: Option<bool>,
     pub uuid: Option<String>,
     pub error: Option<Error>,
+    /// The malicious lookup's answer (urlscan Pro), when it was asked first.
+    pub malicious: Option<Value>,
 }
 
 /// The search for scans of `url` (as given and as the service writes it)
@@ -121,12 +123,15 @@ fn candidate_only(e: &Error) -> bool {
 impl Client {
     /// Reuse the newest finished scan of `url` younger than `max_age`
     /// seconds (0: never reuse), else submit it and wait for the result.
+    /// With `check_malicious`, the malicious lookup is asked first, and a URL
+    /// malicious scans already showed is neither searched nor scanned.
     pub async fn lookup_or_scan(
         &self,
         url: &str,
         opts: &ScanOptions,
         max_age: f64,
         w: WaitOptions,
+        check_malicious: bool,
     ) -> Result<Lookup> {
         if !(0.0..=MAX_AGE_LIMIT).contains(&max_age) {
             return Err(Error::Validation(format!(
@@ -137,6 +142,21 @@ impl Client {
         // Checked as a submission would be, before anything is sent.
         let body = opts.body(url)?;
         let sent = body["url"].as_str().unwrap_or(url).to_string();
+        let malicious = match check_malicious {
+            true => Some(self.malicious_count(&sent).await?),
+            false => None,
+        };
+        let known = malicious.as_ref().and_then(|m| m.get("count")?.as_u64()) > Some(0);
+        if known {
+            return Ok(Lookup {
+                url: url.to_string(),
+                result: None,
+                reused: None,
+                uuid: None,
+                error: None,
+                malicious,
+            });
+        }
         let secs = max_age.ceil() as u64;
         if secs > 0 {
             if let Some((uuid, doc)) = self.reuse(&sent, opts.visibility(), secs).await? {
@@ -146,6 +166,7 @@ impl Client {
                     reused: Some(true),
                     uuid: Some(uuid),
                     error: None,
+                    malicious,
                 });
             }
         }
@@ -156,7 +177,25 @@ impl Client {
             result: Some(doc),
             reused: Some(false),
             error: None,
+            malicious,
         })
+    }
+
+    /// The malicious lookup's answer for a URL as it would be scanned: an
+    /// object whose `count` is a number, else a `DecodeError`.
+    async fn malicious_count(&self, url: &str) -> Result<Value> {
+        let ids = ["url".to_string(), as_scanned(url)];
+        let body = self
+            .call_raw("malicious", &ids, &Default::default())
+            .await?;
+        let answer: Value = serde_json::from_slice(&body)
+            .map_err(|e| Error::Decode(format!("malicious lookup of {url}: {e}")))?;
+        match answer.get("count") {
+            Some(Value::Number(_)) | None | Some(Value::Null) => Ok(answer),
+            Some(other) => Err(Error::Decode(format!(
+                "malicious lookup of {url}: count must be a number, got {other}"
+            ))),
+        }
     }
 
     /// The newest reusable scan of `url` and its result, if any. A hit whose
@@ -220,12 +259,14 @@ impl Client {
     /// `lookup_or_scan` for many URLs, in input order, a failure as the
     /// item's error; at most `concurrency` requests in flight. A URL given
     /// twice is looked up once (two lookups at once would both scan it).
+    #[allow(clippy::too_many_arguments)]
     pub async fn lookup_or_scan_many(
         &self,
         urls: Vec<String>,
         opts: &ScanOptions,
         max_age: f64,
         w: WaitOptions,
+        check_malicious: bool,
         concurrency: usize,
         progress: Option<Progress>,
     ) -> Result<Vec<Lookup>> {
@@ -236,7 +277,10 @@ impl Client {
         let job = |url: String| {
             let (c, opts, u) = (gated.clone(), Arc::clone(&opts), url.clone());
             async move {
-                let job = Task::spawn(async move { c.lookup_or_scan(&u, &opts, max_age, w).await });
+                let job = Task::spawn(async move {
+                    c.lookup_or_scan(&u, &opts, max_age, w, check_malicious)
+                        .await
+                });
                 job.join("lookup")
                     .await
                     .and_then(|r| r)
@@ -246,6 +290,7 @@ impl Client {
                         reused: None,
                         uuid: None,
                         error: Some(e),
+                        malicious: None,
                     })
             }
         };

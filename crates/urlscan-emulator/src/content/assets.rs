@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::helpers::{css_color, h64, hsl, html_escape, pick, ralnum, rhex, rng_of, sha256_hex};
 use super::model::Model;
+use super::shared;
 use super::sites::Style;
 use super::words::{self, Kind};
 
@@ -136,7 +137,9 @@ impl Model<'_> {
 
     pub(super) fn render_bodies(&mut self) {
         let (src, refs) = self.html(false);
-        self.dom = self.html(true).0;
+        if !shared::skip_dom() {
+            self.dom = self.html(true).0;
+        }
         for (i, line) in refs {
             let doc_url = self.page_url.clone();
             let q = &mut self.reqs[i];
@@ -148,30 +151,40 @@ impl Model<'_> {
         let color = self.site.color;
         let name = self.site.name.clone();
         let scanner = self.scanner_country.clone();
+        let page = if self.status == 404 && self.site.style != Style::WordPress {
+            not_found_page(&self.hosts[self.page_host].server)
+        } else {
+            src
+        };
+        let mut page = Some(page);
+        let rgb = css_color(color);
         let n = self.reqs.len();
         for i in 0..n {
-            let body = if i == 0 {
-                if self.status == 404 && self.site.style != Style::WordPress {
-                    not_found_page(&self.hosts[self.page_host].server)
-                } else {
-                    src.clone()
+            let q = &self.reqs[i];
+            let (seed, url) = (q.body_seed.as_str(), q.url.as_str());
+            // Each body is keyed by every input its generator reads (`shared::body`).
+            let (hash, body) = match (i, q.kind) {
+                (0, _) => {
+                    let page = page.take().unwrap_or_default();
+                    (sha256_hex(page.as_bytes()), page.into())
                 }
-            } else {
-                let q = &self.reqs[i];
-                match q.kind {
-                    Kind::Stylesheet => gen_css(&q.body_seed, &q.url, color),
-                    Kind::Script => gen_js(&q.body_seed, &q.url),
-                    Kind::Image => gen_svg(&q.body_seed, color, &name),
-                    Kind::Xhr | Kind::Fetch => gen_json(
-                        &q.body_seed,
-                        q.tp.map(|t| t.key).unwrap_or(&q.label),
-                        &scanner,
-                    ),
-                    Kind::Ping | Kind::Document => String::new(),
+                (_, Kind::Stylesheet) => {
+                    shared::body(&["css", seed, url, &rgb], || gen_css(seed, url, color))
                 }
+                (_, Kind::Script) => shared::body(&["js", seed, url], || gen_js(seed, url)),
+                (_, Kind::Image) => {
+                    shared::body(&["svg", seed, &rgb, &name], || gen_svg(seed, color, &name))
+                }
+                (_, Kind::Xhr | Kind::Fetch) => {
+                    let key = q.tp.map(|t| t.key).unwrap_or(&q.label);
+                    shared::body(&["json", seed, key, &scanner], || {
+                        gen_json(seed, key, &scanner)
+                    })
+                }
+                (_, Kind::Ping | Kind::Document) => (super::EMPTY_SHA256.to_string(), "".into()),
             };
             let q = &mut self.reqs[i];
-            q.hash = sha256_hex(body.as_bytes());
+            q.hash = hash;
             q.body = body;
             if let Some(j) = q.injected_by {
                 q.init_type = "script";

@@ -263,6 +263,7 @@ pub fn corpus(seed: u64, n: usize, now_ms: i64) -> Vec<ScanSpec> {
             source: pick(&mut r, &submitters).clone(),
             user_agent,
             referer,
+            planted: None,
         });
     }
     out

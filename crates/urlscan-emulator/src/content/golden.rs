@@ -74,6 +74,7 @@ fn spec(url: &str, i: usize) -> ScanSpec {
         source: format!("{:08x}", i * 48_271),
         user_agent: (i % 7 == 3).then(|| words::CUSTOM_USER_AGENTS[i % 5].to_string()),
         referer: (i % 5 == 2).then(|| "https://referrer.example/".to_string()),
+        planted: None,
     }
 }
 

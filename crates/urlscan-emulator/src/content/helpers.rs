@@ -2,7 +2,7 @@
 //! streams every value is drawn from, picking from tables, hex and
 //! alphanumeric strings, dates, escaping and colours.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
@@ -102,12 +102,47 @@ pub(super) fn dt(ms: i64) -> DateTime<Utc> {
     DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default()
 }
 
+/// `2026-01-01T00:00:00.000Z`: chrono's `%Y-%m-%dT%H:%M:%S%.3fZ`, written
+/// out for the years of four digits (chrono interprets its format string on
+/// every call, and a scan formats dozens of dates).
 pub(super) fn iso(ms: i64) -> String {
-    dt(ms).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    let t = dt(ms);
+    if !(0..=9999).contains(&t.year()) {
+        return t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    }
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.timestamp_subsec_millis()
+    )
 }
 
+/// `Thu, 01 Jan 2026 00:00:00 GMT`: chrono's `%a, %d %b %Y %H:%M:%S GMT`,
+/// written out as [`iso`] is.
 pub(super) fn http_date(ms: i64) -> String {
-    dt(ms).format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let t = dt(ms);
+    if !(0..=9999).contains(&t.year()) {
+        return t.format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+    }
+    format!(
+        "{}, {:02} {} {:04} {:02}:{:02}:{:02} GMT",
+        DAYS[t.weekday().num_days_from_monday() as usize],
+        t.day(),
+        MONTHS[t.month0() as usize],
+        t.year(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    )
 }
 
 pub(super) fn capitalize(w: &str) -> String {
@@ -118,11 +153,19 @@ pub(super) fn capitalize(w: &str) -> String {
     }
 }
 
+/// `&`, `<`, `>` and `"` as entities, in one pass.
 pub(super) fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 pub(super) fn push_unique(v: &mut Vec<String>, s: &str) {

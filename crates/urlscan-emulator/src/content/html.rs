@@ -137,7 +137,7 @@ impl Model<'_> {
     /// HTML of the page; `rendered` adds what scripts insert at runtime.
     /// Returns the text and, per request index, the 0-based line referencing it.
     pub(super) fn html(&self, rendered: bool) -> (String, Vec<(usize, i64)>) {
-        let mut lines: Vec<String> = Vec::new();
+        let mut lines = Lines::default();
         let mut refs: Vec<(usize, i64)> = Vec::new();
         let mut r = rng_of(&["html", &self.page_url]);
         let s = &self.site;
@@ -341,7 +341,29 @@ impl Model<'_> {
         }
         lines.push("</body>".into());
         lines.push("</html>".into());
-        (lines.join("\n"), refs)
+        (lines.text, refs)
+    }
+}
+
+/// Lines of text, joined with `\n` as they come (a page's HTML is written
+/// for every scan).
+#[derive(Default)]
+struct Lines {
+    text: String,
+    count: usize,
+}
+
+impl Lines {
+    fn push(&mut self, line: String) {
+        if self.count > 0 {
+            self.text.push('\n');
+        }
+        self.text.push_str(&line);
+        self.count += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.count
     }
 }
 

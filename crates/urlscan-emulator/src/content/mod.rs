@@ -14,18 +14,22 @@
 //!   phishing words on a domain the brand does not own), so a submitted
 //!   `paypal-secure-login.xyz` is flagged just like a seeded one.
 
+mod apply;
 mod assets;
 mod browser;
 mod corpus;
+mod facts;
 #[cfg(test)]
 mod golden;
 mod helpers;
 mod html;
 mod model;
 mod outcome;
+pub mod planted;
 mod requests;
 mod result;
 mod screenshot;
+mod shared;
 mod sites;
 mod spec;
 #[cfg(test)]
@@ -38,15 +42,19 @@ pub(super) mod words;
 use serde_json::{json, Value};
 
 pub use corpus::corpus;
+pub use facts::{scenario_spec, Facts, OUTCOMES};
 use helpers::h64;
 use model::Model;
-pub use spec::ScanSpec;
+pub use spec::{Planted, ScanSpec};
 
 /// The full result document, as `GET /api/v1/result/{uuid}/` returns it.
 ///
 /// `base_url` (like `http://127.0.0.1:8000`, no trailing slash) prefixes
 /// `task.reportURL`, `task.screenshotURL` and `task.domURL`.
 pub fn result_json(spec: &ScanSpec, base_url: &str) -> Value {
+    if let Some(p) = &spec.planted {
+        return planted::result(p, spec, base_url);
+    }
     let mut doc = Model::build(spec).result(base_url);
     let (size, title) = result_size(base_url);
     if let Some(chars) = title {
@@ -69,6 +77,32 @@ pub fn result_json(spec: &ScanSpec, base_url: &str) -> Value {
         pad_result(&mut doc, &spec.uuid, lo, hi);
     }
     doc
+}
+
+/// The result document of `spec` with `facts` applied wherever the service
+/// shows them (`facts.rs`), as the generator renders it: what
+/// `urlscan_rs.testing.result` returns. No facts give [`result_json`]'s
+/// document (without an emulator's size settings).
+pub fn built_result(spec: &ScanSpec, facts: &Facts, base_url: &str) -> Result<Value, String> {
+    facts::check_against(spec, facts)?;
+    let tagged;
+    let spec = match &facts.tags {
+        Some(tags) => {
+            tagged = ScanSpec {
+                tags: tags.clone(),
+                ..spec.clone()
+            };
+            &tagged
+        }
+        None => spec,
+    };
+    Ok(Model::build_with(spec, facts).result(base_url))
+}
+
+/// The DOM snapshot of the page [`built_result`] describes (its `<title>`
+/// is the facts' title).
+pub fn built_dom(spec: &ScanSpec, facts: &Facts) -> String {
+    Model::build_with(spec, facts).dom
 }
 
 /// How big each emulator's result documents are (keyed by its base URL):
@@ -199,6 +233,9 @@ fn pad_result(doc: &mut Value, uuid: &str, lo: usize, hi: usize) {
 
 /// The search-hit form of the same scan, consistent with [`result_json`].
 pub fn search_hit(spec: &ScanSpec, base_url: &str) -> Value {
+    if let Some(p) = &spec.planted {
+        return planted::hit(p, spec, base_url);
+    }
     let (mut hit, _) = hit_and_index(spec);
     let uuid = &spec.uuid;
     hit["result"] = json!(format!("{base_url}/api/v1/result/{uuid}/"));
@@ -211,40 +248,68 @@ pub fn search_hit(spec: &ScanSpec, base_url: &str) -> Value {
 /// (`domain`, `ip`, `hash`, `asn`, `asnname`, `country`, `server`,
 /// `filename`, `date`, `hostname`) and `verdicts {malicious, score}`.
 pub fn index_doc(spec: &ScanSpec) -> Value {
+    if let Some(p) = &spec.planted {
+        return planted::index(p, spec);
+    }
     hit_and_index(spec).1
 }
 
-/// Hit (site-relative links) and index document of a scan. Indexing a scan
-/// usually asks for both in a row, so the last pair is kept per thread.
+/// Hit (site-relative links) and index document of a scan.
 fn hit_and_index(spec: &ScanSpec) -> (Value, Value) {
-    type Last = Option<(String, Value, Value)>;
-    thread_local! {
-        static LAST: std::cell::RefCell<Last> = const { std::cell::RefCell::new(None) };
-    }
-    let key = format!("{spec:?}");
-    let cached = LAST.with(|c| {
-        c.borrow()
-            .as_ref()
-            .filter(|e| e.0 == key)
-            .map(|e| (e.1.clone(), e.2.clone()))
-    });
-    if let Some(pair) = cached {
-        return pair;
-    }
-    let m = Model::build(spec);
+    let m = shared::without_dom(|| Model::build(spec));
     let hit = m.hit("");
     let index = m.index(hit.clone());
-    LAST.with(|c| *c.borrow_mut() = Some((key, hit.clone(), index.clone())));
     (hit, index)
 }
 
-/// A real, decodable PNG screenshot (320x200) of the page.
+/// What the store keeps of a scan: its [`index_doc`] and its [`search_hit`]
+/// as JSON text, from one build of the scan (the emulator's start builds a
+/// hundred thousand).
+pub fn indexed(spec: &ScanSpec, base_url: &str) -> (Value, String) {
+    if spec.planted.is_some() {
+        return (index_doc(spec), search_hit(spec, base_url).to_string());
+    }
+    let m = shared::without_dom(|| Model::build(spec));
+    let lists = m.host_lists();
+    let mut hit = m.hit_with("", &lists);
+    // The hit as served links to this emulator; the index keeps the
+    // site-relative links: each is put in its place, then put back.
+    let uuid = &spec.uuid;
+    let result = hit["result"].take();
+    let screenshot = hit["screenshot"].take();
+    hit["result"] = json!(format!("{base_url}/api/v1/result/{uuid}/"));
+    hit["screenshot"] = json!(format!("{base_url}/screenshots/{uuid}.png"));
+    // What `Display` writes, without its formatter in between.
+    let served = serde_json::to_string(&hit).unwrap_or_default();
+    hit["result"] = result;
+    hit["screenshot"] = screenshot;
+    (m.index_with(hit, &lists), served)
+}
+
+/// Run `f`, which indexes many scans on this thread (the corpus at the
+/// emulator's start), with the bodies of the resources the scans share
+/// generated once each: sites repeat across a corpus, and their stylesheets,
+/// scripts and images were most of a scan's cost. Every output stays byte
+/// for byte what it is outside (the test `indexing_a_corpus_changes_no_byte`).
+pub fn indexing_corpus<R>(f: impl FnOnce() -> R) -> R {
+    shared::keeping(f)
+}
+
+/// A real, decodable PNG screenshot (320x200) of the page; a planted scan's
+/// own when it was given one.
 pub fn screenshot_png(spec: &ScanSpec) -> Vec<u8> {
+    if let Some(png) = spec.planted.as_ref().and_then(|p| p.screenshot.clone()) {
+        return png;
+    }
     Model::build(spec).screenshot()
 }
 
-/// The rendered HTML DOM snapshot of the page.
+/// The rendered HTML DOM snapshot of the page; a planted scan's own when it
+/// was given one.
 pub fn dom(spec: &ScanSpec) -> String {
+    if let Some(dom) = spec.planted.as_ref().and_then(|p| p.dom.clone()) {
+        return dom;
+    }
     Model::build(spec).dom
 }
 
@@ -254,11 +319,15 @@ pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c
 /// Every response body whose SHA-256 the result lists, as
 /// `(sha256 lowercase hex, body)`, one entry per distinct hash.
 pub fn response_bodies(spec: &ScanSpec) -> Vec<(String, String)> {
+    if spec.planted.is_some() {
+        // A planted document comes without the bodies of its responses.
+        return vec![];
+    }
     let m = Model::build(spec);
     let mut out: Vec<(String, String)> = Vec::new();
     for q in m.reqs {
         if !out.iter().any(|(h, _)| *h == q.hash) {
-            out.push((q.hash, q.body));
+            out.push((q.hash, q.body.to_string()));
         }
     }
     out
@@ -268,6 +337,9 @@ pub fn response_bodies(spec: &ScanSpec) -> Vec<(String, String)> {
 /// holds them (`subjectName`, `issuer`, `validFrom`, `validTo` in epoch
 /// seconds), each with `hostnames`: the names it was served for.
 pub fn certificates(spec: &ScanSpec) -> Vec<Value> {
+    if let Some(p) = &spec.planted {
+        return planted::certificates(p);
+    }
     let m = Model::build(spec);
     let mut certs = m.lists().certs;
     for q in m.reqs.iter().filter(|q| q.url.starts_with("https")) {

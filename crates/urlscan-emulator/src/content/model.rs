@@ -5,6 +5,7 @@
 use rand::Rng;
 use serde_json::Value;
 
+use super::facts::{Facts, NO_FACTS};
 use super::helpers::{chacha_of, h64, pick, pick_w, rhex, rng_of, round_to, DAY_MS};
 use super::sites::{provider, Host, Site, SiteKind};
 use super::spec::ScanSpec;
@@ -26,7 +27,7 @@ pub(super) struct Req {
     pub(super) method: &'static str,
     pub(super) status: u16,
     pub(super) mime: &'static str,
-    pub(super) body: String,
+    pub(super) body: super::shared::Body,
     pub(super) hash: String,
     /// Encoded (on-the-wire) body bytes and response header bytes.
     pub(super) enc_body: u64,
@@ -51,6 +52,8 @@ pub(super) struct Req {
 
 pub(super) struct Model<'a> {
     pub(super) spec: &'a ScanSpec,
+    /// What a test said of the scan (`facts.rs`); none for generated scans.
+    pub(super) facts: &'a Facts,
     pub(super) submitted: Target,
     pub(super) page: Target,
     pub(super) page_url: String,
@@ -167,13 +170,20 @@ fn redirector_provider(host: &str) -> (&'static Provider, &'static str) {
 
 impl<'a> Model<'a> {
     pub(super) fn build(spec: &'a ScanSpec) -> Model<'a> {
+        Self::build_with(spec, &NO_FACTS)
+    }
+
+    /// The scan, with the facts a test gave applied where they belong.
+    pub(super) fn build_with(spec: &'a ScanSpec, facts: &'a Facts) -> Model<'a> {
         let submitted = Target::parse(&spec.url);
         // Internal arithmetic uses a sane instant (1970..2100) so odd inputs cannot overflow.
         let t_ms = spec.time_ms.clamp(0, 4_102_444_800_000);
         let mut sr = chacha_of(&["scan", &spec.uuid, &spec.url]);
         let (page, redirect_status) = resolve(&submitted);
-        let brand = classify(&page.host, page.path())
-            .or_else(|| classify(&submitted.host, submitted.path()));
+        let brand = facts.brand().unwrap_or_else(|| {
+            classify(&page.host, page.path())
+                .or_else(|| classify(&submitted.host, submitted.path()))
+        });
         let page_apex = apex_of(&page.host);
         let mut site = Site::new(&page_apex, brand, t_ms);
         if brand.is_some() && classify(&page.host, "/").is_none() {
@@ -227,9 +237,11 @@ impl<'a> Model<'a> {
                 200
             }
         };
+        let status = facts.status.unwrap_or(status);
 
         let mut m = Model {
             spec,
+            facts,
             submitted: submitted.clone(),
             page: page.clone(),
             page_url: page_url.clone(),
@@ -293,8 +305,9 @@ impl<'a> Model<'a> {
             m.page_host = m.host_index(&page.host, m.site.provider, &server, use_v6);
         }
 
+        m.apply_host_facts();
         m.plan_requests(use_v6);
-        m.title = m.make_title();
+        m.title = facts.title.clone().unwrap_or_else(|| m.make_title());
         m.links = m.make_links();
         m.render_bodies();
         m.schedule(&mut sr);
@@ -305,6 +318,7 @@ impl<'a> Model<'a> {
             m.score = 100 - (h64(&["score", &m.page_url]) % 4) as i64 * 10;
             m.community_votes = sr.random_range(0..4);
         }
+        m.apply_verdict_facts();
         m
     }
 }

@@ -11,29 +11,9 @@
 //! where the browser said why, `failed.errorText`.
 use serde_json::{json, Value};
 
+use super::facts::Outcome;
 use super::helpers::{h64, iso};
 use super::model::Model;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outcome {
-    Loaded,
-    Failed(Option<&'static str>),
-    Empty,
-    Download,
-}
-
-impl Outcome {
-    pub(super) fn of(host: &str) -> Outcome {
-        match host.split('.').next().unwrap_or("") {
-            "unreachable" => Outcome::Failed(Some("net::ERR_CONNECTION_REFUSED")),
-            "unresolved" => Outcome::Failed(None),
-            "denied" => Outcome::Failed(Some("net::ERR_BLOCKED_BY_ADMINISTRATOR")),
-            "empty" => Outcome::Empty,
-            "download" => Outcome::Download,
-            _ => Outcome::Loaded,
-        }
-    }
-}
 
 const NO_LISTS: &[&str] = &[
     "ips",
@@ -48,7 +28,9 @@ const NO_LISTS: &[&str] = &[
 
 impl Model<'_> {
     pub(super) fn outcome(&self) -> Outcome {
-        Outcome::of(&self.submitted.host)
+        self.facts
+            .outcome
+            .unwrap_or_else(|| Outcome::of(&self.submitted.host))
     }
 
     /// The result as the outcome leaves it.
@@ -97,6 +79,7 @@ impl Model<'_> {
                 r["meta"]["processors"]["download"] = json!({"state": "done", "data": [file]});
             }
         }
+        self.apply_download_facts(r);
     }
 
     /// The search hit as the outcome leaves it.

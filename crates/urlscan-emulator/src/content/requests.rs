@@ -44,7 +44,7 @@ impl Req {
             method,
             status,
             mime,
-            body: String::new(),
+            body: "".into(),
             hash: String::new(),
             enc_body: 0,
             hdr_len: 0,
@@ -137,6 +137,7 @@ impl Model<'_> {
 
     /// Decides every request of the page (without bodies or timing).
     pub(super) fn plan_requests(&mut self, use_v6: bool) {
+        self.reqs.reserve(MAX_REQUESTS);
         let origin = self.page.origin();
         let mut doc = Req::new(self.page_url.clone(), self.page_host, Kind::Document);
         doc.status = self.status;

@@ -7,13 +7,14 @@ use super::helpers::{h64, iso, push_unique, DAY_MS};
 use super::model::Model;
 use super::requests::cdp_type;
 use super::sites::Host;
-use super::urls::{apex_of, Target};
+use super::urls::{apex_of, file_name, Target};
 use super::words;
 
 impl Model<'_> {
     fn page_json(&self) -> Value {
         let h = &self.hosts[self.page_host];
-        let mut p = Map::new();
+        // Sized for every field it may hold: growing a map is most of the cost of making it.
+        let mut p = Map::with_capacity(22);
         p.insert("url".into(), json!(self.page_url));
         p.insert("domain".into(), json!(self.page.host));
         p.insert("apexDomain".into(), json!(self.site.apex));
@@ -67,7 +68,7 @@ impl Model<'_> {
 
     fn task_json(&self, base: &str, full: bool) -> Value {
         let s = self.spec;
-        let mut t = Map::new();
+        let mut t = Map::with_capacity(16);
         t.insert("uuid".into(), json!(s.uuid));
         t.insert("time".into(), json!(iso(s.time_ms)));
         // The service echoes the URL as submitted ("https://www.google.com",
@@ -115,6 +116,34 @@ impl Model<'_> {
     /// Hosts in first-contact order with their request index list
     /// (the redirect hop counts as a contact).
     pub(super) fn lists(&self) -> Lists {
+        let mut l = self.host_lists();
+        for q in &self.reqs {
+            if q.url.starts_with("https") {
+                let h = &self.hosts[q.host];
+                if !l
+                    .certs
+                    .iter()
+                    .any(|c: &Value| c["subjectName"].as_str() == Some(h.tls.subject.as_str()))
+                {
+                    l.certs.push(json!({
+                        "subjectName": h.tls.subject,
+                        "issuer": h.tls.issuer,
+                        "validFrom": h.tls.from_s,
+                        "validTo": h.tls.to_s,
+                    }));
+                }
+            }
+        }
+        for (href, _) in &self.links {
+            let t = Target::parse(href);
+            push_unique(&mut l.link_domains, &t.host);
+        }
+        l
+    }
+
+    /// [`Self::lists`] but for `certs` and `link_domains`, which the hit and
+    /// the index do not hold (and which cost the most to find).
+    pub(super) fn host_lists(&self) -> Lists {
         let mut l = Lists::default();
         let mut host_order: Vec<usize> = Vec::new();
         if let Some(rd) = &self.redirect {
@@ -136,27 +165,6 @@ impl Model<'_> {
             push_unique(&mut l.asnnames, h.prov.asnname);
             push_unique(&mut l.domains, &h.name);
             push_unique(&mut l.servers, &h.server);
-        }
-        for q in &self.reqs {
-            if q.url.starts_with("https") {
-                let h = &self.hosts[q.host];
-                if !l
-                    .certs
-                    .iter()
-                    .any(|c: &Value| c["subjectName"] == json!(h.tls.subject))
-                {
-                    l.certs.push(json!({
-                        "subjectName": h.tls.subject,
-                        "issuer": h.tls.issuer,
-                        "validFrom": h.tls.from_s,
-                        "validTo": h.tls.to_s,
-                    }));
-                }
-            }
-        }
-        for (href, _) in &self.links {
-            let t = Target::parse(href);
-            push_unique(&mut l.link_domains, &t.host);
         }
         l.host_order = host_order;
         l
@@ -399,7 +407,7 @@ impl Model<'_> {
             "IPv6Percentage": pct(v6),
             "uniqCountries": lists.countries.len(),
             "totalLinks": self.links.len(),
-            "malicious": if self.brand.is_some() { 1 } else { 0 },
+            "malicious": if self.malicious() { 1 } else { 0 },
             "adBlocked": self.reqs.iter().filter(|q| q.tracker).count(),
             "ipStats": ip_stats,
         })
@@ -555,11 +563,16 @@ impl Model<'_> {
     }
 
     pub(super) fn hit(&self, base: &str) -> Value {
-        let lists = self.lists();
+        self.hit_with(base, &self.host_lists())
+    }
+
+    /// [`Self::hit`], of the [`Self::host_lists`] already made.
+    pub(super) fn hit_with(&self, base: &str, lists: &Lists) -> Value {
         let data_len: usize = self.reqs.iter().map(|q| q.body.len()).sum();
         let enc_len: u64 = self.reqs.iter().map(|q| q.hdr_len + q.enc_body).sum();
         let uuid = &self.spec.uuid;
-        let mut m = Map::new();
+        // Sized for the index document it becomes too (`index`): 15 fields and 10 more.
+        let mut m = Map::with_capacity(25);
         // The caller's, first: filled in for each answer (`state::saved_matches`).
         m.insert("usertags".into(), json!([]));
         m.insert("meta".into(), json!([]));
@@ -596,9 +609,9 @@ impl Model<'_> {
         );
         m.insert(
             "verdicts".into(),
-            json!({"score": self.score, "malicious": self.brand.is_some()}),
+            json!({"score": self.score, "malicious": self.malicious()}),
         );
-        if self.brand.is_some() {
+        if !self.brands().is_empty() {
             m.insert("brand".into(), Value::Array(self.brand_json()));
         }
         m.insert("labels".into(), json!(self.labels()));
@@ -611,14 +624,15 @@ impl Model<'_> {
     }
 
     pub(super) fn index(&self, hit: Value) -> Value {
-        let lists = self.lists();
+        self.index_with(hit, &self.host_lists())
+    }
+
+    /// [`Self::index`], of the [`Self::host_lists`] already made.
+    pub(super) fn index_with(&self, hit: Value, lists: &Lists) -> Value {
         let mut v = hit;
         let mut filenames: Vec<String> = Vec::new();
         for q in &self.reqs {
-            let t = Target::parse(&q.url);
-            if let Some(f) = t.path().rsplit('/').next() {
-                push_unique(&mut filenames, f);
-            }
+            push_unique(&mut filenames, &file_name(&q.url));
         }
         if let Value::Object(m) = &mut v {
             // Not facts of the scan: the searches evaluate them per caller.
@@ -650,23 +664,24 @@ impl Model<'_> {
     // -----------------------------------------------------------------------
 
     pub(super) fn brand_json(&self) -> Vec<Value> {
-        self.brand
+        self.brands()
+            .iter()
             .map(|b| {
-                vec![json!({
+                json!({
                     "key": b.key,
                     "name": b.name,
                     "country": b.country,
                     "vertical": b.vertical,
-                })]
+                })
             })
-            .unwrap_or_default()
+            .collect()
     }
 
     /// System labels. urlscan Brand AI labels the scans it processed
     /// `visual.brandai` (docs.urlscan.io, July 30, 2025): here, the pages
     /// that impersonate a brand.
     fn labels(&self) -> Vec<&'static str> {
-        match self.brand {
+        match self.brands().first() {
             Some(_) => vec!["visual.brandai"],
             None => vec![],
         }
@@ -675,23 +690,27 @@ impl Model<'_> {
     /// `visible.brandname`: the brand Brand AI saw on the page (docs.urlscan.io,
     /// July 30, 2025); only on the scans it processed.
     fn visible_json(&self) -> Option<Value> {
-        self.brand.map(|b| json!({"brandname": b.name}))
+        self.brands().first().map(|b| json!({"brandname": b.name}))
     }
 
     pub(super) fn verdicts_json(&self) -> Value {
-        let mal = self.brand.is_some();
+        let mal = self.malicious();
         let brands = self.brand_json();
         // `overall.brands` lists brand keys, `urlscan.brands` the brand objects
         // (docs.urlscan.io changelog 2022-04-20; a live-aligned fixture:
         // `"overall": {"brands": ["allegrolokalnie", ...]}`); community brands
         // are keys too (a live-aligned client types them as strings).
-        let keys: Vec<&str> = self.brand.iter().map(|b| b.key).collect();
-        let (cats, tags): (Vec<&str>, Vec<String>) = match self.brand {
-            Some(b) => (
+        let keys: Vec<&str> = self.brands().iter().map(|b| b.key).collect();
+        let (cats, tags): (Vec<&str>, Vec<String>) = if keys.is_empty() {
+            (vec![], vec![])
+        } else {
+            let named = keys.iter().map(|k| k.to_string());
+            (
                 vec!["phishing"],
-                vec!["phishing".to_string(), b.key.to_string()],
-            ),
-            None => (vec![], vec![]),
+                std::iter::once("phishing".to_string())
+                    .chain(named)
+                    .collect(),
+            )
         };
         let votes = self.community_votes;
         json!({

@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 
 use super::helpers::{capitalize, chacha_of, h64, hsl, mix, pick, pick_w, ralnum, rng_of, DAY_MS};
+use super::shared;
 use super::tls::{make_tls, Tls};
 use super::urls::{apex_of, has_suffix, is_ip_literal};
 use super::words::{self, Brand, KnownSite, Loc, Provider, ThirdParty};
@@ -112,6 +113,7 @@ pub(super) enum Style {
     Known,
 }
 
+#[derive(Clone)]
 pub(super) struct Site {
     pub(super) kind: SiteKind,
     pub(super) style: Style,
@@ -219,6 +221,18 @@ fn providers_for_tld(apex: &str) -> &'static [(&'static str, u32)] {
 
 impl Site {
     pub(super) fn new(apex: &str, brand: Option<&'static Brand>, time_ms: i64) -> Site {
+        // Only a phishing site's registration depends on the time (it is registered days
+        // before the scan): the rest is the site's own, kept while `shared::keeping`.
+        let mut site = shared::site(apex, brand, || Site::at_epoch(apex, brand));
+        if matches!(site.kind, SiteKind::Phish(_)) {
+            site.reg_ms += time_ms;
+        }
+        site
+    }
+
+    /// The site as scanned at the epoch (`new`).
+    fn at_epoch(apex: &str, brand: Option<&'static Brand>) -> Site {
+        let time_ms = 0;
         let mut r = chacha_of(&["site", apex]);
         let known = words::KNOWN_SITES.iter().find(|k| k.apex == apex);
         let hosting = words::HOSTING_SUFFIXES

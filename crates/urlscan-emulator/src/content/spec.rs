@@ -1,5 +1,9 @@
 //! What a scan's content is made from.
 
+use std::fmt;
+
+use serde_json::Value;
+
 /// Everything that determines a scan's content.
 #[derive(Clone, Debug)]
 pub struct ScanSpec {
@@ -20,4 +24,22 @@ pub struct ScanSpec {
     pub source: String,
     pub user_agent: Option<String>,
     pub referer: Option<String>,
+    /// A document the scan is served as instead of generated content (a
+    /// result a test planted, or one a scripted submission finishes as).
+    pub planted: Option<std::sync::Arc<Planted>>,
+}
+
+/// A result document and the files served with it.
+pub struct Planted {
+    pub doc: Value,
+    pub screenshot: Option<Vec<u8>>,
+    pub dom: Option<String>,
+}
+
+impl fmt::Debug for Planted {
+    // Specs are keyed by their `Debug` text (`hit_and_index`): a short one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let uuid = self.doc.pointer("/task/uuid").and_then(Value::as_str);
+        write!(f, "Planted({uuid:?})")
+    }
 }

@@ -24,6 +24,7 @@ fn spec(url: &str) -> ScanSpec {
         source: "66de627f".into(),
         user_agent: None,
         referer: None,
+        planted: None,
     }
 }
 
@@ -478,4 +479,196 @@ fn a_title_of_any_size_counts_characters() {
         assert_eq!(v["page"]["title"].as_str().unwrap().chars().count(), 1001);
     }
     set_title_size(LONG, None);
+}
+
+#[test]
+fn indexing_a_corpus_changes_no_byte() {
+    // Scans of the same sites (a corpus repeats them), and odd ones: built
+    // with shared bodies and without a DOM, each output is what it is alone.
+    let mut specs = sample_specs();
+    specs.extend(corpus(3, 600, NOW));
+    for url in [
+        "",
+        "not a url",
+        "https://unreachable.example.com/",
+        "https://download.example.org/a.zip",
+    ] {
+        specs.push(spec(url));
+    }
+    let base = "http://127.0.0.1:8000";
+    let alone: Vec<_> = specs
+        .iter()
+        .map(|s| {
+            let hit = search_hit(s, base).to_string();
+            (index_doc(s), hit, response_bodies(s), dom(s))
+        })
+        .collect();
+    let shared: Vec<_> = super::indexing_corpus(|| {
+        specs
+            .iter()
+            .map(|s| {
+                let (index, hit) = super::indexed(s, base);
+                (index, hit, response_bodies(s), dom(s))
+            })
+            .collect()
+    });
+    assert_eq!(alone.len(), shared.len());
+    for (s, (a, b)) in specs.iter().zip(alone.iter().zip(&shared)) {
+        assert!(a == b, "{} differs when indexed with a corpus", s.url);
+    }
+    // Outside, nothing is kept or left out.
+    assert_eq!(dom(&specs[0]), alone[0].3);
+    assert!(!alone[0].3.is_empty());
+}
+
+#[test]
+#[ignore]
+fn tmp_sizes() {
+    let specs = corpus(0, 2000, NOW);
+    let (mut a, mut b, mut nodes, mut strs) = (0usize, 0usize, 0usize, 0usize);
+    fn walk(v: &Value, n: &mut usize, s: &mut usize) {
+        *n += 1;
+        match v {
+            Value::String(x) => *s += x.len(),
+            Value::Array(xs) => xs.iter().for_each(|x| walk(x, n, s)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| {
+                *s += k.len();
+                *n += 1;
+                walk(x, n, s)
+            }),
+            _ => {}
+        }
+    }
+    for s in &specs {
+        let (i, h) = super::indexed(s, "http://127.0.0.1:8000");
+        a += i.to_string().len();
+        b += h.len();
+        walk(&i, &mut nodes, &mut strs);
+    }
+    let n = specs.len();
+    eprintln!(
+        "index json {} hit {} nodes {} strbytes {}",
+        a / n,
+        b / n,
+        nodes / n,
+        strs / n
+    );
+}
+
+#[test]
+fn dates_are_written_as_chrono_formats_them() {
+    use super::helpers::{dt, http_date, iso};
+    let mut ms: i64 = -70_000_000_000_000;
+    while ms < 300_000_000_000_000 {
+        assert_eq!(
+            iso(ms),
+            dt(ms).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+            "{ms}"
+        );
+        let http = dt(ms).format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+        assert_eq!(http_date(ms), http, "{ms}");
+        ms += 9_876_543_211;
+    }
+    for ms in [
+        i64::MIN,
+        i64::MAX,
+        0,
+        -1,
+        1_767_225_600_000,
+        253_402_300_799_999,
+        253_402_300_800_000,
+    ] {
+        assert_eq!(
+            iso(ms),
+            dt(ms).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+            "{ms}"
+        );
+    }
+}
+
+#[test]
+fn html_escape_is_the_four_replacements() {
+    for s in [
+        "",
+        "plain",
+        "a&b<c>d\"e",
+        "&amp;&lt;",
+        "<<>>\"\"&&",
+        "ünï – ☃ &",
+    ] {
+        let want = s
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;");
+        assert_eq!(html_escape(s), want);
+    }
+}
+
+#[test]
+fn file_names_are_what_parsing_finds() {
+    use super::urls::{file_name, Target};
+    let parsed = |u: &str| {
+        Target::parse(u)
+            .path()
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut urls: Vec<String> = [
+        "https://example.com/a/b.js?x=1#y",
+        "https://example.com",
+        "https://example.com?x",
+        "https://example.com/",
+        "http://EXAMPLE.com/A/B.CSS",
+        "https://example.com/a/../b.js",
+        "https://example.com/a/./b.js",
+        "https://example.com/a/%2e%2E/b.js",
+        "https://example.com/a/%2E/b",
+        "https://example.com/a b/c d",
+        "https://example.com/a\\b/c",
+        "https://example.com/ü/ß.js",
+        "https://example.com/a|b^c/[d]",
+        "https://example.com/a%zz/b%41",
+        "https://999.1.1.1/x.js",
+        "https://1.2.3/x.js",
+        "https://0x7f.1/x.js",
+        "https://xn--zz.com/x.js",
+        "https://XN--80ak6aa92e.com/x.js",
+        "https://a..b/x.js",
+        "https://example.com./x.js",
+        "https://user:pw@example.com/x.js",
+        "https://example.com:8443/x.js",
+        "https://example.com:99999/x.js",
+        "https://[2001:db8::1]/x.js",
+        "https://host_name.com/x.js",
+        "https://-a-.com/x.js",
+        " https://example.com/x.js ",
+        "https://exa\tmple.com/x\n.js",
+        "HTTPS://example.com/x.js",
+        "ftp://example.com/x.js",
+        "not a url",
+        "",
+        "https://example.com/x.js\u{0}",
+        "https://example.com/%/x",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    // Every request URL of varied scans.
+    let mut specs = sample_specs();
+    specs.extend(corpus(5, 300, NOW));
+    for s in &specs {
+        let doc = result_json(s, "http://127.0.0.1:8000");
+        for r in doc["data"]["requests"].as_array().into_iter().flatten() {
+            if let Some(u) = r.pointer("/request/request/url").and_then(Value::as_str) {
+                urls.push(u.to_string());
+            }
+        }
+    }
+    assert!(urls.len() > 2_000);
+    for u in &urls {
+        assert_eq!(file_name(u), parsed(u), "{u:?}");
+    }
 }

@@ -281,6 +281,7 @@ async fn start<const BLOCKING: bool>(
                 source: super::common::hex_sha256(k.user.as_bytes())[..8].to_string(),
                 user_agent: None,
                 referer,
+                planted: None,
             };
             let finish_ms = if BLOCKING {
                 req.now

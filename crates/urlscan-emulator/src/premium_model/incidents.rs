@@ -61,6 +61,7 @@ pub(crate) fn scan_spec(uuid: String, url: String, time_ms: i64) -> ScanSpec {
         source: "incident".into(),
         user_agent: None,
         referer: None,
+        planted: None,
     }
 }
 

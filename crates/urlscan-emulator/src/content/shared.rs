@@ -1,0 +1,155 @@
+//! What a thread that builds many scans in a row keeps between them (the
+//! corpus at the emulator's start, `content::indexing_corpus`), and what a
+//! scan built only for its index and hit leaves out (`without_dom`).
+//!
+//! Sites repeat across a corpus (a few hundred sites in a hundred thousand
+//! scans), and so do their stylesheets, scripts and images: generating and
+//! hashing those bodies was most of a scan's cost. Each is a pure function
+//! of the inputs its generator reads, which make its key here, so a kept
+//! body is the very bytes the generator would make again.
+
+use std::cell::{Cell, RefCell};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use super::helpers::sha256_hex;
+use super::sites::Site;
+use super::words::Brand;
+
+/// A response body: shared, as the same body serves many scans.
+pub(super) type Body = Arc<str>;
+
+/// The most bodies (and sites) kept: a corpus's sites have a few thousand;
+/// more (scans of ever new sites) are no longer worth keeping.
+const MOST: usize = 50_000;
+
+/// Things kept by a hash of what they are made of; each is kept with all of
+/// that, compared in full before it is reused.
+type ByHash<K, V> = HashMap<u64, Vec<(K, V)>>;
+
+#[derive(Default)]
+struct Kept {
+    /// `(sha256 hex, body)` by the generator and every input it reads.
+    bodies: ByHash<Vec<String>, (String, Body)>,
+    body_count: usize,
+    /// Sites, by apex and the brand a page impersonates (its address).
+    sites: ByHash<(String, usize), Site>,
+    site_count: usize,
+}
+
+thread_local! {
+    /// `None`: nothing is kept (outside `keeping`).
+    static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    /// Set while a scan is built for what needs no DOM (`without_dom`).
+    static SKIP_DOM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `f` with bodies and sites kept on this thread, and reused; they are
+/// dropped after.
+pub(super) fn keeping<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Kept>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            KEPT.with(|k| *k.borrow_mut() = self.0.take());
+        }
+    }
+    let _restore = Restore(KEPT.with(|k| k.borrow_mut().replace(Kept::default())));
+    f()
+}
+
+/// `f`, whose models leave `dom` empty: rendering it is a tenth of a scan's
+/// cost, and the index and the hit do not hold it.
+pub(super) fn without_dom<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SKIP_DOM.set(self.0);
+        }
+    }
+    let _restore = Restore(SKIP_DOM.replace(true));
+    f()
+}
+
+/// Whether the model being built leaves out its DOM (`without_dom`).
+pub(super) fn skip_dom() -> bool {
+    SKIP_DOM.get()
+}
+
+/// The body `make` generates of `inputs` (the generator's name first, then
+/// every input it reads), and its SHA-256, made once per thread while
+/// `keeping`.
+pub(super) fn body(inputs: &[&str], make: impl FnOnce() -> String) -> (String, Body) {
+    let hash = {
+        let mut h = DefaultHasher::new();
+        inputs.hash(&mut h);
+        h.finish()
+    };
+    let same = |known: &Vec<String>| {
+        known.len() == inputs.len() && known.iter().zip(inputs).all(|(a, b)| a == b)
+    };
+    let known = with_kept(|kept| {
+        let found = kept.bodies.get(&hash)?.iter().find(|(k, _)| same(k));
+        found.map(|(_, body)| body.clone())
+    });
+    if let Some(Some(known)) = known {
+        return known;
+    }
+    let body = make();
+    let new = (sha256_hex(body.as_bytes()), Body::from(body));
+    with_kept(|kept| {
+        if kept.body_count >= MOST {
+            kept.bodies.clear();
+            kept.body_count = 0;
+        }
+        let key = inputs.iter().map(|s| s.to_string()).collect();
+        kept.bodies
+            .entry(hash)
+            .or_default()
+            .push((key, new.clone()));
+        kept.body_count += 1;
+    });
+    new
+}
+
+/// `make()`, the site of `apex` (impersonating `brand`), made once per thread
+/// while `keeping`.
+pub(super) fn site(apex: &str, brand: Option<&'static Brand>, make: impl FnOnce() -> Site) -> Site {
+    let brand = brand.map_or(0, |b| b as *const Brand as usize);
+    let hash = {
+        let mut h = DefaultHasher::new();
+        (apex, brand).hash(&mut h);
+        h.finish()
+    };
+    let known = with_kept(|kept| {
+        let found = kept
+            .sites
+            .get(&hash)?
+            .iter()
+            .find(|(k, _)| k.0 == apex && k.1 == brand);
+        found.map(|(_, site)| site.clone())
+    });
+    if let Some(Some(known)) = known {
+        return known;
+    }
+    let new = make();
+    with_kept(|kept| {
+        if kept.site_count >= MOST {
+            kept.sites.clear();
+            kept.site_count = 0;
+        }
+        kept.sites
+            .entry(hash)
+            .or_default()
+            .push(((apex.to_string(), brand), new.clone()));
+        kept.site_count += 1;
+    });
+    new
+}
+
+/// `f` of what this thread keeps; `None` when it keeps nothing. No borrow
+/// outlives it, so a generator run between two calls may keep things too.
+fn with_kept<R>(f: impl FnOnce(&mut Kept) -> R) -> Option<R> {
+    KEPT.with(|k| k.borrow_mut().as_mut().map(f))
+}
