@@ -8,6 +8,7 @@
 //! of the inputs its generator reads, which make its key here, so a kept
 //! body is the very bytes the generator would make again.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -15,7 +16,6 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::helpers::sha256_hex;
-use super::sites::Site;
 use super::words::Brand;
 
 /// A response body: shared, as the same body serves many scans.
@@ -34,8 +34,9 @@ struct Kept {
     /// `(sha256 hex, body)` by the generator and every input it reads.
     bodies: ByHash<Vec<String>, (String, Body)>,
     body_count: usize,
-    /// Sites, by apex and the brand a page impersonates (its address).
-    sites: ByHash<(String, usize), Site>,
+    /// Sites, by apex and the brand a page impersonates (its address); kept
+    /// as `Any` so that this module names nothing of the sites it keeps.
+    sites: ByHash<(String, usize), Box<dyn Any>>,
     site_count: usize,
 }
 
@@ -115,7 +116,11 @@ pub(super) fn body(inputs: &[&str], make: impl FnOnce() -> String) -> (String, B
 
 /// `make()`, the site of `apex` (impersonating `brand`), made once per thread
 /// while `keeping`.
-pub(super) fn site(apex: &str, brand: Option<&'static Brand>, make: impl FnOnce() -> Site) -> Site {
+pub(super) fn site<S: Clone + 'static>(
+    apex: &str,
+    brand: Option<&'static Brand>,
+    make: impl FnOnce() -> S,
+) -> S {
     let brand = brand.map_or(0, |b| b as *const Brand as usize);
     let hash = {
         let mut h = DefaultHasher::new();
@@ -128,7 +133,7 @@ pub(super) fn site(apex: &str, brand: Option<&'static Brand>, make: impl FnOnce(
             .get(&hash)?
             .iter()
             .find(|(k, _)| k.0 == apex && k.1 == brand);
-        found.map(|(_, site)| site.clone())
+        found.and_then(|(_, site)| site.downcast_ref::<S>().cloned())
     });
     if let Some(Some(known)) = known {
         return known;
@@ -142,7 +147,7 @@ pub(super) fn site(apex: &str, brand: Option<&'static Brand>, make: impl FnOnce(
         kept.sites
             .entry(hash)
             .or_default()
-            .push(((apex.to_string(), brand), new.clone()));
+            .push(((apex.to_string(), brand), Box::new(new.clone())));
         kept.site_count += 1;
     });
     new
