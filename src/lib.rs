@@ -14,6 +14,12 @@ mod tests;
 #[cfg(feature = "python")]
 use pyo3::prelude::*;
 
+/// Rust's allocations in the extension (Python's own are its own): see the
+/// workspace's Cargo.toml.
+#[cfg(feature = "python")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[cfg(feature = "python")]
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -297,3 +297,9 @@ mod tests {
         );
     }
 }
+
+/// The extension's allocator (the workspace's Cargo.toml), for the tests'
+/// measurements.
+#[cfg(test)]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

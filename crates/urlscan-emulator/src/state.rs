@@ -3,7 +3,7 @@
 //! features and notifications. It depends on no logic that changes it.
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rand::{Rng, SeedableRng};
@@ -495,27 +495,12 @@ impl AppState {
         }
         let now = st.now_ms();
         let specs = content::corpus(st.cfg.seed, st.cfg.scans, now);
-        // Deriving a scan's content is the expensive part: spread it over the
-        // cores, one run of scans per thread, each reusing the bodies of the
-        // sites it has seen (`indexing_corpus`).
-        let threads = if specs.len() < 512 { 1 } else { 16 };
-        let runs: Vec<Vec<ScanSpec>> = chunks_for(specs, threads);
-        let build = |run: &Vec<ScanSpec>| {
-            content::indexing_corpus(|| {
-                run.iter()
-                    .map(|s| st.entry(s.clone(), None, None, 0))
-                    .collect::<Vec<Entry>>()
-            })
-        };
-        let entries: Vec<Vec<Entry>> = if runs.len() < 2 {
-            runs.iter().map(build).collect()
-        } else {
-            parallel_map(&runs, 1, build)
-        };
         let mut store = st.store();
-        for e in entries.into_iter().flatten() {
-            store.insert(e);
-        }
+        build_entries(
+            &specs,
+            |s| st.entry(s.clone(), None, None, 0),
+            |run| run.into_iter().for_each(|e| store.insert(e)),
+        );
         drop(store);
         st
     }
@@ -779,20 +764,59 @@ fn make_keys(seed: u64) -> Vec<(String, KeyInfo)> {
     ]
 }
 
-/// `items` in order, cut into as many runs as `parallel_map` has threads
-/// (at most `most`).
-fn chunks_for<T>(items: Vec<T>, most: usize) -> Vec<Vec<T>> {
+/// The entries of the corpus's scans, handed to `take` in order, a run at a
+/// time. Deriving a scan's content is the expensive part: it is spread over
+/// the cores (at most 16 threads), each thread taking the next run of scans
+/// as it is done with one (a core that other work slows down takes fewer),
+/// and keeping the sites and bodies it has made (`content::indexing_corpus`).
+/// The calling thread takes the runs as they are done, while later ones are
+/// still being built.
+fn build_entries(
+    specs: &[ScanSpec],
+    entry: impl Fn(&ScanSpec) -> Entry + Sync,
+    mut take: impl FnMut(Vec<Entry>),
+) {
+    const RUN: usize = 512;
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .clamp(1, most.clamp(1, 16));
-    let per = items.len().div_ceil(threads).max(1);
-    let mut runs = Vec::with_capacity(threads);
-    let mut items = items.into_iter().peekable();
-    while items.peek().is_some() {
-        runs.push(items.by_ref().take(per).collect());
+        .clamp(1, 16);
+    let runs: Vec<&[ScanSpec]> = specs.chunks(RUN).collect();
+    if threads < 2 || runs.len() < 2 {
+        content::indexing_corpus(|| {
+            runs.iter()
+                .for_each(|r| take(r.iter().map(&entry).collect()))
+        });
+        return;
     }
-    runs
+    let next = AtomicUsize::new(0);
+    let (done, arrived) = std::sync::mpsc::channel::<(usize, Vec<Entry>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(runs.len()) {
+            let done = done.clone();
+            let (next, runs, entry) = (&next, &runs, &entry);
+            scope.spawn(move || {
+                content::indexing_corpus(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(run) = runs.get(i) else { break };
+                    if done.send((i, run.iter().map(entry).collect())).is_err() {
+                        break;
+                    }
+                })
+            });
+        }
+        drop(done);
+        // Runs finish out of order: each waits here until those before it are taken.
+        let mut waiting = BTreeMap::new();
+        let mut want = 0;
+        for (i, run) in arrived {
+            waiting.insert(i, run);
+            while let Some(run) = waiting.remove(&want) {
+                take(run);
+                want += 1;
+            }
+        }
+    });
 }
 
 /// `f` of every item, in order, spread over the cores (at most 16 threads,
@@ -933,5 +957,44 @@ mod start_time {
         let n = st.store().by_time.len();
         eprintln!("{n} scans built in {:.2?}", started.elapsed());
         assert_eq!(n, scans);
+    }
+}
+
+#[cfg(test)]
+mod corpus_tests {
+    use super::*;
+
+    #[test]
+    fn a_corpus_built_on_many_threads_is_the_one_built_scan_by_scan() {
+        // Three runs of scans (built on the threads, taken in order): every
+        // entry is what the scan alone gives, and a body's hash names the
+        // first scan of the corpus that has it.
+        let cfg = EmulatorConfig {
+            scans: 1_100,
+            seed: 4,
+            ..EmulatorConfig::default()
+        };
+        let base = "http://127.0.0.1:1";
+        let st = AppState::new(cfg, base.into());
+        let store = st.store();
+        assert_eq!(store.by_time.len(), 1_100);
+        let mut first: HashMap<String, String> = HashMap::new();
+        // The corpus's order (its uuids do not depend on the time it is made at).
+        for made in content::corpus(4, 1_100, 0) {
+            let e = store.get(&made.uuid).expect("every scan is stored");
+            let spec = &e.spec;
+            assert_eq!(e.doc, content::index_doc(spec), "{}", spec.url);
+            assert_eq!(
+                e.hit,
+                content::search_hit(spec, base).to_string(),
+                "{}",
+                spec.url
+            );
+            for h in e.doc["hash"].as_array().into_iter().flatten() {
+                let h = h.as_str().unwrap_or_default().to_string();
+                first.entry(h).or_insert_with(|| spec.uuid.clone());
+            }
+        }
+        assert_eq!(store.hashes, first);
     }
 }

@@ -479,7 +479,8 @@ def _emulator_commands(c: _Commands) -> None:
     e.add_argument(
         "--background",
         action="store_true",
-        help="start it in a detached process, print the export lines and its pid, and return (default: serve here)",
+        help="start it in a detached process, wait while it builds its scans (saying so on stderr; at most 30 s "
+        "plus 2 ms a scan), print the export lines and its pid, and return (default: serve here)",
     )
     e.add_argument(
         "--log", metavar="FILE", help="with --background: append the emulator's messages to FILE (default: discard them)"

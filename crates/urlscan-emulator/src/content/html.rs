@@ -1,6 +1,8 @@
 //! The page itself: title, links and the HTML (as served and as rendered
 //! into the DOM snapshot).
 
+use std::fmt::Write;
+
 use chrono::Datelike;
 use rand::Rng;
 
@@ -137,23 +139,25 @@ impl Model<'_> {
     /// HTML of the page; `rendered` adds what scripts insert at runtime.
     /// Returns the text and, per request index, the 0-based line referencing it.
     pub(super) fn html(&self, rendered: bool) -> (String, Vec<(usize, i64)>) {
-        let mut lines = Lines::default();
+        let mut lines = Lines {
+            // Most pages fit: growing the text as it is written costs more than the spare.
+            text: String::with_capacity(8192),
+            count: 0,
+        };
         let mut refs: Vec<(usize, i64)> = Vec::new();
         let mut r = rng_of(&["html", &self.page_url]);
         let s = &self.site;
         let t = html_escape(&self.title);
         if !rendered {
-            lines.push("<!DOCTYPE html>".into());
+            lines.push("<!DOCTYPE html>");
         }
-        lines.push(format!("<html lang=\"{}\">", s.lang));
-        lines.push("<head>".into());
-        lines.push("<meta charset=\"utf-8\">".into());
-        lines.push(
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">".into(),
-        );
-        lines.push(format!("<title>{t}</title>"));
+        lines.push(format_args!("<html lang=\"{}\">", s.lang));
+        lines.push("<head>");
+        lines.push("<meta charset=\"utf-8\">");
+        lines.push("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+        lines.push(format_args!("<title>{t}</title>"));
         if s.style == Style::WordPress {
-            lines.push(format!(
+            lines.push(format_args!(
                 "<meta name=\"generator\" content=\"WordPress {}\">",
                 s.wp_version
             ));
@@ -162,17 +166,17 @@ impl Model<'_> {
             let desc: Vec<&str> = (0..r.random_range(8..16))
                 .map(|_| *pick(&mut r, &words::TEXT_WORDS))
                 .collect();
-            lines.push(format!(
+            lines.push(format_args!(
                 "<meta name=\"description\" content=\"{}.\">",
                 html_escape(&capitalize(&desc.join(" ")))
             ));
-            lines.push(format!(
+            lines.push(format_args!(
                 "<link rel=\"canonical\" href=\"{}{}\">",
                 html_escape(&self.page.origin()),
                 html_escape(self.page.path())
             ));
         } else {
-            lines.push("<meta name=\"robots\" content=\"noindex, nofollow\">".into());
+            lines.push("<meta name=\"robots\" content=\"noindex, nofollow\">");
         }
         for (i, q) in self.reqs.iter().enumerate() {
             if !self.is_parser_resource(i) {
@@ -182,7 +186,7 @@ impl Model<'_> {
             match q.kind {
                 Kind::Stylesheet => {
                     refs.push((i, lines.len() as i64));
-                    lines.push(format!(
+                    lines.push(format_args!(
                         "<link rel=\"stylesheet\" href=\"{u}\" media=\"all\">"
                     ));
                 }
@@ -194,13 +198,13 @@ impl Model<'_> {
                     } else {
                         attr.to_string()
                     };
-                    lines.push(format!("<script src=\"{u}\"{attr}></script>"));
+                    lines.push(format_args!("<script src=\"{u}\"{attr}></script>"));
                 }
                 _ => {}
             }
         }
         if s.third.iter().any(|x| x.key == "gtm") {
-            lines.push(format!(
+            lines.push(format_args!(
                 "<script>window.dataLayer=window.dataLayer||[];function gtag(){{dataLayer.push(arguments);}}gtag('js',new Date());gtag('config','{}');</script>",
                 s.ga_id
             ));
@@ -209,12 +213,12 @@ impl Model<'_> {
             if q.init_type == "script" && q.kind == Kind::Script {
                 refs.push((i, lines.len() as i64));
                 if rendered {
-                    lines.push(format!(
+                    lines.push(format_args!(
                         "<script async=\"\" src=\"{}\"></script>",
                         html_escape(&q.url)
                     ));
                 } else {
-                    lines.push(format!(
+                    lines.push(format_args!(
                         "<script>!function(d,s){{var e=d.createElement(s);e.async=!0;e.src=\"{}\";d.head.appendChild(e)}}(document,\"script\");</script>",
                         q.url
                     ));
@@ -222,46 +226,46 @@ impl Model<'_> {
             }
         }
         if s.style == Style::NextJs {
-            lines.push(format!(
+            lines.push(format_args!(
                 "<script id=\"__NEXT_DATA__\" type=\"application/json\">{{\"props\":{{\"pageProps\":{{}}}},\"page\":\"{}\",\"query\":{{}},\"buildId\":\"{}\",\"nextExport\":true}}</script>",
                 html_escape(self.page.path()),
                 rhex(&mut r, 21)
             ));
         }
-        lines.push("</head>".into());
+        lines.push("</head>");
         let images: Vec<usize> = (0..self.reqs.len())
             .filter(|&i| self.is_parser_resource(i) && self.reqs[i].kind == Kind::Image)
             .collect();
         match s.kind {
             SiteKind::Phish(b) => {
-                lines.push("<body class=\"login-page\">".into());
-                lines.push("<div class=\"container\"><div class=\"card\">".into());
+                lines.push("<body class=\"login-page\">");
+                lines.push("<div class=\"container\"><div class=\"card\">");
                 for &i in &images {
                     refs.push((i, lines.len() as i64));
-                    lines.push(format!(
+                    lines.push(format_args!(
                         "<img class=\"logo\" src=\"{}\" alt=\"{}\" width=\"124\">",
                         html_escape(&self.reqs[i].url),
                         html_escape(b.name)
                     ));
                 }
-                lines.push(format!("<h1>{}</h1>", html_escape(b.heading)));
+                lines.push(format_args!("<h1>{}</h1>", html_escape(b.heading)));
                 let action = format!("{}/next.php", s.kit_dir);
-                lines.push(format!("<form id=\"login-form\" method=\"post\" action=\"{action}\" autocomplete=\"off\">"));
-                lines.push("<input type=\"email\" name=\"email\" id=\"email\" placeholder=\"Email or mobile number\" required>".into());
-                lines.push("<input type=\"password\" name=\"password\" id=\"password\" placeholder=\"Password\" required>".into());
-                lines.push("<button type=\"submit\" class=\"btn-primary\">Next</button>".into());
-                lines.push("</form>".into());
+                lines.push(format_args!("<form id=\"login-form\" method=\"post\" action=\"{action}\" autocomplete=\"off\">"));
+                lines.push("<input type=\"email\" name=\"email\" id=\"email\" placeholder=\"Email or mobile number\" required>");
+                lines.push("<input type=\"password\" name=\"password\" id=\"password\" placeholder=\"Password\" required>");
+                lines.push("<button type=\"submit\" class=\"btn-primary\">Next</button>");
+                lines.push("</form>");
                 for (href, text) in &self.links {
-                    lines.push(format!(
+                    lines.push(format_args!(
                         "<a href=\"{}\">{}</a>",
                         html_escape(href),
                         html_escape(text)
                     ));
                 }
-                lines.push("</div></div>".into());
+                lines.push("</div></div>");
             }
             _ => {
-                lines.push(format!(
+                lines.push(format_args!(
                     "<body class=\"{}\">",
                     if self.status == 404 {
                         "error404"
@@ -269,14 +273,14 @@ impl Model<'_> {
                         "home page"
                     }
                 ));
-                lines.push("<header class=\"site-header\">".into());
+                lines.push("<header class=\"site-header\">");
                 let mut iter = self.links.iter();
-                lines.push(format!(
+                lines.push(format_args!(
                     "<a class=\"logo\" href=\"{}/\">{}</a>",
                     html_escape(&self.page.origin()),
                     html_escape(&s.name)
                 ));
-                lines.push("<nav><ul>".into());
+                lines.push("<nav><ul>");
                 let nav_n = if matches!(s.kind, SiteKind::Generic) {
                     5
                 } else {
@@ -287,12 +291,12 @@ impl Model<'_> {
                         lines.push(link_item(h, tx));
                     }
                 }
-                lines.push("</ul></nav>".into());
-                lines.push("</header>".into());
-                lines.push("<main>".into());
+                lines.push("</ul></nav>");
+                lines.push("</header>");
+                lines.push("<main>");
                 if self.status == 404 {
-                    lines.push("<h1>Oops! That page can’t be found.</h1>".into());
-                    lines.push("<p>It looks like nothing was found at this location.</p>".into());
+                    lines.push("<h1>Oops! That page can’t be found.</h1>");
+                    lines.push("<p>It looks like nothing was found at this location.</p>");
                 } else {
                     let heading = self
                         .title
@@ -301,7 +305,7 @@ impl Model<'_> {
                         .unwrap_or(&self.title)
                         .trim()
                         .to_string();
-                    lines.push(format!("<h1>{}</h1>", html_escape(&heading)));
+                    lines.push(format_args!("<h1>{}</h1>", html_escape(&heading)));
                     for _ in 0..r.random_range(2..5) {
                         let n = r.random_range(2..5);
                         let sentences: Vec<String> = (0..n)
@@ -312,53 +316,53 @@ impl Model<'_> {
                                 format!("{}.", capitalize(&w.join(" ")))
                             })
                             .collect();
-                        lines.push(format!("<p>{}</p>", sentences.join(" ")));
+                        lines.push(format_args!("<p>{}</p>", sentences.join(" ")));
                     }
                 }
                 for &i in &images {
                     refs.push((i, lines.len() as i64));
-                    lines.push(format!(
+                    lines.push(format_args!(
                         "<img src=\"{}\" alt=\"{}\" loading=\"lazy\">",
                         html_escape(&self.reqs[i].url),
                         html_escape(&s.name)
                     ));
                 }
-                lines.push("<ul class=\"links\">".into());
+                lines.push("<ul class=\"links\">");
                 for (h, tx) in iter {
                     lines.push(link_item(h, tx));
                 }
-                lines.push("</ul>".into());
-                lines.push("</main>".into());
+                lines.push("</ul>");
+                lines.push("</main>");
                 let year = dt(self.t_ms).year();
-                lines.push(format!(
+                lines.push(format_args!(
                     "<footer><p>&copy; {year} {}. All rights reserved.</p></footer>",
                     html_escape(&s.name)
                 ));
             }
         }
         if rendered && s.third.iter().any(|x| x.key == "onetrust") {
-            lines.push("<div id=\"onetrust-consent-sdk\"><div id=\"onetrust-banner-sdk\" class=\"otFlat\" role=\"region\" aria-label=\"Cookie banner\"><p id=\"onetrust-policy-text\">We use cookies to improve your experience.</p><button id=\"onetrust-accept-btn-handler\">Accept All Cookies</button></div></div>".into());
+            lines.push("<div id=\"onetrust-consent-sdk\"><div id=\"onetrust-banner-sdk\" class=\"otFlat\" role=\"region\" aria-label=\"Cookie banner\"><p id=\"onetrust-policy-text\">We use cookies to improve your experience.</p><button id=\"onetrust-accept-btn-handler\">Accept All Cookies</button></div></div>");
         }
-        lines.push("</body>".into());
-        lines.push("</html>".into());
+        lines.push("</body>");
+        lines.push("</html>");
         (lines.text, refs)
     }
 }
 
 /// Lines of text, joined with `\n` as they come (a page's HTML is written
 /// for every scan).
-#[derive(Default)]
 struct Lines {
     text: String,
     count: usize,
 }
 
 impl Lines {
-    fn push(&mut self, line: String) {
+    fn push(&mut self, line: impl std::fmt::Display) {
         if self.count > 0 {
             self.text.push('\n');
         }
-        self.text.push_str(&line);
+        // Writing to a String cannot fail.
+        let _ = write!(self.text, "{line}");
         self.count += 1;
     }
 

@@ -280,10 +280,15 @@ pub fn indexed(spec: &ScanSpec, base_url: &str) -> (Value, String) {
     hit["result"] = json!(format!("{base_url}/api/v1/result/{uuid}/"));
     hit["screenshot"] = json!(format!("{base_url}/screenshots/{uuid}.png"));
     // What `Display` writes, without its formatter in between.
-    let served = serde_json::to_string(&hit).unwrap_or_default();
+    let mut served = Vec::with_capacity(4096);
+    if serde_json::to_writer(&mut served, &hit).is_err() {
+        served.clear(); // a Value always serialises: not reached
+    }
+    served.shrink_to_fit(); // kept for every scan
+    let served = String::from_utf8(served).unwrap_or_default();
     hit["result"] = result;
     hit["screenshot"] = screenshot;
-    (m.index_with(hit, &lists), served)
+    (m.index_with(hit, lists), served)
 }
 
 /// Run `f`, which indexes many scans on this thread (the corpus at the

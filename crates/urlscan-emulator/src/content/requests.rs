@@ -2,6 +2,8 @@
 //! each one starts and ends, its response headers and its JSON form in
 //! `data.requests`.
 
+use std::borrow::Cow;
+
 use chrono::Datelike;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -363,7 +365,7 @@ impl Model<'_> {
         let last = self.reqs.iter().map(|q| q.end).fold(0.0, f64::max);
         self.load = round_to(last.max(self.dcl) + sr.random_range(5.0..80.0), 3);
         for i in 0..n {
-            let hdrs = self.response_headers(i);
+            let hdrs = self.lowercase_response_headers(i);
             let len: usize = hdrs
                 .iter()
                 .map(|(k, v)| k.len() + v.len() + 4)
@@ -373,21 +375,40 @@ impl Model<'_> {
         }
     }
 
+    /// The response headers of request `i`, named as its protocol writes
+    /// them (`Content-Type` in HTTP/1.1, `content-type` in h2 and h3).
     fn response_headers(&self, i: usize) -> Vec<(String, String)> {
+        let title_case = self.protocol_of(i) == "http/1.1";
+        self.lowercase_response_headers(i)
+            .into_iter()
+            .map(|(k, val)| {
+                let key = if title_case {
+                    k.split('-').map(capitalize).collect::<Vec<_>>().join("-")
+                } else {
+                    k.to_string()
+                };
+                (key, val.into_owned())
+            })
+            .collect()
+    }
+
+    /// [`Self::response_headers`], every name in lowercase (the same length
+    /// as in title case: what their sizes need).
+    fn lowercase_response_headers(&self, i: usize) -> Vec<(&'static str, Cow<'_, str>)> {
         let q = &self.reqs[i];
         let h = &self.hosts[q.host];
         let protocol = self.protocol_of(i);
         let mut r = rng_of(&["hdr", &q.url]);
-        let mut v: Vec<(&str, String)> = Vec::new();
+        let mut v: Vec<(&'static str, Cow<'_, str>)> = Vec::with_capacity(16);
         let date = http_date(self.nav0 + (q.start + q.ttfb) as i64);
-        v.push(("date", date));
+        v.push(("date", date.into()));
         if q.status != 204 {
             let ct = match q.kind {
                 Kind::Document | Kind::Stylesheet | Kind::Script => {
-                    format!("{}; charset=utf-8", q.mime)
+                    format!("{}; charset=utf-8", q.mime).into()
                 }
-                Kind::Xhr | Kind::Fetch => "application/json".to_string(),
-                _ => q.mime.to_string(),
+                Kind::Xhr | Kind::Fetch => "application/json".into(),
+                _ => q.mime.into(),
             };
             v.push(("content-type", ct));
         }
@@ -397,15 +418,15 @@ impl Model<'_> {
                 if protocol == "http/1.1" {
                     "gzip".into()
                 } else {
-                    pick(&mut r, &["gzip", "br"]).to_string()
+                    (*pick(&mut r, &["gzip", "br"])).into()
                 },
             ));
             v.push(("vary", "Accept-Encoding".into()));
         } else {
-            v.push(("content-length", q.body.len().to_string()));
+            v.push(("content-length", q.body.len().to_string().into()));
         }
         if !h.server.is_empty() {
-            v.push(("server", h.server.clone()));
+            v.push(("server", h.server.as_str().into()));
         }
         match q.kind {
             Kind::Document => {
@@ -430,13 +451,13 @@ impl Model<'_> {
                     v.push(("x-content-type-options", "nosniff".into()));
                 }
                 if let Some(p) = &self.site.php {
-                    v.push(("x-powered-by", p.clone()));
+                    v.push(("x-powered-by", p.as_str().into()));
                 }
                 if self.site.style == Style::WordPress {
                     let origin = self.page.origin();
                     v.push((
                         "link",
-                        format!("<{origin}/wp-json/>; rel=\"https://api.w.org/\""),
+                        format!("<{origin}/wp-json/>; rel=\"https://api.w.org/\"").into(),
                     ));
                 }
             }
@@ -451,10 +472,11 @@ impl Model<'_> {
                     "cache-control",
                     "public, max-age=31536000, immutable".into(),
                 ));
-                v.push(("etag", format!("W/\"{}\"", &q.hash[..16])));
+                v.push(("etag", format!("W/\"{}\"", &q.hash[..16]).into()));
                 v.push((
                     "last-modified",
-                    http_date(self.t_ms - (h64(&["lm", &q.url]) % (400 * DAY_MS as u64)) as i64),
+                    http_date(self.t_ms - (h64(&["lm", &q.url]) % (400 * DAY_MS as u64)) as i64)
+                        .into(),
                 ));
             }
         }
@@ -466,7 +488,8 @@ impl Model<'_> {
                         "{}-{}",
                         rhex(&mut r, 16),
                         pick(&mut r, &["FRA", "AMS", "IAD", "LHR", "SJC", "NRT"])
-                    ),
+                    )
+                    .into(),
                 ));
                 v.push((
                     "cf-cache-status",
@@ -480,7 +503,7 @@ impl Model<'_> {
             "fastly" => {
                 v.push((
                     "x-served-by",
-                    format!("cache-fra-eddf82{:05}-FRA", r.random_range(0..99_999)),
+                    format!("cache-fra-eddf82{:05}-FRA", r.random_range(0..99_999)).into(),
                 ));
                 v.push(("x-cache", "HIT".into()));
             }
@@ -488,7 +511,7 @@ impl Model<'_> {
                 v.push(("x-cache", "Hit from cloudfront".into()));
                 v.push((
                     "via",
-                    format!("1.1 {}.cloudfront.net (CloudFront)", rhex(&mut r, 32)),
+                    format!("1.1 {}.cloudfront.net (CloudFront)", rhex(&mut r, 32)).into(),
                 ));
                 v.push(("x-amz-cf-pop", "FRA56-P5".into()));
             }
@@ -497,17 +520,7 @@ impl Model<'_> {
         if protocol == "h3" || (protocol == "h2" && h.prov.protocols.contains(&"h3")) {
             v.push(("alt-svc", "h3=\":443\"; ma=86400".into()));
         }
-        let title_case = protocol == "http/1.1";
-        v.into_iter()
-            .map(|(k, val)| {
-                let key = if title_case {
-                    k.split('-').map(capitalize).collect::<Vec<_>>().join("-")
-                } else {
-                    k.to_string()
-                };
-                (key, val)
-            })
-            .collect()
+        v
     }
 
     pub(super) fn protocol_of(&self, i: usize) -> &'static str {

@@ -68,7 +68,8 @@ impl Model<'_> {
 
     fn task_json(&self, base: &str, full: bool) -> Value {
         let s = self.spec;
-        let mut t = Map::with_capacity(16);
+        // Sized for what it holds: the index documents keep it.
+        let mut t = Map::with_capacity(if full { 14 } else { 9 });
         t.insert("uuid".into(), json!(s.uuid));
         t.insert("time".into(), json!(iso(s.time_ms)));
         // The service echoes the URL as submitted ("https://www.google.com",
@@ -624,11 +625,11 @@ impl Model<'_> {
     }
 
     pub(super) fn index(&self, hit: Value) -> Value {
-        self.index_with(hit, &self.host_lists())
+        self.index_with(hit, self.host_lists())
     }
 
     /// [`Self::index`], of the [`Self::host_lists`] already made.
-    pub(super) fn index_with(&self, hit: Value, lists: &Lists) -> Value {
+    pub(super) fn index_with(&self, hit: Value, lists: Lists) -> Value {
         let mut v = hit;
         let mut filenames: Vec<String> = Vec::new();
         for q in &self.reqs {
@@ -638,9 +639,10 @@ impl Model<'_> {
             // Not facts of the scan: the searches evaluate them per caller.
             m.shift_remove("usertags");
             m.shift_remove("meta");
-            m.insert("domain".into(), json!(lists.domains));
-            m.insert("ip".into(), json!(lists.ips));
-            m.insert("hash".into(), json!(lists.hashes));
+            // The lists move into the document (`json!` of a list would copy it).
+            m.insert("domain".into(), Value::from(lists.domains));
+            m.insert("ip".into(), Value::from(lists.ips));
+            m.insert("hash".into(), Value::from(lists.hashes));
             m.insert(
                 "asn".into(),
                 json!(lists
@@ -649,10 +651,10 @@ impl Model<'_> {
                     .map(|a| format!("AS{a}"))
                     .collect::<Vec<_>>()),
             );
-            m.insert("asnname".into(), json!(lists.asnnames));
-            m.insert("country".into(), json!(lists.countries));
-            m.insert("server".into(), json!(lists.servers));
-            m.insert("filename".into(), json!(filenames));
+            m.insert("asnname".into(), Value::from(lists.asnnames));
+            m.insert("country".into(), Value::from(lists.countries));
+            m.insert("server".into(), Value::from(lists.servers));
+            m.insert("filename".into(), Value::from(filenames));
             m.insert("date".into(), json!(iso(self.spec.time_ms)));
             m.insert("hostname".into(), json!(self.page.host));
         }

@@ -16,7 +16,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::helpers::sha256_hex;
-use super::words::Brand;
+use super::words::{Brand, Provider};
 
 /// A response body: shared, as the same body serves many scans.
 pub(super) type Body = Arc<str>;
@@ -35,10 +35,18 @@ struct Kept {
     bodies: ByHash<Vec<String>, (String, Body)>,
     body_count: usize,
     /// Sites, by apex and the brand a page impersonates (its address); kept
-    /// as `Any` so that this module names nothing of the sites it keeps.
+    /// as `Any`, as are hosts, so that this module names nothing of the
+    /// sites it keeps.
     sites: ByHash<(String, usize), Box<dyn Any>>,
     site_count: usize,
+    /// Hosts, by what makes them but the time (see `host`).
+    hosts: ByHash<HostKey, Box<dyn Any>>,
+    host_count: usize,
 }
+
+/// A host's name, provider (its address), server, certificate issuer, and
+/// whether it is reached over IPv6.
+type HostKey = (String, usize, String, Option<String>, bool);
 
 thread_local! {
     /// `None`: nothing is kept (outside `keeping`).
@@ -149,6 +157,51 @@ pub(super) fn site<S: Clone + 'static>(
             .or_default()
             .push(((apex.to_string(), brand), Box::new(new.clone())));
         kept.site_count += 1;
+    });
+    new
+}
+
+/// `make()`, the host `key` names (name, provider, server, issuer, IPv6),
+/// made once per thread while `keeping`.
+pub(super) fn host<H: Clone + 'static>(
+    key: (&str, &'static Provider, &str, Option<&str>, bool),
+    make: impl FnOnce() -> H,
+) -> H {
+    let (name, prov, server, issuer, v6) = key;
+    let prov = prov as *const Provider as usize;
+    let hash = {
+        let mut h = DefaultHasher::new();
+        (name, prov, server, issuer, v6).hash(&mut h);
+        h.finish()
+    };
+    let same = |k: &HostKey| {
+        k.0 == name && k.1 == prov && k.2 == server && k.3.as_deref() == issuer && k.4 == v6
+    };
+    let known = with_kept(|kept| {
+        let found = kept.hosts.get(&hash)?.iter().find(|(k, _)| same(k));
+        found.and_then(|(_, host)| host.downcast_ref::<H>().cloned())
+    });
+    if let Some(Some(known)) = known {
+        return known;
+    }
+    let new = make();
+    with_kept(|kept| {
+        if kept.host_count >= MOST {
+            kept.hosts.clear();
+            kept.host_count = 0;
+        }
+        let key = (
+            name.to_string(),
+            prov,
+            server.to_string(),
+            issuer.map(String::from),
+            v6,
+        );
+        kept.hosts
+            .entry(hash)
+            .or_default()
+            .push((key, Box::new(new.clone())));
+        kept.host_count += 1;
     });
     new
 }

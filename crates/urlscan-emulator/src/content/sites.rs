@@ -456,6 +456,7 @@ fn choose_third(r: &mut ChaCha8Rng, kind: SiteKind, style: Style) -> Vec<&'stati
     out
 }
 
+#[derive(Clone)]
 pub(super) struct Host {
     pub(super) name: String,
     pub(super) apex: String,
@@ -505,6 +506,7 @@ fn fill_ptr<R: Rng>(tpl: &str, ip: &str, v6: bool, r: &mut R) -> String {
     out.replace("{N}", &r.random_range(100_000..999_999).to_string())
 }
 
+#[derive(Clone, Copy)]
 pub(super) struct HostOpts<'a> {
     pub(super) name: &'a str,
     pub(super) prov: &'static Provider,
@@ -516,6 +518,15 @@ pub(super) struct HostOpts<'a> {
 
 impl Host {
     pub(super) fn new(o: HostOpts) -> Host {
+        // Only the certificate's dates depend on the time: the rest is the
+        // host's own, kept while `shared::keeping`.
+        let key = (o.name, o.prov, o.server, o.issuer, o.use_v6);
+        let mut host = shared::host(key, || Host::made(o));
+        host.tls.at(o.time_ms);
+        host
+    }
+
+    fn made(o: HostOpts) -> Host {
         let name = o.name;
         let apex = apex_of(name);
         let prov = o.prov;

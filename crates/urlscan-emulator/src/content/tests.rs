@@ -483,10 +483,13 @@ fn a_title_of_any_size_counts_characters() {
 
 #[test]
 fn indexing_a_corpus_changes_no_byte() {
-    // Scans of the same sites (a corpus repeats them), and odd ones: built
-    // with shared bodies and without a DOM, each output is what it is alone.
+    // Scans of the same sites (a corpus repeats them) over a year, and odd
+    // ones: built with the sites, hosts and bodies kept between scans, and
+    // without a DOM for the index, each output is what it is alone.
     let mut specs = sample_specs();
     specs.extend(corpus(3, 600, NOW));
+    // The same pages a year apart: certificates renewed, kits re-registered.
+    specs.extend(corpus(3, 200, NOW - 365 * DAY_MS));
     for url in [
         "",
         "not a url",
@@ -500,7 +503,8 @@ fn indexing_a_corpus_changes_no_byte() {
         .iter()
         .map(|s| {
             let hit = search_hit(s, base).to_string();
-            (index_doc(s), hit, response_bodies(s), dom(s))
+            let result = result_json(s, base).to_string();
+            (index_doc(s), hit, response_bodies(s), dom(s), result)
         })
         .collect();
     let shared: Vec<_> = super::indexing_corpus(|| {
@@ -508,7 +512,8 @@ fn indexing_a_corpus_changes_no_byte() {
             .iter()
             .map(|s| {
                 let (index, hit) = super::indexed(s, base);
-                (index, hit, response_bodies(s), dom(s))
+                let result = result_json(s, base).to_string();
+                (index, hit, response_bodies(s), dom(s), result)
             })
             .collect()
     });
@@ -519,40 +524,6 @@ fn indexing_a_corpus_changes_no_byte() {
     // Outside, nothing is kept or left out.
     assert_eq!(dom(&specs[0]), alone[0].3);
     assert!(!alone[0].3.is_empty());
-}
-
-#[test]
-#[ignore]
-fn tmp_sizes() {
-    let specs = corpus(0, 2000, NOW);
-    let (mut a, mut b, mut nodes, mut strs) = (0usize, 0usize, 0usize, 0usize);
-    fn walk(v: &Value, n: &mut usize, s: &mut usize) {
-        *n += 1;
-        match v {
-            Value::String(x) => *s += x.len(),
-            Value::Array(xs) => xs.iter().for_each(|x| walk(x, n, s)),
-            Value::Object(m) => m.iter().for_each(|(k, x)| {
-                *s += k.len();
-                *n += 1;
-                walk(x, n, s)
-            }),
-            _ => {}
-        }
-    }
-    for s in &specs {
-        let (i, h) = super::indexed(s, "http://127.0.0.1:8000");
-        a += i.to_string().len();
-        b += h.len();
-        walk(&i, &mut nodes, &mut strs);
-    }
-    let n = specs.len();
-    eprintln!(
-        "index json {} hit {} nodes {} strbytes {}",
-        a / n,
-        b / n,
-        nodes / n,
-        strs / n
-    );
 }
 
 #[test]

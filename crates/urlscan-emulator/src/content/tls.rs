@@ -5,6 +5,7 @@ use rand::Rng;
 
 use super::helpers::{pick, push_unique, rng_of, DAY_MS};
 
+#[derive(Clone)]
 pub(super) struct Tls {
     pub(super) issuer: String,
     pub(super) subject: String,
@@ -17,6 +18,42 @@ pub(super) struct Tls {
     pub(super) kx: &'static str,
     pub(super) group: &'static str,
     pub(super) cipher: &'static str,
+    /// Where the host is in its renewal cycle: what dates the certificate
+    /// at a given time (`at`).
+    phase: Phase,
+}
+
+#[derive(Clone, Copy)]
+struct Phase {
+    validity: i64,
+    cycle: i64,
+    offset: i64,
+    sec_of_day: i64,
+}
+
+impl Tls {
+    /// The host's certificate as of `time_ms`: the one its renewal cycle
+    /// had issued by then (only the dates change with the time).
+    pub(super) fn at(&mut self, time_ms: i64) {
+        let Phase {
+            validity,
+            cycle,
+            offset,
+            sec_of_day,
+        } = self.phase;
+        let day = time_ms.div_euclid(DAY_MS);
+        let age = (day + offset).rem_euclid(cycle);
+        let now_s = time_ms.div_euclid(1000);
+        let mut from_s = (day - age) * 86_400 + sec_of_day - 3_600;
+        if from_s > now_s {
+            from_s -= 86_400;
+        }
+        let to_s = from_s + validity * 86_400 - 1;
+        self.from_s = from_s;
+        self.to_s = to_s;
+        self.valid_days = (to_s - from_s) / 86_400;
+        self.age_days = (now_s - from_s).max(0) / 86_400;
+    }
 }
 
 fn cert_validity_days(issuer: &str) -> i64 {
@@ -50,15 +87,13 @@ pub(super) fn make_tls(
     // consecutive scans of a host see the same certificate ageing.
     let cycle = if validity == 90 { 60 } else { validity - 30 };
     let offset = r.random_range(0..cycle);
-    let day = time_ms.div_euclid(DAY_MS);
-    let age = (day + offset).rem_euclid(cycle);
     let sec_of_day = r.random_range(0..86_400);
-    let now_s = time_ms.div_euclid(1000);
-    let mut from_s = (day - age) * 86_400 + sec_of_day - 3_600;
-    if from_s > now_s {
-        from_s -= 86_400;
-    }
-    let to_s = from_s + validity * 86_400 - 1;
+    let phase = Phase {
+        validity,
+        cycle,
+        offset,
+        sec_of_day,
+    };
     let wildcard = validity != 90 && name != apex && r.random_bool(0.5);
     let subject = if wildcard {
         format!("*.{apex}")
@@ -93,17 +128,20 @@ pub(super) fn make_tls(
             ),
         )
     };
-    Tls {
+    let mut tls = Tls {
         issuer: issuer.to_string(),
         subject,
         san,
-        from_s,
-        to_s,
-        valid_days: (to_s - from_s) / 86_400,
-        age_days: (now_s - from_s).max(0) / 86_400,
+        from_s: 0,
+        to_s: 0,
+        valid_days: 0,
+        age_days: 0,
         version,
         kx,
         group: "X25519",
         cipher,
-    }
+        phase,
+    };
+    tls.at(time_ms);
+    tls
 }

@@ -2,7 +2,8 @@
 //! glued to phishing words on a domain the brand does not own); the brand and
 //! verdict sections of a result are rendered in `result`.
 
-use super::helpers::push_unique;
+use std::collections::HashSet;
+
 use super::urls::{apex_of, is_ip_literal, suffix_of};
 use super::words::{self, Brand};
 
@@ -43,31 +44,33 @@ fn token_hits_keyword(token: &str, kw: &str) -> bool {
     false
 }
 
-/// Apex domains owned by brands, well-known sites and infrastructure.
-fn legit_apexes() -> &'static [String] {
-    static CELL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+/// Apex domains owned by brands, well-known sites and infrastructure (a
+/// set: every scan asks, several times).
+fn legit_apexes() -> &'static HashSet<String> {
+    static CELL: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
     CELL.get_or_init(|| {
-        let mut v: Vec<String> = Vec::new();
+        let mut v: HashSet<String> = HashSet::new();
         for b in words::BRANDS.iter() {
             for l in &b.legit {
-                push_unique(&mut v, l);
+                v.insert(l.to_string());
             }
         }
         for k in words::KNOWN_SITES.iter() {
-            push_unique(&mut v, k.apex);
+            v.insert(k.apex.to_string());
         }
         for t in words::THIRD_PARTIES.iter() {
-            push_unique(&mut v, &apex_of(t.host));
+            v.insert(apex_of(t.host));
         }
         for r in words::REDIRECTORS.iter() {
-            push_unique(&mut v, r.0);
+            v.insert(r.0.to_string());
         }
+        v.remove("");
         v
     })
 }
 
 pub(super) fn is_legit_apex(apex: &str) -> bool {
-    legit_apexes().iter().any(|a| a == apex)
+    legit_apexes().contains(apex)
 }
 
 /// The brand a URL impersonates, if any.
