@@ -216,27 +216,26 @@ EMULATOR_STOP_TIMEOUT = 10.0
 
 
 def _gone(pid: int) -> bool:
-    """Whether process `pid` has ended (POSIX); an ended child of this process is reaped here."""
+    """Whether process `pid` has ended (POSIX). A child of this process has ended once it is reaped
+    here: its main thread can be a zombie while its other threads still run and serve."""
     try:
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return True
-    except OSError:
-        pass  # not a child of this process: asked below
+        return os.waitpid(pid, os.WNOHANG)[0] == pid
+    except ChildProcessError:
+        pass  # not a child of this process (or reaped already): asked below
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:
         return False
-    try:  # ended, but not yet reaped by its parent (a zombie): it serves nothing any more
-        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    # Ended, but not yet reaped by its parent (a zombie), once no thread of it is left running.
+    proc = Path("/proc") / str(pid)
+    try:
+        stat = (proc / "stat").read_text()
+        threads = [t for t in (proc / "task").iterdir() if t.name != str(pid)]
     except OSError:
         return False
-    if stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"]):
-        return False
-    with contextlib.suppress(OSError):
-        os.waitpid(pid, os.WNOHANG)  # it ended since it was asked above: reaped, if it is this process's child
-    return True
+    return stat.rpartition(")")[2].split()[:1] in (["Z"], ["X"]) and not threads
 
 
 def _wait_gone(pid: int) -> None:
@@ -359,5 +358,8 @@ def cmd_demo(args: argparse.Namespace, out: Output) -> int:
         if out.json:
             out.emit({"step": "quotas", "public": q.remaining("public"), "search": q.remaining("search")})
         say(f"\nQuota left today: {q.remaining('public')} public scans, {q.remaining('search')} searches")
-    say(f"\nDone in {time.monotonic() - started:.1f}s. Next: see README.md for sync, async, search and bulk examples.")
+    say(
+        f"\nDone in {time.monotonic() - started:.1f}s. Next: `urlscan-rs --help` for the commands; sync, async, "
+        "search and bulk examples are in the guide (docs/guide/client.md)."
+    )
     return EXIT_OK
