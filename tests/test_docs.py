@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # A method and a path: "GET /api/v1/search/", "POST /api/v1/scan/", "GET /screenshots/{uuid}.png".
 ENDPOINT = re.compile(r"\b(GET|POST|PUT|DELETE) /[\w{]")
 # Client methods that send nothing.
-LOCAL_METHODS = {"close", "aclose"}
+LOCAL_METHODS = {"close", "aclose", "with_options"}
 # request() sends to whatever path it is given: there is no one endpoint to name.
 NO_ENDPOINT = LOCAL_METHODS | {"request"}
 FIXTURES = {"urlscan_emulator", "urlscan_client", "urlscan_async_client", "urlscan_webhook"}

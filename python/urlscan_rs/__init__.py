@@ -8,7 +8,7 @@ from typing import Any as _Any
 
 # _interrupt first, before the heavy imports: in the command's process a Ctrl-C now ends it quietly.
 from . import _interrupt, _native, errors, models, query, schema  # noqa: F401 (_interrupt: imported for its guard)
-from ._client import AsyncClient, Client, ScanOptions, SearchIterator
+from ._client import AsyncClient, Client, ClientOptions, ScanOptions, SearchIterator
 from ._native import __version__
 from ._refang import refang
 from ._tables import ResultList, to_arrow
@@ -77,6 +77,7 @@ __all__ = [
     "Cache",
     "SearchIterator",
     "ScanOptions",
+    "ClientOptions",
     "errors",
     "models",
     "schema",

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 _P = ParamSpec("_P")
 
-__all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions"]
+__all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions", "ClientOptions"]
 
 
 class SearchIterator(_PagedIterator, Tabular):
@@ -232,8 +232,22 @@ def _wait(timeout: float, initial_wait: float, interval: float) -> _WaitOptions:
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
 
 
+class ClientOptions(TypedDict, total=False):
+    """The settings :meth:`Client.with_options` changes, each as ``Client(...)`` takes it: what a
+    request is sent with, not what builds the connection pool (address, key, proxy, TLS, user agent)."""
+
+    timeout: float
+    max_retries: int
+    retry_deadline: float | None
+    fail_fast: bool
+    max_body_bytes: int
+    max_download_bytes: int
+
+
 class _BaseClient:
     _is_async = False
+    # False for a client of with_options: the pool it uses is its parent's, closed by the parent.
+    _owns_pool = True
 
     def __init__(
         self,
@@ -353,6 +367,33 @@ class _BaseClient:
         self.feeds = Feeds(self)
         """Checkpointed feeds: the phishing feed or a saved search's hits, kept current in a folder (premium)."""
 
+    def with_options(self, **options: Any) -> Any:
+        """A client like this one with other per-call settings (:class:`ClientOptions`): for the
+        few calls that need a shorter timeout or no retries, without a second connection pool.
+
+        It shares this client's connections, rate-limit pacing and quota state, its event hooks,
+        cache and recording; each setting not given is this client's. Closing this client ends
+        the other's calls too (the pool is this one's); closing the other refuses its own later
+        calls and leaves this one open.
+
+        >>> quick = client.with_options(timeout=5.0, max_retries=0)
+        >>> quick.result(uuid)                      # or client.with_options(timeout=5.0).result(uuid)
+
+        Raises:
+            ValidationError: A setting breaks the rule ``Client(...)`` checks it by.
+            TypeError: A keyword that is not a per-call setting (``proxy=``, ``base_url=``, ...).
+        """
+        core = self._c.with_options(dict(options))
+        new = object.__new__(type(self))  # not copy.copy: that would go through __reduce__ (pickling)
+        new.__dict__.update(self.__dict__)
+        new._core = core
+        new._closed = False
+        new._owns_pool = False
+        for name, value in vars(self).items():  # the namespaces, each calling through the new client
+            if isinstance(value, NAMESPACES):
+                setattr(new, name, type(value)(new))
+        return new
+
     def _call(self, fn: _Native[_P], /, *args: _P.args, **kwargs: _P.kwargs) -> Any:
         """``fn`` (a method of the native client) on this client's core: its value (Client) or
         an awaitable of it (AsyncClient)."""
@@ -388,8 +429,9 @@ class _BaseClient:
 
     @property
     def closed(self) -> bool:
-        """True once ``close()`` was called: every call then raises ``TransportError``."""
-        return self._closed
+        """True once ``close()`` was called (for a client of ``with_options``, its own or its
+        parent's): every call then raises ``TransportError``."""
+        return self._closed or self._core.closed
 
     @property
     def rate_limits(self) -> list[dict[str, Any]]:
@@ -864,7 +906,8 @@ class Client(_BaseClient):
     def close(self) -> None:
         """Close the client; calls in flight in other threads raise ``TransportError``."""
         self._closed = True
-        self._core.close()
+        if self._owns_pool:
+            self._core.close()
 
     def __enter__(self) -> Client:
         return self
@@ -903,7 +946,8 @@ class AsyncClient(_BaseClient):
     def close(self) -> None:
         """Close the client at once (without awaiting); awaits in flight raise ``TransportError``."""
         self._closed = True
-        self._core.close()
+        if self._owns_pool:
+            self._core.close()
 
     async def __aenter__(self) -> AsyncClient:
         return self

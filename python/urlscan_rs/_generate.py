@@ -341,7 +341,7 @@ def _async_classes(stub: str) -> str:
 # an awaitable twin, aclose().
 _ASYNC_NAMES = {"Client": "AsyncClient", "SyncSearchIterator": "AsyncSearchIterator", "__enter__": "__aenter__"}
 _ASYNC_NAMES |= {"__exit__": "__aexit__"}
-_NOT_AWAITED = {"__init__", "close"}
+_NOT_AWAITED = {"__init__", "close", "with_options"}
 
 
 class _Awaited(ast.NodeTransformer):

@@ -8,7 +8,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use super::convert::{error_value, model_class, to_pyerr};
 use super::lazy::model;
-use super::options::{int_of, item, opts_map, scan_keywords, ScanArgs, Settings, WaitArgs};
+use super::options::{
+    int_of, item, opts_map, scan_keywords, Overrides, ScanArgs, Settings, WaitArgs,
+};
 use super::outcome::Conv;
 use super::run::run;
 use urlscan_core::api::{Progress, SearchKind, SearchParams};
@@ -181,6 +183,20 @@ impl NativeClient {
             fut,
             Box::new(|py, ()| Ok(py.None().into_bound(py))),
         )
+    }
+
+    /// A client of the same kind sharing this one's connection pool, pacing
+    /// and rate-limit state, hooks, cache and recorder, with `overrides`
+    /// (`OVERRIDES`) of its per-call settings.
+    fn with_options(&self, py: Python<'_>, overrides: Overrides) -> PyResult<NativeClient> {
+        let base = self.client(py)?;
+        let cfg = overrides.config(py, base.config())?;
+        let client = base.with_options(cfg).map_err(|e| to_pyerr(py, e))?;
+        Ok(NativeClient {
+            client,
+            is_async: self.is_async,
+            pid: self.pid,
+        })
     }
 
     /// Everything needed to rebuild this client (pickling); includes the key.

@@ -11,6 +11,62 @@ use super::convert::to_pyerr;
 use urlscan_core::api::{ScanOptions, WaitOptions};
 use urlscan_core::{self as core, Client, Config};
 
+/// The keywords of `with_options(...)`: the per-call settings a client
+/// changes while sharing its pool; each absent one is kept.
+pub struct Overrides(Vec<(String, Py<PyAny>)>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Overrides {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let d = obj.cast::<PyDict>()?;
+        let mut out = Vec::new();
+        for (k, v) in d.iter() {
+            out.push((k.extract::<String>()?, v.unbind()));
+        }
+        Ok(Overrides(out))
+    }
+}
+
+impl Overrides {
+    /// `cfg` with these settings, each checked as `Client(...)` checks it.
+    pub fn config(&self, py: Python<'_>, cfg: &Config) -> PyResult<Config> {
+        let settings = Settings::of(cfg).into_pyobject(py)?.cast_into::<PyDict>()?;
+        for (k, v) in &self.0 {
+            if !OVERRIDES.contains(&k.as_str()) {
+                return Err(PyTypeError::new_err(format!(
+                    "with_options() got an unexpected keyword argument '{k}' (it takes {})",
+                    OVERRIDES.join(", ")
+                )));
+            }
+            settings.set_item(k, v)?;
+        }
+        let s: Settings = settings.as_any().extract()?;
+        let set = |cfg: Config| -> core::Result<Config> {
+            let mut cfg = cfg
+                .with_timeout(s.timeout)?
+                .with_retry_deadline(s.retry_deadline)?
+                .with_max_body_bytes(s.max_body_bytes)?
+                .with_max_download_bytes(s.max_download_bytes)?
+                .with_max_retries(s.max_retries)?;
+            cfg.fail_fast = s.fail_fast;
+            Ok(cfg)
+        };
+        set(cfg.clone()).map_err(|e| to_pyerr(py, e))
+    }
+}
+
+/// What `with_options` may change: what a request is sent with, not what
+/// builds the connection pool.
+pub const OVERRIDES: [&str; 6] = [
+    "timeout",
+    "max_retries",
+    "retry_deadline",
+    "fail_fast",
+    "max_body_bytes",
+    "max_download_bytes",
+];
+
 /// The keywords of `Client(...)`: what builds a client, and what `_config()`
 /// gives back so that a pickled client is rebuilt with the same settings.
 #[derive(IntoPyObject)]
@@ -86,19 +142,13 @@ impl Settings {
         cache: Option<std::sync::Arc<core::cache::Cache>>,
         scrub: Option<std::sync::Arc<dyn core::record::Scrub>>,
     ) -> core::Result<Client> {
-        let mut cfg = Config::new(self.api_key, self.base_url)?
+        let cfg = Config::new(self.api_key, self.base_url)?
             .with_timeout(self.timeout)?
             .with_retry_deadline(self.retry_deadline)?
             .with_max_body_bytes(self.max_body_bytes)?
-            .with_max_download_bytes(self.max_download_bytes)?;
-        let max_retries = self.max_retries;
-        if !(0..=100).contains(&max_retries) {
-            return Err(core::Error::Validation(format!(
-                "max_retries must be between 0 and 100, got {max_retries}"
-            )));
-        }
-        cfg.max_retries = max_retries as u32;
-        let cfg = cfg.with_user_agent(self.user_agent)?;
+            .with_max_download_bytes(self.max_download_bytes)?
+            .with_max_retries(self.max_retries)?
+            .with_user_agent(self.user_agent)?;
         let mut cfg = cfg.with_proxy(self.proxy)?;
         cfg.verify = self.verify;
         cfg.fail_fast = self.fail_fast;

@@ -185,6 +185,16 @@ impl Config {
         Ok(self)
     }
 
+    pub fn with_max_retries(mut self, n: i64) -> Result<Config> {
+        if !(0..=100).contains(&n) {
+            return Err(Error::Validation(format!(
+                "max_retries must be between 0 and 100, got {n}"
+            )));
+        }
+        self.max_retries = n as u32;
+        Ok(self)
+    }
+
     pub fn with_max_body_bytes(mut self, n: i64) -> Result<Config> {
         if n < 1024 {
             return Err(Error::Validation(format!(

@@ -179,7 +179,7 @@ pub struct Transport {
     /// Downloads from another host: no redirect, and no bound on the whole
     /// request: a body that keeps arriving is never cut; a stall of
     /// `timeout` (no byte read) is what fails.
-    http_download: Arc<std::sync::OnceLock<reqwest::Client>>,
+    pub(crate) http_download: Arc<std::sync::OnceLock<reqwest::Client>>,
     limits: Arc<Mutex<HashMap<String, LimitState>>>,
     /// The action the service named (`X-Rate-Limit-Action`) for an endpoint
     /// whose row declares none: its later requests are paced under it.
@@ -189,7 +189,7 @@ pub struct Transport {
     /// Wakes requests waiting for a slot whenever one is given back.
     slot_freed: Arc<Notify>,
     /// Set by `close()`: every call in flight ends with `Error::Closed`.
-    closed: Arc<watch::Sender<bool>>,
+    pub(crate) closed: Arc<watch::Sender<bool>>,
     /// The server's clock (see `ServerClock`).
     clock: Arc<ServerClock>,
     /// Bounds requests in flight for batch jobs; waits between polls hold no permit.
@@ -285,6 +285,10 @@ impl Transport {
 
     /// The same pool and rate-limit state, with requests in flight bounded by `gate`.
     pub fn with_gate(&self, gate: Arc<Semaphore>) -> Transport {
+        self.with_gate_of(Some(gate))
+    }
+
+    fn with_gate_of(&self, gate: Option<Arc<Semaphore>>) -> Transport {
         Transport {
             cfg: self.cfg.clone(),
             http: self.http.clone(),
@@ -296,7 +300,27 @@ impl Transport {
             slot_freed: Arc::clone(&self.slot_freed),
             closed: Arc::clone(&self.closed),
             clock: Arc::clone(&self.clock),
-            gate: Some(gate),
+            gate,
+        }
+    }
+
+    /// The same pool, pacing and rate-limit state (and gate), with `cfg`'s
+    /// per-call settings: timeout, retries, retry deadline, fail-fast and
+    /// size bounds (`Client::with_options`). What builds a pool (address,
+    /// key, proxy, TLS, user agent) is the pool's own and stays. Downloads
+    /// from other hosts get a client of their own when the timeout differs,
+    /// as theirs is a stall bound set when it is built.
+    pub fn with_config(&self, cfg: Config) -> Transport {
+        let download = if cfg.timeout == self.cfg.timeout {
+            Arc::clone(&self.http_download)
+        } else {
+            Arc::new(std::sync::OnceLock::new())
+        };
+        Transport {
+            cfg,
+            http_download: download,
+            gate: self.gate.clone(),
+            ..self.with_gate_of(None)
         }
     }
 
@@ -722,7 +746,10 @@ impl Transport {
         } else {
             &self.http_no_redirect
         };
-        let mut rb = http.request(req.method.clone(), &url);
+        // This client's timeout, not the pool's: clients of `with_options` share the pool.
+        let mut rb = http
+            .request(req.method.clone(), &url)
+            .timeout(self.cfg.timeout);
         if !req.query.is_empty() {
             rb = rb.query(&req.query);
         }
