@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
 import os
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -248,6 +250,68 @@ def test_the_screenshot_is_an_image() -> None:
     # Larger than asked: said, not sent.
     assert [c.type for c in too_big.content] == ["text"] and "above max_bytes" in _data(too_big)["omitted"]
     assert "NotFoundError" in _error(missing)
+
+
+def _photo_png(width: int, height: int) -> bytes:
+    """A PNG that compresses as a page's screenshot does not: noise, at a screenshot's size."""
+    from PIL import Image as Pil
+
+    out = io.BytesIO()
+    Pil.frombytes("RGB", (width, height), random.Random(7).randbytes(width * height * 3)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_large_screenshot_is_sent_scaled_down_within_max_bytes() -> None:
+    from PIL import Image as Pil
+
+    big = _photo_png(1280, 1024)  # about 3.9 MB: above the default 64 KiB and above 1 MiB
+    tiny_lie = _png_declaring(100_000, 100_000)
+    with Emulator(scans=5, seed=2) as emu:
+        shot = emu.add_result(result("https://shot.example/"), screenshot=big)
+        lie = emu.add_result(result("https://lie.example/"), screenshot=tiny_lie)
+        _, (default, bigger, impossible, declared), _ = asyncio.run(
+            _session(
+                emu,
+                [
+                    ("screenshot", {"uuid": shot}),
+                    ("screenshot", {"uuid": shot, "max_bytes": 1 << 20}),
+                    ("screenshot", {"uuid": shot, "max_bytes": 100}),
+                    ("screenshot", {"uuid": lie, "max_bytes": 50}),
+                ],
+            )
+        )
+    for answer, bound in ((default, 65536), (bigger, 1 << 20)):
+        assert not answer.is_error
+        image, facts = answer.content
+        jpeg = base64.b64decode(image.data)
+        assert image.mime_type == "image/jpeg" and len(jpeg) <= bound
+        said = json.loads(facts.text)
+        assert said["bytes"] == len(jpeg) and said["mime_type"] == "image/jpeg"
+        assert said["original"] == {"bytes": len(big), "width": 1280, "height": 1024, "mime_type": "image/png"}
+        with Pil.open(io.BytesIO(jpeg)) as img:
+            assert img.format == "JPEG" and img.size == (said["width"], said["height"])
+            assert img.width * 1024 == img.height * 1280  # the page's proportions kept
+    # With more room, a larger image.
+    assert json.loads(bigger.content[1].text)["width"] > json.loads(default.content[1].text)["width"]
+    # Too small a bound for any JPEG: said, not sent.
+    assert [c.type for c in impossible.content] == ["text"]
+    assert "even as a JPEG 160 pixels wide" in _data(impossible)["omitted"]
+    # A PNG above the bound that declares ten billion pixels is not decoded.
+    assert [c.type for c in declared.content] == ["text"]
+    assert "100000x100000 pixels: not decoded" in _data(declared)["omitted"]
+
+
+def _png_declaring(width: int, height: int) -> bytes:
+    """A PNG whose header declares `width` x `height` pixels, with one tiny compressed row."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = zlib.compress(b"\0" * 64)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
 
 
 def test_capabilities_needs_no_key_and_sends_no_request() -> None:

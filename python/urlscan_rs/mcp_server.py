@@ -25,7 +25,9 @@ Register it with an MCP client (e.g. a ``mcpServers`` entry)::
 import asyncio
 import functools
 import importlib.util
+import io
 import json
+import struct
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
@@ -54,9 +56,16 @@ MAX_TEXT = 8192
 # default, and the most a call may ask for.
 DEFAULT_MAX_BYTES = 4096
 MAX_BYTES = 65536
-# The largest screenshot the screenshot tool hands over as an image (a PNG cannot be cut the way
-# JSON is; a larger one is said, not sent): what assistants' image inputs take at most.
+# The screenshot tool's image: at most max_bytes (default MAX_BYTES, as the text answers; at most
+# MAX_IMAGE_BYTES, what assistants' image inputs take). A larger PNG is sent smaller, as a JPEG
+# scaled down (Pillow) until it fits; one that cannot be made to fit is said, not sent.
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+# Widths and JPEG qualities tried, in order, until the image fits: a bounded number of encodings.
+_IMAGE_WIDTHS = (1280, 960, 640, 480, 320, 240, 160)
+_IMAGE_QUALITIES = (75, 50, 30)
+# A screenshot declaring more pixels than this is not decoded (a PNG of a few KB can declare
+# billions); a page's screenshot is about 1.3 million.
+_MAX_IMAGE_PIXELS = 40_000_000
 
 _NOTHING = "nothing (no API key)"
 _KEY = "an API key (any plan)"
@@ -225,6 +234,36 @@ def _malicious(m: Any) -> dict[str, Any]:
     }
 
 
+def _fitted(png: bytes, max_bytes: int) -> tuple[bytes | None, dict[str, Any]]:
+    """``png`` as a JPEG of at most ``max_bytes``, scaled down as far as it must be, and the facts
+    of it; ``(None, facts)`` with ``omitted`` saying why when none fits or it cannot be read."""
+    above = f"the image: {len(png)} bytes, above max_bytes ({max_bytes})"
+    try:
+        from PIL import Image as Pil
+    except ImportError:
+        return None, {"omitted": f'{above}; pip install "urlscan-rs[mcp]" (Pillow) to have it sent scaled down'}
+    if png[12:16] == b"IHDR":  # the size its header declares, read before any decoding
+        width, height = struct.unpack(">II", png[16:24])
+        if width * height > _MAX_IMAGE_PIXELS:
+            return None, {"omitted": f"{above}, and {width}x{height} pixels: not decoded"}
+    try:
+        with Pil.open(io.BytesIO(png)) as img:
+            width, height = img.size
+            rgb = img.convert("RGB")
+    except (OSError, ValueError, Pil.DecompressionBombError) as e:
+        return None, {"omitted": f"{above}, and not readable as an image ({type(e).__name__})"}
+    original = {"bytes": len(png), "width": width, "height": height, "mime_type": "image/png"}
+    for target in [w for w in _IMAGE_WIDTHS if w <= width] or [width]:
+        scaled = rgb if target == width else rgb.resize((target, max(1, round(height * target / width))), Pil.Resampling.LANCZOS)
+        for quality in _IMAGE_QUALITIES:
+            out = io.BytesIO()
+            scaled.save(out, format="JPEG", quality=quality, optimize=True)
+            if out.tell() <= max_bytes:
+                facts = {"mime_type": "image/jpeg", "width": scaled.width, "height": scaled.height, "original": original}
+                return out.getvalue(), facts
+    return None, {"omitted": f"{above}, even as a JPEG {_IMAGE_WIDTHS[-1]} pixels wide"}
+
+
 def server(client: AsyncClient) -> Any:
     """The MCP server (an ``mcp.server.mcpserver.MCPServer``) whose tools call ``client``.
 
@@ -234,7 +273,8 @@ def server(client: AsyncClient) -> Any:
     one text block of compact JSON of at most ``max_bytes`` bytes (default
     ``DEFAULT_MAX_BYTES``, at most ``MAX_BYTES``): longer strings are
     shortened and the widest lists halved, and ``"omitted"`` says what was left
-    out. The screenshot tool answers the PNG as image content (at most
+    out. The screenshot tool answers the screenshot as image content of at
+    most ``max_bytes`` too (a larger PNG scaled down as a JPEG; at most
     ``MAX_IMAGE_BYTES``). Each tool carries MCP annotations (read-only,
     destructive, idempotent, open-world); ``TOOLS`` says what each needs of
     the key.
@@ -453,20 +493,23 @@ def server(client: AsyncClient) -> Any:
 
     @app.tool(title="A scan's screenshot", annotations=read)
     @anticipated
-    async def screenshot(uuid: str, max_bytes: StrictInt = MAX_IMAGE_BYTES) -> list[Image | TextContent]:
-        """The page as the scanner saw it: the scan's screenshot as a PNG image, and a line of
-        JSON (uuid, bytes). A screenshot larger than max_bytes (at most 5 MiB) is not sent:
-        the answer says so."""
+    async def screenshot(uuid: str, max_bytes: StrictInt = MAX_BYTES) -> list[Image | TextContent]:
+        """The page as the scanner saw it: the scan's screenshot as an image, and a line of JSON
+        (uuid, bytes, mime_type). A screenshot larger than max_bytes (default 65536, at most
+        5 MiB) is sent scaled down as a JPEG that fits ("original" gives its size); one that
+        cannot fit is not sent: the answer says so."""
         _text("uuid", uuid)
         if not 1 <= max_bytes <= MAX_IMAGE_BYTES:
             raise ValueError(f"max_bytes must be from 1 to {MAX_IMAGE_BYTES}, got {max_bytes}")
         png = bytes(await client.screenshot(uuid))
         if not png.startswith(b"\x89PNG\r\n\x1a\n"):
             raise DecodeError(f"the screenshot of {uuid} is not a PNG")
-        facts = {"uuid": uuid, "bytes": len(png), "mime_type": "image/png"}
-        if len(png) > max_bytes:
-            return [answer({**facts, "omitted": f"the image: {len(png)} bytes, above max_bytes ({max_bytes})"})]
-        return [Image(data=png, format="png"), answer(facts)]
+        if len(png) <= max_bytes:
+            return [Image(data=png, format="png"), answer({"uuid": uuid, "bytes": len(png), "mime_type": "image/png"})]
+        smaller, facts = await asyncio.to_thread(_fitted, png, max_bytes)
+        if smaller is None:
+            return [answer({"uuid": uuid, "bytes": len(png), "mime_type": "image/png", **facts})]
+        return [Image(data=smaller, format="jpeg"), answer({"uuid": uuid, "bytes": len(smaller), **facts})]
 
     @app.tool(title="Search scans or a data source", annotations=read)
     @anticipated
