@@ -719,6 +719,7 @@ def test_one_url_spelt_four_ways_in_a_batch_is_scanned_once(kind: str) -> None:
 COMPOSITES = {
     "bulk_scan": "rows scan and result (test_every_row_meets_every_hostile_answer)",
     "close": "sends nothing",
+    "with_options": "sends nothing: the client it gives calls the same rows, checked the same way",
     "datadumps.download": "tests/test_hostile_writers.py (a writer)",
     "datadumps.sync": "tests/test_hostile_writers.py and tests/test_hostile_state.py",
     "feeds.sync": "tests/test_hostile_feeds.py and tests/test_hostile_state.py",
