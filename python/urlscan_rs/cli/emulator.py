@@ -48,9 +48,10 @@ def _start_limit(scans: int) -> float:
     return EMULATOR_START_TIMEOUT + max(scans, 0) * EMULATOR_START_PER_SCAN
 
 
-def _first_line(proc: subprocess.Popen[bytes], scans: int, limit: float) -> bytes:
+def _first_line(proc: subprocess.Popen[bytes], scans: int, limit: float) -> bytes | None:
     """The first line the emulator's process writes (where it serves), waited for while the process
-    runs, up to `limit` seconds, with notes on stderr; b"" when it ended or the time ran out."""
+    runs, up to `limit` seconds, with notes on stderr; b"" when its output ended (the process is
+    ending), None when the time ran out."""
     assert proc.stdout is not None
     stdout = proc.stdout
     first: list[bytes] = []
@@ -68,7 +69,7 @@ def _first_line(proc: subprocess.Popen[bytes], scans: int, limit: float) -> byte
             next_note += EMULATOR_START_NOTE_EVERY
         # The reader ends with the first line, or at once when the process ends (its stdout closes).
         reader.join(max(0.0, min(next_note, started + limit) - now))
-    return first[0] if first else b""
+    return first[0] if first else None
 
 
 def _exports(url: str, key: str, pid: int | None = None) -> list[str]:
@@ -189,6 +190,10 @@ def _emulator_background(args: argparse.Namespace, out: Output) -> int:
             pass
         url, key = info.get("URLSCAN_BASE_URL"), info.get("URLSCAN_API_KEY")
         if not (url and key and _accepts(str(url), deadline)):
+            if first == b"":
+                # Its output closed with no line: it is ending (its end may not be reapable yet).
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=5)
             ended = proc.poll() is not None
             if not ended:
                 proc.kill()
