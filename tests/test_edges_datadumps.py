@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from urlscan_rs import AsyncClient, Client, datadumps
+from urlscan_rs import AsyncClient, Client, _folder_state, datadumps
 from urlscan_rs.errors import DecodeError, StateError, TransportError, ValidationError
 
 from .conftest import run
@@ -190,7 +190,7 @@ def test_a_corrupt_state_is_named_and_can_be_rebuilt_from_the_files(tmp_path: Pa
 
 
 def test_a_locked_state_is_named_with_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(datadumps, "_LOCK_SECONDS", 0.2)
+    monkeypatch.setattr(_folder_state, "LOCK_SECONDS", 0.2)
     day = _today()
     path = f"hours/search/{day}/{day}-01.gz"
     with dump_host() as host, Client(KEY, base_url=host.url) as c:
@@ -216,7 +216,7 @@ def test_a_read_only_state_is_named_with_what_to_do(tmp_path: Path) -> None:
     ro = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     with pytest.raises(sqlite3.OperationalError) as raised:
         ro.execute("insert into t values (1)")
-    err = datadumps._state_error(db, raised.value)
+    err = _folder_state.state_error(db, raised.value, "data-dump sync", "sync(..., rebuild_state=True)")
     assert isinstance(err, StateError) and str(db) in str(err) and "make it and its folder writable" in str(err)
 
 

@@ -422,9 +422,9 @@ def test_a_run_keeps_its_claim_while_a_page_is_slow(
 ) -> None:
     """Found by an attack: a run whose claim went stale while it waited let a run on another host in,
     and both wrote the items. The claim is renewed while the run waits; the other host is refused."""
-    from urlscan_rs import datadumps
+    from urlscan_rs import _folder_state
 
-    monkeypatch.setattr(datadumps, "_STALE_SECONDS", 0.8)
+    monkeypatch.setattr(_folder_state, "STALE_SECONDS", 0.8)
     feed, c = served
     feed.items = [text(item(i, now_ms() - i * 1000)) for i in range(1, 4)]
     feed.gate = threading.Event()
@@ -434,6 +434,7 @@ def test_a_run_keeps_its_claim_while_a_page_is_slow(
         # An hour later by the clock claims are judged by: a claim not renewed since is stale.
         clock = _Clock(3600.0)
         monkeypatch.setattr(feeds, "time", clock)
+        monkeypatch.setattr(_folder_state, "time", clock)  # the lease rule's and the renewals' clock
         state = tmp_path / feeds.STATE_FILE
         deadline = time.monotonic() + 10
         while True:
@@ -536,7 +537,7 @@ def kill_at(name, fn):
     return wrapped
 
 for name, owner, attr in (
-    ("page", feeds._Reader, "page"),
+    ("page", feeds.Reader, "page"),
     ("take", feeds._Run, "_take"),
     ("keys", feeds._State, "_keys"),
     ("begin", feeds._State, "begin"),

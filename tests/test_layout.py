@@ -267,3 +267,65 @@ def test_the_package_has_no_import_cycle() -> None:
         if m not in seen:
             walk(m, [m])
     assert len(graph) > 30 and sum(len(d) for d in graph.values()) > 80
+
+
+def _private_reaches(package: Path) -> list[str]:
+    """Where a module of the package takes another module's private name: ``from .x import _y``, or
+    ``x._y`` of a module ``x`` it imported, where ``x`` is a public module (a private module,
+    ``_native``, ``_client``, ..., is the package's shared inside and may be reached into)."""
+
+    def module(path: Path) -> str:
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    every = {module(p) for p in [*package.rglob("*.py"), *package.rglob("*.pyi")]}  # _native has a stub only
+    public = {m for m in every if not any(part.startswith("_") for part in m.split(".")[1:])}
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        here = module(path)
+        parts = here.split(".")
+        base = parts if path.name == "__init__.py" else parts[:-1]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            origin = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else []))
+            for a in node.names:
+                target = f"{origin}.{a.name}"
+                if target in every:  # a module, not a name: reached into below if public
+                    if target in public:
+                        aliases[a.asname or a.name] = target
+                elif origin in public and origin != here and a.name.startswith("_") and not a.name.startswith("__"):
+                    found.append(f"{here} imports {origin}.{a.name}")
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                found.append(f"{here} reads {aliases[node.value.id]}.{node.attr}")
+    return sorted(set(found))
+
+
+def test_no_module_takes_a_public_modules_private_names() -> None:
+    # Modules talk through public names: a private one of a public module (datadumps._sync,
+    # schema._OF_DATASOURCE) is that module's own. Shared helpers live in private modules.
+    assert _private_reaches(ROOT / "python" / "urlscan_rs") == []
+
+
+def test_the_private_name_check_finds_both_forms(tmp_path: Path) -> None:
+    pkg = tmp_path / "urlscan_rs"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "feeds.py").write_text("from .datadumps import _sync, sync\nfrom . import datadumps\nx = datadumps._LOCK\n")
+    (pkg / "datadumps.py").write_text("_sync = sync = _LOCK = 1\n")
+    (pkg / "_state.py").write_text("from ._native import _x\n")
+    (pkg / "cli" / "__init__.py").write_text("from ..feeds import _y\nfrom ._show import _z\n")
+    assert _private_reaches(pkg) == [
+        "urlscan_rs.cli imports urlscan_rs.feeds._y",
+        "urlscan_rs.feeds imports urlscan_rs.datadumps._sync",
+        "urlscan_rs.feeds reads urlscan_rs.datadumps._LOCK",
+    ]

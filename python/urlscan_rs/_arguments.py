@@ -13,6 +13,7 @@ import collections.abc as abc
 import difflib
 import functools
 import inspect
+import os
 import types
 import typing
 from typing import Any, TypeVar, Union
@@ -163,3 +164,16 @@ def _describe(hint: Any) -> str:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def folder_arg(value: object, name: str) -> str | None:
+    """A folder keyword (``record_to``, ``recordings``) as the native side takes it: its path as
+    text (checked there), or None; another type is a TypeError naming the keyword."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a folder (str or os.PathLike) or None, got {type(value).__name__}")
+    path = os.fspath(value)
+    if not isinstance(path, str):
+        raise TypeError(f"{name} must be a folder given as text, got {type(path).__name__}")
+    return path

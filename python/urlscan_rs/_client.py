@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypedDict
 
 from . import _artifacts, _native, _refang
 from . import _progress as _progress_bars
-from ._arguments import explained
+from ._arguments import explained, folder_arg
 from ._keys import KEYRING_SOURCE, stored_key
 from ._namespaces import (
     _N,
@@ -39,8 +39,8 @@ from ._tables import ResultList, Tabular
 from .cache import Cache
 from .errors import TransportError, ValidationError
 from .hooks import EventHooks
-from .recording import RecordHook, _folder_arg
-from .schema import _OF_DATASOURCE, Schema
+from .recording import RecordHook
+from .schema import Schema, of_datasource
 
 if TYPE_CHECKING:
     from ._native import _Settings, _WaitOptions
@@ -130,7 +130,7 @@ class SearchIterator(_PagedIterator, Tabular):
     # -- tables (see Tabular)
 
     def _table_schema(self) -> Schema:
-        return _OF_DATASOURCE.get(self._datasource, _OF_DATASOURCE[None])
+        return of_datasource(self._datasource)
 
     def _table_is_async(self) -> bool:
         return bool(self._cursor.is_async)
@@ -328,7 +328,7 @@ class _BaseClient:
             "retry_deadline": retry_deadline,
             "max_body_bytes": max_body_bytes,
             "max_download_bytes": max_download_bytes,
-            "record_to": _folder_arg(record_to, "record_to"),
+            "record_to": folder_arg(record_to, "record_to"),
         }
         if record_hook is not None and (not callable(record_hook) or inspect.iscoroutinefunction(record_hook)):
             raise TypeError(f"record_hook must be a plain function of an entry (or None), got {record_hook!r:.80}")

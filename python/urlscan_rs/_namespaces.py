@@ -501,7 +501,7 @@ class DataDumps(_Namespace):
         ``progress`` is ``True`` (a counter of files on stderr) or a callable
         given ``(files done, files listed)``.
         """
-        from .datadumps import _sync
+        from .datadumps import sync_into
 
         if progress is True:
 
@@ -514,12 +514,12 @@ class DataDumps(_Namespace):
 
             # The same steps, each call awaited in a worker thread's own loop.
             return asyncio.to_thread(
-                _sync,
+                sync_into,
                 lambda w, t, d: asyncio.run(self.list(w, t, d)),
                 lambda p, target, size: asyncio.run(self._fetch(p, target, size)),
                 *args,
             )
-        return _sync(self.list, self._fetch, *args)
+        return sync_into(self.list, self._fetch, *args)
 
     def download(self, path: str, dest: str | os.PathLike[str] = ".", *, progress: Any = False) -> Any:
         """Download a data-dump file (GET /api/v1/datadump/link/{path}, then the
@@ -624,9 +624,18 @@ class Feeds(_Namespace):
         files the runs wrote (Parquet ones need pyarrow). ``progress`` is
         ``True`` (a counter on stderr) or a callable given ``(items read, new items)``.
         """
-        from .feeds import _counter, _Reader, _sync
+        from .feeds import Reader, print_counter, sync_into
 
-        args = (source, dest_dir, lookback, dedupe, filter, format, max_items, _counter if progress is True else progress or None)
+        args = (
+            source,
+            dest_dir,
+            lookback,
+            dedupe,
+            filter,
+            format,
+            max_items,
+            print_counter if progress is True else progress or None,
+        )
         client = self._client
         if client._is_async:
             import asyncio  # only an AsyncClient needs it (not loaded on import)
@@ -635,12 +644,12 @@ class Feeds(_Namespace):
                 # The same steps on a worker thread, each call awaited on the thread's own loop.
                 loop = asyncio.new_event_loop()
                 try:
-                    return _sync(_Reader(client, loop.run_until_complete), *args, rebuild_state)
+                    return sync_into(Reader(client, loop.run_until_complete), *args, rebuild_state)
                 finally:
                     loop.close()
 
             return asyncio.to_thread(steps)
-        return _sync(_Reader(client, None), *args, rebuild_state)
+        return sync_into(Reader(client, None), *args, rebuild_state)
 
 
 def _new_folder(target: Path, path: str) -> bool:

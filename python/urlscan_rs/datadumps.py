@@ -23,16 +23,15 @@ import dataclasses
 import os
 import re
 import sqlite3
-import stat
 import time
-import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from . import _native
+from ._folder_state import Heartbeat, holds, nearest, new_owner, open_state, prepare_folder, set_aside, state_error
 from ._tables import Tabular
 from .schema import RESULTS, SCANS, Schema
 
@@ -140,14 +139,9 @@ class ConvertReport(dict[str, int]):
 _STAMP = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:-(\d{2}))?(?:-?(\d{2}))?")
 
 
-def _nearest(path: Path, names: tuple[str, ...]) -> str | None:
-    """The folder name of `names` nearest above a file (``hours/search/20261120/...``: "search")."""
-    return next((p for p in reversed(path.parts[:-1]) if p in names), None)
-
-
 def _partition(src: Path, f: Path) -> Path | None:
     """``type=search/date=2026-11-20/hour=13`` for a dump file, None for what is not one."""
-    kind = _nearest(f.relative_to(src), ("search", "api"))
+    kind = nearest(f.relative_to(src), ("search", "api"))
     m = _STAMP.match(f.name)
     if kind is None or m is None:
         return None
@@ -212,14 +206,13 @@ def _source_folder(src: Path, what: str) -> None:
 
 STATE_FILE = ".urlscan-datadumps.sqlite3"
 # A hidden name: no listed path can take it (hidden names are refused, see _native.contained).
-# A claim older than this is an abandoned run's (a killed process): another run may take the file.
-_STALE_SECONDS = 3600.0
-# How long a run waits for another one holding the state's lock.
-_LOCK_SECONDS = 60.0
 MAX_DAYS = 366
 """The most days :meth:`sync` walks back (a year): every loop has a bound."""
 # The data-dump state: how to rebuild it, its table and columns, and the script that makes it.
+_DUMP_KIND = "data-dump sync"
 _DUMP_REBUILD = "sync(..., rebuild_state=True) (urlscan-rs datadump sync --rebuild-state)"
+# What renews a claim on a file while it downloads (see _folder_state.Heartbeat).
+_DUMP_RENEW = "UPDATE files SET claimed_at = ? WHERE path = ? AND owner = ?"
 _DUMP_TABLES = {"files": ("path", "size", "status", "fetched_at", "error", "attempts", "owner", "claimed_at")}
 _DUMP_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, status TEXT NOT NULL, "
@@ -242,200 +235,33 @@ class SyncReport:
         return f"{len(self.downloaded)} downloaded, {len(self.skipped)} skipped, {len(self.failed)} failed"
 
 
-def _state_error(
-    path: Path,
-    e: sqlite3.Error,
-    kind: str = "data-dump sync",
-    rebuild: str = _DUMP_REBUILD,
-) -> Exception:
-    """The package's error for a state file that cannot be used, saying what to do (``kind``: whose
-    state it is; ``rebuild``: the call that rebuilds it)."""
-    from .errors import StateError
-
-    text = str(e)
-    if "locked" in text or "busy" in text:
-        what = (
-            f"is locked by another process for more than {_LOCK_SECONDS:.0f} s (a sync still running on this "
-            "folder?); wait for it to end, or stop it"
-        )
-    elif "readonly" in text or "read-only" in text or "unable to open" in text or "disk I/O" in text:
-        what = f"cannot be written ({text}); make it and its folder writable, or sync into another folder"
-    else:
-        what = f"is not a sync state this package can read ({text}); rebuild it from the files on disk with {rebuild}"
-    return StateError(f"{kind} state {path} {what}", path=str(path))
-
-
-_SIDES = ("", "-journal", "-wal", "-shm")
-"""SQLite's side files of a state (a hot journal is replayed into the database when it is opened)."""
-
-
-def _open_state(
-    path: Path,
-    *,
-    kind: str,
-    rebuild: str,
-    tables: Mapping[str, tuple[str, ...]],
-    schema: str,
-    added: Mapping[str, Mapping[str, str]] | None = None,
-) -> sqlite3.Connection:
-    """The state database at `path`, made if there is none, refused (a ``StateError`` naming it,
-    saying what to do) when it is not one this package can use.
-
-    ``tables``: the tables and columns a state of this `kind` has (the first table is the one
-    every version made); ``schema``: the script that makes them; ``added``: columns later
-    versions added (``{table: {column: type}}``), added to an older state when it is opened.
-
-    Never followed: a link at the name or at a side file's (SQLite would write through it,
-    wherever it leads), nor anything but a regular file. A file that is empty (0 bytes) is not a
-    state this package made (a new one is made whole, then linked into place): opened as one,
-    every item would look new. A database of another layout is not changed. A lock held by
-    another process is waited for ``_LOCK_SECONDS``, then a ``StateError``: never a hang."""
-    from .errors import StateError
-
-    def refuse(what: str, at: Path = path) -> StateError:
-        return StateError(f"{kind} state {at} {what}", path=str(path))
-
-    if not os.path.lexists(path):
-        _make_state(path, schema, kind, rebuild)
-    for side in _SIDES:
-        at = path.with_name(path.name + side)
-        try:
-            st = os.lstat(at)
-        except FileNotFoundError:
-            continue
-        except OSError as e:
-            raise refuse(f"cannot be read ({e.strerror or e}); make it and its folder readable", at) from e
-        if stat.S_ISLNK(st.st_mode):
-            raise refuse("is a symbolic link, which SQLite would write through; remove it", at)
-        if not stat.S_ISREG(st.st_mode):
-            raise refuse("is not a regular file (a folder, a pipe or a device); remove it", at)
-        if side == "" and st.st_size == 0:
-            raise refuse(
-                "is empty (0 bytes): not a state this package wrote, and opened as one every item would look "
-                f"new; rebuild it from the files on disk with {rebuild}"
-            )
-    try:
-        # The default rollback journal: switching to WAL races between two first runs.
-        db = sqlite3.connect(path, timeout=_LOCK_SECONDS, isolation_level=None)
-    except sqlite3.Error as e:
-        raise _state_error(path, e, kind, rebuild) from e
-    try:
-        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        first = next(iter(tables))
-        if first not in names:
-            shown = ", ".join(sorted(names)[:5]) or "none"
-            raise refuse(
-                f"is a SQLite database of another layout (its tables: {shown}), not a {kind} state; move it "
-                f"away, or sync into another folder"
-            )
-        for table, columns in tables.items():
-            if table not in names:
-                continue  # made by the schema below (a state of an older version)
-            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-            new = (added or {}).get(table, {})
-            missing = [c for c in columns if c not in have and c not in new]
-            if missing:
-                raise refuse(
-                    f"is not a {kind} state this package can read (table {table} has no {', '.join(missing)}); "
-                    f"rebuild it from the files on disk with {rebuild}"
-                )
-            if any(column not in have for column in new):
-                # Under the write lock, looked at again: two runs of a new version may upgrade it at once.
-                db.execute("BEGIN IMMEDIATE")
-                have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-                for column, kind_of in new.items():
-                    if column not in have:
-                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind_of}")
-                db.execute("COMMIT")
-        db.executescript(schema)
-    except sqlite3.Error as e:
-        db.close()
-        raise _state_error(path, e, kind, rebuild) from e
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _make_state(path: Path, schema: str, kind: str, rebuild: str) -> None:
-    """A new state at `path`, made whole beside it and then linked into place: a run that finds
-    the name taken opens that state, and no run ever sees a half-made or empty one."""
-    temp = path.with_name(f"{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        db = sqlite3.connect(temp, isolation_level=None)
-        try:
-            db.executescript(f"BEGIN; {schema} COMMIT;")  # one transaction: one write to disk, not one a table
-        finally:
-            db.close()
-        try:
-            os.link(temp, path)
-        except FileExistsError:
-            pass  # another run made it first: that one is the state
-        except OSError:
-            # A file system without hard links: renamed, unless another run made one meanwhile.
-            if not os.path.lexists(path):
-                os.replace(temp, path)
-    except sqlite3.Error as e:
-        raise _state_error(path, e, kind, rebuild) from e
-    finally:
-        for side in _SIDES:
-            with contextlib.suppress(OSError):
-                os.unlink(temp.with_name(temp.name + side))
-
-
-def _set_aside(path: Path) -> None:
-    """Move a broken state file (and SQLite's side files: a hot journal would be replayed into
-    a new state) to ``<name>.<time>-<id>.broken``: kept, not deleted, for a look later."""
-    aside = f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.broken"
-    for side in _SIDES:
-        old = path.with_name(path.name + side)
-        if os.path.lexists(old):
-            os.replace(old, path.with_name(aside + side))
-
-
-def _folder(folder: Path, rebuild: bool = False) -> None:
-    """Make the folder a sync writes into (a ``StateError`` when something else is at its name).
-
-    A rebuild reads the files already there: a folder that does not exist holds none, so it is
-    an error naming it (a mistyped path), not a new folder and a state rebuilt from nothing."""
-    from .errors import StateError
-
-    if rebuild and not os.path.lexists(folder):
-        raise StateError(
-            f"cannot rebuild the sync state of {folder}: no such folder (to start syncing into a new folder, "
-            "leave out the rebuild)",
-            path=str(folder),
-        )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise StateError(f"{folder} is not a folder; give a folder to sync into", path=str(folder)) from None
-
-
 class _State:
     """The sync state in SQLite inside the folder: what was fetched (size,
-    when), what failed and why, and which run holds which file. Claims are
+    when), what failed and why, and which run holds which file (held by the
+    folder state's lease rule, renewed while its download lasts). Claims are
     taken in ``BEGIN IMMEDIATE`` transactions, so of two runs at once one
     wins each file. Every SQLite failure is a ``StateError`` naming the file."""
 
     def __init__(self, folder: Path, rebuild: bool) -> None:
-        _folder(folder, rebuild)
+        prepare_folder(folder, rebuild)
         self.path = folder / STATE_FILE
         if rebuild and os.path.lexists(self.path):
-            _set_aside(self.path)  # the sizes of the files on disk rebuild the state
+            set_aside(self.path)  # the sizes of the files on disk rebuild the state
         self.rebuilt = rebuild
-        self.db = _open_state(self.path, kind="data-dump sync", rebuild=_DUMP_REBUILD, tables=_DUMP_TABLES, schema=_DUMP_SCHEMA)
-        self.me = uuid.uuid4().hex
+        self.db = open_state(self.path, kind=_DUMP_KIND, rebuild=_DUMP_REBUILD, tables=_DUMP_TABLES, schema=_DUMP_SCHEMA)
+        self.me = new_owner()
+        self._beat: Heartbeat | None = None
 
     @contextlib.contextmanager
     def _sql(self) -> Iterator[None]:
         try:
             yield
         except sqlite3.Error as e:
-            raise _state_error(self.path, e) from e
+            raise state_error(self.path, e, _DUMP_KIND, _DUMP_REBUILD) from e
 
     def claim(self, path: str, size: int | None, target: Path) -> bool:
-        """Whether this run should fetch `path` to `target` (and then holds it)."""
+        """Whether this run should fetch `path` to `target` (and then holds it until :meth:`done`
+        or :meth:`failed`, its claim renewed meanwhile)."""
         now = time.time()
         with self._sql():
             self.db.execute("BEGIN IMMEDIATE")
@@ -452,7 +278,7 @@ class _State:
                     status, known, owner, claimed = row
                     if status == "done" and known == size and have == size:
                         return False
-                    if status == "downloading" and owner != self.me and now - (claimed or 0) < _STALE_SECONDS:
+                    if status == "downloading" and owner != self.me and _held(owner, claimed):
                         return False
                 self.db.execute(
                     "INSERT INTO files (path, size, status, attempts, owner, claimed_at) VALUES (?, ?, 'downloading', 1, ?, ?) "
@@ -460,9 +286,11 @@ class _State:
                     "attempts = attempts + 1, owner = excluded.owner, claimed_at = excluded.claimed_at",
                     (path, size, self.me, now),
                 )
-                return True
             finally:
                 self.db.execute("COMMIT")
+        self._beat = Heartbeat(self.path, _DUMP_RENEW, (path, self.me), "datadump")
+        self._beat.start()
+        return True
 
     def _record_done(self, path: str, size: int) -> None:
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -473,21 +301,37 @@ class _State:
             (path, size, stamp),
         )
 
+    def _let_go(self) -> None:
+        if self._beat is not None:
+            self._beat.stop()
+            self._beat = None
+
     def done(self, path: str, size: int) -> None:
+        self._let_go()
         with self._sql():
             self._record_done(path, size)
 
     def failed(self, path: str, why: str) -> None:
+        self._let_go()
         with self._sql():
             self.db.execute("UPDATE files SET status = 'failed', error = ?, owner = NULL WHERE path = ?", (why, path))
 
     def close(self) -> None:
+        self._let_go()
         db = getattr(self, "db", None)
         if db is not None:
             db.close()
 
 
-def _sync(
+def _held(owner: object, claimed: object) -> bool:
+    """Whether the run of a ``downloading`` row still holds it (the lease rule); a row of an
+    earlier version (its owner a bare run id) is held until its claim is stale."""
+    if not isinstance(claimed, (int, float)):
+        return False
+    return holds(owner if isinstance(owner, str) else "", float(claimed))
+
+
+def sync_into(
     list_files: Callable[[str, str, date], Any],
     download: Callable[[str, Path, int | None], Any],
     dest_dir: str | os.PathLike[str],
@@ -497,7 +341,8 @@ def _sync(
     progress: Callable[[int, int], object] | None,
     rebuild_state: bool = False,
 ) -> SyncReport:
-    """The sync of a client's ``datadumps`` (its list call, and a download given the listed size)."""
+    """What ``client.datadumps.sync`` runs (its list call, and a download given the listed size);
+    not in ``__all__``: the namespace's method is the API."""
     from .errors import UrlscanError, ValidationError
 
     if window not in ("days", "hours", "minutes"):

@@ -41,11 +41,9 @@ import json
 import logging
 import os
 import re
-import socket
 import sqlite3
 import stat
 import sys
-import threading
 import time
 import uuid as _uuid
 from collections.abc import Callable, Iterator
@@ -54,8 +52,18 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _native, datadumps
-from .datadumps import _open_state, _set_aside, _state_error
+from . import _native
+from ._folder_state import (
+    STALE_SECONDS,
+    Heartbeat,
+    holds,
+    new_owner,
+    open_state,
+    prepare_folder,
+    read_regular,
+    set_aside,
+    state_error,
+)
 from .errors import DecodeError, StateError, UrlscanError, ValidationError
 from .models._base import _found
 
@@ -348,6 +356,8 @@ _TABLES = {
     "quarantined": ("source", "digest", "reason", "at"),
 }
 _ADDED = {"feeds": {"recheck_after": "TEXT"}, "runs": {"recheck_after": "TEXT"}}
+# What renews a run's claim on its source (see _folder_state.Heartbeat).
+_RENEW = "UPDATE feeds SET claimed_at = ? WHERE source = ? AND owner = ?"
 
 # What a run leaves for the next: the newest item time walked; the range still to walk of a walk
 # cut among new items (from its lower bound to the cursor of the last item handled); and where the
@@ -363,12 +373,12 @@ class _State:
     ``StateError`` naming the file."""
 
     def __init__(self, folder: Path, rebuild: bool) -> None:
-        datadumps._folder(folder, rebuild)
+        prepare_folder(folder, rebuild)
         self.folder = folder
         self.path = folder / STATE_FILE
         self.quarantine = folder / QUARANTINE_FILE
         if rebuild and os.path.lexists(self.path):
-            _set_aside(self.path)
+            set_aside(self.path)
         # The quarantine is written by its name: refused now, before anything is read, if a link or
         # a special file is there.
         with contextlib.suppress(FileNotFoundError):
@@ -378,9 +388,9 @@ class _State:
                     path=str(self.quarantine),
                 )
         # Who holds a source: this host and process (a run whose process is gone holds nothing), and this run.
-        self.me = f"{socket.gethostname()}:{os.getpid()}:{_uuid.uuid4().hex}"
-        self.db = _open_state(self.path, kind="feed sync", rebuild=_REBUILD, tables=_TABLES, schema=_SCHEMA, added=_ADDED)
-        self._beat: _Heartbeat | None = None
+        self.me = new_owner()
+        self.db = open_state(self.path, kind="feed sync", rebuild=_REBUILD, tables=_TABLES, schema=_SCHEMA, added=_ADDED)
+        self._beat: Heartbeat | None = None
         if rebuild:
             try:
                 self._rebuild()
@@ -393,7 +403,7 @@ class _State:
         try:
             yield
         except sqlite3.Error as e:
-            raise _state_error(self.path, e, "feed sync", _REBUILD) from e
+            raise state_error(self.path, e, "feed sync", _REBUILD) from e
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -407,18 +417,18 @@ class _State:
             self.db.execute("COMMIT")
 
     def _unreadable(self, what: str) -> Exception:
-        return _state_error(self.path, sqlite3.DatabaseError(f"{what} is not what this package writes"), "feed sync", _REBUILD)
+        return state_error(self.path, sqlite3.DatabaseError(f"{what} is not what this package writes"), "feed sync", _REBUILD)
 
     def acquire(self, source: str) -> _Feed:
         """Hold `source` for this run (another live run holding it is an error), finish or drop
         what a stopped run left pending, and read where the source stands. The claim is renewed
-        as long as the run lasts (see :class:`_Heartbeat`), however long it waits."""
+        as long as the run lasts (see :class:`~urlscan_rs._folder_state.Heartbeat`), however long it waits."""
         with self._transaction() as db:
             row = db.execute("SELECT owner, claimed_at FROM feeds WHERE source = ?", (source,)).fetchone()
             if row is not None and row[0] is not None:
                 if not isinstance(row[1], (int, float)) or not isinstance(row[0], str):
                     raise self._unreadable(f"the lock of {source}")
-                if _holds(row[0], row[1]):
+                if holds(row[0], row[1]):
                     since = datetime.fromtimestamp(row[1], timezone.utc).isoformat(timespec="seconds")
                     raise StateError(
                         f"feed sync state {self.path}: another sync of {source} into this folder is running "
@@ -433,7 +443,7 @@ class _State:
             )
             row = db.execute("SELECT mark, hole_from, hole_after, recheck_after FROM feeds WHERE source = ?", (source,))
             feed = self._checked(source, *row.fetchone())
-        self._beat = _Heartbeat(self.path, source, self.me)
+        self._beat = Heartbeat(self.path, _RENEW, (source, self.me), f"feed-{source}")
         self._beat.start()
         return feed
 
@@ -470,7 +480,7 @@ class _State:
         if row is None or row[0] != self.me:
             raise StateError(
                 f"feed sync state {self.path}: another run took {source} over while this one waited (its claim "
-                f"was older than {datadumps._STALE_SECONDS:.0f} s); nothing of this run was written, the next run "
+                f"was older than {STALE_SECONDS:.0f} s); nothing of this run was written, the next run "
                 "reads it again",
                 path=str(self.path),
             )
@@ -545,7 +555,7 @@ class _State:
         if not fresh:
             return
         # Written whole, beside the name then renamed, through the package's one rule for files.
-        _native.write_whole(self.quarantine, _read_regular(self.quarantine) + b"".join(line for _, line in fresh.values()))
+        _native.write_whole(self.quarantine, read_regular(self.quarantine) + b"".join(line for _, line in fresh.values()))
         with self._transaction() as db:
             self._still_mine(source)
             db.executemany(
@@ -604,81 +614,6 @@ class _State:
         db = getattr(self, "db", None)
         if db is not None:
             db.close()
-
-
-class _Heartbeat:
-    """Renews a run's claim on its source every eighth of the stale age, on a thread of its own
-    with a connection of its own, for as long as the run lasts: waits the run cannot see into (a
-    rate-limit wait, a slow page, a long write) never let its claim go stale, so no run on another
-    host takes the source over and writes its items again."""
-
-    def __init__(self, path: Path, source: str, owner: str) -> None:
-        self.path, self.source, self.owner = path, source, owner
-        self.every = max(datadumps._STALE_SECONDS / 8, 0.01)
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"urlscan-feed-claim-{source}", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.done.set()
-        self.thread.join(timeout=10)
-
-    def _run(self) -> None:
-        db: sqlite3.Connection | None = None
-        try:
-            while not self.done.wait(self.every):
-                try:
-                    if db is None:
-                        db = sqlite3.connect(self.path, timeout=min(self.every, 5.0), isolation_level=None)
-                    db.execute(
-                        "UPDATE feeds SET claimed_at = ? WHERE source = ? AND owner = ?", (time.time(), self.source, self.owner)
-                    )
-                except sqlite3.Error:
-                    pass  # tried again at the next beat; the run's own writes check that it still holds the source
-        finally:
-            if db is not None:
-                db.close()
-
-
-def _read_regular(path: Path) -> bytes:
-    """A file's bytes, b"" when there is none; a link or a special file at its name is refused
-    (an ``OSError`` naming it), never followed."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return b""
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise OSError(f"{path} is not a regular file; remove it")
-        return f.read()
-
-
-def _holds(owner: str, claimed_at: float) -> bool:
-    """Whether a run still holds its source: one of this host as long as its process lives, one
-    of another host until its claim (renewed while it runs) is older than the stale age."""
-    host = owner.partition(":")[0]
-    if os.name == "posix" and host == socket.gethostname():
-        return _alive(owner)
-    return time.time() - claimed_at < datadumps._STALE_SECONDS
-
-
-def _alive(owner: str) -> bool:
-    """Whether the run that holds a source may still be running: always, unless it is of this
-    host and its process is gone (checked where signal 0 only checks, not on Windows)."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    if os.name != "posix" or host != socket.gethostname() or not pid.isdigit():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        pass  # it exists, as another user's process
-    return True
 
 
 def _now() -> str:
@@ -740,9 +675,10 @@ def _item_cursor(hit: Any) -> str | None:
     return None
 
 
-class _Reader:
-    """A client's walks over a source, for a run on this thread: ``run`` completes an
-    AsyncClient's awaitables on the thread's own event loop (None: a Client, which blocks).
+class Reader:
+    """A client's walks over a source, for a run on this thread (``client.feeds.sync``'s; not in
+    ``__all__``): ``run`` completes an AsyncClient's awaitables on the thread's own event loop
+    (None: a Client, which blocks).
 
     Pages are read as plain JSON and their items judged one by one (a page model would refuse
     the whole page for one wrong-typed item); the ``Date`` of each answer is kept: the
@@ -872,7 +808,7 @@ class _Run:
     def __init__(
         self,
         state: _State,
-        reader: _Reader,
+        reader: Reader,
         source: str,
         dedupe: str,
         keep: Callable[[Any], object] | None,
@@ -1136,14 +1072,14 @@ def _write(target: Path, hits: list[Any], data: list[Any], fmt: str, source: str
         ModelTable(hits, of(hits[0])).to_parquet(target)
         return
     if fmt == "stix":
-        from .playbook import _OURS
+        from .playbook import ID_NAMESPACE
 
         objects: dict[str, Any] = {}
         for each in data:
             for o in each:
                 objects.setdefault(o["id"], o)
         ids = ",".join(str(h.uuid) for h in hits)
-        bundle_id = f"bundle--{_uuid.uuid5(_OURS, f'feed:{source}:{ids}')}"
+        bundle_id = f"bundle--{_uuid.uuid5(ID_NAMESPACE, f'feed:{source}:{ids}')}"
         bundle = {"type": "bundle", "id": bundle_id, "objects": list(objects.values())}
         payload = json.dumps(bundle, ensure_ascii=False, separators=(",", ":")).encode()
     else:
@@ -1151,13 +1087,13 @@ def _write(target: Path, hits: list[Any], data: list[Any], fmt: str, source: str
     _native.write_whole(target, payload)
 
 
-def _counter(read: int, new: int) -> None:
+def print_counter(read: int, new: int) -> None:
     """``progress=True``: items read and new on stderr."""
     print(f"\r{read} read, {new} new", end="", file=sys.stderr, flush=True)
 
 
-def _sync(
-    reader: _Reader,
+def sync_into(
+    reader: Reader,
     source: str,
     dest_dir: Any,
     lookback: Any,
@@ -1168,7 +1104,8 @@ def _sync(
     progress: Callable[[int, int], object] | None,
     rebuild_state: bool,
 ) -> FeedReport:
-    """The sync of a client's ``feeds`` (its reads given by `reader`)."""
+    """What ``client.feeds.sync`` runs (its reads given by `reader`); not in ``__all__``: the
+    namespace's method is the API."""
     if not isinstance(source, str) or not _SOURCE.fullmatch(source):
         raise ValidationError(f'source must be "phishfeed" or a saved search\'s id (letters, digits, - and _), got {source!r}')
     window = _lookback_ms(lookback)
@@ -1189,5 +1126,5 @@ def _sync(
             state.release(source)
     finally:
         state.close()
-        if progress is _counter:
+        if progress is print_counter:
             print(file=sys.stderr)

@@ -260,7 +260,7 @@ def _install(
             _wrap_methods()
         _TEMPLATES.update(_templates())
         _installed = t
-        webhooks._delivery_span = _delivery_span
+        webhooks.delivery_span = _delivery_span
         _native._set_telemetry(t, propagate=propagate, headers=t.hooked)
         if _flusher is None:
             _flusher = _Flusher()
@@ -279,7 +279,7 @@ def _remove() -> None:
             _flusher.stop.set()
             _flusher = None
         _native._set_telemetry(None)  # hands over what is queued first
-        webhooks._delivery_span = None
+        webhooks.delivery_span = None
         _installed = None
         while _wrapped:
             cls, name, original = _wrapped.pop()

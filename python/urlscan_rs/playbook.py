@@ -43,12 +43,15 @@ __all__ = [
     "normalize_tags",
     "to_stix",
     "to_misp",
+    "ID_NAMESPACE",
 ]
 
 # The STIX 2.1 namespace for the deterministic ids of cyber-observable objects (spec 2.9).
 _STIX_SCO = _uuid.UUID("00abedb4-aa42-466c-9c01-fed23315a9b7")
-# This package's namespace for the ids of what it makes (bundle, observed-data, indicator, MISP).
-_OURS = _uuid.uuid5(_uuid.NAMESPACE_URL, "https://github.com/urlscan-rs")
+ID_NAMESPACE = _uuid.uuid5(_uuid.NAMESPACE_URL, "https://github.com/urlscan-rs")
+"""The namespace of the ids urlscan-rs gives what it makes (STIX bundles, observed-data and
+indicators, MISP events and attributes; a feed's STIX bundle): each is ``uuid5(ID_NAMESPACE, ...)``
+of what it is made from, so the same scan gives the same ids in every run."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,7 +335,7 @@ def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool | None 
         scos.append(_artifact(screenshot))
     scan = _scan_id(model)
     objects: list[dict[str, Any]] = list(scos)
-    observed = f"observed-data--{_uuid.uuid5(_OURS, 'observed-data:' + scan)}"
+    observed = f"observed-data--{_uuid.uuid5(ID_NAMESPACE, 'observed-data:' + scan)}"
     if scos:
         objects.append(
             {
@@ -354,7 +357,7 @@ def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool | None 
             {
                 "type": "indicator",
                 "spec_version": "2.1",
-                "id": f"indicator--{_uuid.uuid5(_OURS, 'indicator:' + scan)}",
+                "id": f"indicator--{_uuid.uuid5(ID_NAMESPACE, 'indicator:' + scan)}",
                 "created": stamp,
                 "modified": stamp,
                 "name": f"Malicious URL: {ind.urls[0]}",
@@ -368,7 +371,7 @@ def to_stix(model: Any, threshold: int = 50, *, screenshot: bytes | bool | None 
         )
         if scos:
             objects.append(_sro("based-on", objects[-1]["id"], observed, stamp))
-    return {"type": "bundle", "id": f"bundle--{_uuid.uuid5(_OURS, 'bundle:' + scan)}", "objects": objects}
+    return {"type": "bundle", "id": f"bundle--{_uuid.uuid5(ID_NAMESPACE, 'bundle:' + scan)}", "objects": objects}
 
 
 def _artifact(png: Any) -> dict[str, Any]:
@@ -391,7 +394,7 @@ def _sro(kind: str, source: str, target: str, stamp: str) -> dict[str, Any]:
     return {
         "type": "relationship",
         "spec_version": "2.1",
-        "id": f"relationship--{_uuid.uuid5(_OURS, f'relationship:{kind}:{source}:{target}')}",
+        "id": f"relationship--{_uuid.uuid5(ID_NAMESPACE, f'relationship:{kind}:{source}:{target}')}",
         "created": stamp,
         "modified": stamp,
         "relationship_type": kind,
@@ -479,7 +482,7 @@ def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
     ids = iter(range(1 << 30))
 
     def uid(what: str) -> str:
-        return str(_uuid.uuid5(_OURS, f"misp:{scan}:{what}:{next(ids)}"))
+        return str(_uuid.uuid5(ID_NAMESPACE, f"misp:{scan}:{what}:{next(ids)}"))
 
     def attr(relation: str, kind: str, value: str, ids_flag: bool = False) -> dict[str, Any]:
         return {"object_relation": relation, "type": kind, "value": value, "to_ids": ids_flag, "uuid": uid(relation)}
@@ -535,7 +538,7 @@ def to_misp(model: Any, threshold: int = 50) -> dict[str, Any]:
         else []
     )
     event: dict[str, Any] = {
-        "uuid": str(_uuid.uuid5(_OURS, f"misp-event:{scan}")),
+        "uuid": str(_uuid.uuid5(ID_NAMESPACE, f"misp-event:{scan}")),
         "info": f"urlscan.io scan of {ind.urls[0] if ind.urls else scan}",
         "date": (when or datetime(1970, 1, 1, tzinfo=timezone.utc)).strftime("%Y-%m-%d"),
         "threat_level_id": "1" if bad else "4",

@@ -97,7 +97,6 @@ names (``URLSCAN_API_KEY``, ``URLSCAN_BASE_URL``) and records into ``DIR``;
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any, TypedDict
 
@@ -147,16 +146,3 @@ class RecordEntry(TypedDict):
 
 RecordHook = Callable[[RecordEntry], RecordEntry | None]
 """``Client(record_hook=...)``: an entry in, the entry (changed or not) or None out."""
-
-
-def _folder_arg(value: object, name: str) -> str | None:
-    """A folder keyword (``record_to``, ``recordings``) as the native side takes it: its path as
-    text (checked there), or None; another type is a TypeError naming the keyword."""
-    if value is None:
-        return None
-    if not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a folder (str or os.PathLike) or None, got {type(value).__name__}")
-    path = os.fspath(value)
-    if not isinstance(path, str):
-        raise TypeError(f"{name} must be a folder given as text, got {type(path).__name__}")
-    return path

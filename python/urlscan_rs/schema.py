@@ -136,6 +136,11 @@ def markdown() -> str:
     return "\n".join(out)
 
 
+def of_datasource(name: str | None) -> Schema:
+    """The schema of a search data source's hits (None, or a name the core does not know: scans)."""
+    return _OF_DATASOURCE.get(name, _OF_DATASOURCE[None])
+
+
 def of(obj: Any) -> Schema:
     """The schema of a model (or model class) this package makes tables of."""
     cls = obj if isinstance(obj, type) else type(obj)

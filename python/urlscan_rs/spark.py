@@ -52,8 +52,8 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from . import _native, datadumps
+from ._folder_state import nearest
 from ._tables import pyarrow
-from .datadumps import _nearest
 from .errors import ValidationError
 
 __all__ = ["DataDumpsSource"]
@@ -149,14 +149,14 @@ class _Reader(DataSourceReader):
             raise ValidationError(f"path {str(root)!r} is neither a dump file nor a folder")
         found = []
         for f in sorted(p for p in root.resolve().rglob("*.gz") if p.is_file()):
-            if _nearest(f, _ALL_TYPES) != s.kind:
+            if nearest(f, _ALL_TYPES) != s.kind:
                 continue
-            if s.window is not None and _nearest(f, _WINDOWS) != s.window:
+            if s.window is not None and nearest(f, _WINDOWS) != s.window:
                 continue
             if s.days and not any(f.name.startswith(d) for d in s.days):
                 continue
             found.append(f)
-        windows = sorted({_nearest(f, _WINDOWS) or "?" for f in found})
+        windows = sorted({nearest(f, _WINDOWS) or "?" for f in found})
         if s.window is None and len(windows) > 1:
             # Each window holds the same scans: reading two would give every row twice.
             raise ValidationError(

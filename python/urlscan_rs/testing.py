@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from . import _native
+from ._arguments import folder_arg
 from ._client import AsyncClient, Client
 from .errors import DecodeError, ValidationError
 from .events import parse_notification
 from .models import Notification
-from .recording import _folder_arg
 
 if TYPE_CHECKING:
     from ._native import _EmulatorSettings, _FaultOptions
@@ -221,7 +221,7 @@ class Emulator(_Serving):
             "compact_json": compact_json,
             "webhook_timeout": webhook_timeout,
             "body_timeout": body_timeout,
-            "recordings": _folder_arg(recordings, "recordings"),
+            "recordings": folder_arg(recordings, "recordings"),
         }
         self._native = _native.NativeEmulator(settings)
         self._rules: list[tuple[Callable[[str], bool], Any]] = []

@@ -374,15 +374,15 @@ def asgi_app(
 
 # Set by urlscan_rs.otel.instrument(): the span a delivery runs in (continuing the trace its
 # headers carry), which is told the status answered.
-_delivery_span: Callable[[list[tuple[bytes, bytes]]], AbstractContextManager[Callable[[int], None]]] | None = None
+delivery_span: Callable[[list[tuple[bytes, bytes]]], AbstractContextManager[Callable[[int], None]]] | None = None
 
 
 async def _deliver(
     r: _Receiver, body: bytes, call: Callable[[Notification], Awaitable[tuple[int, str]]], received: list[tuple[bytes, bytes]]
 ) -> tuple[int, str]:
-    if _delivery_span is None:
+    if delivery_span is None:
         return await _delivered(r, body, call)
-    with _delivery_span(received) as answered:
+    with delivery_span(received) as answered:
         status, reason = await _delivered(r, body, call)
         answered(status)
         return status, reason

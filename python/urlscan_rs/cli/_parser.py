@@ -24,12 +24,12 @@ from ._output import EXIT_CODES_HELP, EXIT_OK, Output
 from ._show import SHOWN
 from .datadumps import cmd_datadump_download, cmd_datadump_read, cmd_datadump_sync
 from .emulator import cmd_demo, cmd_emulator
-from .endpoints import NAMESPACE_GROUPS, _add_endpoint_arguments, _endpoint_command, command_help, endpoints, field_help
-from .feeds import _duration, cmd_feed_sync
+from .endpoints import NAMESPACE_GROUPS, add_endpoint_arguments, command_help, endpoint_command, endpoints, field_help
+from .feeds import cmd_feed_sync, duration
 from .keys import cmd_key_delete, cmd_key_set, cmd_key_show
 from .listen import cmd_listen, cmd_mcp
 from .scanning import (
-    _add_scan_options,
+    add_scan_options,
     cmd_bulk,
     cmd_dom,
     cmd_lookup,
@@ -100,7 +100,7 @@ class _Commands:
     def derive(self, *path: str) -> None:
         """The command made from a client method (see endpoints())."""
         ep = self.derived.pop(path)
-        _add_endpoint_arguments(self.command(ep.path, command_help(ep.key), _endpoint_command(ep)), ep)
+        add_endpoint_arguments(self.command(ep.path, command_help(ep.key), endpoint_command(ep)), ep)
 
     def per_scan(self, name: str, help: str, func: Command, description: str) -> argparse.ArgumentParser:
         """A command that takes one or more scan uuids."""
@@ -111,7 +111,7 @@ class _Commands:
 
 def _age(text: str) -> float:
     """--max-age: a duration, or 0."""
-    return 0.0 if re.fullmatch(r"0+(\.0*)?[smhd]?", text.strip()) else _duration(text)
+    return 0.0 if re.fullmatch(r"0+(\.0*)?[smhd]?", text.strip()) else duration(text)
 
 
 def _scan_commands(c: _Commands) -> None:
@@ -129,7 +129,7 @@ def _scan_commands(c: _Commands) -> None:
     s.add_argument(
         "-o", "--output", metavar="DIR", help="with --wait, save UUID.json, UUID.png and UUID.html in DIR (created if missing)"
     )
-    _add_scan_options(s)
+    add_scan_options(s)
     _add_wait_options(s)
 
     lk = c.command(
@@ -151,7 +151,7 @@ def _scan_commands(c: _Commands) -> None:
     )
     lk.add_argument("--refang", action="store_true", help="undo defanging first (hxxps://evil[.]example)")
     lk.add_argument("--cache", metavar="DIR", help="keep results in a cache in DIR, served from there next time")
-    _add_scan_options(lk)
+    add_scan_options(lk)
     _add_wait_options(lk)
 
     r = c.per_scan(
@@ -197,7 +197,7 @@ def _scan_commands(c: _Commands) -> None:
         action="store_true",
         help="send each line as written (by default defanging is undone and a bare domain or IP is scanned as http://)",
     )
-    _add_scan_options(b)
+    add_scan_options(b)
     _add_wait_options(b)
 
     c.group("visibility", "change a scan's visibility")
@@ -338,7 +338,7 @@ def _premium_commands(c: _Commands) -> None:
     fs.add_argument("dir", help="the folder to keep current (its state is in .urlscan-feeds.sqlite3 there)")
     fs.add_argument(
         "--lookback",
-        type=_duration,
+        type=duration,
         default=3 * 86400.0,
         metavar="S",
         help="look back this long before the newest item of the last run: seconds, or 90m, 12h, 3d (default: 3d)",

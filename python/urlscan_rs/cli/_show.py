@@ -24,7 +24,7 @@ from ..models import (
     UserAgentGroup,
     Verdict,
 )
-from ..schema import _DATA_SOURCES, _OF_DATASOURCE
+from ..schema import of_datasource
 from ._output import CYAN, DIM, GREEN, RED, YELLOW, Cell, Output
 
 
@@ -141,8 +141,8 @@ def _print_incident(out: Output, inc: Incident, title: str = "Incident") -> None
 
 
 # The columns shown of each data source's hits: the core's data-source table names them.
-SHOWN: dict[str, tuple[str, ...]] = {d["name"]: tuple(d["shown"]) for d in _DATA_SOURCES}
-_SOURCE_OF_MODEL = {d["model"]: d["name"] for d in _DATA_SOURCES}
+SHOWN: dict[str, tuple[str, ...]] = {d["name"]: tuple(d["shown"]) for d in _native.data_sources()}
+_SOURCE_OF_MODEL = {d["model"]: d["name"] for d in _native.data_sources()}
 # Short headers for wide column names (the others are the name in capitals).
 _HEADERS = {"time": "TIME", "created_at": "CREATED", "country": "CC", "scan_count": "SCANS", "total": "RESULTS"}
 _HEADERS["subscription_name"] = "SUBSCRIPTION"
@@ -163,7 +163,7 @@ def _shown(ty: str, value: Any) -> str:
 
 def print_hits(out: Output, hits: Sequence[Any], datasource: str) -> None:
     """Hits of ``datasource`` as a table of its shown columns, read from their table records."""
-    table = _OF_DATASOURCE[datasource]
+    table = of_datasource(datasource)
     names = SHOWN[datasource]
     types = [table[n].type for n in names]
     rows: list[list[Cell]] = []

@@ -266,7 +266,7 @@ def row_params(name: str) -> tuple[Param, ...]:
     return tuple(_param(f, False) for f in [*row["body"], *row["params"]] if f["name"] not in row["positional"])
 
 
-def _add_endpoint_arguments(sp: argparse.ArgumentParser, ep: Endpoint) -> None:
+def add_endpoint_arguments(sp: argparse.ArgumentParser, ep: Endpoint) -> None:
     for p in ep.sig.positional:
         stdin = p.kind == "str" and not p.choices
         sp.add_argument(
@@ -296,7 +296,7 @@ def _default_file(ep: Endpoint, positional: Sequence[Any]) -> str:
     return ident
 
 
-def _endpoint_command(ep: Endpoint) -> Callable[[argparse.Namespace, Output], int]:
+def endpoint_command(ep: Endpoint) -> Callable[[argparse.Namespace, Output], int]:
     def run(args: argparse.Namespace, out: Output) -> int:
         positional: list[Any] = []
         for p in ep.sig.positional:

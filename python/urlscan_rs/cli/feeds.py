@@ -12,7 +12,7 @@ _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def _duration(text: str) -> float:
+def duration(text: str) -> float:
     """Seconds, or a number with a unit: 90m, 12h, 3d."""
     m = _DURATION.fullmatch(text.strip())
     if m is None or float(m[1]) == 0:

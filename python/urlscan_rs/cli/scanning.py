@@ -43,7 +43,7 @@ def _scan_options(args: argparse.Namespace) -> dict[str, Any]:
     return option_values(args, row_params("scan"))
 
 
-def _add_scan_options(p: argparse.ArgumentParser) -> None:
+def add_scan_options(p: argparse.ArgumentParser) -> None:
     for param in row_params("scan"):
         add_option(p, "scan", param, _SCAN_FLAG_ALIASES.get(param.name, ()))
 
