@@ -11,9 +11,13 @@ import dataclasses
 import gc
 import gzip
 import json
+import os
 import random
 import re
+import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
@@ -276,6 +280,44 @@ def test_another_hosts_claim_is_honoured_until_stale_then_taken(
     assert store.run(services, folder) <= everything
     on_disk = store.on_disk(folder)
     assert len(on_disk) == len(set(on_disk)) and set(on_disk) == everything
+
+
+def _held_by(state: Path, owner: str) -> int:
+    """How many rows of a state's tables name `owner` as their holder."""
+    with sqlite3.connect(state) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        held = [t for t in tables if "owner" in {c[1] for c in db.execute(f"PRAGMA table_info({t})")}]
+        return sum(db.execute(f"SELECT count(*) FROM {t} WHERE owner = ?", (owner,)).fetchone()[0] for t in held)
+
+
+@pytest.mark.parametrize("store", _store_params())
+def test_one_lease_rule_this_hosts_claims_hold_while_their_process_lives(
+    services: Services, tmp_path: Path, store: Store
+) -> None:
+    """Both stores by the folder state's one rule: a claim of a process of this host that is gone
+    is taken at once, however fresh; one of a live process is honoured, however old."""
+    _usable(store)
+    assert store.run and store.on_disk and store.everything and store.claim and store.state_file
+    if sys.platform == "win32":
+        pytest.skip("signal 0 tells only on POSIX")
+    folder = tmp_path / "folder"
+    everything = store.everything(services)
+    assert store.run(services, folder) == everything
+    state = folder / store.state_file
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # reaped: its pid names no process
+    dead = f"{socket.gethostname()}:{gone.pid}:a-killed-run"
+    store.claim(state, dead, time.time())
+    assert store.run(services, folder) <= everything
+    assert _held_by(state, dead) == 0  # taken: nothing is left to the run that is gone
+    on_disk = store.on_disk(folder)
+    assert len(on_disk) == len(set(on_disk)) and set(on_disk) == everything
+    # A live process of this host (this one): honoured, a day after its claim.
+    store.claim(state, f"{socket.gethostname()}:{os.getpid()}:a-live-run", time.time() - 86_400)
+    try:
+        assert store.run(services, folder) == set()
+    except StateError as e:
+        assert e.path == str(state) and "another sync" in str(e)
 
 
 @pytest.mark.parametrize("store", _store_params())
