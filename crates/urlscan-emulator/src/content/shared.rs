@@ -26,22 +26,30 @@ pub(super) type Body = Arc<str>;
 const MOST: usize = 50_000;
 
 /// Things kept by a hash of what they are made of; each is kept with all of
-/// that, compared in full before it is reused.
-type ByHash<K, V> = HashMap<u64, Vec<(K, V)>>;
+/// that, compared in full before it is reused. Kept as `Any`, so that this
+/// module names nothing of the sites and hosts it keeps.
+struct Store<K> {
+    by_hash: HashMap<u64, Vec<(K, Box<dyn Any>)>>,
+    count: usize,
+}
+
+impl<K> Default for Store<K> {
+    fn default() -> Self {
+        Store {
+            by_hash: HashMap::new(),
+            count: 0,
+        }
+    }
+}
 
 #[derive(Default)]
 struct Kept {
     /// `(sha256 hex, body)` by the generator and every input it reads.
-    bodies: ByHash<Vec<String>, (String, Body)>,
-    body_count: usize,
-    /// Sites, by apex and the brand a page impersonates (its address); kept
-    /// as `Any`, as are hosts, so that this module names nothing of the
-    /// sites it keeps.
-    sites: ByHash<(String, usize), Box<dyn Any>>,
-    site_count: usize,
+    bodies: Store<Vec<String>>,
+    /// Sites, by apex and the brand a page impersonates (its address).
+    sites: Store<(String, usize)>,
     /// Hosts, by what makes them but the time (see `host`).
-    hosts: ByHash<HostKey, Box<dyn Any>>,
-    host_count: usize,
+    hosts: Store<HostKey>,
 }
 
 /// A host's name, provider (its address), server, certificate issuer, and
@@ -90,36 +98,20 @@ pub(super) fn skip_dom() -> bool {
 /// every input it reads), and its SHA-256, made once per thread while
 /// `keeping`.
 pub(super) fn body(inputs: &[&str], make: impl FnOnce() -> String) -> (String, Body) {
-    let hash = {
-        let mut h = DefaultHasher::new();
-        inputs.hash(&mut h);
-        h.finish()
-    };
     let same = |known: &Vec<String>| {
         known.len() == inputs.len() && known.iter().zip(inputs).all(|(a, b)| a == b)
     };
-    let known = with_kept(|kept| {
-        let found = kept.bodies.get(&hash)?.iter().find(|(k, _)| same(k));
-        found.map(|(_, body)| body.clone())
-    });
-    if let Some(Some(known)) = known {
-        return known;
-    }
-    let body = make();
-    let new = (sha256_hex(body.as_bytes()), Body::from(body));
-    with_kept(|kept| {
-        if kept.body_count >= MOST {
-            kept.bodies.clear();
-            kept.body_count = 0;
-        }
-        let key = inputs.iter().map(|s| s.to_string()).collect();
-        kept.bodies
-            .entry(hash)
-            .or_default()
-            .push((key, new.clone()));
-        kept.body_count += 1;
-    });
-    new
+    let key = || inputs.iter().map(|s| s.to_string()).collect();
+    kept_or_made(
+        |k| &mut k.bodies,
+        hash_of(inputs),
+        same,
+        key,
+        || {
+            let body = make();
+            (sha256_hex(body.as_bytes()), Body::from(body))
+        },
+    )
 }
 
 /// `make()`, the site of `apex` (impersonating `brand`), made once per thread
@@ -130,35 +122,9 @@ pub(super) fn site<S: Clone + 'static>(
     make: impl FnOnce() -> S,
 ) -> S {
     let brand = brand.map_or(0, |b| b as *const Brand as usize);
-    let hash = {
-        let mut h = DefaultHasher::new();
-        (apex, brand).hash(&mut h);
-        h.finish()
-    };
-    let known = with_kept(|kept| {
-        let found = kept
-            .sites
-            .get(&hash)?
-            .iter()
-            .find(|(k, _)| k.0 == apex && k.1 == brand);
-        found.and_then(|(_, site)| site.downcast_ref::<S>().cloned())
-    });
-    if let Some(Some(known)) = known {
-        return known;
-    }
-    let new = make();
-    with_kept(|kept| {
-        if kept.site_count >= MOST {
-            kept.sites.clear();
-            kept.site_count = 0;
-        }
-        kept.sites
-            .entry(hash)
-            .or_default()
-            .push(((apex.to_string(), brand), Box::new(new.clone())));
-        kept.site_count += 1;
-    });
-    new
+    let same = |k: &(String, usize)| k.0 == apex && k.1 == brand;
+    let key = || (apex.to_string(), brand);
+    kept_or_made(|k| &mut k.sites, hash_of((apex, brand)), same, key, make)
 }
 
 /// `make()`, the host `key` names (name, provider, server, issuer, IPv6),
@@ -169,39 +135,54 @@ pub(super) fn host<H: Clone + 'static>(
 ) -> H {
     let (name, prov, server, issuer, v6) = key;
     let prov = prov as *const Provider as usize;
-    let hash = {
-        let mut h = DefaultHasher::new();
-        (name, prov, server, issuer, v6).hash(&mut h);
-        h.finish()
-    };
     let same = |k: &HostKey| {
         k.0 == name && k.1 == prov && k.2 == server && k.3.as_deref() == issuer && k.4 == v6
     };
+    let key = || {
+        let issuer = issuer.map(String::from);
+        (name.to_string(), prov, server.to_string(), issuer, v6)
+    };
+    let hash = hash_of((name, prov, server, issuer, v6));
+    kept_or_made(|k| &mut k.hosts, hash, same, key, make)
+}
+
+fn hash_of(what: impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    what.hash(&mut h);
+    h.finish()
+}
+
+/// What `store` of this thread keeps under `hash` and a key that is `same`,
+/// else `make()`, kept there (under `key()`) while `keeping`. A store of
+/// `MOST` things starts again.
+fn kept_or_made<K, V: Clone + 'static>(
+    store: impl Fn(&mut Kept) -> &mut Store<K>,
+    hash: u64,
+    same: impl Fn(&K) -> bool,
+    key: impl FnOnce() -> K,
+    make: impl FnOnce() -> V,
+) -> V {
     let known = with_kept(|kept| {
-        let found = kept.hosts.get(&hash)?.iter().find(|(k, _)| same(k));
-        found.and_then(|(_, host)| host.downcast_ref::<H>().cloned())
+        let found = store(kept)
+            .by_hash
+            .get(&hash)?
+            .iter()
+            .find(|(k, _)| same(k));
+        found.and_then(|(_, v)| v.downcast_ref::<V>().cloned())
     });
     if let Some(Some(known)) = known {
         return known;
     }
     let new = make();
     with_kept(|kept| {
-        if kept.host_count >= MOST {
-            kept.hosts.clear();
-            kept.host_count = 0;
+        let store = store(kept);
+        if store.count >= MOST {
+            store.by_hash.clear();
+            store.count = 0;
         }
-        let key = (
-            name.to_string(),
-            prov,
-            server.to_string(),
-            issuer.map(String::from),
-            v6,
-        );
-        kept.hosts
-            .entry(hash)
-            .or_default()
-            .push((key, Box::new(new.clone())));
-        kept.host_count += 1;
+        let entry = (key(), Box::new(new.clone()) as Box<dyn Any>);
+        store.by_hash.entry(hash).or_default().push(entry);
+        store.count += 1;
     });
     new
 }
