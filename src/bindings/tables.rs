@@ -6,17 +6,18 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader, StructArray};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, Field, SchemaRef};
 use bytes::Bytes;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyCapsule, PyString};
 use pyo3_arrow::ffi::{to_schema_pycapsule, to_stream_pycapsule, ArrayIterator};
 use serde_json::Value;
 use tokio::sync::Mutex as AsyncMutex;
 
 use super::client::{NativeCursor, SearchCursorMirror};
 use super::convert::{json, to_pyerr};
+use super::dump_tables::{DumpReader, DUMP_BATCH};
 use super::lazy::ModelBase;
 use super::premium::HostnameCursor;
 use super::run::block_on;
@@ -25,12 +26,6 @@ use urlscan_core::paginate::SearchCursor;
 use urlscan_core::{self as core};
 use urlscan_tables::parquet_out::{self, Export, Options, Resume};
 use urlscan_tables::{schema, Item, TableBuilder};
-
-/// JSON lines of a data-dump file decoded per batch.
-const DUMP_BATCH: usize = 4096;
-/// ... or fewer lines once they hold this many bytes: memory is bounded by it,
-/// not by the file (a full result can be megabytes).
-const DUMP_BATCH_BYTES: usize = 16 << 20;
 
 /// A batch is finished once it holds this many rows (pages of 100 make few,
 /// large batches rather than one small batch a page) ...
@@ -582,7 +577,7 @@ pub(super) fn rows_of(
 }
 
 /// `rows` (from `rows_of`) decoded into one batch, without the GIL.
-fn batch_of(
+pub(super) fn batch_of(
     py: Python<'_>,
     builder: &mut TableBuilder,
     rows: &[(Bytes, Option<DocIndex>, String)],
@@ -596,7 +591,11 @@ fn batch_of(
     .map_err(|e| to_pyerr(py, e))
 }
 
-fn builder(py: Python<'_>, schema: &str, columns: Option<Vec<String>>) -> PyResult<TableBuilder> {
+pub(super) fn builder(
+    py: Python<'_>,
+    schema: &str,
+    columns: Option<Vec<String>>,
+) -> PyResult<TableBuilder> {
     let s = schema::by_name(schema).ok_or_else(|| {
         to_pyerr(
             py,
@@ -649,116 +648,6 @@ pub fn table_stream(
     let mut walk = Walk::new(builder, source, limit.map(|l| l.saturating_sub(n as u64)));
     walk.read = n as u64;
     Ok(TableStream::new(walk))
-}
-
-/// The rows of `items` (models, dicts or JSON bytes) as dicts of the
-/// schema's columns (or of `columns` alone): the same decoder as the tables
-/// (`to_record()`, `to_records()`), so a record and a table row always agree.
-#[pyfunction]
-#[pyo3(signature = (schema, items, columns=None))]
-pub fn records<'py>(
-    py: Python<'py>,
-    schema: &str,
-    items: &Bound<'py, PyAny>,
-    columns: Option<Vec<String>>,
-) -> PyResult<Bound<'py, PyList>> {
-    let mut builder = builder(py, schema, columns)?;
-    let rows = rows_of(items)?;
-    let batch = batch_of(py, &mut builder, &rows)?;
-    let py_types = PyTypes::new(py)?;
-    let dicts: Vec<Bound<'py, PyDict>> = (0..batch.num_rows()).map(|_| PyDict::new(py)).collect();
-    for (field, col) in batch.schema().fields().iter().zip(batch.columns()) {
-        let name = PyString::new(py, field.name());
-        for (i, d) in dicts.iter().enumerate() {
-            d.set_item(&name, py_types.cell(col, i)?)?;
-        }
-    }
-    PyList::new(py, dicts)
-}
-
-/// Python's datetime classes, for the time and date columns of a record.
-struct PyTypes<'py> {
-    datetime: Bound<'py, PyAny>,
-    date: Bound<'py, PyAny>,
-    utc: Bound<'py, PyAny>,
-}
-
-impl<'py> PyTypes<'py> {
-    fn new(py: Python<'py>) -> PyResult<Self> {
-        let m = py.import("datetime")?;
-        Ok(PyTypes {
-            datetime: m.getattr("datetime")?,
-            date: m.getattr("date")?,
-            utc: m.getattr("timezone")?.getattr("utc")?,
-        })
-    }
-
-    /// Row `i` of `col` as a Python value (None when null).
-    fn cell(&self, col: &dyn Array, i: usize) -> PyResult<Bound<'py, PyAny>> {
-        use arrow_array::cast::AsArray;
-        use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
-        use arrow_schema::{DataType, TimeUnit};
-        use chrono::{Datelike, Timelike};
-        let py = self.utc.py();
-        if col.is_null(i) {
-            return Ok(py.None().into_bound(py));
-        }
-        Ok(match col.data_type() {
-            DataType::Utf8 => PyString::new(py, col.as_string::<i32>().value(i)).into_any(),
-            DataType::Int64 => col
-                .as_primitive::<Int64Type>()
-                .value(i)
-                .into_pyobject(py)?
-                .into_any(),
-            DataType::Float64 => col
-                .as_primitive::<Float64Type>()
-                .value(i)
-                .into_pyobject(py)?
-                .into_any(),
-            DataType::Boolean => PyBool::new(py, col.as_boolean().value(i))
-                .to_owned()
-                .into_any(),
-            DataType::Timestamp(TimeUnit::Microsecond, _) => {
-                let us = col.as_primitive::<TimestampMicrosecondType>().value(i);
-                let t = chrono::DateTime::from_timestamp_micros(us).ok_or_else(|| {
-                    pyo3::exceptions::PyOverflowError::new_err(format!(
-                        "time out of range: {us} µs"
-                    ))
-                })?;
-                let parts = (
-                    t.year(),
-                    t.month(),
-                    t.day(),
-                    t.hour(),
-                    t.minute(),
-                    t.second(),
-                );
-                let (y, mo, d, h, mi, s) = parts;
-                let us = t.timestamp_subsec_micros();
-                self.datetime.call1((y, mo, d, h, mi, s, us, &self.utc))?
-            }
-            DataType::Date32 => {
-                let days = col.as_primitive::<Date32Type>().value(i);
-                let d = chrono::DateTime::from_timestamp(i64::from(days) * 86_400, 0).ok_or_else(
-                    || pyo3::exceptions::PyOverflowError::new_err("date out of range"),
-                )?;
-                self.date.call1((d.year(), d.month(), d.day()))?
-            }
-            DataType::List(_) => {
-                let items = col.as_list::<i32>().value(i);
-                let out = PyList::empty(py);
-                for j in 0..items.len() {
-                    out.append(self.cell(items.as_ref(), j)?)?;
-                }
-                out.into_any()
-            }
-            other => {
-                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                    "no Python value for a column of {other}"
-                )))
-            }
-        })
-    }
 }
 
 /// Where an interrupted export to `path` stopped: (cursor, rows, chunk), or None.
@@ -840,154 +729,11 @@ pub fn search_fingerprint(cursor: &NativeCursor) -> String {
 
 pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<TableStream>()?;
-    m.add_class::<DumpReader>()?;
     m.add_function(wrap_pyfunction!(table_stream, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
-    m.add_function(wrap_pyfunction!(records, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_resume_point, m)?)?;
     m.add_function(wrap_pyfunction!(search_resumed, m)?)?;
     m.add_function(wrap_pyfunction!(search_fingerprint, m)?)?;
     Ok(())
-}
-
-enum DumpInner {
-    Lines(Box<urlscan_tables::dumps::Lines>),
-    Members(urlscan_tables::dumps::Members),
-}
-
-/// A data-dump file being read: its JSON lines as models (or table rows),
-/// or its archive's members as `(uuid, bytes)`.
-#[pyclass(module = "urlscan_rs._native", frozen)]
-pub struct DumpReader {
-    path: std::path::PathBuf,
-    kind: urlscan_tables::dumps::Kind,
-    inner: Mutex<DumpInner>,
-}
-
-impl DumpReader {
-    /// Up to `max` JSON lines, each checked to be a JSON object (its index
-    /// found), errors naming the file and line.
-    fn lines(&self, max: usize) -> core::Result<Vec<(u64, Bytes, DocIndex)>> {
-        let mut inner = self.inner.lock().unwrap();
-        let DumpInner::Lines(lines) = &mut *inner else {
-            return Ok(Vec::new());
-        };
-        lines
-            .next_batch(max, DUMP_BATCH_BYTES)?
-            .into_iter()
-            .map(|(n, line)| {
-                let idx = index::object_index(&line).map_err(|e| {
-                    core::Error::Decode(format!("data dump {} line {n}: {e}", self.path.display()))
-                })?;
-                Ok((n, Bytes::from(line), idx))
-            })
-            .collect()
-    }
-}
-
-#[pymethods]
-impl DumpReader {
-    #[new]
-    #[pyo3(signature = (path, kind=None, *, max_line_bytes, max_member_bytes))]
-    fn py_new(
-        py: Python<'_>,
-        path: std::path::PathBuf,
-        kind: Option<&str>,
-        max_line_bytes: Bound<'_, PyAny>,
-        max_member_bytes: Bound<'_, PyAny>,
-    ) -> PyResult<DumpReader> {
-        use urlscan_tables::dumps::{Kind, Limits, Lines, Members};
-        let limit = |v: &Bound<'_, PyAny>, name: &str| -> PyResult<u64> {
-            let n = super::options::int_of(v, name)?;
-            u64::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
-                to_pyerr(
-                    py,
-                    core::Error::Validation(format!("{name} must be at least 1, got {n}")),
-                )
-            })
-        };
-        let limits = Limits {
-            max_line_bytes: usize::try_from(limit(&max_line_bytes, "max_line_bytes")?)
-                .unwrap_or(usize::MAX),
-            max_member_bytes: limit(&max_member_bytes, "max_member_bytes")?,
-        };
-        let err = |e: core::Error| to_pyerr(py, e);
-        let kind = match kind {
-            Some(k) => Kind::named(k).ok_or_else(|| {
-                err(core::Error::Validation(format!(
-                    "type must be one of {}, got {k:?}",
-                    Kind::NAMES.join(", ")
-                )))
-            })?,
-            None => match Kind::of_path(&path) {
-                Some(k) => k,
-                // Not in a dump folder (downloaded elsewhere, renamed): its content tells.
-                None => py.detach(|| Kind::sniff(&path)).map_err(err)?.ok_or_else(|| {
-                    err(core::Error::Validation(format!(
-                        "cannot tell what {} holds from its path or its first line: give type= one of {}",
-                        path.display(),
-                        Kind::NAMES.join(", ")
-                    )))
-                })?,
-            },
-        };
-        let inner = py
-            .detach(|| -> core::Result<_> {
-                Ok(if kind.is_lines() {
-                    DumpInner::Lines(Box::new(Lines::open(&path, limits)?))
-                } else {
-                    DumpInner::Members(Members::open(&path, limits)?)
-                })
-            })
-            .map_err(err)?;
-        Ok(DumpReader {
-            path,
-            kind,
-            inner: Mutex::new(inner),
-        })
-    }
-
-    /// What the file holds: "search", "api", "screenshots" or "dom".
-    #[getter]
-    fn kind(&self) -> &'static str {
-        self.kind.name()
-    }
-
-    /// Up to `max` items: `SearchHit`s (search), `ScanResult`s (api) or
-    /// `(uuid, bytes)` (screenshots, dom); an empty list at the end.
-    fn next_items<'py>(
-        &self,
-        py: Python<'py>,
-        max: usize,
-    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let out = pyo3::types::PyList::empty(py);
-        if self.kind.is_lines() {
-            let class = if self.kind == urlscan_tables::dumps::Kind::Search {
-                "SearchHit"
-            } else {
-                "ScanResult"
-            };
-            let lines = py.detach(|| self.lines(max)).map_err(|e| to_pyerr(py, e))?;
-            for (_, body, idx) in lines {
-                out.append(super::lazy::lazy_model(py, class, body, idx)?)?;
-            }
-            return Ok(out);
-        }
-        while out.len() < max {
-            let next = py
-                .detach(|| match &mut *self.inner.lock().unwrap() {
-                    DumpInner::Members(m) => m.next_member(),
-                    DumpInner::Lines(_) => Ok(None),
-                })
-                .map_err(|e| to_pyerr(py, e))?;
-            let Some((name, data)) = next else { break };
-            if name.ends_with('/') {
-                continue;
-            }
-            let uuid = urlscan_tables::dumps::uuid_of(&name).to_string();
-            out.append((uuid, PyBytes::new(py, &data)))?;
-        }
-        Ok(out)
-    }
 }

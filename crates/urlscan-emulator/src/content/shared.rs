@@ -29,9 +29,12 @@ const MOST: usize = 50_000;
 /// that, compared in full before it is reused. Kept as `Any`, so that this
 /// module names nothing of the sites and hosts it keeps.
 struct Store<K> {
-    by_hash: HashMap<u64, Vec<(K, Box<dyn Any>)>>,
+    by_hash: HashMap<u64, Entries<K>>,
     count: usize,
 }
+
+/// The things of one hash, each with its key.
+type Entries<K> = Vec<(K, Box<dyn Any>)>;
 
 impl<K> Default for Store<K> {
     fn default() -> Self {
