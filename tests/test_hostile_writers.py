@@ -976,8 +976,11 @@ def _rust_sources() -> Iterator[Path]:
             continue
         tests = set()
         for f in sorted(src.rglob("*.rs")):
-            for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*mod\s+(\w+)\s*;", f.read_text(encoding="utf-8")):
-                tests |= {f.parent / f"{m[1]}.rs", f.parent / m[1] / "mod.rs"}
+            declared = r"#\[cfg\(test\)\]\s*((?:#\[[^\]]*\]\s*)*)mod\s+(\w+)\s*;"
+            for m in re.finditer(declared, f.read_text(encoding="utf-8")):
+                tests |= {f.parent / f"{m[2]}.rs", f.parent / m[2] / "mod.rs"}
+                if (path := re.search(r'#\[path\s*=\s*"([^"]+)"\]', m[1])) is not None:
+                    tests.add(f.parent / path[1])  # `#[path = "cache_tests.rs"] mod tests;`
         yield from (f for f in sorted(src.rglob("*.rs")) if f not in tests)
 
 
