@@ -99,12 +99,7 @@ fn bad_segment(segment: &str) -> Option<&'static str> {
         // Windows drops them: `x.gz.` is `x.gz` there.
         return Some("a name ending in a dot or a space");
     }
-    let stem = lower.split('.').next().unwrap_or_default();
-    let device = matches!(stem, "con" | "prn" | "aux" | "nul")
-        || (stem.len() == 4
-            && (stem.starts_with("com") || stem.starts_with("lpt"))
-            && stem.as_bytes()[3].is_ascii_digit());
-    if device {
+    if windows_device(&lower) {
         return Some("a device name on Windows (CON, NUL, COM1, ...)");
     }
     if segment
@@ -405,6 +400,16 @@ pub fn write_whole(dest: &Path, data: &[u8]) -> Result<PathBuf> {
         .write_all(data)
         .map_err(|e| io_error("write", dest, &e))?;
     staged.commit()
+}
+
+/// Whether a (lower-cased) name's stem is a device on Windows: CON, PRN,
+/// AUX, NUL, COM0-9, LPT0-9 (`nul.txt` is the device too).
+pub(crate) fn windows_device(lower: &str) -> bool {
+    let stem = lower.split('.').next().unwrap_or_default();
+    matches!(stem, "con" | "prn" | "aux" | "nul")
+        || (stem.len() == 4
+            && (stem.starts_with("com") || stem.starts_with("lpt"))
+            && stem.as_bytes()[3].is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -413,23 +413,6 @@ fn request_json(e: &Entry) -> Value {
     Value::Object(m)
 }
 
-/// A JSON value with every object's members sorted by name (the digest's form).
-fn canonical(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), canonical(&m[k])))
-                    .collect(),
-            )
-        }
-        other => other.clone(),
-    }
-}
-
 /// 16 hex digits of the SHA-256 of the request's identity.
 fn digest(e: &Entry) -> String {
     let query: Vec<[&str; 2]> = e
@@ -441,7 +424,7 @@ fn digest(e: &Entry) -> String {
         e.method,
         e.path,
         query,
-        e.request_json.as_ref().map(canonical)
+        e.request_json.as_ref().map(urlscan_rules::canonical_json)
     ]);
     let bytes = serde_json::to_vec(&identity).unwrap_or_default();
     hex::encode(Sha256::digest(&bytes))[..16].to_string()
@@ -496,12 +479,7 @@ fn folder_name(seg: &str) -> String {
     if lower.ends_with(".part") || lower.ends_with(".tmp") {
         s.push('_');
     }
-    let stem = lower.split('.').next().unwrap_or_default();
-    let device = matches!(stem, "con" | "prn" | "aux" | "nul")
-        || (stem.len() == 4
-            && (stem.starts_with("com") || stem.starts_with("lpt"))
-            && stem.as_bytes()[3].is_ascii_digit());
-    if device {
+    if crate::disk::windows_device(&lower) {
         s.insert(0, '_');
     }
     s

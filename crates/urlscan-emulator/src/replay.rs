@@ -261,7 +261,7 @@ impl Recordings {
                 &e.method,
                 &e.path,
                 &e.query,
-                e.json.as_ref().map(canonical),
+                e.json.as_ref().map(urlscan_rules::canonical_json),
             ))
             .unwrap_or_default();
             if let Some(j) = seen.insert(identity, i) {
@@ -389,22 +389,6 @@ fn same_json(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
         }
         _ => a == b,
-    }
-}
-
-fn canonical(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), canonical(&m[k])))
-                    .collect(),
-            )
-        }
-        other => other.clone(),
     }
 }
 

@@ -445,6 +445,26 @@ pub fn shown(s: &str, max: usize) -> String {
     }
 }
 
+/// A JSON value with every object's members sorted by name: the form in
+/// which a recorded request's body is digested and compared (the recording
+/// layout the client writes and the emulator replays).
+pub fn canonical_json(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(canonical_json).collect()),
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), canonical_json(&m[k])))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
