@@ -337,22 +337,18 @@ def w_json_layout(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None
     res_i, res_c = [r[0] for r in res], [r[1] for r in res]
     ours = [p[0] for p in pairs]
     flat = [p[1] for p in pairs]
-    rep.row(
-        "JSON layout (CPU)",
-        f"client CPU s / {hits} hits, three fields, indented answers (ratio: compact / indented)",
-        med(ours, "cpu"),
-        med(flat, "cpu"),
-        0.9,
-        "the same answers on one line",
-    )
-    rep.row(
-        "JSON layout (CPU)",
-        "client CPU s / 200 results, ten fields, indented answers (ratio: compact / indented)",
-        med(res_i, "cpu"),
-        med(res_c, "cpu"),
-        0.9,
-        "the same answers on one line",
-    )
+    for what, indented_runs, compact_runs in (
+        (f"{hits} hits, three fields", ours, flat),
+        ("200 results, ten fields", res_i, res_c),
+    ):
+        rep.row(
+            "JSON layout (CPU)",
+            f"client CPU s / {what}, indented answers (ratio: compact / indented)",
+            med(indented_runs, "cpu"),
+            med(compact_runs, "cpu"),
+            0.9,
+            "the same answers on one line",
+        )
 
 
 def w_search_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
@@ -624,38 +620,17 @@ def w_results_latency(a: argparse.Namespace, rep: Report, ceil: Path | None) -> 
         ours8 = repeat(a.repeat, "results_rs_batch", emu, uuids_file=uf, n=n, concurrency=8)
         theirs = repeat(a.slow_repeat, "results_official_loop", emu, uuids_file=uf, n=n)
         theirs16 = repeat(a.repeat, "results_official_threads", emu, uuids_file=uf, n=n, threads=16)
-        rep.row(
-            "result fetch (latency 80 ms)",
-            "wall s, results(concurrency=None)",
-            med(ours, "wall"),
-            med(theirs, "wall"),
-            10,
-            "official loop",
-        )
-        rep.row(
-            "result fetch (latency 80 ms)",
-            "wall s, results(concurrency=None)",
-            med(ours, "wall"),
-            med(theirs16, "wall"),
-            1.5,
-            "official in 16 threads",
-        )
-        rep.row(
-            "result fetch (latency 80 ms)",
-            "wall s, results() default concurrency 8",
-            med(ours8, "wall"),
-            med(theirs, "wall"),
-            10,
-            "official loop",
-        )
-        rep.row(
-            "result fetch (latency 80 ms)",
-            "wall s, results() default concurrency 8",
-            med(ours8, "wall"),
-            med(theirs16, "wall"),
-            1.5,
-            "official in 16 threads",
-        )
+        # Each of ours against each of theirs, with the target set by theirs.
+        for call, our_runs in (("results(concurrency=None)", ours), ("results() default concurrency 8", ours8)):
+            for their_runs, target, what in ((theirs, 10, "official loop"), (theirs16, 1.5, "official in 16 threads")):
+                rep.row(
+                    "result fetch (latency 80 ms)",
+                    f"wall s, {call}",
+                    med(our_runs, "wall"),
+                    med(their_runs, "wall"),
+                    target,
+                    what,
+                )
 
 
 def w_bulk(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, Literal, TypeVar
 
 import pytest
@@ -23,6 +24,16 @@ def run(aw: Awaitable[T]) -> T:
         return await aw
 
     return asyncio.run(main())
+
+
+def in_threads(work: Callable[[T], object], items: Iterable[T]) -> None:
+    """``work(item)`` for each item, each in a thread of its own, all running at once; returns
+    when every one has ended."""
+    threads = [threading.Thread(target=work, args=(item,)) for item in items]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def emulator(scope: Literal["function", "module"] = "module", **settings: Any) -> Any:
@@ -67,12 +78,14 @@ def finished_scan(e: Emulator, c: Client, **opts: Any) -> str:
     return str(sub.uuid)
 
 
-def subscribe(c: Client, query: str, channel_id: str, **fields: Any) -> Any:
-    """A saved search of scans for ``query`` and a subscription to it through the channel:
-    live, to soc@example.com, unless ``fields`` say otherwise."""
+def subscribe(c: Client, query: str, channel_id: str | None = None, **fields: Any) -> Any:
+    """A saved search of scans for ``query`` and a subscription to it, through the channel if
+    one is given: live, to soc@example.com, unless ``fields`` say otherwise."""
     s = c.saved_searches.create(datasource="scans", name=query[:40], query=query)
     wanted = {"frequency": "live", "email_addresses": ["soc@example.com"], "name": "sub", "is_active": True, "ignore_time": True}
-    return c.subscriptions.create(search_ids=[s.id], channel_ids=[channel_id], **(wanted | fields))
+    if channel_id is not None:
+        wanted["channel_ids"] = [channel_id]
+    return c.subscriptions.create(search_ids=[s.id], **(wanted | fields))
 
 
 def http(emu: Emulator, method: str, path: str, body: bytes | None = None, **headers: str) -> tuple[int, dict[str, str], bytes]:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import threading
 from typing import Any
 
 import pytest
 
 from urlscan_rs import NotFoundError, _bridge
 from urlscan_rs.testing import Emulator
+
+from .conftest import in_threads
 
 GONE = "00000000-0000-4000-8000-000000000000"
 
@@ -64,11 +65,7 @@ def test_loops_in_threads_at_once(emu: Emulator) -> None:
         except BaseException as e:  # reported below, by thread
             results[k] = e
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(worker, range(3))
     for k in range(3):
         assert not isinstance(results[k], BaseException), results[k]
         assert all([str(r.uuid) for r in got[:-1]] == ids for got in results[k])

@@ -74,6 +74,16 @@ def script(name: str, *args: str, e: Emulator, stdin: str | None = None) -> subp
     return subprocess.run(cmd, input=stdin or "", env=env, capture_output=True, text=True, timeout=120)
 
 
+def script_on_phish(name: str, e: Emulator) -> Any:
+    """The JSON a connector prints when run as a script on ``PHISH``, scanned first so that
+    it reuses that scan; the script must succeed."""
+    with e.client() as c:
+        c.lookup_or_scan(PHISH, **FAST)
+    out = script(name, PHISH, e=e)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
 # ---------------------------------------------------------------- MISP expansion module
 
 
@@ -199,11 +209,7 @@ def test_the_misp_modules_server_serves_the_module(quick: Emulator, tmp_path: Pa
 
 
 def test_the_misp_module_runs_as_a_script(quick: Emulator) -> None:
-    with quick.client() as c:
-        c.lookup_or_scan(PHISH, **FAST)
-    out = script("misp_module", PHISH, e=quick)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["results"]["Attribute"][0]["value"] == PHISH
+    assert script_on_phish("misp_module", quick)["results"]["Attribute"][0]["value"] == PHISH
     assert script("misp_module", "https://blocked.example.org/", e=quick).returncode == 1
 
 
@@ -352,11 +358,7 @@ def test_the_opencti_enrichment_of_a_clean_page_from_an_async_client(quick: Emul
 
 
 def test_the_opencti_enrichment_runs_as_a_script(quick: Emulator) -> None:
-    with quick.client() as c:
-        c.lookup_or_scan(PHISH, **FAST)
-    out = script("opencti_enrichment", PHISH, e=quick)
-    assert out.returncode == 0, out.stderr
-    check_bundle(json.loads(out.stdout), opencti_enrichment.url_observable(PHISH))
+    check_bundle(script_on_phish("opencti_enrichment", quick), opencti_enrichment.url_observable(PHISH))
 
 
 # ---------------------------------------------------------------- feed importer

@@ -34,7 +34,7 @@ from urlscan_rs import (
 from urlscan_rs.models import Incident
 from urlscan_rs.testing import Delivery, Email, Emulator, ReceivedRequest, WebhookReceiver
 
-from .conftest import run
+from .conftest import in_threads, run
 from .loopback import serve
 
 SCAN_HIT: dict[str, Any] = {
@@ -549,11 +549,7 @@ def test_receiver_wait_wakes_up_on_arrival() -> None:
 
 def test_receiver_is_thread_safe() -> None:
     with WebhookReceiver() as hook:
-        threads = [threading.Thread(target=post, args=(hook.url, payload(f"n{i % 20}"))) for i in range(60)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        in_threads(lambda body: post(hook.url, body), [payload(f"n{i % 20}") for i in range(60)])
         assert len(hook.wait(count=20, timeout=30)) == 20
         assert len(hook.requests) == 60 and len({n.id for n in hook.notifications}) == 20
         hook.clear()

@@ -182,8 +182,8 @@ _SEARCH = [ep for ep in TABLE if ep["name"] in _generate.SEARCH_ROWS]
 @pytest.mark.parametrize("ep", _SEARCH, ids=[ep["name"] for ep in _SEARCH])
 @pytest.mark.parametrize("cls", [urlscan_rs.Client, urlscan_rs.AsyncClient])
 def test_the_search_methods_take_their_rows_options(cls: type, ep: Endpoint) -> None:
-    """search, similar and phishfeed are written by hand (they return a lazy walk) but take exactly
-    their row's ids, query options and walk options: same order, kinds, types and defaults. The
+    """search, similar and phishfeed (generated apart from the other rows: they return a lazy walk)
+    take exactly their row's ids, query options and walk options: same order, kinds, types and defaults. The
     data source is typed ``str`` there (any case is taken; the stub's overloads type it)."""
     names = {_rows.literal(f): "str" for f in ep["params"] if f["name"] == "datasource"}
     want = [

@@ -38,7 +38,7 @@ from urlscan_rs import AsyncClient, Cache, Client, DecodeError, UrlscanError, _n
 from urlscan_rs.models import Model
 from urlscan_rs.testing import Emulator
 
-from .conftest import emulator, http
+from .conftest import emulator, http, subscribe
 from .loopback import listening
 
 ROWS: list[dict[str, Any]] = _native.endpoint_table()
@@ -115,15 +115,7 @@ def make_world(emu: Emulator) -> dict[str, Any]:
             "0" * 64,
         )
         channel = c.channels.create(type="webhook", name="hostile", webhook_url="https://example.com/hook")
-        saved = c.saved_searches.create(datasource="scans", name="hostile", query="page.domain:example.com")
-        sub = c.subscriptions.create(
-            search_ids=[saved.id],
-            frequency="live",
-            email_addresses=["soc@example.com"],
-            name="hostile",
-            is_active=True,
-            ignore_time=True,
-        )
+        sub = subscribe(c, "page.domain:example.com", name="hostile")
         incident = c.incidents.create("example.com", visibility="unlisted", channels=[channel.id])
         scanner = c.livescan.scanners()[0].id
         live = c.livescan.scan(scanner, "https://example.com/")
@@ -134,7 +126,7 @@ def make_world(emu: Emulator) -> dict[str, Any]:
         "Uuid": uuid,
         "other_uuid": other,
         "Sha256": sha,
-        "search_id": saved.id,
+        "search_id": sub.search_ids[0],
         "subscription_id": sub.id,
         "channel_id": channel.id,
         "incident_id": incident.id,

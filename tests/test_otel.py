@@ -28,7 +28,7 @@ from urlscan_rs import AsyncClient, Client, webhooks  # noqa: E402
 from urlscan_rs.otel import UrlscanInstrumentor  # noqa: E402
 from urlscan_rs.testing import Emulator, WebhookReceiver  # noqa: E402
 
-from .conftest import emulator, run, subscribe  # noqa: E402
+from .conftest import emulator, in_threads, run, subscribe  # noqa: E402
 
 emu = emulator(scope="function", scans=30, seed=11, scan_duration=1.0)
 
@@ -167,8 +167,6 @@ def test_a_sharded_walks_pages_nest_under_its_span() -> None:
 
 
 def test_calls_from_threads_nest_under_each_threads_span(emu: Emulator, traced: Traced) -> None:
-    import threading
-
     uuids = [h.id for h in emu.client().search("", limit=4)]
     mine: dict[str, int] = {}
     with emu.client() as c:
@@ -178,11 +176,7 @@ def test_calls_from_threads_nest_under_each_threads_span(emu: Emulator, traced: 
                 mine[uuid] = s.get_span_context().span_id
                 c.result(uuid)
 
-        threads = [threading.Thread(target=work, args=(u,)) for u in uuids]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
+        in_threads(work, uuids)
     for uuid in uuids:
         [call] = [s for s in traced.named("urlscan.result") if s.parent and s.parent.span_id == mine[uuid]]
         [get] = traced.children(call)

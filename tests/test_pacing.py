@@ -21,7 +21,7 @@ from urlscan_rs import AsyncClient, Client
 from urlscan_rs.errors import DecodeError, RateLimitError, TransportError, ValidationError
 from urlscan_rs.testing import Emulator
 
-from .conftest import finished_scan, requests_served
+from .conftest import finished_scan, in_threads, requests_served
 
 # A paced job fills at least this share of the windows it spans.
 QUOTA_USE_FLOOR = 0.75
@@ -254,11 +254,7 @@ def test_clients_sharing_a_key_wait_out_each_others_windows() -> None:
             except BaseException as e:  # noqa: BLE001 - collected and asserted below
                 errors.append(e)
 
-        threads = [threading.Thread(target=work, args=(c,)) for c in clients]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        in_threads(work, clients)
         assert errors == []
         for c in clients:
             c.close()

@@ -48,16 +48,7 @@ def _session(c: Client) -> dict[str, Any]:
     result = c.wait_for_result(sub.uuid, initial_wait=0, interval=0.1, timeout=30)
     it = c.search("date:>now-1y", size=5, limit=12)
     hits = [h.raw for h in it]
-    return {
-        "uuid": sub.uuid,
-        "submission": sub.raw,
-        "result": result.raw,
-        "hits": hits,
-        "cursor": it.search_after,
-        "screenshot": c.screenshot(sub.uuid),
-        "dom": c.dom(sub.uuid),
-        "user": c.user().raw,
-    }
+    return _seen(sub, result, hits, it.search_after, c.screenshot(sub.uuid), c.dom(sub.uuid), c.user())
 
 
 async def _async_session(c: AsyncClient) -> dict[str, Any]:
@@ -65,15 +56,20 @@ async def _async_session(c: AsyncClient) -> dict[str, Any]:
     result = await c.wait_for_result(sub.uuid, initial_wait=0, interval=0.1, timeout=30)
     it = c.search("date:>now-1y", size=5, limit=12)
     hits = [h.raw async for h in it]
+    return _seen(sub, result, hits, it.search_after, await c.screenshot(sub.uuid), await c.dom(sub.uuid), await c.user())
+
+
+def _seen(sub: Any, result: Any, hits: list[Any], cursor: str | None, screenshot: bytes, dom: str, user: Any) -> dict[str, Any]:
+    """What a session saw, in the form a recording and its replay are compared in."""
     return {
         "uuid": sub.uuid,
         "submission": sub.raw,
         "result": result.raw,
         "hits": hits,
-        "cursor": it.search_after,
-        "screenshot": await c.screenshot(sub.uuid),
-        "dom": await c.dom(sub.uuid),
-        "user": (await c.user()).raw,
+        "cursor": cursor,
+        "screenshot": screenshot,
+        "dom": dom,
+        "user": user.raw,
     }
 
 

@@ -16,6 +16,9 @@ from .cache import Cache
 from .errors import *  # noqa: F403  (the exception classes, as errors.__all__ names them)
 from .errors import __all__ as __all__  # that list by its own name: how type checkers read the star
 from .events import parse_notification
+
+# The models exported here too: the first part of models.__all__, where every model is listed.
+# BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
     CertificateHit,
     DomainHit,
@@ -34,6 +37,8 @@ from .models import (
     UserAgentGroup,
     VisibilityChange,
 )
+
+# END GENERATED models
 
 if _TYPE_CHECKING:
     from . import datadumps as datadumps
@@ -89,15 +94,16 @@ __all__ = [
     "ResultList",
     *__all__,
     "parse_notification",
-    "Notification",
-    "HostnameHit",
-    "IncidentHit",
-    "NotificationHit",
+    # BEGIN GENERATED models_all by `python -m urlscan_rs._generate`: do not edit
     "CertificateHit",
     "DomainHit",
-    "Quotas",
+    "HostnameHit",
+    "IncidentHit",
     "Lookup",
     "MaliciousObservable",
+    "Notification",
+    "NotificationHit",
+    "Quotas",
     "ScanOutcome",
     "ScanResult",
     "SearchHit",
@@ -105,4 +111,5 @@ __all__ = [
     "User",
     "UserAgentGroup",
     "VisibilityChange",
+    # END GENERATED models_all
 ]

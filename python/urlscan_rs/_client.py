@@ -232,6 +232,11 @@ def _wait(timeout: float, initial_wait: float, interval: float) -> _WaitOptions:
     return {"timeout": timeout, "initial_wait": initial_wait, "interval": interval}
 
 
+# The core's timing of a wait, read once: the defaults of every method that waits (the stub's
+# literal defaults are written from it by `python -m urlscan_rs._generate`).
+_WAIT = _native.WAIT_DEFAULTS
+
+
 class ClientOptions(TypedDict, total=False):
     """The settings :meth:`Client.with_options` changes, each as ``Client(...)`` takes it: what a
     request is sent with, not what builds the connection pool (address, key, proxy, TLS, user agent)."""
@@ -545,7 +550,14 @@ class _BaseClient:
         """
         return self._call(_N.result, uuid)
 
-    def wait_for_result(self, uuid: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0) -> Any:
+    def wait_for_result(
+        self,
+        uuid: str,
+        *,
+        timeout: float = _WAIT["timeout"],
+        initial_wait: float = _WAIT["initial_wait"],
+        interval: float = _WAIT["interval"],
+    ) -> Any:
         """Poll for a scan's result until it is ready (GET /api/v1/result/{uuid}/).
 
         As the service recommends: waits ``initial_wait`` seconds, then polls every
@@ -556,7 +568,13 @@ class _BaseClient:
         return self._call(_N.wait_for_result, uuid, _wait(timeout, initial_wait, interval))
 
     def scan_and_wait(
-        self, url: str, *, timeout: float = 120.0, initial_wait: float = 10.0, interval: float = 2.0, **scan_options: Any
+        self,
+        url: str,
+        *,
+        timeout: float = _WAIT["timeout"],
+        initial_wait: float = _WAIT["initial_wait"],
+        interval: float = _WAIT["interval"],
+        **scan_options: Any,
     ) -> Any:
         """Submit a URL and wait for its result (POST /api/v1/scan/, then GET /api/v1/result/{uuid}/).
 
@@ -574,9 +592,9 @@ class _BaseClient:
         wait: bool = True,
         concurrency: int | None = 8,
         progress: Any = False,
-        timeout: float = 120.0,
-        initial_wait: float = 10.0,
-        interval: float = 2.0,
+        timeout: float = _WAIT["timeout"],
+        initial_wait: float = _WAIT["initial_wait"],
+        interval: float = _WAIT["interval"],
         refang: bool = False,
         save_to: str | os.PathLike[str] | None = None,
         **scan_options: Any,
@@ -629,9 +647,9 @@ class _BaseClient:
         url: str,
         *,
         max_age: float = 86400,
-        timeout: float = 120.0,
-        initial_wait: float = 10.0,
-        interval: float = 2.0,
+        timeout: float = _WAIT["timeout"],
+        initial_wait: float = _WAIT["initial_wait"],
+        interval: float = _WAIT["interval"],
         refang: bool = False,
         check_malicious: bool = False,
         **scan_options: Any,
@@ -679,9 +697,9 @@ class _BaseClient:
         max_age: float = 86400,
         concurrency: int | None = 8,
         progress: Any = False,
-        timeout: float = 120.0,
-        initial_wait: float = 10.0,
-        interval: float = 2.0,
+        timeout: float = _WAIT["timeout"],
+        initial_wait: float = _WAIT["initial_wait"],
+        interval: float = _WAIT["interval"],
         refang: bool = False,
         check_malicious: bool = False,
         **scan_options: Any,
@@ -763,6 +781,8 @@ class _BaseClient:
 
     # -- search
 
+    # BEGIN GENERATED walks by `python -m urlscan_rs._generate`: do not edit
+
     def search(
         self,
         q: str = "",
@@ -776,47 +796,41 @@ class _BaseClient:
     ) -> SearchIterator:
         """Hits of ``q``, newest first, fetched lazily page by page (GET /api/v1/search/).
 
-        Hits are :class:`SearchHit` for scans (no ``datasource``, or "scans"),
-        and :class:`HostnameHit`, :class:`IncidentHit`, :class:`NotificationHit`,
-        :class:`CertificateHit` or :class:`DomainHit` for the other data sources.
+        Hits are :class:`SearchHit` for scans (the default), and :class:`HostnameHit`,
+        :class:`IncidentHit`, :class:`NotificationHit`, :class:`CertificateHit` or :class:`DomainHit`
+        for the other data sources.
 
-        The next page is requested while the current one is read, and past the
-        third page up to three pages are read ahead (never past the walk's end
-        or ``limit``): a long walk left early may have asked for up to three
-        pages it never handed out. By default the query is sent as given, one
-        page after another. With ``parallel=N`` a large export (several pages
-        still to come) is walked as N shards of the scans at once
-        (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is
-        exactly that of a single walk; ``parallel="auto"`` shards in 8 only
-        when pages are slow to come back (25 ms or more). Never more shards
-        run than the searches the service lets the key run at once (its
-        ``X-Rate-Limit-Concurrency-Limit``, when it sends one). Sharding
-        rewrites the query and multiplies the searches in flight on your key:
-        the service's answers to such queries are verified only against the
-        emulator.
+        The next page is requested while the current one is read, and past the third page up to three
+        pages are read ahead (never past the walk's end or ``limit``): a long walk left early may have
+        asked for up to three pages it never handed out. By default the query is sent as given, one page
+        after another. With ``parallel=N`` a large export (several pages still to come) is walked as N
+        shards of the scans at once (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is
+        exactly that of a single walk; ``parallel="auto"`` shards in 8 only when pages are slow to come
+        back (25 ms or more). Never more shards run than the searches the service lets the key run at
+        once (its ``X-Rate-Limit-Concurrency-Limit``, when it sends one). Sharding rewrites the query
+        and multiplies the searches in flight on your key: the service's answers to such queries are
+        verified only against the emulator.
 
-        A walk always ends: a page whose cursor comes back or goes against the
-        order of the pages before, more hits than an exact ``total``
-        announced, or a page whose ``results`` is missing while hits are
-        announced raises :class:`DecodeError`.
+        A walk always ends: a page whose cursor comes back or goes against the order of the pages
+        before, more hits than an exact ``total`` announced, or a page whose ``results`` is missing
+        while hits are announced raises :class:`DecodeError`.
 
         Parameters:
-            q: The query (Elasticsearch query string syntax, e.g.
-                ``page.domain:example.com AND date:>now-7d``); "" matches everything.
-            size: Hits per page (per request). None: the first page asks for 100
-                hits, later ones for twice what the walk has handed out (with a
-                ``limit``, for what it still needs), up to 10,000; the service
-                clamps a page to the largest the key is allowed (100 for free
-                keys), and every hit still comes once. A large export thus takes a
-                few requests (and search quota units) where pages of 100 take hundreds.
-            limit: Hits handed out at most (None: every hit).
-            search_after: Resume after this cursor (a previous iterator's
-                ``search_after``: the last hit's ``sort`` values joined by a comma).
-            datasource: "scans" (the default), "hostnames", "incidents",
-                "notifications", "certificates" or "domains".
+            q: The query (Elasticsearch query string syntax, e.g. ``page.domain:example.com AND
+                date:>now-7d``); empty matches everything.
+            size: Hits per page (per request). Not given: the first page asks for 100 hits, later ones
+                for twice what the walk has handed out (with a ``limit``, for what it still needs), up
+                to 10,000; the service clamps a page to the largest the key is allowed (100 for free
+                keys), and every hit still comes once. A large export thus takes a few requests (and
+                search quota units) where pages of 100 take hundreds.
+            search_after: Resume after this cursor (a previous walk's ``search_after``: the last hit's
+                ``sort`` values joined by a comma).
+            datasource: The data source searched (scans when not given); one of "scans", "hostnames",
+                "incidents", "notifications", "certificates", "domains".
             collapse: A field to collapse hits on (one hit per value).
-            parallel: Shards of a large scan export walked at once, or "auto"
-                (see above); None: one walk.
+            limit: Hits handed out at most (every hit when not given).
+            parallel: Shards of a large scan export walked at once, or "auto" (8, only when pages are
+                slow to come back); not given: one walk.
         """
         return self._walk("search", locals())
 
@@ -830,20 +844,32 @@ class _BaseClient:
         limit: int | None = None,
     ) -> SearchIterator:
         """Scans structurally similar to a scan, newest first, fetched lazily page by page
-        (GET /api/v1/pro/result/{uuid}/similar/; premium).
+        (GET /api/v1/pro/result/{uuid}/similar/).
 
-        ``q`` narrows them with a search query; ``size``, ``limit`` and
-        ``search_after`` are as in :meth:`search`.
+        Premium. Each page is read as :meth:`search` reads them.
+
+        Parameters:
+            uuid: Scan uuid.
+            q: As in :meth:`search`.
+            size: As in :meth:`search`.
+            search_after: As in :meth:`search`.
+            limit: As in :meth:`search`.
         """
         return self._walk("similar", locals())
 
     def phishfeed(self, q: str | None = None, *, size: int | None = None, limit: int | None = None) -> SearchIterator:
-        """Pages detected as phishing, newest first, fetched lazily page by page
-        (GET /api/v1/pro/phishfeed; premium, deprecated by the service in favour of :meth:`search`).
+        """Pages detected as phishing, newest first, fetched lazily page by page (GET /api/v1/pro/phishfeed).
 
-        ``q`` narrows them with a search query; ``size`` and ``limit`` are as in :meth:`search`.
+        Premium; deprecated by the service in favour of :meth:`search`.
+
+        Parameters:
+            q: As in :meth:`search`.
+            size: As in :meth:`search`.
+            limit: As in :meth:`search`.
         """
         return self._walk("phishfeed", locals())
+
+    # END GENERATED walks
 
     def _walk(self, row: str, arguments: dict[str, Any]) -> SearchIterator:
         """A walk over the pages of a search row, given its method's arguments (``locals()``): the

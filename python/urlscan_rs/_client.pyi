@@ -36,6 +36,8 @@ from ._raw import RawClient
 from ._tables import ResultList, Tabular
 from .cache import Cache
 from .hooks import EventHooks
+
+# BEGIN GENERATED models by `python -m urlscan_rs._generate`: do not edit
 from .models import (
     CertificateHit,
     DomainHit,
@@ -54,6 +56,8 @@ from .models import (
     UserAgentGroup,
     VisibilityChange,
 )
+
+# END GENERATED models
 from .recording import RecordHook
 
 __all__ = ["Client", "AsyncClient", "SearchIterator", "ScanOptions", "ClientOptions"]

@@ -49,9 +49,12 @@ __all__ = [
     "RawCapture",
     "__version__",
     "MAX_TAGS",
+    "WAIT_DEFAULTS",
 ]
 __version__: str
 MAX_TAGS: int
+# The core's timing of a wait for a result (its WaitOptions::default): every wait's defaults.
+WAIT_DEFAULTS: _WaitOptions
 
 _M = TypeVar("_M", bound=ModelBase)
 

@@ -292,7 +292,7 @@ def server(client: AsyncClient) -> Any:
     # would read JSON's true as 1).
     from pydantic import Field, StrictBool, StrictInt
 
-    from ._native import __version__, data_sources
+    from ._native import WAIT_DEFAULTS, __version__, data_sources
 
     Seconds = Annotated[float, Field(strict=True)]
     # The data sources, from the core's table (the client checks the name again, with a
@@ -334,6 +334,34 @@ def server(client: AsyncClient) -> Any:
         from ._refang import refang
 
         return await asyncio.to_thread(refang, text)
+
+    async def submitted(
+        url: str, visibility: str | None, tags: list[str] | None, refang: bool, max_bytes: int
+    ) -> tuple[str, dict[str, Any], int]:
+        """What lookup and scan check and prepare alike: the URL (defanging undone with
+        refang), the scan's options and the answer's budget."""
+        _text("url", url)
+        _text("visibility", visibility or "")
+        if tags is not None:
+            _text("tags", "".join(tags))
+        budget = _budget(max_bytes)
+        if refang:
+            url = await undo(url)
+        # The client checks visibility (naming the choices): the stub's Literal cannot know
+        # what an assistant sends.
+        return url, {"visibility": visibility, "tags": tags}, budget
+
+    async def of_result(uuid: str, max_bytes: int, shape: Callable[[Any, int], dict[str, Any]]) -> TextContent:
+        """A finished scan's result, shaped off the event loop within max_bytes."""
+        _text("uuid", uuid)
+        budget = _budget(max_bytes)
+        found = await client.result(uuid)
+        return answer(await asyncio.to_thread(shape, found, budget))
+
+    async def listed(it: Any, budget: int) -> TextContent:
+        """Every hit of a walk (bounded by its limit), with its total and cursor."""
+        hits = [h async for h in it]
+        return answer(await asyncio.to_thread(_hits, hits, it, budget))
 
     app = MCPServer(
         "urlscan-rs",
@@ -391,8 +419,8 @@ def server(client: AsyncClient) -> Any:
         visibility: str | None = None,
         tags: list[str] | None = None,
         refang: StrictBool = True,
-        timeout: Seconds = 120.0,
-        initial_wait: Seconds = 10.0,
+        timeout: Seconds = WAIT_DEFAULTS["timeout"],
+        initial_wait: Seconds = WAIT_DEFAULTS["initial_wait"],
         max_bytes: StrictInt = DEFAULT_MAX_BYTES,
     ) -> TextContent:
         """The summary of a finished scan of the URL no older than max_age seconds, reused
@@ -400,16 +428,7 @@ def server(client: AsyncClient) -> Any:
         check_malicious (urlscan Pro), the malicious lookup is asked first, and a URL it
         already knows is neither searched for nor scanned. Defanged input (hxxps://evil[.]example)
         is undone by default. verdict.status is 'malicious', 'not malicious' or 'unknown'."""
-        _text("url", url)
-        _text("visibility", visibility or "")
-        if tags is not None:
-            _text("tags", "".join(tags))
-        budget = _budget(max_bytes)
-        if refang:
-            url = await undo(url)
-        # The client checks visibility (naming the choices): the stub's Literal cannot know
-        # what an assistant sends.
-        options: dict[str, Any] = {"visibility": visibility, "tags": tags}
+        url, options, budget = await submitted(url, visibility, tags, refang, max_bytes)
         found = await client.lookup_or_scan(
             url, max_age=max_age, check_malicious=check_malicious, timeout=timeout, initial_wait=initial_wait, **options
         )
@@ -430,22 +449,15 @@ def server(client: AsyncClient) -> Any:
         tags: list[str] | None = None,
         wait: StrictBool = True,
         refang: StrictBool = True,
-        timeout: Seconds = 120.0,
-        initial_wait: Seconds = 10.0,
+        timeout: Seconds = WAIT_DEFAULTS["timeout"],
+        initial_wait: Seconds = WAIT_DEFAULTS["initial_wait"],
         max_bytes: StrictInt = DEFAULT_MAX_BYTES,
     ) -> TextContent:
         """Submit a URL for a new scan (lookup reuses a recent one instead). Defanged input
         such as hxxps://evil[.]example is undone by default. With wait, waits for the result
         and answers its summary; without, the submission (uuid, visibility). visibility:
         public, unlisted or private (default: the account's)."""
-        _text("url", url)
-        _text("visibility", visibility or "")
-        if tags is not None:
-            _text("tags", "".join(tags))
-        budget = _budget(max_bytes)
-        if refang:
-            url = await undo(url)
-        options: dict[str, Any] = {"visibility": visibility, "tags": tags}
+        url, options, budget = await submitted(url, visibility, tags, refang, max_bytes)
         if not wait:
             sub = await client.scan(url, **options)
             return answer(fit({"uuid": sub.uuid, "url": sub.url, "visibility": sub.visibility, "result": sub.result}, budget))
@@ -459,10 +471,7 @@ def server(client: AsyncClient) -> Any:
         'unknown' when the service gave none), page, and indicators (the redirect chain,
         domains, IPs, ASNs, hashes, links, URLs) with their counts, and the report and
         screenshot links."""
-        _text("uuid", uuid)
-        budget = _budget(max_bytes)
-        found = await client.result(uuid)
-        return answer(await asyncio.to_thread(_summary, found, budget))
+        return await of_result(uuid, max_bytes, _summary)
 
     @app.tool(title="A scan's verdict and its evidence", annotations=read)
     @anticipated
@@ -486,10 +495,7 @@ def server(client: AsyncClient) -> Any:
         """The indicators of a finished scan: the redirect chain, domains, apex domains, IPv4
         and IPv6 addresses, ASNs, response SHA-256 hashes, certificates, links and URLs
         ('omitted' says how many of each were left out)."""
-        _text("uuid", uuid)
-        budget = _budget(max_bytes)
-        found = await client.result(uuid)
-        return answer(await asyncio.to_thread(_indicators, found, budget))
+        return await of_result(uuid, max_bytes, _indicators)
 
     @app.tool(title="A scan's screenshot", annotations=read)
     @anticipated
@@ -530,9 +536,7 @@ def server(client: AsyncClient) -> Any:
         _text("search_after", search_after or "")
         _limit(limit)
         budget = _budget(max_bytes)
-        it = client.search(query, limit=limit, datasource=datasource, search_after=search_after)
-        hits = [h async for h in it]
-        return answer(await asyncio.to_thread(_hits, hits, it, budget))
+        return await listed(client.search(query, limit=limit, datasource=datasource, search_after=search_after), budget)
 
     @app.tool(title="Scans similar to a scan", annotations=read)
     @anticipated
@@ -545,9 +549,7 @@ def server(client: AsyncClient) -> Any:
         _text("query", query or "")
         _limit(limit)
         budget = _budget(max_bytes)
-        it = client.similar(uuid, q=query, limit=limit)
-        hits = [h async for h in it]
-        return answer(await asyncio.to_thread(_hits, hits, it, budget))
+        return await listed(client.similar(uuid, q=query, limit=limit), budget)
 
     @app.tool(title="A hostname's history", annotations=read)
     @anticipated

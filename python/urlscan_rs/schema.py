@@ -35,6 +35,8 @@ from . import _native
 __all__ = [
     "Column",
     "Schema",
+    # The schemas of the core, by name.
+    # BEGIN GENERATED schema_names by `python -m urlscan_rs._generate`: do not edit
     "SCANS",
     "RESULTS",
     "HOSTNAMES",
@@ -43,6 +45,7 @@ __all__ = [
     "DOMAINS",
     "INCIDENTS",
     "NOTIFICATIONS",
+    # END GENERATED schema_names
     "ALL",
     "VERSION",
     "markdown",
@@ -99,6 +102,7 @@ def _load() -> dict[str, Schema]:
 
 
 _BY_NAME = _load()
+# BEGIN GENERATED schemas by `python -m urlscan_rs._generate`: do not edit
 SCANS: Schema = _BY_NAME["SCANS"]
 RESULTS: Schema = _BY_NAME["RESULTS"]
 HOSTNAMES: Schema = _BY_NAME["HOSTNAMES"]
@@ -107,6 +111,7 @@ CERTIFICATES: Schema = _BY_NAME["CERTIFICATES"]
 DOMAINS: Schema = _BY_NAME["DOMAINS"]
 INCIDENTS: Schema = _BY_NAME["INCIDENTS"]
 NOTIFICATIONS: Schema = _BY_NAME["NOTIFICATIONS"]
+# END GENERATED schemas
 ALL: tuple[Schema, ...] = tuple(_BY_NAME.values())
 VERSION: int = SCANS.version
 

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use urlscan_core::cache;
 
-use super::convert::to_pyerr;
+use super::convert::{fields_dict, to_pyerr};
 
 /// One open cache; `urlscan_rs.Cache` documents it.
 #[pyclass(module = "urlscan_rs._native", frozen)]
@@ -59,18 +59,9 @@ impl NativeCache {
     /// ``bytes`` (all processes').
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = py.detach(|| self.inner.stats());
-        let d = PyDict::new(py);
-        d.set_item("hits", s.hits)?;
-        d.set_item("misses", s.misses)?;
-        d.set_item("stored", s.stored)?;
-        d.set_item("evicted", s.evicted)?;
-        d.set_item("errors", s.errors)?;
-        d.set_item("damaged", s.damaged)?;
-        d.set_item("bytes_served", s.bytes_served)?;
-        d.set_item("saved", s.saved)?;
-        d.set_item("entries", s.entries)?;
-        d.set_item("bytes", s.bytes)?;
-        Ok(d)
+        Ok(fields_dict!(py, s;
+            hits, misses, stored, evicted, errors, damaged, bytes_served, saved, entries, bytes
+        ))
     }
 
     /// Drop every entry of scan ``uuid``; how many there were.

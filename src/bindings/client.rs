@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use super::convert::{error_value, model_class, to_pyerr};
+use super::convert::{error_value, fields_dict, model_class, to_pyerr};
 use super::lazy::model;
 use super::options::{
     int_of, item, opts_map, scan_keywords, Overrides, ScanArgs, Settings, WaitArgs,
@@ -228,16 +228,9 @@ impl NativeClient {
     fn rate_limits<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         for rl in self.client.rate_limits() {
-            let d = PyDict::new(py);
-            d.set_item("action", rl.action)?;
-            d.set_item("scope", rl.scope)?;
-            d.set_item("window", rl.window)?;
-            d.set_item("limit", rl.limit)?;
-            d.set_item("remaining", rl.remaining)?;
-            d.set_item("reset", rl.reset)?;
-            d.set_item("reset_after", rl.reset_after)?;
-            d.set_item("concurrency_limit", rl.concurrency_limit)?;
-            out.append(d)?;
+            out.append(fields_dict!(py, rl;
+                action, scope, window, limit, remaining, reset, reset_after, concurrency_limit
+            ))?;
         }
         Ok(out)
     }
@@ -296,18 +289,16 @@ impl NativeClient {
             let cls = model_class(py, "ScanOutcome")?;
             let out = PyList::empty(py);
             for o in outcomes {
-                let sub = match o.submission {
-                    Some(d) => model(py, "Submission", d.body)?,
-                    None => py.None().into_bound(py),
-                };
-                let res = match o.result {
-                    Some(d) => doc_model(py, "ScanResult", d)?,
-                    None => py.None().into_bound(py),
-                };
-                let err = match o.error {
-                    Some(e) => error_value(py, e)?,
-                    None => py.None().into_bound(py),
-                };
+                // What is missing goes to Python as None.
+                let sub = o
+                    .submission
+                    .map(|d| model(py, "Submission", d.body))
+                    .transpose()?;
+                let res = o
+                    .result
+                    .map(|d| doc_model(py, "ScanResult", d))
+                    .transpose()?;
+                let err = o.error.map(|e| error_value(py, e)).transpose()?;
                 out.append(cls.call1((o.url, sub, res, err))?)?;
             }
             Ok(out.into_any())
@@ -460,7 +451,7 @@ impl NativeClient {
         cursor.parent = super::telemetry::caller(py)?;
         let p = cursor.params();
         let class = match p.kind {
-            SearchKind::Search => hit_class(p.datasource.as_deref()),
+            SearchKind::Search => hit_class(p.query.get("datasource").and_then(|d| d.as_str())),
             _ => "SearchHit",
         };
         Ok(NativeCursor {
@@ -477,18 +468,16 @@ impl NativeClient {
 
 /// A `Lookup` model of what `lookup_or_scan` found or made.
 fn lookup_model(py: Python<'_>, l: core::api::Lookup) -> PyResult<Bound<'_, PyAny>> {
-    let result = match l.result {
-        Some(d) => doc_model(py, "ScanResult", d)?,
-        None => py.None().into_bound(py),
-    };
-    let error = match l.error {
-        Some(e) => error_value(py, e)?,
-        None => py.None().into_bound(py),
-    };
-    let malicious = match l.malicious {
-        Some(m) => model(py, "MaliciousObservable", m.to_string().into_bytes().into())?,
-        None => py.None().into_bound(py),
-    };
+    // What is missing goes to Python as None.
+    let result = l
+        .result
+        .map(|d| doc_model(py, "ScanResult", d))
+        .transpose()?;
+    let error = l.error.map(|e| error_value(py, e)).transpose()?;
+    let malicious = l
+        .malicious
+        .map(|m| model(py, "MaliciousObservable", m.to_string().into_bytes().into()))
+        .transpose()?;
     model_class(py, "Lookup")?.call1((l.url, result, l.reused, l.uuid, error, malicious))
 }
 
@@ -566,8 +555,8 @@ impl SearchCursorMirror {
 /// when none is given).
 fn hit_class(datasource: Option<&str>) -> &'static str {
     datasource
-        .and_then(urlscan_rules::data_source)
-        .unwrap_or(&urlscan_rules::DATA_SOURCES[0])
+        .and_then(urlscan_tables::sources::data_source)
+        .unwrap_or(&urlscan_tables::sources::DATA_SOURCES[0])
         .model
 }
 

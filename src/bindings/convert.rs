@@ -7,6 +7,19 @@ use pyo3::types::{PyDict, PyType};
 
 use urlscan_core::{ApiErrorKind, Error};
 
+/// A dict of a value's fields, each under its own name (the Python side
+/// reads the core's field names); `?` returns the first error from the
+/// calling function.
+macro_rules! fields_dict {
+    ($py:expr, $value:expr; $($field:ident),+ $(,)?) => {{
+        let value = $value;
+        let d = pyo3::types::PyDict::new($py);
+        $(d.set_item(stringify!($field), value.$field)?;)+
+        d
+    }};
+}
+pub(crate) use fields_dict;
+
 static MODELS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
@@ -49,7 +62,7 @@ fn error_class_name(e: &Error) -> Option<&'static str> {
         Error::Io { .. } => return None,
         Error::Internal(_) => "UrlscanError",
         Error::Validation(_) => "ValidationError",
-        Error::Transport(_) | Error::Closed => "TransportError",
+        Error::Transport(_) | Error::Connect(_) | Error::Closed => "TransportError",
         Error::Timeout(_) => "RequestTimeout",
         Error::ScanTimeout { .. } => "ScanTimeoutError",
         Error::Decode(_) => "DecodeError",

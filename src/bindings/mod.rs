@@ -149,5 +149,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The service's bound on a scan's tags, for `playbook.normalize_tags`.
     m.add("MAX_TAGS", urlscan_rules::MAX_TAGS)?;
+    // The documented polling, declared once in the core: the Python methods'
+    // and the command line's defaults.
+    let w = urlscan_core::api::WaitOptions::default();
+    let wait = pyo3::types::PyDict::new(m.py());
+    wait.set_item("timeout", w.timeout)?;
+    wait.set_item("initial_wait", w.initial_wait)?;
+    wait.set_item("interval", w.interval)?;
+    m.add("WAIT_DEFAULTS", wait)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::to_pyerr;
+use super::convert::{fields_dict, to_pyerr};
 use super::tables::rows_of;
 use urlscan_core::models::indicators::{indicators as read_indicators, indicators_in};
 
@@ -41,14 +41,7 @@ pub fn indicators<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>>
     }
     let certs = PyList::empty(py);
     for c in found.certificates {
-        let d = PyDict::new(py);
-        d.set_item("subject", c.subject)?;
-        d.set_item("issuer", c.issuer)?;
-        d.set_item("valid_from", c.valid_from)?;
-        d.set_item("valid_to", c.valid_to)?;
-        d.set_item("san", c.san)?;
-        d.set_item("sha256", c.sha256)?;
-        certs.append(d)?;
+        certs.append(fields_dict!(py, c; subject, issuer, valid_from, valid_to, san, sha256))?;
     }
     out.set_item("certificates", certs)?;
     Ok(out)

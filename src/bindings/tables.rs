@@ -693,11 +693,11 @@ pub fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     json(py, Value::Array(all).to_string().as_bytes())
 }
 
-/// The search data sources (`urlscan_rules::DATA_SOURCES`): name, hit model,
+/// The search data sources (`urlscan_tables::sources::DATA_SOURCES`): name, hit model,
 /// table schema and the columns the CLI shows.
 #[pyfunction]
 pub fn data_sources(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    let all: Vec<Value> = urlscan_rules::DATA_SOURCES
+    let all: Vec<Value> = urlscan_tables::sources::DATA_SOURCES
         .iter()
         .map(|d| {
             serde_json::json!({

@@ -177,15 +177,12 @@ mod tests {
                 &Bytes::from_static(b" {\"results\": [], \"total\": 0}\n")
             )
             .is_ok());
-        for bad in [
-            &b"{\"results\": "[..],
-            b"[1]",
-            b"",
-            b"null",
+        let objects: [&[u8]; 3] = [
             b"{}",
             b"{\"status\": 404, \"message\": \"x\"}",
             b"{\"results\": {}}",
-        ] {
+        ];
+        for bad in crate::models::NOT_OBJECTS.iter().chain(&objects) {
             assert!(Accept::SearchPage
                 .check("/s", &Bytes::copy_from_slice(bad))
                 .is_err());

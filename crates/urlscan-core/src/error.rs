@@ -73,6 +73,10 @@ pub enum Error {
     /// Connection, DNS or TLS failure, after retries.
     #[error("transport error: {0}")]
     Transport(String),
+    /// The connection could not be made (refused, DNS, TLS handshake): the
+    /// request never reached the service, so even a POST may be sent again.
+    #[error("transport error: connect: {0}")]
+    Connect(String),
     #[error("request timed out: {0}")]
     Timeout(String),
     #[error("{0}")]

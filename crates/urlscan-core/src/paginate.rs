@@ -23,14 +23,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::api::search::{AUTO_PARALLEL, FIRST_PAGE};
+use crate::api::search::{Parallel, FIRST_PAGE};
 use crate::api::{SearchKind, SearchParams};
 use crate::client::Client;
 use crate::error::{ApiErrorKind, Error, Result};
 use crate::models::{Doc, SearchHitHead, SearchPageHead};
 
 pub const EXACT_TOTAL_CAP: u64 = urlscan_rules::SEARCH_TOTAL_CAP;
-/// With `parallel` left at `AUTO_PARALLEL`: this many shards, once a page
+/// With `Parallel::Auto`: this many shards, once a page
 /// took at least `SLOW_PAGE` to come back.
 const AUTO_SHARDS: usize = 8;
 const SLOW_PAGE: std::time::Duration = std::time::Duration::from_millis(25);
@@ -347,8 +347,9 @@ impl std::fmt::Debug for SearchCursor {
 }
 
 impl SearchCursor {
+    /// The walk of `params` (checked by `SearchParams::from_options`, or
+    /// made by the client itself).
     pub fn new(client: Client, params: SearchParams) -> Result<SearchCursor> {
-        let params = params.validated()?;
         Ok(SearchCursor {
             // A walk resumed from a cursor must not come back to it.
             cursors: HashSet::from_iter(params.search_after.clone()),
@@ -384,8 +385,9 @@ impl SearchCursor {
         Ok(c)
     }
 
-    /// What this walk is of, for an export's state: its endpoint, query and
-    /// options (not its limit, which a resumed walk lowers).
+    /// What this walk is of, for an export's state: its endpoint and what
+    /// its pages send but for their size (not its limit, which a resumed walk
+    /// lowers), so that an option a row gains is told apart too.
     pub fn fingerprint(&self) -> String {
         let p = &self.params;
         let kind = match &p.kind {
@@ -393,15 +395,16 @@ impl SearchCursor {
             SearchKind::Similar(u) => format!("similar {u}"),
             SearchKind::Phishfeed => "phishfeed".to_string(),
         };
-        let mut out = format!("{kind} q={:?}", p.q.as_deref().unwrap_or(""));
-        for (k, v) in [
-            ("datasource", &p.datasource),
-            ("collapse", &p.collapse),
-            ("search_after", &p.search_after),
-        ] {
-            if let Some(v) = v {
-                out.push_str(&format!(" {k}={v:?}"));
-            }
+        let mut out = format!("{kind} q={:?}", p.q().unwrap_or(""));
+        let sent = p.query.iter().filter(|(k, _)| *k != "q");
+        let sent = sent.map(|(k, v)| {
+            (
+                k.as_str(),
+                v.as_str().map_or_else(|| v.to_string(), String::from),
+            )
+        });
+        for (k, v) in sent.chain(p.search_after.clone().map(|a| ("search_after", a))) {
+            out.push_str(&format!(" {k}={v:?}"));
         }
         out
     }
@@ -410,7 +413,7 @@ impl SearchCursor {
         self.done
     }
 
-    /// The validated parameters (datasource lowercased, search_after checked).
+    /// The checked parameters.
     pub fn params(&self) -> &SearchParams {
         &self.params
     }
@@ -598,11 +601,10 @@ impl SearchCursor {
     fn shardable(&self, first: &Doc<SearchPageHead>) -> bool {
         let p = &self.params;
         let slow = self.first_page.is_some_and(|t| t >= SLOW_PAGE);
-        if p.parallel == 1
-            || (p.parallel == AUTO_PARALLEL && !slow)
+        if p.parallel == Parallel::One
+            || (p.parallel == Parallel::Auto && !slow)
             || p.kind != SearchKind::Search
-            || p.collapse.is_some()
-            || p.datasource.as_deref().is_some_and(|d| d != "scans")
+            || !p.scans_by_query_alone()
         {
             return false;
         }
@@ -626,8 +628,9 @@ impl SearchCursor {
     /// run at once (`X-Rate-Limit-Concurrency-Limit`, when it says).
     fn shard_count(&self) -> usize {
         let wanted = match self.params.parallel {
-            AUTO_PARALLEL => AUTO_SHARDS,
-            n => n,
+            Parallel::One => 1,
+            Parallel::Auto => AUTO_SHARDS,
+            Parallel::Shards(n) => n,
         };
         let mut n = wanted.next_power_of_two().min(16);
         if let Some(limit) = self.client.t.concurrency_limit(crate::api::actions::SEARCH) {
@@ -642,12 +645,7 @@ impl SearchCursor {
         let n = self.shard_count();
         let digits: Vec<char> = "0123456789abcdef".chars().collect();
         let per = 16 / n;
-        let q = self
-            .params
-            .q
-            .as_deref()
-            .map(str::trim)
-            .filter(|q| !q.is_empty());
+        let q = self.params.q();
         let size = self.next_size();
         let shards = digits
             .chunks(per)
@@ -662,7 +660,7 @@ impl SearchCursor {
                     None => format!("task.uuid:({clause})"),
                 };
                 let mut params = self.params.clone();
-                params.q = Some(shard_q);
+                params.query.insert("q".into(), shard_q.into());
                 let mut s = Shard {
                     prefixes: prefixes.to_vec(),
                     params,

@@ -347,13 +347,13 @@ fn domains(st: &AppState, c: &Caller, now: i64) -> Vec<Doc> {
 
 #[cfg(test)]
 mod generator_tests {
-    /// Every data source of the rules' table has a generator here (scans
+    /// Every data source of the rules' list has a generator here (scans
     /// excepted: the scan store serves them), and no generator is left over.
     #[test]
     fn one_generator_per_data_source() {
-        let rows: Vec<&str> = urlscan_rules::DATA_SOURCES
+        let rows: Vec<&str> = urlscan_rules::SEARCH_DATASOURCES
             .iter()
-            .map(|d| d.name)
+            .copied()
             .filter(|n| *n != "scans")
             .collect();
         let generators: Vec<&str> = super::GENERATORS.iter().map(|(n, _)| *n).collect();

@@ -190,21 +190,30 @@ impl T {
     }
 
     async fn webhook(&self, url: &str) -> String {
-        self.channel(json!({ "webhookURL": url })).await
+        self.webhook_with(url, json!({})).await
+    }
+
+    /// A webhook channel to `url`; `fields` add to or override it.
+    async fn webhook_with(&self, url: &str, fields: Value) -> String {
+        self.channel(merged(json!({ "webhookURL": url }), fields))
+            .await
     }
 
     /// An active and an inactive webhook channel, both to `url`.
     async fn on_and_off(&self, url: &str) -> (String, String) {
         let on = self.webhook(url).await;
-        let off = self
-            .channel(json!({"webhookURL": url, "isActive": false}))
-            .await;
+        let off = self.webhook_with(url, json!({"isActive": false})).await;
         (on, off)
     }
 
     async fn email(&self, name: &str, address: &str) -> String {
-        self.channel(json!({"type": "email", "name": name, "emailAddresses": [address]}))
-            .await
+        self.email_with(address, json!({ "name": name })).await
+    }
+
+    /// An e-mail channel to `address`; `fields` add to or override it.
+    async fn email_with(&self, address: &str, fields: Value) -> String {
+        let c = json!({"type": "email", "emailAddresses": [address]});
+        self.channel(merged(c, fields)).await
     }
 
     /// A webhook channel to `url` and a live subscription to it for the
@@ -347,6 +356,20 @@ impl T {
             self.advance((left + 60_000) as f64 / 1000.0);
         }
     }
+
+    /// The daily batch of scan `uuid` (found or changed before 03:30 UTC) to
+    /// the channel `at_time` of utcTime 03:30: nothing before then, that one
+    /// alone just after; gives the notifications.
+    fn daily_at_0330(&self, at_time: &str, uuid: &str) -> Vec<Value> {
+        self.advance_to_next(DAY_MS, 3 * HOUR_MS + 30 * 60_000, -30_000);
+        assert!(self.notifications().is_empty(), "nothing before 03:30");
+        self.advance(60.0);
+        let ns = self.notifications();
+        assert_eq!(ids(&ns, "channelId"), vec![at_time]);
+        assert_eq!(ns[0]["frequency"], "daily");
+        assert_eq!(uuids(&ns[0]), vec![uuid]);
+        ns
+    }
 }
 
 fn ids(v: &[Value], field: &str) -> Vec<String> {
@@ -458,7 +481,7 @@ async fn hourly_batches_at_the_full_hour() {
     let hook = Receiver::ok().await;
     let hourly = t.webhook(&hook.url).await;
     let live = t
-        .channel(json!({"webhookURL": hook.url, "frequency": "live"}))
+        .webhook_with(&hook.url, json!({"frequency": "live"}))
         .await;
     let sid = t
         .saved_search("scans", "page.domain:hourly.example.org")
@@ -496,9 +519,7 @@ async fn hourly_batches_at_the_full_hour() {
 async fn daily_at_utc_time_and_at_midnight() {
     let t = T::new().await;
     let hook = Receiver::ok().await;
-    let at_time = t
-        .channel(json!({"webhookURL": hook.url, "utcTime": "03:30"}))
-        .await;
+    let at_time = t.webhook_with(&hook.url, json!({"utcTime": "03:30"})).await;
     let at_midnight = t.webhook(&hook.url).await;
     let sid = t
         .saved_search("scans", "page.domain:daily.example.org")
@@ -512,13 +533,7 @@ async fn daily_at_utc_time_and_at_midnight() {
     t.advance_to_next(DAY_MS, HOUR_MS, 0);
     let uuid = t.scanned("https://www.daily.example.org/").await;
     assert!(t.notifications().is_empty());
-    t.advance_to_next(DAY_MS, 3 * HOUR_MS + 30 * 60_000, -30_000);
-    assert!(t.notifications().is_empty(), "nothing before 03:30");
-    t.advance(60.0);
-    let ns = t.notifications();
-    assert_eq!(ids(&ns, "channelId"), vec![at_time.clone()]);
-    assert_eq!(ns[0]["frequency"], "daily");
-    assert_eq!(uuids(&ns[0]), vec![uuid.clone()]);
+    t.daily_at_0330(&at_time, &uuid);
     hook.wait(1).await;
     t.advance_to_next(DAY_MS, 0, -30_000);
     assert_eq!(t.notifications().len(), 1, "nothing before midnight");
@@ -556,10 +571,10 @@ async fn week_days_and_ignore_time() {
         .await;
     let plain = t.webhook(&hook.url).await;
     let limited = t
-        .channel(json!({"webhookURL": hook.url, "weekDays": others}))
+        .webhook_with(&hook.url, json!({ "weekDays": others }))
         .await;
     let limited_ignored = t
-        .channel(json!({"webhookURL": hook.url, "weekDays": others, "ignoreTime": true}))
+        .webhook_with(&hook.url, json!({"weekDays": others, "ignoreTime": true}))
         .await;
     let sub_limited = t
         .subscribe(&[&sid], json!({"weekDays": others, "channelIds": [plain]}))
@@ -983,9 +998,9 @@ async fn live_incident_channels_get_each_change_at_once() {
     let hook = Receiver::ok().await;
     // `utcTime` and `weekDays` on every day do not hold back a live channel
     let live = t
-        .channel(
-            json!({"webhookURL": hook.url, "frequency": "live", "utcTime": "03:30",
-                        "weekDays": WEEK_DAYS}),
+        .webhook_with(
+            &hook.url,
+            json!({"frequency": "live", "utcTime": "03:30", "weekDays": WEEK_DAYS}),
         )
         .await;
     let a = t.incident_change(INCIDENT, &[&live]);
@@ -1022,21 +1037,18 @@ async fn incident_changes_on_days_the_channel_excludes_are_dropped() {
         .collect();
     let plain = t.email("plain", "plain@example.com").await;
     let limited = t
-        .channel(
-            json!({"type": "email", "emailAddresses": ["limited@example.com"],
-                        "weekDays": others}),
-        )
+        .email_with("limited@example.com", json!({ "weekDays": others }))
         .await;
     let ignored = t
-        .channel(
-            json!({"type": "email", "emailAddresses": ["ignored@example.com"],
-                        "weekDays": others, "ignoreTime": true}),
+        .email_with(
+            "ignored@example.com",
+            json!({"weekDays": others, "ignoreTime": true}),
         )
         .await;
     let hourly = t
-        .channel(
-            json!({"type": "email", "emailAddresses": ["hourly@example.com"],
-                        "weekDays": others, "frequency": "hourly"}),
+        .email_with(
+            "hourly@example.com",
+            json!({"weekDays": others, "frequency": "hourly"}),
         )
         .await;
     t.incident_change(INCIDENT, &[&plain, &limited, &ignored, &hourly]);
@@ -1060,11 +1072,11 @@ async fn hourly_incident_channels_get_changes_at_the_full_hour() {
     let t = T::new().await;
     let hook = Receiver::ok().await;
     let hourly = t
-        .channel(json!({"webhookURL": hook.url, "frequency": "hourly"}))
+        .webhook_with(&hook.url, json!({"frequency": "hourly"}))
         .await;
     let live = t.webhook(&hook.url).await;
     let switched_off = t
-        .channel(json!({"webhookURL": hook.url, "frequency": "hourly"}))
+        .webhook_with(&hook.url, json!({"frequency": "hourly"}))
         .await;
     t.leave_room(HOUR_MS, 0, 10 * 60_000);
     let a = t.incident_change(INCIDENT, &[&hourly, &live, &switched_off]);
@@ -1111,30 +1123,21 @@ async fn hourly_incident_channels_get_changes_at_the_full_hour() {
 async fn daily_incident_channels_get_changes_at_their_utc_time() {
     let t = T::new().await;
     let at_time = t
-        .channel(
-            json!({"type": "email", "emailAddresses": ["day@example.com"],
-                        "frequency": "daily", "utcTime": "03:30"}),
+        .email_with(
+            "day@example.com",
+            json!({"frequency": "daily", "utcTime": "03:30"}),
         )
         .await;
     let at_midnight = t
-        .channel(
-            json!({"type": "email", "emailAddresses": ["night@example.com"],
-                        "frequency": "daily"}),
-        )
+        .email_with("night@example.com", json!({"frequency": "daily"}))
         .await;
     // 01:00 UTC
     t.advance_to_next(DAY_MS, HOUR_MS, 0);
     let uuid = t.incident_change(INCIDENT, &[&at_time, &at_midnight]);
     t.advance(0.0);
     assert!(t.notifications().is_empty());
-    t.advance_to_next(DAY_MS, 3 * HOUR_MS + 30 * 60_000, -30_000);
-    assert!(t.notifications().is_empty(), "nothing before 03:30");
-    t.advance(60.0);
-    let ns = t.notifications();
-    assert_eq!(ids(&ns, "channelId"), vec![at_time.clone()]);
-    assert_eq!(ns[0]["frequency"], "daily");
+    let ns = t.daily_at_0330(&at_time, &uuid);
     assert_eq!(ns[0]["incidentId"], INCIDENT);
-    assert_eq!(uuids(&ns[0]), vec![uuid.clone()]);
     assert_eq!(t.outbox()[0]["to"], json!(["day@example.com"]));
     t.advance_to_next(DAY_MS, 0, -30_000);
     assert_eq!(t.notifications().len(), 1, "nothing before midnight");

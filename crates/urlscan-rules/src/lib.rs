@@ -14,96 +14,20 @@ pub const VISIBILITIES: &[&str] = &["public", "unlisted", "private"];
 pub const VISIBILITY_CHANGES: &[&str] = &["public", "unlisted", "private", "deleted"];
 /// Saved search `datasource`.
 pub const SAVED_SEARCH_DATASOURCES: &[&str] = &["hostnames", "scans"];
-/// A search data source (`GET /api/v1/search?datasource=`): what its hits
-/// are read as and tabled by. This table is the one place a data source is
-/// declared; the client's hit class, the stubs' overloads and `Datasource`
-/// literal, `urlscan_rs.schema`'s maps and the CLI's `--datasource` and hit
-/// tables all follow from it, and the emulator has one generator per row
-/// (a test holds both sides to it).
-#[derive(Debug, Clone, Copy)]
-pub struct DataSource {
-    /// The `datasource` value.
-    pub name: &'static str,
-    /// The Python model class of its hits (`urlscan_rs.models`).
-    pub model: &'static str,
-    /// Its table schema (`urlscan_tables::schema`, `urlscan_rs.schema`).
-    pub schema: &'static str,
-    /// The schema columns the CLI shows, in order (the first is the time).
-    pub shown: &'static [&'static str],
-}
-
-/// The search data sources: the reference's five, and `domains` (the
-/// specification searches "scans, hostnames, domains, TLS certificates and
-/// incidents"; no document shows its hits, see the README). The first is the
-/// default.
-pub const DATA_SOURCES: &[DataSource] = &[
-    DataSource {
-        name: "scans",
-        model: "SearchHit",
-        schema: "SCANS",
-        shown: &["time", "domain", "ip", "country", "score", "uuid"],
-    },
-    DataSource {
-        name: "hostnames",
-        model: "HostnameHit",
-        schema: "HOSTNAME_HITS",
-        shown: &["last_seen", "hostname", "domain", "first_seen", "sources"],
-    },
-    DataSource {
-        name: "incidents",
-        model: "IncidentHit",
-        schema: "INCIDENTS",
-        shown: &["created_at", "state", "observable", "source_type", "id"],
-    },
-    DataSource {
-        name: "notifications",
-        model: "NotificationHit",
-        schema: "NOTIFICATIONS",
-        shown: &[
-            "created_at",
-            "type",
-            "subscription_name",
-            "observable",
-            "total",
-            "id",
-        ],
-    },
-    DataSource {
-        name: "certificates",
-        model: "CertificateHit",
-        schema: "CERTIFICATES",
-        shown: &["last_seen", "domain", "issuer", "valid_to", "id"],
-    },
-    DataSource {
-        name: "domains",
-        model: "DomainHit",
-        schema: "DOMAINS",
-        shown: &[
-            "last_seen",
-            "domain",
-            "scan_count",
-            "ip",
-            "country",
-            "first_seen",
-        ],
-    },
+/// The search data sources (`GET /api/v1/search?datasource=`): the
+/// reference's five, and `domains` (the specification searches "scans,
+/// hostnames, domains, TLS certificates and incidents"; no document shows its
+/// hits, see the README). The first is the default. What the client reads
+/// and tables each as is `urlscan_tables::sources`; the emulator has one
+/// generator per name (tests hold both sides to this list).
+pub const SEARCH_DATASOURCES: &[&str] = &[
+    "scans",
+    "hostnames",
+    "incidents",
+    "notifications",
+    "certificates",
+    "domains",
 ];
-
-/// The data source named `name`.
-pub fn data_source(name: &str) -> Option<&'static DataSource> {
-    DATA_SOURCES.iter().find(|d| d.name == name)
-}
-
-/// The `datasource` values, in table order.
-pub const SEARCH_DATASOURCES: &[&str] = &{
-    let mut out = [""; DATA_SOURCES.len()];
-    let mut i = 0;
-    while i < out.len() {
-        out[i] = DATA_SOURCES[i].name;
-        i += 1;
-    }
-    out
-};
 /// Subscription and channel `frequency`.
 pub const FREQUENCIES: &[&str] = &["live", "hourly", "daily"];
 pub const WEEK_DAYS: &[&str] = &[

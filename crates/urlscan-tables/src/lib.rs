@@ -8,6 +8,7 @@ pub mod decode;
 pub mod dumps;
 pub mod parquet_out;
 pub mod schema;
+pub mod sources;
 
 pub use cells::{At, Item};
 pub use decode::TableBuilder;

@@ -485,33 +485,3 @@ impl Schema {
         self.columns.iter().find(|c| c.name == name)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every data source names a schema of this module, and columns of it.
-    #[test]
-    fn data_sources_name_schemas_and_columns() {
-        for d in urlscan_rules::DATA_SOURCES {
-            let s =
-                by_name(d.schema).unwrap_or_else(|| panic!("{}: no schema {}", d.name, d.schema));
-            assert!(!d.shown.is_empty(), "{}: shows no column", d.name);
-            for c in d.shown {
-                assert!(
-                    s.column(c).is_some(),
-                    "{}: {} has no column {c}",
-                    d.name,
-                    s.name
-                );
-            }
-            let first = s.column(d.shown[0]).unwrap();
-            assert_eq!(
-                first.ty,
-                Ty::Time,
-                "{}: the first shown column is a time",
-                d.name
-            );
-        }
-    }
-}

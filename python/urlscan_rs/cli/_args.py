@@ -10,6 +10,7 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
+from .. import _native
 from ._output import EXIT_USAGE
 
 _KEYLIKE = re.compile(r"[A-Za-z0-9_-]+")
@@ -160,7 +161,7 @@ def _number(text: str, kind: Callable[[str], _N], expected: str) -> _N:
         raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
 
 
-def _parallel(text: str) -> int | str:
+def _int_or_auto(text: str) -> int | str:
     return "auto" if text == "auto" else _positive_int(text)
 
 
@@ -219,13 +220,14 @@ def _add_global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 
 
 def _add_wait_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--wait-timeout", metavar="SECONDS", type=_positive_seconds, default=120.0, help="give up waiting after (default: 120)"
-    )
-    p.add_argument(
-        "--initial-wait", metavar="SECONDS", type=_seconds, default=10.0, help="wait before the first poll (default: 10)"
-    )
-    p.add_argument("--interval", metavar="SECONDS", type=_positive_seconds, default=2.0, help="between polls (default: 2)")
+    # The defaults are the core's, as the client's are.
+    waits = _native.WAIT_DEFAULTS
+    for flag, default, kind, what in (
+        ("--wait-timeout", waits["timeout"], _positive_seconds, "give up waiting after"),
+        ("--initial-wait", waits["initial_wait"], _seconds, "wait before the first poll"),
+        ("--interval", waits["interval"], _positive_seconds, "between polls"),
+    ):
+        p.add_argument(flag, metavar="SECONDS", type=kind, default=default, help=f"{what} (default: {default:g})")
 
 
 def _add_paging_options(p: argparse.ArgumentParser, *, cursor: bool = True) -> None:

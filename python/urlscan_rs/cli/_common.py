@@ -16,8 +16,9 @@ from typing import Any, TextIO
 
 from .. import _native
 from .._client import AsyncClient, Client
+from .._progress import _isatty
 from ..errors import UrlscanError
-from ._output import EXIT_OK, Output, UsageError, _err, _isatty, _note, describe_error, exit_code_for
+from ._output import EXIT_OK, Output, UsageError, _err, _note, describe_error, exit_code_for
 from .keys import api_key_source
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .. import _native
-from .._progress import ProgressBar
+from .._progress import ProgressBar, _isatty
 from ..errors import (
     APIError,
     AuthenticationError,
@@ -182,14 +182,6 @@ def describe_error(
 
 
 # ------------------------------------------------------------------ output
-
-
-def _isatty(stream: Any) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except (OSError, ValueError):
-        return False
 
 
 def _colour_ok(stream: TextIO) -> bool:

@@ -14,17 +14,23 @@ from ._args import (
     _add_paging_options,
     _add_wait_options,
     _http_url,
-    _parallel,
     _Parser,
     _port,
     _positive_int,
     _seconds,
 )
 from ._output import EXIT_CODES_HELP, EXIT_OK, Output
-from ._show import SHOWN
 from .datadumps import cmd_datadump_download, cmd_datadump_read, cmd_datadump_sync
 from .emulator import cmd_demo, cmd_emulator
-from .endpoints import NAMESPACE_GROUPS, add_endpoint_arguments, command_help, endpoint_command, endpoints, field_help
+from .endpoints import (
+    NAMESPACE_GROUPS,
+    add_endpoint_arguments,
+    add_row_options,
+    command_help,
+    endpoint_command,
+    endpoints,
+    field_help,
+)
 from .feeds import cmd_feed_sync, duration
 from .keys import cmd_key_delete, cmd_key_set, cmd_key_show
 from .listen import cmd_listen, cmd_mcp
@@ -213,30 +219,25 @@ def _search_commands(c: _Commands) -> None:
         cmd_search,
         description=(
             "Search scans with the Elasticsearch query-string syntax, e.g. 'page.domain:example.com AND date:>now-7d'\n"
-            "(- reads the query from stdin); --datasource searches hostnames, incidents, notifications, certificates\n"
-            "or domains instead (premium). When it stops at --limit, the cursor to resume from is printed on stderr."
+            "(- reads the query from stdin), or another data source (premium; see the options below). When it stops\n"
+            "at --limit, the cursor to resume from is printed on stderr."
         ),
     )
     q.add_argument("query", metavar="QUERY", nargs="?", help="the query ('' for everything)")
     q.add_argument("--fields", action="store_true", help="list the fields this key may search, instead of searching")
-    q.add_argument("--datasource", choices=list(SHOWN), default="scans", help="what to search (default: scans)")
     _add_paging_options(q)
-    q.add_argument("--collapse", metavar="FIELD", help="one hit per value of FIELD")
-    q.add_argument(
-        "--parallel",
-        type=_parallel,
-        metavar="N|auto",
-        help="walk a large export as N shards of the query at once, or 'auto' (8 when pages are slow); default: one walk",
-    )
+    add_row_options(q, "search")
 
     si = c.command(["similar"], "find pages that look like a scan's (premium)", cmd_similar)
     si.add_argument("uuid", metavar="UUID", help="scan uuid (- reads it from stdin)")
     si.add_argument("--query", metavar="QUERY", help="only hits matching this query too")
     _add_paging_options(si)
+    add_row_options(si, "similar")
 
     pf = c.command(["phishfeed"], "read the phishing feed (premium)", cmd_phishfeed)
     pf.add_argument("query", metavar="QUERY", nargs="?", help="only hits matching this query (- reads it from stdin)")
     _add_paging_options(pf, cursor=False)
+    add_row_options(pf, "phishfeed")
 
     h = c.command(["hostname"], "show a hostname's history (premium)", cmd_hostname)
     h.add_argument("name", metavar="NAME", help="hostname (- reads it from stdin)")

@@ -161,10 +161,12 @@ def _shown(ty: str, value: Any) -> str:
     return _clip(str(value), 50)
 
 
-def print_hits(out: Output, hits: Sequence[Any], datasource: str) -> None:
-    """Hits of ``datasource`` as a table of its shown columns, read from their table records."""
-    table = of_datasource(datasource)
-    names = SHOWN[datasource]
+def print_hits(out: Output, hits: Sequence[Any]) -> None:
+    """Hits as a table of the shown columns of their data source (told by their model class; scans when
+    it is none of the data sources'), read from their table records."""
+    source = _SOURCE_OF_MODEL.get(type(hits[0]).__name__, "scans") if hits else "scans"
+    table = of_datasource(source)
+    names = SHOWN[source]
     types = [table[n].type for n in names]
     rows: list[list[Cell]] = []
     # Only the columns shown are decoded: an odd value elsewhere in a hit costs nothing here.
@@ -285,9 +287,8 @@ def _print_models(out: Output, items: Sequence[Any], empty: str) -> None:
     if isinstance(items[0], IncidentState):
         _print_states(out, items)
         return
-    source = _SOURCE_OF_MODEL.get(type(items[0]).__name__)
-    if source is not None:
-        print_hits(out, items, source)
+    if type(items[0]).__name__ in _SOURCE_OF_MODEL:
+        print_hits(out, items)
         return
     spec = _TABLES.get(type(items[0]))
     if spec is None:

@@ -12,6 +12,7 @@ from typing import Any
 from .. import _native, _rows
 from ..errors import ValidationError
 from ..models import Incident, Model, ScanResult, VisibilityChange
+from ._args import _int_or_auto
 from ._common import _arg, _client, _write_bytes
 from ._output import EXIT_OK, Output
 from ._show import _model_block, _noun, _print_incident, _print_models, _print_result, _text
@@ -56,6 +57,7 @@ _TAKES = {
     "one": ("str", False),
     "many": ("str", True),
     "one_or_many": ("str", True),
+    "int_or_auto": ("int_or_auto", False),
 }
 
 
@@ -110,13 +112,15 @@ def rows() -> dict[str, dict[str, Any]]:
 
 
 def _fields(row: dict[str, Any]) -> list[dict[str, Any]]:
-    return [*row["ids"], *row["body"], *row["params"]]
+    return [*row["ids"], *row["body"], *row["params"], *row["walk"]]
 
 
 def _sentence(text: str) -> str:
     """A row's documentation as a help line: its first paragraph, starting lowercase as argparse's lines do."""
     first = text.partition("\n\n")[0].replace("``", "'")
-    return first[:1].lower() + first[1:] if first[1:2].islower() else first
+    word = first.split(" ", 1)[0]
+    # An acronym ("URL", "IP") keeps its capitals.
+    return first if len(word) > 1 and word.isupper() else first[:1].lower() + first[1:]
 
 
 def command_help(key: str) -> str:
@@ -217,7 +221,7 @@ def _header(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-_CONVERTERS: dict[str, Callable[[str], Any]] = {"int": int, "header": _header, "str": str}
+_CONVERTERS: dict[str, Callable[[str], Any]] = {"int": int, "header": _header, "str": str, "int_or_auto": _int_or_auto}
 
 
 def _param_help(key: str, p: Param, *, stdin: bool = False, positional: bool = False) -> str:
@@ -246,7 +250,7 @@ def add_option(sp: argparse.ArgumentParser, key: str, p: Param, aliases: Sequenc
     if p.choices:
         kw["choices"] = p.choices
     else:
-        kw["metavar"] = {"int": "N", "header": "'NAME: VALUE'"}.get(p.kind, _singular(p.name).upper())
+        kw["metavar"] = {"int": "N", "header": "'NAME: VALUE'", "int_or_auto": "N|auto"}.get(p.kind, _singular(p.name).upper())
     sp.add_argument(*flags, action="append" if p.many else "store", **kw)
 
 
@@ -264,6 +268,28 @@ def row_params(name: str) -> tuple[Param, ...]:
     """The keyword fields of row ``name`` (not those given by position) as command-line parameters."""
     row = rows()[name]
     return tuple(_param(f, False) for f in [*row["body"], *row["params"]] if f["name"] not in row["positional"])
+
+
+# The options of a search row that the walk's own flags stand for: the query (an argument, or
+# --query), --limit/--all/--count, --size and --search-after (``_add_paging_options``).
+_PAGED = frozenset({"q", "size", "search_after", "limit"})
+
+
+def _walk_params(name: str) -> tuple[Param, ...]:
+    row = rows()[name]
+    return tuple(_param(f, False) for f in [*row["params"], *row["walk"]] if f["name"] not in _PAGED)
+
+
+def add_row_options(sp: argparse.ArgumentParser, name: str) -> None:
+    """The flags of search row ``name``'s options but those of the paging flags: one per field, so an option
+    added to the row is a documented flag here (read back with :func:`row_options`)."""
+    for p in _walk_params(name):
+        add_option(sp, name, p)
+
+
+def row_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    """The options of search row ``name`` given on the command line (see :func:`add_row_options`)."""
+    return option_values(args, _walk_params(name))
 
 
 def add_endpoint_arguments(sp: argparse.ArgumentParser, ep: Endpoint) -> None:

@@ -11,7 +11,8 @@ from typing import Any
 
 from .._keys import KEYRING_INSTALL, KEYRING_SERVICE, KEYRING_SOURCE, KEYRING_USER, stored_key
 from .._keys import keyring as _keyring
-from ._output import EXIT_NOT_FOUND, EXIT_OK, CliError, Output, UsageError, _isatty, _note
+from .._progress import _isatty
+from ._output import EXIT_NOT_FOUND, EXIT_OK, CliError, Output, UsageError, _note
 
 
 def _require_keyring() -> Any:

@@ -11,6 +11,7 @@ from ..errors import NotFoundError
 from ._common import _arg, _client, _query, _write_jsonl
 from ._output import DIM, EXIT_OK, Cell, CliError, Output, UsageError, _note
 from ._show import _model_block, _when, print_hits
+from .endpoints import row_options
 
 # Searches asking for more hits than this get a progress bar (on a terminal).
 SEARCH_PROGRESS_ABOVE = 300
@@ -41,7 +42,7 @@ def _export_search(args: argparse.Namespace, out: Output, it: Any, fmt: str, des
     return EXIT_OK
 
 
-def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: str, what: str) -> int:
+def _print_search(args: argparse.Namespace, out: Output, it: Any, what: str) -> int:
     """Walk a search iterator: JSON lines as hits arrive, or a table, a count line and the cursor to resume from."""
     fmt, dest = getattr(args, "format", None), getattr(args, "output", None)
     if (fmt is not None or dest is not None) and not args.count:
@@ -72,7 +73,7 @@ def _print_search(args: argparse.Namespace, out: Output, it: Any, datasource: st
     if not hits:
         out.line(f"No hits for {what}.")
         return EXIT_OK
-    print_hits(out, hits, datasource)
+    print_hits(out, hits)
     resumed = bool(getattr(args, "search_after", None))
     cut = limit is not None and n >= limit and (resumed or total is None or bool(more) or total > n)
     of = f" of {total:,}{'+' if more else ''}" if total is not None and not resumed else ""
@@ -101,31 +102,25 @@ def cmd_search(args: argparse.Namespace, out: Output) -> int:
     if args.query is None:
         raise UsageError("search needs a QUERY ('' for everything), or --fields")
     query = _query(args, args.query) or ""
-    datasource: str = args.datasource
     with _client(args) as c:
-        it = c.search(
-            query,
-            **_paging(args),
-            search_after=args.search_after,
-            datasource=None if datasource == "scans" else datasource,
-            collapse=args.collapse,
-            parallel=args.parallel,
-        )
-        return _print_search(args, out, it, datasource, repr(query))
+        it = c.search(query, **_paging(args), search_after=args.search_after, **row_options(args, "search"))
+        return _print_search(args, out, it, repr(query))
 
 
 def cmd_similar(args: argparse.Namespace, out: Output) -> int:
     uuid = _arg(args, args.uuid, "uuid")
     with _client(args) as c:
-        it = c.similar(uuid, q=_query(args, args.query), **_paging(args), search_after=args.search_after)
-        return _print_search(args, out, it, "scans", f"pages similar to {uuid}")
+        it = c.similar(
+            uuid, q=_query(args, args.query), **_paging(args), search_after=args.search_after, **row_options(args, "similar")
+        )
+        return _print_search(args, out, it, f"pages similar to {uuid}")
 
 
 def cmd_phishfeed(args: argparse.Namespace, out: Output) -> int:
     query = _query(args, args.query)
     with _client(args) as c:
-        it = c.phishfeed(query, **_paging(args))
-        return _print_search(args, out, it, "scans", "the phishing feed" + (f" ({query!r})" if query else ""))
+        it = c.phishfeed(query, **_paging(args), **row_options(args, "phishfeed"))
+        return _print_search(args, out, it, "the phishing feed" + (f" ({query!r})" if query else ""))
 
 
 def cmd_saved_search_get(args: argparse.Namespace, out: Output) -> int:

@@ -21,6 +21,8 @@ from ._base import (
     Model,
     _unpickle,  # noqa: F401
 )
+
+# BEGIN GENERATED imports by `python -m urlscan_rs._generate`: do not edit
 from .premium import (
     Brand,
     BrandSummary,
@@ -68,10 +70,35 @@ from .scanning import (
     Visible,
 )
 
+# END GENERATED imports
+
+# The one list of the models. The first part is exported by the top-level package too (what a
+# caller meets first: the answers of the client's main methods, a notification, and the hits of
+# every search data source, which the generator writes from the core's list); the second part,
+# reached from those or from the premium namespaces, is exported here only. The generator writes
+# the imports above, and the top-level package's, from these lists.
 __all__ = [
-    "Model",
     "Submission",
     "ScanResult",
+    "ScanOutcome",
+    "Lookup",
+    "MaliciousObservable",
+    "Quotas",
+    "User",
+    "UserAgentGroup",
+    "VisibilityChange",
+    "Notification",
+    # BEGIN GENERATED hits by `python -m urlscan_rs._generate`: do not edit
+    "SearchHit",
+    "HostnameHit",
+    "IncidentHit",
+    "NotificationHit",
+    "CertificateHit",
+    "DomainHit",
+    # END GENERATED hits
+]
+__all__ += [
+    "Model",
     "Download",
     "Relationship",
     "Task",
@@ -85,15 +112,8 @@ __all__ = [
     "Stats",
     "Lists",
     "Submitter",
-    "SearchHit",
     "HitStats",
-    "Quotas",
-    "User",
     "Team",
-    "VisibilityChange",
-    "UserAgentGroup",
-    "Lookup",
-    "ScanOutcome",
     "Screenshot",
     "SavedSearch",
     "Subscription",
@@ -105,12 +125,5 @@ __all__ = [
     "Brand",
     "BrandSummary",
     "LiveScanner",
-    "MaliciousObservable",
     "DataDumpFile",
-    "Notification",
-    "HostnameHit",
-    "IncidentHit",
-    "NotificationHit",
-    "CertificateHit",
-    "DomainHit",
 ]

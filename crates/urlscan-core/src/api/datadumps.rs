@@ -248,7 +248,7 @@ impl Client {
                 attempts += 1;
                 let resp = match self.t.get_elsewhere(&url, have).await {
                     Ok(r) => r,
-                    Err(e) if streak < budget && matches!(e, Error::Transport(_) | Error::Timeout(_)) => {
+                    Err(e) if streak < budget && matches!(e, Error::Transport(_) | Error::Connect(_) | Error::Timeout(_)) => {
                         streak += 1;
                         tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(streak))).await;
                         continue;

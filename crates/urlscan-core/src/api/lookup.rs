@@ -221,7 +221,7 @@ impl Client {
             q = format!("{q} AND task.visibility:{}", v.to_ascii_lowercase());
         }
         let mut p = SearchParams::new(SearchKind::Search);
-        p.q = Some(q);
+        p.query.insert("q".into(), q.into());
         // Always asked afresh: a search page kept by a cache would hide a scan made since.
         p.fresh = true;
         let page = self.search_page(&p, CANDIDATES, None).await?;

@@ -6,38 +6,27 @@ use super::actions;
 use super::endpoints::{Endpoint, Returns};
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::fields::Field;
 use crate::models::{Doc, SearchPageHead};
 use crate::validate;
 use serde_json::Value;
 
 /// What a search takes: the query options sent with every page, then the
 /// walk's own (not sent). `SearchParams::from_options` reads them; the Python
-/// signatures are checked against them.
+/// signatures and the command line's flags are made from them. A new query
+/// option is a field here, listed in its row's `params` (and served by the
+/// emulator): the pages send it, the resume fingerprint names it.
+#[rustfmt::skip]
 mod opts {
     use crate::fields::{f, Field, Kind};
     use urlscan_rules as rules;
-    pub const Q: Field = f("q", "q", Kind::Str)
-        .doc("The query (Elasticsearch query string syntax); empty matches everything");
-    pub const SIZE: Field = f("size", "size", Kind::Int(1, rules::SEARCH_SIZE_MAX))
-        .doc("Hits per page (per request); not given: as large as the key allows");
-    pub const SEARCH_AFTER: Field = f("search_after", "search_after", Kind::SearchAfter)
-        .doc("Resume after this cursor (the last hit's sort values joined by a comma)");
-    pub const DATASOURCE: Field = f(
-        "datasource",
-        "datasource",
-        Kind::AnyCase(rules::SEARCH_DATASOURCES),
-    )
-    .doc("The data source searched (scans when not given)");
-    pub const COLLAPSE: Field = f("collapse", "collapse", Kind::Text)
-        .doc("A field to collapse hits on (one hit per value)");
-    pub const LIMIT: Field = f("limit", "limit", Kind::Int(1, i64::MAX))
-        .doc("Hits handed out at most (all when not given)");
-    pub const PARALLEL: Field = f(
-        "parallel",
-        "parallel",
-        Kind::Shards(crate::api::search::MAX_SHARDS),
-    )
-    .doc("Shards of a large scan export walked at once, or \"auto\" (one walk when not given)");
+    pub const Q: Field = f("q", "q", Kind::Str).doc("The query (Elasticsearch query string syntax, e.g. ``page.domain:example.com AND date:>now-7d``); empty matches everything");
+    pub const SIZE: Field = f("size", "size", Kind::Int(1, rules::SEARCH_SIZE_MAX)).doc("Hits per page (per request). Not given: the first page asks for 100 hits, later ones for twice what the walk has handed out (with a ``limit``, for what it still needs), up to 10,000; the service clamps a page to the largest the key is allowed (100 for free keys), and every hit still comes once. A large export thus takes a few requests (and search quota units) where pages of 100 take hundreds");
+    pub const SEARCH_AFTER: Field = f("search_after", "search_after", Kind::SearchAfter).doc("Resume after this cursor (a previous walk's ``search_after``: the last hit's ``sort`` values joined by a comma)");
+    pub const DATASOURCE: Field = f("datasource", "datasource", Kind::AnyCase(rules::SEARCH_DATASOURCES)).doc("The data source searched (scans when not given)");
+    pub const COLLAPSE: Field = f("collapse", "collapse", Kind::Text).doc("A field to collapse hits on (one hit per value)");
+    pub const LIMIT: Field = f("limit", "limit", Kind::Int(1, i64::MAX)).doc("Hits handed out at most (every hit when not given)");
+    pub const PARALLEL: Field = f("parallel", "parallel", Kind::Shards(crate::api::search::MAX_SHARDS)).doc("Shards of a large scan export walked at once, or \"auto\" (8, only when pages are slow to come back); not given: one walk");
 }
 
 /// The first page of a walk whose page size was not given: the free tier's
@@ -50,54 +39,80 @@ pub const MAX_SHARDS: i64 = 16;
 
 use crate::cache::Keep;
 
+/// The search method's documentation (the Python method's docstring is made
+/// from it and the fields').
+const SEARCH_DOC: &str = "Hits of ``q``, newest first, fetched lazily page by page
+
+The next page is requested while the current one is read, and past the
+third page up to three pages are read ahead (never past the walk's end
+or ``limit``): a long walk left early may have asked for up to three
+pages it never handed out. By default the query is sent as given, one
+page after another. With ``parallel=N`` a large export (several pages
+still to come) is walked as N shards of the scans at once
+(``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is
+exactly that of a single walk; ``parallel=\"auto\"`` shards in 8 only
+when pages are slow to come back (25 ms or more). Never more shards
+run than the searches the service lets the key run at once (its
+``X-Rate-Limit-Concurrency-Limit``, when it sends one). Sharding
+rewrites the query and multiplies the searches in flight on your key:
+the service's answers to such queries are verified only against the
+emulator.
+
+A walk always ends: a page whose cursor comes back or goes against the
+order of the pages before, more hits than an exact ``total``
+announced, or a page whose ``results`` is missing while hits are
+announced raises :class:`DecodeError`.";
+
 /// The pages walked (`core::paginate`); `SearchParams::from_options` checks
 /// the options once, before the first page.
 #[rustfmt::skip]
 pub const ENDPOINTS: &[Endpoint] = &[
-    Endpoint::new("search", Method::GET, "/api/v1/search/")
+    walked("search", "/api/v1/search/")
         .positional(&["q"])
         .params(&[opts::Q.default(r#""""#), opts::SIZE, opts::SEARCH_AFTER, opts::DATASOURCE, opts::COLLAPSE])
         .walk(&[opts::LIMIT, opts::PARALLEL])
-        .paced(actions::SEARCH)
-        .cached(Keep::ForTtl)
-        .accepts(crate::accept::Accept::SearchPage)
-        .returns(Returns::Model("SearchHit"))
-        .list()
-        .by_hand()
-        .doc("Search scans, or another data source"),
-    Endpoint::new("similar", Method::GET, "/api/v1/pro/result/{0}/similar/")
+        .doc(SEARCH_DOC),
+    walked("similar", "/api/v1/pro/result/{0}/similar/")
         .ids(&[crate::fields::req("uuid", "uuid", crate::fields::Kind::Uuid).doc("Scan uuid")])
         .params(&[opts::Q, opts::SIZE, opts::SEARCH_AFTER])
         .walk(&[opts::LIMIT])
-        .paced(actions::SEARCH)
-        .cached(Keep::ForTtl)
-        .accepts(crate::accept::Accept::SearchPage)
-        .returns(Returns::Model("SearchHit"))
-        .list()
-        .by_hand()
-        .doc("Scans structurally similar to one scan"),
-    Endpoint::new("phishfeed", Method::GET, "/api/v1/pro/phishfeed")
+        .doc("Scans structurally similar to a scan, newest first, fetched lazily page by page\n\nPremium. Each page is read as :meth:`search` reads them."),
+    walked("phishfeed", "/api/v1/pro/phishfeed")
         .positional(&["q"])
         .params(&[opts::Q, opts::SIZE])
         .walk(&[opts::LIMIT])
+        .doc("Pages detected as phishing, newest first, fetched lazily page by page\n\nPremium; deprecated by the service in favour of :meth:`search`."),
+];
+
+/// What the three walked rows share: search pacing, pages kept for the
+/// cache's time to live, and hits (`paginate` walks them, not the generic
+/// method).
+const fn walked(name: &'static str, path: &'static str) -> Endpoint {
+    Endpoint::new(name, Method::GET, path)
         .paced(actions::SEARCH)
         .cached(Keep::ForTtl)
         .accepts(crate::accept::Accept::SearchPage)
         .returns(Returns::Model("SearchHit"))
         .list()
         .by_hand()
-        .doc("The phishing feed (deprecated by the service)"),
-];
+}
 
 fn row(name: &str) -> &'static Endpoint {
     super::endpoints::row(ENDPOINTS, name)
 }
 
-/// `parallel` 0: shard only when a page is slow to come back (the walk in
-/// `core::paginate` decides); on a fast link one walk with prefetch costs less CPU.
-pub const AUTO_PARALLEL: usize = 0;
-
-pub use urlscan_rules::SEARCH_DATASOURCES as DATASOURCES;
+/// How many walks of one export run at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parallel {
+    /// One page after another (with read-ahead): the default, as sharding
+    /// rewrites the query.
+    One,
+    /// Shard only when a page is slow to come back (the walk in
+    /// `core::paginate` decides); on a fast link one walk costs less CPU.
+    Auto,
+    /// This many shards of the query (at most `MAX_SHARDS`).
+    Shards(usize),
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchKind {
@@ -109,45 +124,56 @@ pub enum SearchKind {
     Phishfeed,
 }
 
+impl SearchKind {
+    /// Its row in `ENDPOINTS`.
+    pub fn row(&self) -> &'static Endpoint {
+        row(match self {
+            SearchKind::Search => "search",
+            SearchKind::Similar(_) => "similar",
+            SearchKind::Phishfeed => "phishfeed",
+        })
+    }
+}
+
+/// A walk: the row's query options, checked, sent with every page, and the
+/// walk's own state. The page size and cursor change from page to page, so
+/// they are kept apart from the rest of what is sent.
 #[derive(Debug, Clone)]
 pub struct SearchParams {
     pub kind: SearchKind,
-    pub q: Option<String>,
+    /// The row's options as checked by its fields (wire name to value), but
+    /// for `size` and `search_after`: sent as they are with every page.
+    pub query: serde_json::Map<String, Value>,
     /// Page size asked for (the service clamps it to the account's maximum);
     /// None: `FIRST_PAGE`, then as large as the walk needs and the key allows.
     pub size: Option<u64>,
     /// Stop after this many hits in all.
     pub limit: Option<u64>,
     pub search_after: Option<String>,
-    pub datasource: Option<String>,
-    pub collapse: Option<String>,
-    /// Requests in flight for a large export (1: one page after another;
-    /// 0: automatic, sharding only when the service is slow to answer).
-    pub parallel: usize,
+    pub parallel: Parallel,
     /// Never answered from a result cache's kept search pages.
     pub fresh: bool,
 }
 
 impl SearchParams {
+    /// A walk of `kind` with nothing given: every hit, pages as large as
+    /// needed, one walk.
     pub fn new(kind: SearchKind) -> SearchParams {
         SearchParams {
             kind,
-            q: None,
+            query: serde_json::Map::new(),
             size: None,
             limit: None,
             search_after: None,
-            datasource: None,
-            collapse: None,
             fresh: false,
-            parallel: AUTO_PARALLEL,
+            parallel: Parallel::One,
         }
     }
 
     /// The walk `row` (search, similar or phishfeed) names, from a caller's
     /// options: checked by the row's fields (an unknown one is refused), then
-    /// `validated`. A missing or null option is not given (`SearchParams::new`
-    /// holds what that means); `parallel` not given is one walk (sharding
-    /// rewrites the query: only when asked for).
+    /// by the rules no field states (`validated`). A missing or null option
+    /// is not given (`SearchParams::new` holds what that means).
     pub fn from_options(
         row: &str,
         options: &serde_json::Map<String, Value>,
@@ -171,8 +197,7 @@ impl SearchParams {
                 )));
             }
         }
-        let m = crate::fields::build(e.name, &fields, &given, false)?;
-        let text = |k: &str| m.get(k).and_then(Value::as_str).map(String::from);
+        let mut query = crate::fields::build(e.name, &fields, &given, false)?;
         let kind = match e.name {
             "similar" => SearchKind::Similar(
                 options
@@ -190,72 +215,82 @@ impl SearchParams {
             _ => SearchKind::Search,
         };
         let mut p = SearchParams::new(kind);
-        (p.q, p.search_after) = (text("q"), text("search_after"));
-        (p.datasource, p.collapse) = (text("datasource"), text("collapse"));
-        p.limit = m.get("limit").and_then(Value::as_u64);
-        p.size = m.get("size").and_then(Value::as_u64);
-        p.parallel = match m.get("parallel") {
-            None => 1,
-            Some(v) => v.as_u64().map_or(AUTO_PARALLEL, |n| n as usize),
+        // The walk's own: taken out of what every page sends.
+        p.size = query.remove("size").as_ref().and_then(Value::as_u64);
+        p.limit = query.remove("limit").as_ref().and_then(Value::as_u64);
+        p.search_after = query
+            .remove("search_after")
+            .and_then(|v| v.as_str().map(String::from));
+        p.parallel = match query.remove("parallel").map(|v| v.as_u64()) {
+            None | Some(Some(1)) => Parallel::One,
+            Some(Some(n)) => Parallel::Shards(n as usize),
+            Some(None) => Parallel::Auto,
         };
+        p.query = query;
         p.validated()
     }
 
-    /// Check every rule once, before the first request.
-    pub fn validated(mut self) -> Result<SearchParams> {
+    /// The query, when one is given that is not blank.
+    pub fn q(&self) -> Option<&str> {
+        self.query
+            .get("q")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+    }
+
+    /// Whether the hits are scans: those of similar and phishfeed, and a
+    /// search's unless it names another data source (lowercased by its kind).
+    pub fn of_scans(&self) -> bool {
+        let named = self.query.get("datasource").and_then(Value::as_str);
+        self.kind != SearchKind::Search || named.is_none_or(|d| d == "scans")
+    }
+
+    /// Whether the pages send a query of scans and nothing else: what
+    /// shards can split (by uuid, which only scans have) without changing
+    /// the meaning of another option, such as collapsing.
+    pub fn scans_by_query_alone(&self) -> bool {
+        self.of_scans() && self.query.keys().all(|k| k == "q" || k == "datasource")
+    }
+
+    /// The rules no field's kind states, checked once, before the first
+    /// request: the similar scan's uuid, the query's length, and the cursor
+    /// of the data source searched.
+    fn validated(mut self) -> Result<SearchParams> {
         if let SearchKind::Similar(id) = &self.kind {
             self.kind = SearchKind::Similar(validate::uuid("uuid", id)?);
         }
-        if self.size == Some(0) {
-            return Err(Error::Validation(
-                "size must be a positive integer, got 0".into(),
-            ));
-        }
-        if let Some(n) = self
-            .size
-            .filter(|n| *n > urlscan_rules::SEARCH_SIZE_MAX as u64)
-        {
-            return Err(Error::Validation(format!(
-                "size must be at most {} (the service's largest page), got {n}",
-                urlscan_rules::SEARCH_SIZE_MAX
-            )));
-        }
-        if self.parallel > MAX_SHARDS as usize {
-            return Err(Error::Validation(format!(
-                "parallel must be between 1 and {MAX_SHARDS}, got {}",
-                self.parallel
-            )));
-        }
-        if self.limit == Some(0) {
-            return Err(Error::Validation(
-                "limit must be a positive integer, got 0".into(),
-            ));
-        }
-        if let Some(q) = &self.q {
+        if let Some(q) = self.q() {
             validate::query(q)?;
-        }
-        if let Some(ds) = &self.datasource {
-            let l = ds.trim().to_ascii_lowercase();
-            if !DATASOURCES.contains(&l.as_str()) {
-                return Err(Error::Validation(format!(
-                    "datasource must be one of {}, got {:?}",
-                    DATASOURCES.join(", "),
-                    validate::shown(ds, 40)
-                )));
-            }
-            self.datasource = Some(l);
         }
         if let Some(sa) = &self.search_after {
             // Scan hits sort by (time, uuid); the other data sources by (time, their own id).
-            let scans = self.kind != SearchKind::Search
-                || self.datasource.as_deref().is_none_or(|d| d == "scans");
-            self.search_after = Some(if scans {
+            self.search_after = Some(if self.of_scans() {
                 validate::search_after(sa)?
             } else {
                 validate::search_after_any(sa)?
             });
         }
         Ok(self)
+    }
+}
+
+impl SearchParams {
+    /// What a page of this walk sends: the row's options in its order, with
+    /// the page's size and cursor. A blank query is not sent (the service
+    /// matches everything either way).
+    pub fn page_query(&self, size: u64, search_after: Option<&str>) -> Vec<(&'static str, String)> {
+        let value = |f: &Field| match f.wire {
+            "size" => Some(size.to_string()),
+            "search_after" => search_after.map(String::from),
+            wire => match self.query.get(wire)? {
+                Value::String(s) if s.trim().is_empty() => None,
+                Value::String(s) => Some(s.clone()),
+                other => Some(other.to_string()),
+            },
+        };
+        let row = self.kind.row().params.iter();
+        row.filter_map(|f| Some((f.wire, value(f)?))).collect()
     }
 }
 
@@ -267,23 +302,16 @@ impl Client {
         size: u64,
         search_after: Option<&str>,
     ) -> Result<Doc<SearchPageHead>> {
-        let req = match &p.kind {
-            SearchKind::Search => row("search").request(&[]),
-            SearchKind::Similar(id) => row("similar").request(&[id]),
-            SearchKind::Phishfeed => row("phishfeed").request(&[]),
+        let mut req = match &p.kind {
+            SearchKind::Similar(id) => p.kind.row().request(&[id]),
+            _ => p.kind.row().request(&[]),
         };
-        let q = p.q.as_deref().filter(|q| !q.trim().is_empty());
-        let req = req
-            .query_opt("q", q)
-            .query("size", size)
-            .query_opt("search_after", search_after)
-            .query_opt("datasource", p.datasource.as_deref())
-            .query_opt("collapse", p.collapse.as_deref());
-        let req = if p.fresh {
-            crate::transport::Req { cache: None, ..req }
-        } else {
-            req
-        };
+        for (k, v) in p.page_query(size, search_after) {
+            req = req.query(k, v);
+        }
+        if p.fresh {
+            req.cache = None;
+        }
         let resp = self.t.send(&req).await?;
         crate::models::index::search_page(resp.body)
     }
@@ -308,18 +336,29 @@ mod tests {
                    "collapse": "page.domain", "parallel": "auto", "search_after": "1700000000000,x.example"}),
         )
         .unwrap();
+        assert_eq!((p.q(), p.size, p.limit), (Some("a"), Some(50), Some(7)));
+        // Lowercased and trimmed once, by the field's kind.
+        assert!(!p.of_scans());
         assert_eq!(
-            (p.q.as_deref(), p.size, p.limit),
-            (Some("a"), Some(50), Some(7))
+            Value::Object(p.query.clone()),
+            json!({"q": "a", "datasource": "hostnames", "collapse": "page.domain"})
         );
-        assert_eq!(p.datasource.as_deref(), Some("hostnames"));
+        assert_eq!(p.parallel, Parallel::Auto);
         assert_eq!(
-            (p.parallel, p.collapse.as_deref()),
-            (AUTO_PARALLEL, Some("page.domain"))
+            of("search", json!({"parallel": 1})).unwrap().parallel,
+            Parallel::One
+        );
+        assert_eq!(
+            of("search", json!({"parallel": 4})).unwrap().parallel,
+            Parallel::Shards(4)
         );
         // Nothing given: pages as large as needed, one walk (sharding only when asked for).
         let d = of("search", json!({"size": null, "limit": null})).unwrap();
-        assert_eq!((d.size, d.limit, d.parallel, d.q), (None, None, 1, None));
+        assert_eq!(
+            (d.size, d.limit, d.parallel, d.q()),
+            (None, None, Parallel::One, None)
+        );
+        assert!(d.query.is_empty());
         for bad in [
             json!({"size": 0}),
             json!({"size": urlscan_rules::SEARCH_SIZE_MAX + 1}),
@@ -353,7 +392,8 @@ mod tests {
 
     #[test]
     fn every_option_a_search_row_declares_is_read() {
-        // A field added to a row must be read by `from_options` (and given a sample here).
+        // A field added to a row must be read by `from_options` (and given a sample here);
+        // `pages_send_every_option_of_their_row` holds that the pages send it.
         let sample = |name: &str| match name {
             "q" => json!("a"),
             "size" => json!(7),
@@ -383,5 +423,45 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn pages_send_every_option_of_their_row() {
+        let sample = |name: &str| match name {
+            "q" => json!("a"),
+            "size" | "search_after" => Value::Null,
+            "datasource" => json!("hostnames"),
+            "collapse" => json!("page.domain"),
+            other => panic!("no sample for the search option {other:?}"),
+        };
+        for e in ENDPOINTS {
+            let mut given = match e.name {
+                "similar" => json!({"uuid": UUID}),
+                _ => json!({}),
+            };
+            for f in e.params.iter().filter(|f| !sample(f.name).is_null()) {
+                given[f.name] = sample(f.name);
+            }
+            let p = of(e.name, given).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            let sent = p.page_query(7, Some("cursor"));
+            let names: Vec<&str> = sent.iter().map(|(k, _)| *k).collect();
+            let row: Vec<&str> = e.params.iter().map(|f| f.wire).collect();
+            assert_eq!(
+                names, row,
+                "{}: a page sends the row's options, in its order",
+                e.name
+            );
+            for (k, v) in &sent {
+                let want = match *k {
+                    "size" => "7".to_string(),
+                    "search_after" => "cursor".to_string(),
+                    k => sample(k).as_str().unwrap().to_string(),
+                };
+                assert_eq!(v, &want, "{}: {k}", e.name);
+            }
+        }
+        // Blank: not sent.
+        let blank = of("search", json!({"q": "  "})).unwrap();
+        assert_eq!(blank.page_query(5, None), vec![("size", "5".to_string())]);
     }
 }

@@ -17,3 +17,12 @@ pub use json::{
 };
 pub use scanning::{ResultHead, Submission};
 pub use search::{SearchHitHead, SearchPageHead};
+
+/// Bodies that are no JSON object, or not a whole one: what every reader of
+/// an object (the checking scan, the index, a search page's acceptance) turns
+/// down, each test with the cases of its own besides.
+#[cfg(test)]
+#[rustfmt::skip]
+pub(crate) const NOT_OBJECTS: &[&[u8]] = &[
+    b"", b" ", b"[]", b"[1]", b"\"x\"", b"1", b"null", b"{", b"}", b"{\"a\"", b"{\"a\":1", b"{\"results\": ",
+];

@@ -28,7 +28,7 @@ mod tests {
     use reqwest::Method;
 
     use super::*;
-    use crate::error::ApiErrorKind;
+    use crate::error::{ApiErrorKind, Error};
 
     fn answer(status: u16, body: &str) -> Resp {
         Resp {
@@ -77,5 +77,28 @@ mod tests {
         assert!(!anonymous_ok("/api/v1/scan/"));
         assert!(!anonymous_ok("/api/v1/result/x/"));
         assert!(!anonymous_ok("/api/v1/quotas"));
+    }
+
+    #[test]
+    fn a_post_is_sent_again_only_when_it_never_reached_the_service() {
+        let (post, get) = (
+            Req::new(Method::POST, "/api/v1/scan/"),
+            Req::get("/api/v1/quotas"),
+        );
+        let refused = Error::Connect("connection refused".into());
+        // The kind decides, not the words: a message that begins "connect" is not a refusal.
+        let reset = Error::Transport("connection reset by peer".into());
+        let timeout = Error::Timeout("no answer".into());
+        assert!(retry::retry_delay_for_error(&post, &refused, 0).is_some());
+        for e in [&reset, &timeout] {
+            assert!(retry::retry_delay_for_error(&post, e, 0).is_none(), "{e}");
+            assert!(retry::retry_delay_for_error(&get, e, 0).is_some(), "{e}");
+        }
+        assert_eq!(told::failure_kind(&refused), "connect");
+        assert_eq!(told::failure_kind(&reset), "transport");
+        assert_eq!(
+            refused.to_string(),
+            "transport error: connect: connection refused"
+        );
     }
 }

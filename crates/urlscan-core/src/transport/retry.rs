@@ -200,6 +200,7 @@ pub(super) fn counted(outcome: Result<Resp>, retries: u32) -> Result<Resp> {
     match outcome {
         Err(Error::Timeout(m)) => Err(Error::Timeout(note(m))),
         Err(Error::Transport(m)) => Err(Error::Transport(note(m))),
+        Err(Error::Connect(m)) => Err(Error::Connect(note(m))),
         other => other,
     }
 }
@@ -207,9 +208,8 @@ pub(super) fn counted(outcome: Result<Resp>, retries: u32) -> Result<Resp> {
 pub(super) fn retry_delay_for_error(req: &Req, e: &Error, attempt: u32) -> Option<Duration> {
     match e {
         // A POST is re-sent only when it surely never reached the server.
-        Error::Transport(msg) if req.idempotent() || msg.starts_with("connect") => {
-            Some(backoff(attempt))
-        }
+        Error::Connect(_) => Some(backoff(attempt)),
+        Error::Transport(_) if req.idempotent() => Some(backoff(attempt)),
         Error::Timeout(_) if req.idempotent() => Some(backoff(attempt)),
         _ => None,
     }

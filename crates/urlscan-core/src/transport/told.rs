@@ -67,7 +67,7 @@ impl Drop for Told<'_> {
 pub(super) fn failure_kind(e: &Error) -> &'static str {
     match e {
         Error::Timeout(_) => "timeout",
-        Error::Transport(m) if m.starts_with("connect:") => "connect",
+        Error::Connect(_) => "connect",
         Error::Transport(_) => "transport",
         Error::Decode(_) => "decode",
         Error::Validation(_) => "validation",

@@ -19,7 +19,7 @@ pub(super) fn map_reqwest_error(e: reqwest::Error) -> Error {
     if e.is_timeout() {
         Error::Timeout(msg)
     } else if e.is_connect() {
-        Error::Transport(format!("connect: {msg}"))
+        Error::Connect(msg)
     } else {
         Error::Transport(msg)
     }

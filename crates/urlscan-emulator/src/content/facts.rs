@@ -467,19 +467,12 @@ pub fn scenario_spec(
     if !(0..=4_102_444_800_000).contains(&time_ms) {
         return Err("time must be from 1970 to 2100".into());
     }
-    Ok(ScanSpec {
-        uuid: uuid.hyphenated().to_string(),
-        url: parsed.to_string(),
+    Ok(ScanSpec::api(
+        uuid.hyphenated().to_string(),
+        parsed.to_string(),
         time_ms,
-        visibility: visibility.to_string(),
-        country: None,
-        tags: vec![],
-        method: "api".into(),
-        source: "api".into(),
-        user_agent: None,
-        referer: None,
-        planted: None,
-    })
+        visibility.to_string(),
+    ))
 }
 
 /// Checks of the facts against the scan they are about.

@@ -10,7 +10,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::helpers::{h64, iso, push_unique};
+use super::helpers::{iso, push_unique};
+use super::result::insert_hit_links;
 use super::spec::{Planted, ScanSpec};
 use super::urls::Target;
 
@@ -108,17 +109,13 @@ pub fn with_task(mut doc: Value, facts: &TaskFacts) -> Result<Value, String> {
 /// A spec for a planted document: its facts, and the document.
 pub fn spec_of(facts: &TaskFacts, planted: Planted) -> ScanSpec {
     ScanSpec {
-        uuid: facts.uuid.clone(),
-        url: facts.url.clone(),
-        time_ms: facts.time_ms,
-        visibility: facts.visibility.clone(),
-        country: None,
-        tags: vec![],
-        method: "api".into(),
-        source: "api".into(),
-        user_agent: None,
-        referer: None,
         planted: Some(std::sync::Arc::new(planted)),
+        ..ScanSpec::api(
+            facts.uuid.clone(),
+            facts.url.clone(),
+            facts.time_ms,
+            facts.visibility.clone(),
+        )
     }
 }
 
@@ -222,26 +219,11 @@ pub(super) fn hit(p: &Planted, spec: &ScanSpec, base: &str) -> Value {
         "page".into(),
         doc.get("page").cloned().unwrap_or_else(|| json!({})),
     );
-    // Indexed a few seconds after the page loaded, as the generator's scans.
     let loaded = at(doc, "/data/timing/loadEventFired")
         .as_str()
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
         .map_or(spec.time_ms, |t| t.timestamp_millis());
-    m.insert(
-        "indexedAt".into(),
-        json!(iso(loaded + 4_000 + (h64(&["idx", uuid]) % 20_000) as i64)),
-    );
-    m.insert("_id".into(), json!(uuid));
-    m.insert("_score".into(), Value::Null);
-    m.insert("sort".into(), json!([spec.time_ms, uuid]));
-    m.insert(
-        "result".into(),
-        json!(format!("{base}/api/v1/result/{uuid}/")),
-    );
-    m.insert(
-        "screenshot".into(),
-        json!(format!("{base}/screenshots/{uuid}.png")),
-    );
+    insert_hit_links(&mut m, uuid, spec.time_ms, loaded, base);
     m.insert(
         "verdicts".into(),
         json!({

@@ -590,24 +590,8 @@ impl Model<'_> {
             }),
         );
         m.insert("page".into(), self.page_json());
-        m.insert(
-            "indexedAt".into(),
-            json!(iso(self.nav0
-                + self.load as i64
-                + 4_000
-                + (h64(&["idx", uuid]) % 20_000) as i64)),
-        );
-        m.insert("_id".into(), json!(uuid));
-        m.insert("_score".into(), Value::Null);
-        m.insert("sort".into(), json!([self.spec.time_ms, uuid]));
-        m.insert(
-            "result".into(),
-            json!(format!("{base}/api/v1/result/{uuid}/")),
-        );
-        m.insert(
-            "screenshot".into(),
-            json!(format!("{base}/screenshots/{uuid}.png")),
-        );
+        let loaded = self.nav0 + self.load as i64;
+        insert_hit_links(&mut m, uuid, self.spec.time_ms, loaded, base);
         m.insert(
             "verdicts".into(),
             json!({"score": self.score, "malicious": self.malicious()}),
@@ -738,6 +722,32 @@ impl Model<'_> {
             },
         })
     }
+}
+
+/// A hit's fields that place the scan in the index: indexed a few seconds
+/// after the page loaded (`loaded_ms`), its id and sort key, and the links to
+/// its result and screenshot. Planted documents' hits share them
+/// (`planted::hit`), so both kinds read alike.
+pub(super) fn insert_hit_links(
+    m: &mut Map<String, Value>,
+    uuid: &str,
+    time_ms: i64,
+    loaded_ms: i64,
+    base: &str,
+) {
+    let indexed = loaded_ms + 4_000 + (h64(&["idx", uuid]) % 20_000) as i64;
+    m.insert("indexedAt".into(), json!(iso(indexed)));
+    m.insert("_id".into(), json!(uuid));
+    m.insert("_score".into(), Value::Null);
+    m.insert("sort".into(), json!([time_ms, uuid]));
+    m.insert(
+        "result".into(),
+        json!(format!("{base}/api/v1/result/{uuid}/")),
+    );
+    m.insert(
+        "screenshot".into(),
+        json!(format!("{base}/screenshots/{uuid}.png")),
+    );
 }
 
 #[derive(Default)]

@@ -29,6 +29,26 @@ pub struct ScanSpec {
     pub planted: Option<std::sync::Arc<Planted>>,
 }
 
+impl ScanSpec {
+    /// A scan submitted through the API with nothing but what names it:
+    /// no tags, no user agent or referer, its country derived.
+    pub(crate) fn api(uuid: String, url: String, time_ms: i64, visibility: String) -> Self {
+        ScanSpec {
+            uuid,
+            url,
+            time_ms,
+            visibility,
+            country: None,
+            tags: vec![],
+            method: "api".into(),
+            source: "api".into(),
+            user_agent: None,
+            referer: None,
+            planted: None,
+        }
+    }
+}
+
 /// A result document and the files served with it.
 pub struct Planted {
     pub doc: Value,

@@ -51,17 +51,8 @@ pub(super) struct Made {
 /// country or user agent unless the caller sets them.
 pub(crate) fn scan_spec(uuid: String, url: String, time_ms: i64) -> ScanSpec {
     ScanSpec {
-        uuid,
-        url,
-        time_ms,
-        visibility: "private".into(),
-        country: None,
-        tags: vec![],
-        method: "api".into(),
         source: "incident".into(),
-        user_agent: None,
-        referer: None,
-        planted: None,
+        ..ScanSpec::api(uuid, url, time_ms, "private".into())
     }
 }
 
