@@ -10,6 +10,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyString, PyType};
 
+use urlscan_core::models::json::span;
+
 use super::convert::json;
 use super::lazy::{new_model, LazyDoc, ModelBase, Wrapped};
 
@@ -66,22 +68,6 @@ pub struct FieldReader {
     plan: PyOnceLock<(Kind, Option<Py<PyType>>)>,
     /// The field's property, read on the class.
     view: Py<PyAny>,
-}
-
-/// The JSON string `span` (quotes included) when it has no escapes.
-fn plain_str(span: &[u8]) -> Option<&str> {
-    let inner = span.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    if inner.contains(&b'\\') {
-        return None;
-    }
-    std::str::from_utf8(inner).ok()
-}
-
-fn number(span: &[u8]) -> Option<&str> {
-    match span.first()? {
-        b'-' | b'0'..=b'9' => std::str::from_utf8(span).ok(),
-        _ => None,
-    }
 }
 
 /// An ISO 8601 date-time with an offset, as an aware datetime in UTC; None
@@ -163,20 +149,20 @@ impl FieldReader {
         };
         let span = &data[start..end];
         Ok(match kind {
-            Kind::Str => match plain_str(span) {
+            Kind::Str => match span::plain_str(span) {
                 Some(s) => Some(PyString::new(py, s).into_any()),
                 None if span.first() == Some(&b'"') => Some(json(py, span)?),
                 None => None,
             },
-            Kind::Number => match number(span) {
+            Kind::Number => match span::number(span) {
                 Some(_) => Some(json(py, span)?),
                 None => None,
             },
-            Kind::Int => match number(span).and_then(|s| s.parse::<i64>().ok()) {
+            Kind::Int => match span::number(span).and_then(|s| s.parse::<i64>().ok()) {
                 Some(n) => Some(n.into_pyobject(py)?.into_any()),
                 None => None,
             },
-            Kind::Float => number(span)
+            Kind::Float => span::number(span)
                 .and_then(|s| s.parse::<f64>().ok())
                 .map(|f| PyFloat::new(py, f).into_any()),
             Kind::Bool => match span {
@@ -184,7 +170,7 @@ impl FieldReader {
                 b"false" => Some(PyBool::new(py, false).to_owned().into_any()),
                 _ => None,
             },
-            Kind::DateTime => match plain_str(span) {
+            Kind::DateTime => match span::plain_str(span) {
                 Some(s) => datetime(py, s)?,
                 None => None,
             },

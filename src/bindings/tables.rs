@@ -2,7 +2,6 @@
 //! Arrow record batches by `urlscan_tables`, handed out as an Arrow
 //! PyCapsule stream (pyarrow, polars, duckdb read it with no copy) or
 //! written as Parquet, with no Python object per row.
-use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -21,22 +20,36 @@ use super::dump_tables::{DumpReader, DUMP_BATCH};
 use super::lazy::ModelBase;
 use super::premium::HostnameCursor;
 use super::run::block_on;
-use urlscan_core::models::index::{self, parsed_array_spans, DocIndex};
+use urlscan_core::models::index::DocIndex;
 use urlscan_core::paginate::SearchCursor;
 use urlscan_core::{self as core};
 use urlscan_tables::parquet_out::{self, Export, Options, Resume};
-use urlscan_tables::{schema, Item, TableBuilder};
+use urlscan_tables::walk::{self, Pages};
+use urlscan_tables::{schema, TableBuilder};
 
-/// A batch is finished once it holds this many rows (pages of 100 make few,
-/// large batches rather than one small batch a page) ...
-const BATCH_ROWS: usize = 65_536;
-/// ... or this many bytes of values, whichever comes first.
-const BATCH_BYTES: usize = 16 << 20;
+/// A page or a progress callback that failed: the core's error, or Python's.
+enum Failure {
+    Core(core::Error),
+    Py(PyErr),
+}
 
-/// Where the pages of a table come from.
+impl From<core::Error> for Failure {
+    fn from(e: core::Error) -> Failure {
+        Failure::Core(e)
+    }
+}
+
+impl Failure {
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            Failure::Core(e) => to_pyerr(py, e),
+            Failure::Py(e) => e,
+        }
+    }
+}
+
+/// Where the pages of a table come from (`urlscan_tables::walk` reads them).
 enum Source {
-    /// Nothing more: the rows given at the start only.
-    Done,
     Search(
         Arc<AsyncMutex<SearchCursor>>,
         Arc<Mutex<SearchCursorMirror>>,
@@ -46,244 +59,79 @@ enum Source {
     Dump(Py<DumpReader>),
 }
 
-/// A table being read: batches ready, and the walk that makes more. The
-/// builder holds the rows of pages read since the last batch: a batch spans
-/// pages, and is finished at `BATCH_ROWS` or `BATCH_BYTES`, at the end, or
-/// when a page fails (the rows before it are handed out, then the error).
-struct Walk {
-    builder: TableBuilder,
-    ready: VecDeque<(RecordBatch, Option<String>)>,
-    source: Source,
-    /// Rows still to read (the iterator's limit).
-    remaining: Option<u64>,
-    /// The cursor after the last row handed out.
-    cursor: Arc<Mutex<Option<String>>>,
-    rows: u64,
-    /// The cursor after the last row in the builder.
-    pending_cursor: Option<String>,
-    /// What stopped the walk, raised once the rows read before it are out.
-    failed: Option<PyErr>,
-    /// `progress(rows)` after each page, rows counted from `progress.1`.
-    progress: Option<(Py<PyAny>, u64)>,
-    /// Rows read so far (handed out or in the builder).
-    read: u64,
-    /// The rows `progress` was last told of.
-    told: u64,
-    /// A batch is finished once it holds this many rows (`BATCH_ROWS`, or
-    /// a Parquet export's row group when smaller).
-    batch_rows: usize,
+/// A page fetched on the I/O runtime, its Python side (telemetry, Ctrl-C)
+/// in the GIL.
+fn fetched<T: Send>(
+    fut: impl std::future::Future<Output = core::Result<T>> + Send,
+) -> Result<T, Failure> {
+    Ok(Python::attach(|py| block_on(py, fut)).map_err(Failure::Py)??)
 }
 
-fn decode_err(py: Python<'_>, e: core::Error) -> PyErr {
-    to_pyerr(py, e)
-}
+impl Pages for Source {
+    type Error = Failure;
 
-impl Walk {
-    fn new(builder: TableBuilder, source: Source, remaining: Option<u64>) -> Walk {
-        Walk {
-            builder,
-            ready: VecDeque::new(),
-            source,
-            remaining,
-            cursor: Arc::new(Mutex::new(None)),
-            rows: 0,
-            pending_cursor: None,
-            failed: None,
-            progress: None,
-            read: 0,
-            told: 0,
-            batch_rows: BATCH_ROWS,
-        }
-    }
-
-    /// The next batch and the cursor after its last row; None at the end.
-    fn next(&mut self, py: Python<'_>) -> PyResult<Option<RecordBatch>> {
-        if !self.fill(py)? {
-            return Ok(None);
-        }
-        let (b, c) = self.ready.pop_front().expect("fill leaves a batch");
-        self.rows += b.num_rows() as u64;
-        if c.is_some() {
-            *self.cursor.lock().unwrap() = c;
-        }
-        Ok(Some(b))
-    }
-
-    /// Read pages until a batch is ready; false at the end.
-    fn fill(&mut self, py: Python<'_>) -> PyResult<bool> {
-        while self.ready.is_empty() {
-            if let Some(e) = self.failed.take() {
-                return Err(e);
-            }
-            let more = self.remaining != Some(0) && !matches!(self.source, Source::Done);
-            if !more {
-                // The rows given at the start, when no page followed them, are told of here.
-                let told = self.tell(py);
-                if self.builder.is_empty() {
-                    return told.map(|()| false);
-                }
-                self.finish(py, None)?;
-                self.failed = told.err();
-                continue;
-            }
-            let before = self.builder.len();
-            match self.read_page(py) {
-                Ok(()) => {
-                    let told = self.tell(py);
-                    let full = self.builder.len() >= self.batch_rows
-                        || self.builder.bytes() >= BATCH_BYTES;
-                    if full || (told.is_err() && !self.builder.is_empty()) {
-                        self.finish(py, None)?;
-                    }
-                    self.failed = told.err();
-                }
-                // The rows of the pages before the one that failed are handed
-                // out first (a writer keeps them, and its cursor is theirs);
-                // not rows a walk holds with no cursor after them (given
-                // before any page): a resume could not start after them.
-                Err(e) if before > 0 && (self.pending_cursor.is_some() || !self.resumable()) => {
-                    self.finish(py, Some(before))?;
-                    self.failed = Some(e);
-                }
-                Err(e) => {
-                    self.builder.discard();
-                    return Err(e);
-                }
-            }
-        }
-        Ok(true)
-    }
-
-    /// Whether the source's batches carry a cursor to resume after them.
-    fn resumable(&self) -> bool {
-        matches!(self.source, Source::Search(..) | Source::Hostnames(..))
-    }
-
-    /// `progress(rows)`, when rows were read since it was last called.
-    fn tell(&mut self, py: Python<'_>) -> PyResult<()> {
-        let Some((f, base)) = &self.progress else {
-            return Ok(());
-        };
-        if self.read == self.told {
-            return Ok(());
-        }
-        self.told = self.read;
-        f.call1(py, (base + self.read,)).map(drop)
-    }
-
-    /// The builder's rows (its first `keep` alone: a page that failed
-    /// half-way is dropped) as a batch ready to hand out.
-    fn finish(&mut self, py: Python<'_>, keep: Option<usize>) -> PyResult<()> {
-        let builder = &mut self.builder;
-        let batch = py
-            .detach(|| match keep {
-                None => builder.finish(),
-                Some(n) => builder.finish_first(n),
-            })
-            .map_err(|e| decode_err(py, e))?;
-        self.ready.push_back((batch, self.pending_cursor.take()));
-        Ok(())
-    }
-
-    /// Read one page into the builder (the source is `Done` after its last).
-    fn read_page(&mut self, py: Python<'_>) -> PyResult<()> {
-        let remaining = self.remaining.map_or(usize::MAX, |r| r as usize);
-        let (n, cursor) = match &self.source {
-            Source::Done => return Ok(()),
+    fn read_into(
+        &mut self,
+        builder: &mut TableBuilder,
+        max: usize,
+    ) -> Result<Option<(usize, Option<String>)>, Failure> {
+        match self {
             Source::Search(cursor, mirror) => {
                 let (cursor, mirror) = (Arc::clone(cursor), Arc::clone(mirror));
-                let fut = async move {
+                let page = fetched(async move {
                     let mut c = cursor.lock().await;
                     let page = c.next_page().await?;
                     *mirror.lock().unwrap() = SearchCursorMirror::of(&c);
                     Ok(page)
+                })?;
+                let Some(doc) = page else {
+                    return Ok(None);
                 };
-                let Some(doc) = block_on(py, fut)?.map_err(|e| decode_err(py, e))? else {
-                    self.source = Source::Done;
-                    return Ok(());
-                };
-                let builder = &mut self.builder;
-                py.detach(|| -> core::Result<_> {
-                    let body = doc.body;
-                    let head = if doc.head.hits.len() == doc.head.results.len() {
-                        doc.head
-                    } else {
-                        index::search_page(body.clone())?.head
-                    };
-                    let n = head.hits.len().min(remaining);
-                    for (i, idx) in head.hits.iter().take(n).enumerate() {
-                        // The members of the hit's objects, when the page's scan found them.
-                        let parts = head.parts.get(i).map_or(&[][..], Vec::as_slice);
-                        builder.append_parts(&body, Some(idx), parts, &Item("results", i))?;
-                    }
-                    let cursor = n.checked_sub(1).and_then(|i| head.results[i].cursor());
-                    Ok((n, cursor))
-                })
-                .map_err(|e| decode_err(py, e))?
+                Ok(Some(walk::append_search_page(builder, doc, max)?))
             }
             Source::Hostnames(cursor) => {
-                let fut = cursor.get().fetch();
-                let Some(doc) = block_on(py, fut)?.map_err(|e| decode_err(py, e))? else {
-                    self.source = Source::Done;
-                    return Ok(());
+                let Some(doc) = fetched(cursor.get().fetch())? else {
+                    return Ok(None);
                 };
                 let after = cursor.get().page_state_now();
-                let builder = &mut self.builder;
-                py.detach(|| -> core::Result<_> {
-                    let body = doc.body;
-                    // The page was checked whole when its head was decoded: a scan finds the list.
-                    let Some(Some((a, b))) = index::parsed_member(&body, "results") else {
-                        return Ok((0, after));
-                    };
-                    let list = &body[a..b];
-                    let items = parsed_array_spans(list).unwrap_or_default();
-                    let n = items.len().min(remaining);
-                    for (i, (a, b)) in items.into_iter().take(n).enumerate() {
-                        builder.append(&list[a..b], None, &Item("results", i))?;
-                    }
-                    Ok((n, after))
-                })
-                .map_err(|e| decode_err(py, e))?
+                Ok(Some((
+                    walk::append_results_list(builder, &doc.body, max)?,
+                    after,
+                )))
             }
             Source::Dump(reader) => {
-                let reader = reader.get();
-                let builder = &mut self.builder;
-                let n = py
-                    .detach(|| -> core::Result<_> {
-                        let lines = reader.lines(remaining.min(DUMP_BATCH))?;
-                        for (n, body, idx) in &lines {
-                            builder.append(body, Some(idx), &format!("line {n}"))?;
-                        }
-                        Ok(lines.len())
-                    })
-                    .map_err(|e| decode_err(py, e))?;
-                if n == 0 {
-                    self.source = Source::Done;
-                    return Ok(());
+                let lines = reader.get().lines(max.min(DUMP_BATCH))?;
+                for (n, body, idx) in &lines {
+                    builder.append(body, Some(idx), &format!("line {n}"))?;
                 }
-                (n, None)
+                Ok((!lines.is_empty()).then_some((lines.len(), None)))
             }
-        };
-        if let Some(r) = &mut self.remaining {
-            *r = r.saturating_sub(n as u64);
         }
-        if cursor.is_some() {
-            self.pending_cursor = cursor;
-        }
-        self.read += n as u64;
-        Ok(())
     }
 
-    /// The schema of the batches: known at once, unless a column's type
-    /// comes from its first values (then the first batch is read now).
-    fn schema(&mut self, py: Python<'_>) -> PyResult<SchemaRef> {
-        if self.ready.is_empty() && self.builder.infers() {
-            self.fill(py)?;
-        }
-        Ok(match self.ready.front() {
-            Some((b, _)) => b.schema(),
-            None => self.builder.arrow_schema(),
-        })
+    fn resumable(&self) -> bool {
+        matches!(self, Source::Search(..) | Source::Hostnames(..))
+    }
+}
+
+type Walk = walk::Walk<Source>;
+
+/// `walk`'s next batch, read without the GIL (a page's fetch takes it back
+/// for its Python side).
+fn next_batch(py: Python<'_>, walk: &mut Walk) -> PyResult<Option<RecordBatch>> {
+    py.detach(|| walk.next()).map_err(|e| e.into_py(py))
+}
+
+fn schema_of(py: Python<'_>, walk: &mut Walk) -> PyResult<SchemaRef> {
+    py.detach(|| walk.schema()).map_err(|e| e.into_py(py))
+}
+
+/// `progress(rows)` (rows counted from `base`) after each page.
+fn tell_progress(walk: &mut Walk, progress: Option<Bound<'_, PyAny>>, base: u64) {
+    if let Some(f) = progress.map(Bound::unbind) {
+        walk.on_progress(Box::new(move |n| {
+            Python::attach(|py| f.call1(py, (base + n,)).map(drop)).map_err(Failure::Py)
+        }));
     }
 }
 
@@ -298,7 +146,7 @@ impl Iterator for Reader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        Python::attach(|py| match self.walk.next(py) {
+        Python::attach(|py| match next_batch(py, &mut self.walk) {
             Ok(b) => b.map(Ok),
             Err(e) => {
                 let name = e
@@ -355,7 +203,7 @@ impl TableStream {
         let walk = guard.as_mut().ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err("this table was read already")
         })?;
-        let schema = walk.schema(py)?;
+        let schema = schema_of(py, walk)?;
         Ok(to_schema_pycapsule(py, schema.as_ref())?)
     }
 
@@ -367,7 +215,7 @@ impl TableStream {
         requested_schema: Option<Bound<'py, PyCapsule>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let mut walk = self.take()?;
-        let schema = walk.schema(py)?;
+        let schema = schema_of(py, &mut walk)?;
         let reader = Reader {
             walk,
             schema: schema.clone(),
@@ -383,19 +231,9 @@ impl TableStream {
     /// batches, in memory.
     fn collect(&self, py: Python<'_>) -> PyResult<TableStream> {
         let mut walk = self.take()?;
-        let schema = walk.schema(py)?;
-        let mut ready = VecDeque::new();
-        while let Some(b) = walk.next(py)? {
-            ready.push_back((b, None));
-        }
+        let batches = py.detach(|| walk.read_all()).map_err(|e| e.into_py(py))?;
         *self.rows.lock().unwrap() = walk.rows;
-        let mut out = Walk::new(walk.builder, Source::Done, None);
-        out.ready = ready;
-        *out.cursor.lock().unwrap() = walk.cursor.lock().unwrap().clone();
-        if out.ready.is_empty() {
-            out.ready.push_back((RecordBatch::new_empty(schema), None));
-        }
-        Ok(TableStream::new(out))
+        Ok(TableStream::new(walk.of_batches(batches)))
     }
 
     /// Write the rows as Parquet (see `parquet_out`); the rows written in
@@ -431,10 +269,10 @@ impl TableStream {
         let mut export = py
             .detach(|| Export::start(&path, opts, resume))
             .map_err(|e| to_pyerr(py, e))?;
-        walk.progress = progress.map(|p| (p.unbind(), export.rows()));
+        tell_progress(&mut walk, progress, export.rows());
         // A chunk is a row group: a batch is finished once it has a row
         // group's rows (memory stays bounded by about a row group and a page).
-        walk.batch_rows = row_group_rows.clamp(1, BATCH_ROWS);
+        walk.batch_rows = row_group_rows.clamp(1, walk::BATCH_ROWS);
         // Rows read before a failure are written and recorded before it is
         // raised: a resume starts after them.
         let failed = |walk: &Walk, export: &mut Export, e: PyErr| {
@@ -444,12 +282,12 @@ impl TableStream {
                 Err(w) => to_pyerr(py, w),
             }
         };
-        let schema = match walk.schema(py) {
+        let schema = match schema_of(py, &mut walk) {
             Ok(s) => s,
             Err(e) => return Err(failed(&walk, &mut export, e)),
         };
         loop {
-            let batch = match walk.next(py) {
+            let batch = match next_batch(py, &mut walk) {
                 Ok(Some(b)) => b,
                 Ok(None) => break,
                 Err(e) => return Err(failed(&walk, &mut export, e)),
@@ -473,8 +311,8 @@ impl TableStream {
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
         let mut walk = self.take()?;
-        walk.progress = progress.map(|p| (p.unbind(), 0));
-        let schema = walk.schema(py)?;
+        tell_progress(&mut walk, progress, 0);
+        let schema = schema_of(py, &mut walk)?;
         // A file is written whole (staged beside it, renamed at the end; see
         // `urlscan_core::disk`); `written` keeps a handle to flush it to disk.
         let mut staged = None;
@@ -494,7 +332,7 @@ impl TableStream {
         let mut out = urlscan_tables::csv_out::CsvOut::new(sink, &path);
         let mut rows = 0u64;
         let mut wrote = false;
-        while let Some(batch) = walk.next(py)? {
+        while let Some(batch) = next_batch(py, &mut walk)? {
             rows += batch.num_rows() as u64;
             py.detach(|| out.write(&batch))
                 .map_err(|e| to_pyerr(py, e))?;
@@ -629,15 +467,15 @@ pub fn table_stream(
     })
     .map_err(|e| to_pyerr(py, e))?;
     let source = match cursor {
-        None => Source::Done,
+        None => None,
         Some(c) => {
             if let Ok(c) = c.cast::<NativeCursor>() {
                 let c = c.get();
-                Source::Search(Arc::clone(&c.cursor), Arc::clone(&c.mirror))
+                Some(Source::Search(Arc::clone(&c.cursor), Arc::clone(&c.mirror)))
             } else if let Ok(h) = c.cast::<HostnameCursor>() {
-                Source::Hostnames(h.clone().unbind())
+                Some(Source::Hostnames(h.clone().unbind()))
             } else if let Ok(d) = c.cast::<DumpReader>() {
-                Source::Dump(d.clone().unbind())
+                Some(Source::Dump(d.clone().unbind()))
             } else {
                 return Err(pyo3::exceptions::PyTypeError::new_err(
                     "cursor: a search or hostname cursor, or a data-dump reader",
@@ -645,8 +483,7 @@ pub fn table_stream(
             }
         }
     };
-    let mut walk = Walk::new(builder, source, limit.map(|l| l.saturating_sub(n as u64)));
-    walk.read = n as u64;
+    let walk = Walk::new(builder, source, limit.map(|l| l.saturating_sub(n as u64)));
     Ok(TableStream::new(walk))
 }
 

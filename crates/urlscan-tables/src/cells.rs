@@ -12,6 +12,7 @@ use arrow_array::builder::{
 use arrow_array::ArrayRef;
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime};
 use urlscan_core::models::index::{parsed_array_spans, parsed_member, parsed_object_index};
+use urlscan_core::models::json::span;
 use urlscan_core::{Error, Result};
 
 use crate::schema::Ty;
@@ -49,40 +50,13 @@ pub(crate) fn join(base: &str, rest: &str) -> String {
     }
 }
 
-/// What a wrong value is, shortly, as the models say it: `a string ("many")`.
-pub(crate) fn found(v: &[u8]) -> String {
-    let kind = match v.first() {
-        Some(b'{') => "an object",
-        Some(b'[') => "a list",
-        Some(b'"') => "a string",
-        Some(b't' | b'f') => "a boolean",
-        _ => "a number",
-    };
-    let text = String::from_utf8_lossy(v);
-    let text = if text.chars().count() > 40 {
-        format!("{}...", text.chars().take(37).collect::<String>())
-    } else {
-        text.into_owned()
-    };
-    format!("{kind} ({text})")
-}
-
 pub(crate) fn wrong(path: String, what: &str, v: &[u8]) -> Error {
     let path = if path.is_empty() {
         "(document)".into()
     } else {
         path
     };
-    Error::Decode(format!("{path}: expected {what}, found {}", found(v)))
-}
-
-/// The text of a JSON string value (with its quotes).
-pub(crate) fn string_of(v: &[u8]) -> Option<Cow<'_, str>> {
-    let inner = v.get(1..v.len().checked_sub(1)?)?;
-    if !inner.contains(&b'\\') {
-        return std::str::from_utf8(inner).ok().map(Cow::Borrowed);
-    }
-    serde_json::from_slice::<String>(v).ok().map(Cow::Owned)
+    Error::Decode(format!("{path}: expected {what}, found {}", span::found(v)))
 }
 
 pub(crate) fn is_null(v: &[u8]) -> bool {
@@ -92,7 +66,7 @@ pub(crate) fn is_null(v: &[u8]) -> bool {
 /// A number, or a numeric string (as the models' `_int` and `_float` read them).
 pub(crate) fn number(v: &[u8]) -> Option<f64> {
     match v.first()? {
-        b'"' => string_of(v)?.trim().parse::<f64>().ok(),
+        b'"' => span::text(v)?.trim().parse::<f64>().ok(),
         b'-' | b'0'..=b'9' => std::str::from_utf8(v).ok()?.parse::<f64>().ok(),
         _ => None,
     }
@@ -143,7 +117,7 @@ pub(crate) fn micros(v: &[u8]) -> Option<Option<i64>> {
         return Some(Some(us));
     }
     if v.first() == Some(&b'"') {
-        let s = string_of(v)?;
+        let s = span::text(v)?;
         let s = s.trim();
         if s.is_empty() {
             return Some(None);
@@ -168,7 +142,7 @@ pub(crate) fn micros(v: &[u8]) -> Option<Option<i64>> {
 
 /// A day (`YYYY-MM-DD`, or the day of a date-time) as days since the epoch.
 pub(crate) fn days(v: &[u8]) -> Option<Option<i32>> {
-    let s = string_of(v)?;
+    let s = span::text(v)?;
     let s = s.trim();
     if s.is_empty() {
         return Some(None);
@@ -365,7 +339,7 @@ pub(crate) fn put_each(
         }
         let text = if item.first() == Some(&b'"') {
             // (None: an escape that is no text, a lone surrogate.)
-            string_of(item).ok_or_else(|| wrong(element_path(path, i, keys), "a string", item))?
+            span::text(item).ok_or_else(|| wrong(element_path(path, i, keys), "a string", item))?
         } else {
             Cow::Borrowed(std::str::from_utf8(item).map_err(|_| wrong(path(), "JSON", item))?)
         };
@@ -382,14 +356,14 @@ pub(crate) fn put(col: &mut CellsRef<'_>, v: &[u8], path: &dyn Fn() -> String) -
     match (&mut *col.cells, col.ty) {
         (Cells::Str(b), Ty::Str) => {
             let s = (v.first() == Some(&b'"'))
-                .then(|| string_of(v))
+                .then(|| span::text(v))
                 .flatten()
                 .ok_or_else(|| wrong(path(), "a string", v))?;
             b.append_value(s);
         }
         (Cells::Str(b), Ty::Report) => {
             let s = (v.first() == Some(&b'"'))
-                .then(|| string_of(v))
+                .then(|| span::text(v))
                 .flatten()
                 .ok_or_else(|| wrong(path(), "a string", v))?;
             // The report page's link, written into the builder (no string a row).
@@ -462,7 +436,7 @@ pub(crate) fn put(col: &mut CellsRef<'_>, v: &[u8], path: &dyn Fn() -> String) -
                     continue;
                 }
                 let s = (item.first() == Some(&b'"'))
-                    .then(|| string_of(item))
+                    .then(|| span::text(item))
                     .flatten()
                     .ok_or_else(|| wrong(element_path(path, i, &[]), "a string", item))?;
                 b.values().append_value(s);

@@ -102,16 +102,63 @@ pub fn found(v: &Value) -> String {
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
     };
-    let mut text = v.to_string();
-    if text.len() > 40 {
-        let mut end = 37;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str("...");
+    shortly(kind, &v.to_string())
+}
+
+/// `kind (text)`, the text cut at 40 characters.
+fn shortly(kind: &str, text: &str) -> String {
+    if text.chars().count() > 40 {
+        let cut: String = text.chars().take(37).collect();
+        format!("{kind} ({cut}...)")
+    } else {
+        format!("{kind} ({text})")
     }
-    format!("{kind} ({text})")
+}
+
+/// One JSON value read from its span (its bytes, a string's quotes
+/// included), as the tables and the lazy models read values without
+/// decoding the document: one set of readers for both.
+pub mod span {
+    use std::borrow::Cow;
+
+    /// The text of a string with no escape, borrowed; None for anything else.
+    pub fn plain_str(v: &[u8]) -> Option<&str> {
+        let inner = v.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        if inner.contains(&b'\\') {
+            return None;
+        }
+        std::str::from_utf8(inner).ok()
+    }
+
+    /// The text of a string, escapes decoded; None for anything else.
+    pub fn text(v: &[u8]) -> Option<Cow<'_, str>> {
+        if let Some(s) = plain_str(v) {
+            return Some(Cow::Borrowed(s));
+        }
+        serde_json::from_slice::<String>(v).ok().map(Cow::Owned)
+    }
+
+    /// The text of a number (not of a numeric string).
+    pub fn number(v: &[u8]) -> Option<&str> {
+        match v.first()? {
+            b'-' | b'0'..=b'9' => std::str::from_utf8(v).ok(),
+            _ => None,
+        }
+    }
+
+    /// What a value of the wrong type is, shortly, as `found` says it of a
+    /// decoded one: `a string ("many")`.
+    pub fn found(v: &[u8]) -> String {
+        let kind = match v.first() {
+            Some(b'{') => "an object",
+            Some(b'[') => "a list",
+            Some(b'"') => "a string",
+            Some(b't' | b'f') => "a boolean",
+            Some(b'n') => return "null".to_string(),
+            _ => "a number",
+        };
+        crate::models::json::shortly(kind, &String::from_utf8_lossy(v))
+    }
 }
 
 /// "expected {what}, found ..." for a value of the wrong type.
@@ -271,6 +318,30 @@ pub fn lenient_value_u64(v: &Value) -> std::result::Result<Option<u64>, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_is_read_as_its_decoded_value_would_be() {
+        assert_eq!(span::plain_str(br#""a b""#), Some("a b"));
+        assert_eq!(span::plain_str(br#""a\nb""#), None);
+        assert_eq!(span::text(br#""a\nb""#).as_deref(), Some("a\nb"));
+        for not_a_string in [&b"123"[..], b"\"", b"", b"null", br#""a"#] {
+            assert_eq!(span::text(not_a_string), None, "{not_a_string:?}");
+        }
+        assert_eq!(span::number(b"-1.5e3"), Some("-1.5e3"));
+        assert_eq!(span::number(br#""1""#), None);
+        // Said alike of a span and of its decoded value.
+        for body in [
+            r#""many""#,
+            "[1,2]",
+            "{}",
+            "true",
+            "7",
+            &format!("\"{}\"", "é".repeat(50)),
+        ] {
+            let v: Value = serde_json::from_str(body).unwrap();
+            assert_eq!(span::found(body.as_bytes()), found(&v), "{body}");
+        }
+    }
 
     #[derive(Debug, Deserialize)]
     struct Page {
