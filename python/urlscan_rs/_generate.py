@@ -160,13 +160,20 @@ def fields(ep: Endpoint) -> set[str]:
     return {f["name"] for f in list(ep["body"]) + list(ep["params"])}
 
 
-def _stub_signature(ep: Endpoint, names: dict[str, str]) -> str:
+def _signature_parameters(ep: Endpoint, names: dict[str, str] | None = None, given: dict[str, str] | None = None) -> str:
+    """The parameter list of a row's method: ``self``, the positional parameters, then the keywords
+    with their defaults (None where the row gives none); ``given``: a parameter's whole text, by name."""
     parts = ["self"]
     for p in parameters(ep, names):
         if not p.positional and "*" not in parts:
             parts.append("*")
-        parts.append(f"{p.name}: {p.annotation}" + ("" if p.required else " = None"))
-    return f"def {method(ep)}({', '.join(parts)}) -> {returns(ep)}:"
+        text = f"{p.name}: {p.annotation}" + ("" if p.required else f" = {p.default or 'None'}")
+        parts.append((given or {}).get(p.name, text))
+    return ", ".join(parts)
+
+
+def _stub_signature(ep: Endpoint, names: dict[str, str]) -> str:
+    return f"def {method(ep)}({_signature_parameters(ep, names)}) -> {returns(ep)}:"
 
 
 def _py_signature(ep: Endpoint) -> str:
@@ -294,15 +301,8 @@ def _search_methods() -> str:
     rows = {ep["name"]: ep for ep in table() if ep["name"] in SEARCH_ROWS}
 
     def method(name: str, hits: str, datasource: str = "") -> str:
-        parts = ["self"]
-        for p in parameters(rows[name]):
-            if not p.positional and "*" not in parts:
-                parts.append("*")
-            if p.name == "datasource":
-                parts.append(f"datasource: {datasource}")
-            else:
-                parts.append(f"{p.name}: {p.annotation}" + ("" if p.required else f" = {p.default or 'None'}"))
-        return f"def {name}({', '.join(parts)}) -> SyncSearchIterator[{hits}]: ...\n"
+        params = _signature_parameters(rows[name], given={"datasource": f"datasource: {datasource}"})
+        return f"def {name}({params}) -> SyncSearchIterator[{hits}]: ...\n"
 
     sources = data_sources()
     out = [
@@ -328,11 +328,6 @@ def _walk_methods() -> str:
         ep = rows[name]
         fields = [*ep["ids"], *ep["params"], *ep["walk"]]
         anycase = {literal(f): "str" for f in fields if f["kind"] == "AnyCase"}
-        parts = ["self"]
-        for p in parameters(ep, anycase):
-            if not p.positional and "*" not in parts:
-                parts.append("*")
-            parts.append(f"{p.name}: {p.annotation}" + ("" if p.required else f" = {p.default or 'None'}"))
         first, _, rest = docstring(ep).partition("\n\n")
         paragraphs = [first]
         if any(f["choices"] == [d["name"] for d in sources] for f in fields):
@@ -357,7 +352,7 @@ def _walk_methods() -> str:
         paragraphs.append("\n".join(lines))
         doc = textwrap.indent("\n\n".join(paragraphs), "        ").strip()
         out.append(
-            f"\n    def {name}({', '.join(parts)}) -> SearchIterator:\n"
+            f"\n    def {name}({_signature_parameters(ep, anycase)}) -> SearchIterator:\n"
             f'        """{doc}\n        """\n'
             f'        return self._walk("{name}", locals())\n'
         )

@@ -151,11 +151,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_TAGS", urlscan_rules::MAX_TAGS)?;
     // The documented polling, declared once in the core: the Python methods'
     // and the command line's defaults.
-    let w = urlscan_core::api::WaitOptions::default();
-    let wait = pyo3::types::PyDict::new(m.py());
-    wait.set_item("timeout", w.timeout)?;
-    wait.set_item("initial_wait", w.initial_wait)?;
-    wait.set_item("interval", w.interval)?;
+    let wait = urlscan_core::api::WaitOptions::default();
+    let wait = convert::fields_dict!(m.py(), wait; timeout, initial_wait, interval);
     m.add("WAIT_DEFAULTS", wait)?;
     Ok(())
 }

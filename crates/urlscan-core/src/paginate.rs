@@ -395,14 +395,12 @@ impl SearchCursor {
             SearchKind::Similar(u) => format!("similar {u}"),
             SearchKind::Phishfeed => "phishfeed".to_string(),
         };
-        let mut out = format!("{kind} q={:?}", p.q().unwrap_or(""));
-        let sent = p.query.iter().filter(|(k, _)| *k != "q");
-        let sent = sent.map(|(k, v)| {
-            (
-                k.as_str(),
-                v.as_str().map_or_else(|| v.to_string(), String::from),
-            )
-        });
+        // An export's state keeps this text, so it stays as it was: the query
+        // as given, then the other options in the row's order (not the
+        // order a caller gave them in), then the cursor.
+        let mut out = format!("{kind} q={:?}", p.given_q().unwrap_or(""));
+        let sent = p.page_query(0, None).into_iter();
+        let sent = sent.filter(|(k, _)| *k != "q" && *k != "size");
         for (k, v) in sent.chain(p.search_after.clone().map(|a| ("search_after", a))) {
             out.push_str(&format!(" {k}={v:?}"));
         }
@@ -794,3 +792,7 @@ impl SearchCursor {
         Ok((total, has_more))
     }
 }
+
+#[cfg(test)]
+#[path = "paginate_tests.rs"]
+mod tests;

@@ -230,13 +230,15 @@ impl SearchParams {
         p.validated()
     }
 
-    /// The query, when one is given that is not blank.
+    /// The query as given (sent as it is).
+    pub fn given_q(&self) -> Option<&str> {
+        self.query.get("q").and_then(Value::as_str)
+    }
+
+    /// The query, when one is given that is not blank, trimmed (what a
+    /// shard's query wraps).
     pub fn q(&self) -> Option<&str> {
-        self.query
-            .get("q")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|q| !q.is_empty())
+        self.given_q().map(str::trim).filter(|q| !q.is_empty())
     }
 
     /// Whether the hits are scans: those of similar and phishfeed, and a
@@ -260,7 +262,8 @@ impl SearchParams {
         if let SearchKind::Similar(id) = &self.kind {
             self.kind = SearchKind::Similar(validate::uuid("uuid", id)?);
         }
-        if let Some(q) = self.q() {
+        // The query as sent: its spaces count.
+        if let Some(q) = self.given_q() {
             validate::query(q)?;
         }
         if let Some(sa) = &self.search_after {
@@ -273,9 +276,7 @@ impl SearchParams {
         }
         Ok(self)
     }
-}
 
-impl SearchParams {
     /// What a page of this walk sends: the row's options in its order, with
     /// the page's size and cursor. A blank query is not sent (the service
     /// matches everything either way).
@@ -460,6 +461,10 @@ mod tests {
                 assert_eq!(v, &want, "{}: {k}", e.name);
             }
         }
+        // The query's length counts as sent, spaces included.
+        let max = urlscan_rules::QUERY_MAX_LEN;
+        assert!(of("search", json!({"q": "a".repeat(max)})).is_ok());
+        assert!(of("search", json!({"q": format!(" {} ", "a".repeat(max))})).is_err());
         // Blank: not sent.
         let blank = of("search", json!({"q": "  "})).unwrap();
         assert_eq!(blank.page_query(5, None), vec![("size", "5".to_string())]);
