@@ -149,7 +149,7 @@ def table_pandas_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     client = _rs_client(cfg)
 
     def run() -> dict[str, Any]:
-        df = client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]).to_pandas(columns=NINE_RS)
+        df = client.search(cfg.get("q", ""), size=cfg.get("size", 100), limit=cfg["hits"]).to_pandas(columns=NINE_RS)
         return {"count": len(df)}
 
     return run
@@ -161,7 +161,7 @@ def table_arrow_rs(cfg: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     client = _rs_client(cfg)
 
     def run() -> dict[str, Any]:
-        t = client.search(cfg.get("q", ""), size=100, limit=cfg["hits"]).to_arrow(columns=NINE_RS)
+        t = client.search(cfg.get("q", ""), size=cfg.get("size", 100), limit=cfg["hits"]).to_arrow(columns=NINE_RS)
         return {"count": t.num_rows}
 
     return run

@@ -86,6 +86,25 @@ proptest! {
     }
 
     #[test]
+    fn a_list_and_a_member_of_each_element_are_found_in_one_pass(
+        items in prop::collection::vec(json(), 0..6),
+        pretty in any::<bool>(),
+        key in prop::sample::select(vec!["task", "sort", "x"]),
+    ) {
+        // As the elements' spans, then each object element's member, are.
+        use urlscan_core::models::index::{parsed_array_members, parsed_array_spans, parsed_member};
+        let doc = Value::Array(items);
+        let text = if pretty { serde_json::to_string_pretty(&doc).unwrap() } else { doc.to_string() };
+        let b = text.as_bytes();
+        let spans = parsed_array_spans(b).unwrap();
+        let want: Vec<_> = spans
+            .iter()
+            .map(|&(x, y)| ((x, y), (b[x] == b'{').then(|| parsed_member(&b[x..y], key)).flatten()))
+            .collect();
+        prop_assert_eq!(parsed_array_members(b, key), Some(want));
+    }
+
+    #[test]
     fn a_parsed_object_is_indexed_as_a_parse_would(doc in json(), pretty in any::<bool>()) {
         // The structural scan of field reads agrees with the full parse.
         let text = if pretty { serde_json::to_string_pretty(&doc).unwrap() } else { doc.to_string() };
@@ -106,7 +125,6 @@ proptest! {
     }
 
     #[test]
-    #[cfg(target_arch = "x86_64")]
     fn the_checking_scan_agrees_with_serde_json(
         doc in json(),
         long in "[ -~\u{80}-\u{10ffff}]{0,48}",

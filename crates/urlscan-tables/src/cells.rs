@@ -11,7 +11,9 @@ use arrow_array::builder::{
 };
 use arrow_array::ArrayRef;
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime};
-use urlscan_core::models::index::{parsed_array_spans, parsed_member, parsed_object_index};
+use urlscan_core::models::index::{
+    parsed_array_members, parsed_array_spans, parsed_member, parsed_object_index,
+};
 use urlscan_core::models::json::span;
 use urlscan_core::{Error, Result};
 
@@ -315,9 +317,18 @@ pub(crate) fn put_each(
     v: &[u8],
     path: &dyn Fn() -> String,
 ) -> Result<usize> {
-    let items = list_items(v, path)?;
+    // The first key is found as the list is walked (the elements' bytes crossed once).
+    let items = match keys.first() {
+        Some(first) if v.first() == Some(&b'[') => {
+            parsed_array_members(v, first).ok_or_else(|| wrong(path(), "a list", v))?
+        }
+        _ => list_items(v, path)?
+            .into_iter()
+            .map(|s| (s, None))
+            .collect(),
+    };
     let mut bytes = 0;
-    for (i, (x, y)) in items.into_iter().enumerate() {
+    for (i, ((x, y), first)) in items.into_iter().enumerate() {
         let mut item = &v[x..y];
         for (depth, key) in keys.iter().enumerate() {
             if is_null(item) {
@@ -327,7 +338,11 @@ pub(crate) fn put_each(
             if item.first() != Some(&b'{') {
                 return Err(wrong(here(), "an object", item));
             }
-            item = match parsed_member(item, key) {
+            let found = match first {
+                Some(found) if depth == 0 => Some(found),
+                _ => parsed_member(item, key),
+            };
+            item = match found {
                 Some(Some((s, e))) => &item[s..e],
                 Some(None) => b"null",
                 None => return Err(wrong(here(), "an object", item)),

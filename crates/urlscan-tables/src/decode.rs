@@ -12,7 +12,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use urlscan_core::models::index::DocIndex;
-use urlscan_core::models::index::{parsed_object_index_into, Entry, Part};
+use urlscan_core::models::index::{parsed_object_index_into, Entry, Key, Part};
 use urlscan_core::{Error, Result};
 
 use crate::cells::{c_ref, infer, is_null, join, put, put_each, wrong, At, Cells};
@@ -42,6 +42,11 @@ struct Node {
     slot: Option<usize>,
     /// How many nodes with children are below this one (their scratch indexes).
     below: usize,
+    /// Bit c of `by_len[n]` is set when child c's key is n bytes long (for
+    /// at most 64 children): a member's key is compared with those alone.
+    by_len: Vec<u64>,
+    /// Where each child's scratch index is, relative to this node's.
+    scratch_at: Vec<usize>,
 }
 
 impl Node {
@@ -60,9 +65,28 @@ impl Node {
         self.children[i].1.insert(rest, slot);
     }
 
-    /// Set `below` everywhere; the number of nodes with children at or below this one's children.
+    /// Set `below`, `by_len` and `scratch_at` everywhere; the number of
+    /// nodes with children at or below this one's children.
     fn count(&mut self) -> usize {
-        self.below = self.children.iter_mut().map(|(_, c)| c.count()).sum();
+        // Each child with children owns a scratch index, then its own
+        // children's follow it: a tree laid out in pre-order.
+        let mut next = 0;
+        self.scratch_at.clear();
+        for (_, c) in &mut self.children {
+            let own = c.count();
+            self.scratch_at.push(next);
+            next += own;
+        }
+        self.below = next;
+        self.by_len.clear();
+        if self.children.len() <= 64 {
+            for (i, (k, _)) in self.children.iter().enumerate() {
+                if self.by_len.len() <= k.len() {
+                    self.by_len.resize(k.len() + 1, 0);
+                }
+                self.by_len[k.len()] |= 1 << i;
+            }
+        }
         self.below + usize::from(!self.children.is_empty())
     }
 }
@@ -441,55 +465,94 @@ fn resolve(
     path: &dyn Fn() -> String,
 ) -> Result<()> {
     let here = &body[base..];
-    let mut next = 0;
-    for (key, child) in &node.children {
-        // Each child with children owns `scratch[next]`, then its own children's
-        // scratch follows it: a tree laid out in pre-order.
-        let own = next;
-        if !child.children.is_empty() {
-            next += 1 + child.below;
-        }
-        // The last of duplicate keys wins, as with json.loads.
-        let Some(e) = entries.iter().rev().find(|e| e.key.is(here, key)) else {
-            continue;
-        };
-        let (a, b) = (base + e.start, base + e.end);
-        if let Some(s) = child.slot {
-            spans[s] = Some((a, b));
-        }
-        if child.children.is_empty() {
-            continue;
-        }
-        let v = &body[a..b];
-        if is_null(v) {
-            continue;
-        }
-        let child_path = || join(&path(), key);
-        let (sub, rest) = scratch[own..]
-            .split_first_mut()
-            .expect("a scratch index per node");
-        // Found already (spans relative to `body`), or scanned now (relative to the value).
-        let (sub, sub_base): (&[Entry], usize) = match parts.iter().find(|p| p.start == a) {
-            Some(p) => (&p.index, 0),
-            None => {
-                if v.first() != Some(&b'{') || parsed_object_index_into(v, sub).is_none() {
-                    return Err(wrong(child_path(), "an object", v));
-                }
-                (sub, a)
+    let mut visit =
+        |c: usize, e: &Entry| visit_child(node, c, e, body, base, parts, spans, scratch, path);
+    if node.children.len() > 64 {
+        for (c, (key, _)) in node.children.iter().enumerate() {
+            // The last of duplicate keys wins, as with json.loads.
+            if let Some(e) = entries.iter().rev().find(|e| e.key.is(here, key)) {
+                visit(c, e)?;
             }
+        }
+        return Ok(());
+    }
+    // Each member once, from the last (the last of duplicate keys wins, as
+    // with json.loads), against the children of its key's length alone.
+    let n = node.children.len();
+    let mut want = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    for e in entries.iter().rev() {
+        if want == 0 {
+            break;
+        }
+        let key = match &e.key {
+            Key::At(a, b) => &here[*a..*b],
+            Key::Owned(s) => s.as_bytes(),
         };
-        resolve(
-            child,
-            body,
-            sub,
-            sub_base,
-            &[],
-            spans,
-            &mut rest[..child.below],
-            &child_path,
-        )?;
+        let mut candidates = node.by_len.get(key.len()).map_or(0, |m| m & want);
+        while candidates != 0 {
+            let c = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let k = node.children[c].0.as_bytes();
+            // The ends before the bytes: keys of one length mostly differ there.
+            if k.first() == key.first() && k.last() == key.last() && k == key {
+                want &= !(1 << c);
+                visit(c, e)?;
+                break;
+            }
+        }
     }
     Ok(())
+}
+
+/// `resolve`'s work for child `c` of `node`, whose value is `e`'s.
+#[allow(clippy::too_many_arguments)]
+fn visit_child(
+    node: &Node,
+    c: usize,
+    e: &Entry,
+    body: &[u8],
+    base: usize,
+    parts: &[Part],
+    spans: &mut [Span],
+    scratch: &mut [DocIndex],
+    path: &dyn Fn() -> String,
+) -> Result<()> {
+    let (key, child) = &node.children[c];
+    let (a, b) = (base + e.start, base + e.end);
+    if let Some(s) = child.slot {
+        spans[s] = Some((a, b));
+    }
+    if child.children.is_empty() {
+        return Ok(());
+    }
+    let v = &body[a..b];
+    if is_null(v) {
+        return Ok(());
+    }
+    let child_path = || join(&path(), key);
+    let (sub, rest) = scratch[node.scratch_at[c]..]
+        .split_first_mut()
+        .expect("a scratch index per node");
+    // Found already (spans relative to `body`), or scanned now (relative to the value).
+    let (sub, sub_base): (&[Entry], usize) = match parts.iter().find(|p| p.start == a) {
+        Some(p) => (&p.index, 0),
+        None => {
+            if v.first() != Some(&b'{') || parsed_object_index_into(v, sub).is_none() {
+                return Err(wrong(child_path(), "an object", v));
+            }
+            (sub, a)
+        }
+    };
+    resolve(
+        child,
+        body,
+        sub,
+        sub_base,
+        &[],
+        spans,
+        &mut rest[..child.below],
+        &child_path,
+    )
 }
 
 #[cfg(test)]

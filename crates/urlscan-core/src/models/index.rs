@@ -24,7 +24,6 @@ fn text(body: &[u8]) -> Result<&str> {
 /// The index of the JSON object that is `body`, which is checked to be
 /// valid JSON.
 pub fn object_index(body: &[u8]) -> Result<DocIndex> {
-    #[cfg(target_arch = "x86_64")]
     if let Some(index) = super::check::object_members(body) {
         return Ok(index);
     }
@@ -148,16 +147,6 @@ pub(crate) fn blank_end(body: &[u8], mut i: usize) -> usize {
     }
 }
 
-/// The high bit of each byte of `word` that is a quote or a bracket (what
-/// ends a run a container's skip may pass over: numbers, punctuation and
-/// blanks). A flag above the lowest may be spurious; the lowest is exact.
-fn quote_or_bracket(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & (ONES << 7);
-    let is = |c: u8| zero(word ^ (ONES * u64::from(c)));
-    is(b'"') | is(b'{') | is(b'}') | is(b'[') | is(b']')
-}
-
 /// The closing quote of the string opening at `open`, and whether it has escapes.
 fn string_end(body: &[u8], open: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
@@ -197,33 +186,7 @@ fn quote_or_backslash(word: u64) -> u64 {
 fn value_end(body: &[u8], start: usize) -> Option<usize> {
     match body.get(start)? {
         b'"' => string_end(body, start).map(|(close, _)| close + 1),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = start;
-            loop {
-                // Eight bytes at a time up to the next quote or bracket.
-                while let Some(word) = body.get(i..i + 8) {
-                    let stop = quote_or_bracket(u64::from_le_bytes(word.try_into().ok()?));
-                    if stop != 0 {
-                        i += stop.trailing_zeros() as usize / 8;
-                        break;
-                    }
-                    i += 8;
-                }
-                match body.get(i)? {
-                    b'"' => i = string_end(body, i)?.0,
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
+        b'{' | b'[' => super::blocks::container_end(body, start),
         _ => {
             let len = body[start..]
                 .iter()
@@ -239,23 +202,61 @@ fn value_end(body: &[u8], start: usize) -> Option<usize> {
 /// `parsed_object_index` does for objects. None when the bytes are not an
 /// array after all.
 pub fn parsed_array_spans(body: &[u8]) -> Option<Vec<(usize, usize)>> {
-    let ws = |i: usize| blank_end(body, i);
     let mut out = Vec::new();
+    scan_array(body, None, |span, _| out.push(span))?;
+    Some(out)
+}
+
+/// An element's span, and the span of one of its members (see `parsed_array_members`).
+pub type ElementMember = ((usize, usize), Option<Option<(usize, usize)>>);
+
+/// The member `key` of each element of a JSON array inside a body already
+/// parsed, found in the same pass as the elements (each element's bytes
+/// crossed once): the element's span, and the member's span relative to
+/// the element as `parsed_member` gives it (`Some(None)` absent, None for
+/// an element that is no object). None when the bytes are not an array
+/// after all.
+pub fn parsed_array_members(body: &[u8], key: &str) -> Option<Vec<ElementMember>> {
+    let mut out = Vec::new();
+    scan_array(body, Some(key), |span, member| out.push((span, member)))?;
+    Some(out)
+}
+
+/// Each element of the array that is `body`, with its member `key` when
+/// asked for (see `parsed_array_members`).
+fn scan_array(
+    body: &[u8],
+    key: Option<&str>,
+    mut each: impl FnMut((usize, usize), Option<Option<(usize, usize)>>),
+) -> Option<()> {
+    let ws = |i: usize| blank_end(body, i);
     let mut i = ws(0);
     if body.get(i) != Some(&b'[') {
         return None;
     }
     i = ws(i + 1);
     if body.get(i) == Some(&b']') {
-        return (ws(i + 1) == body.len()).then_some(out);
+        return (ws(i + 1) == body.len()).then_some(());
     }
     loop {
-        let end = value_end(body, i)?;
-        out.push((i, end));
+        let (end, member) = match key {
+            Some(key) if body.get(i) == Some(&b'{') => {
+                let mut found = None;
+                let end = scan_object_at(body, i, |k, start, end| {
+                    if k.is(body, key) {
+                        found = Some((start, end));
+                    }
+                    Some(())
+                })?;
+                (end, Some(found.map(|(a, b)| (a - i, b - i))))
+            }
+            _ => (value_end(body, i)?, None),
+        };
+        each((i, end), member);
         i = ws(end);
         match body.get(i) {
             Some(b',') => i = ws(i + 1),
-            Some(b']') => return (ws(i + 1) == body.len()).then_some(out),
+            Some(b']') => return (ws(i + 1) == body.len()).then_some(()),
             _ => return None,
         }
     }
@@ -278,7 +279,6 @@ pub fn array_spans(body: &[u8]) -> Result<Vec<(usize, usize)>> {
 
 /// A search page: the cursor's head and each hit's index.
 pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
-    #[cfg(target_arch = "x86_64")]
     if let Some(head) = search_page_scanned(&body) {
         return Ok(Doc {
             body,
@@ -294,7 +294,6 @@ pub fn search_page(body: Bytes) -> Result<Doc<SearchPageHead>> {
 /// found by structure alone. None for anything else (a wrong type, an
 /// escaped key that does not decode, a body the scan leaves to serde_json),
 /// which serde_json reads and names.
-#[cfg(target_arch = "x86_64")]
 fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
     let super::check::PageMembers {
         top,
@@ -343,7 +342,6 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
 }
 
 /// A hit's id and sort values, as `Entries::head` reads them; None for a wrong type.
-#[cfg(target_arch = "x86_64")]
 fn hit_head(body: &[u8], index: &DocIndex) -> Option<SearchHitHead> {
     let get = |k: &str| {
         index

@@ -1,7 +1,7 @@
 //! Typed views of the service's answers. Each answer keeps its body as
 //! received (`Doc::body`) so nothing the service sent is lost; the typed part
 //! holds what the core itself needs and proves the shape is right.
-#[cfg(target_arch = "x86_64")]
+pub mod blocks;
 pub mod check;
 pub mod doc;
 pub mod index;
