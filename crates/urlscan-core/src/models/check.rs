@@ -240,9 +240,9 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 fn space_run(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 16) {
         let Ok(chunk) = chunk.try_into() else { break };
-        let same = blocks::spaces(chunk);
-        if same != 0xffff {
-            return i + (!same).trailing_zeros() as usize;
+        let n = blocks::leading_spaces(chunk);
+        if n < 16 {
+            return i + n as usize;
         }
         i += 16;
     }
@@ -329,13 +329,11 @@ fn string_end(b: &[u8], open: usize) -> Option<(usize, bool)> {
 fn plain_run(b: &[u8], mut i: usize, wide: &mut bool) -> usize {
     while let Some(chunk) = b.get(i..i + 16) {
         let Ok(chunk) = chunk.try_into() else { break };
-        let blocks::Run { stop, high } = blocks::run(chunk);
-        if stop != 0 {
-            let n = stop.trailing_zeros();
-            *wide |= high & ((1 << n) - 1) != 0;
-            return i + n as usize;
+        let run = blocks::run(chunk);
+        *wide |= run.wide;
+        if run.stop < 16 {
+            return i + run.stop as usize;
         }
-        *wide |= high != 0;
         i += 16;
     }
     plain_tail(b, i, wide)

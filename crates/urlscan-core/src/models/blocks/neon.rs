@@ -32,18 +32,18 @@ fn is(x: uint8x16_t, c: u8) -> uint8x16_t {
     unsafe { vceqq_u8(x, vdupq_n_u8(c)) }
 }
 
-pub(super) fn spaces(chunk: &[u8; 16]) -> u32 {
-    mask(is(load(chunk, 0), b' '))
+pub(super) fn leading_spaces(chunk: &[u8; 16]) -> u32 {
+    (!mask(is(load(chunk, 0), b' '))).trailing_zeros().min(16)
 }
 
 pub(super) fn run(chunk: &[u8; 16]) -> Run {
     let x = load(chunk, 0);
     unsafe {
         let low = vcltq_u8(x, vdupq_n_u8(0x20));
-        Run {
-            stop: mask(vorrq_u8(vorrq_u8(is(x, b'"'), is(x, b'\\')), low)),
-            high: mask(vcgeq_u8(x, vdupq_n_u8(0x80))),
-        }
+        Run::of_masks(
+            mask(vorrq_u8(vorrq_u8(is(x, b'"'), is(x, b'\\')), low)),
+            mask(vcgeq_u8(x, vdupq_n_u8(0x80))),
+        )
     }
 }
 

@@ -17,12 +17,6 @@ fn eq(word: u64, c: u8) -> u64 {
     zero(word ^ (ONES * u64::from(c)))
 }
 
-/// The high bits of the bytes of `m` as the low eight bits, byte 0 lowest.
-#[inline(always)]
-fn gather(m: u64) -> u64 {
-    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
-}
-
 #[inline(always)]
 fn word(chunk: &[u8], k: usize) -> u64 {
     let mut w = [0u8; 8];
@@ -30,22 +24,37 @@ fn word(chunk: &[u8], k: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-pub(super) fn spaces(chunk: &[u8; 16]) -> u32 {
-    (0..2).fold(0, |m, k| {
-        m | (gather(eq(word(chunk, k), b' ')) as u32) << (8 * k)
-    })
+// A run's stop is found in the words' high bits themselves (a byte is
+// eight bits): no gathering into a bit a byte.
+
+pub(super) fn leading_spaces(chunk: &[u8; 16]) -> u32 {
+    for k in 0..2 {
+        let other = !eq(word(chunk, k), b' ') & HIGH;
+        if other != 0 {
+            return 8 * k as u32 + other.trailing_zeros() / 8;
+        }
+    }
+    16
 }
 
 pub(super) fn run(chunk: &[u8; 16]) -> Run {
-    let mut out = Run::default();
+    let mut wide = false;
     for k in 0..2 {
         let w = word(chunk, k);
         // Below 0x20: no high bit, and adding 0x60 to the low seven sets none.
         let control = !(((w & LOW7) + ONES * 0x60) | w) & HIGH;
-        out.stop |= (gather(eq(w, b'"') | eq(w, b'\\') | control) as u32) << (8 * k);
-        out.high |= (gather(w & HIGH) as u32) << (8 * k);
+        let stop = eq(w, b'"') | eq(w, b'\\') | control;
+        if stop != 0 {
+            // The high bits of the bytes before the stop.
+            let before = (stop & stop.wrapping_neg()) - 1;
+            return Run {
+                stop: 8 * k as u32 + stop.trailing_zeros() / 8,
+                wide: wide || w & HIGH & before != 0,
+            };
+        }
+        wide |= w & HIGH != 0;
     }
-    out
+    Run { stop: 16, wide }
 }
 
 /// Bit 8j + k of `x` moved to bit 8k + j (an 8x8 bit matrix transposed,
@@ -63,7 +72,7 @@ fn transpose(mut x: u64) -> u64 {
 pub(super) fn block(chunk: &[u8; 64]) -> Block {
     // Byte j of word k first goes to bit 8j + k (one shift a word and
     // class), then one transpose a class puts it at 8k + j: cheaper than
-    // gathering each word's eight bits apart.
+    // moving each word's eight high bits down apart (a multiply each).
     let (mut quote, mut backslash, mut open, mut close) = (0u64, 0u64, 0u64, 0u64);
     for k in 0..8 {
         let w = word(chunk, k);

@@ -23,8 +23,8 @@ fn is(x: __m128i, c: u8) -> __m128i {
     unsafe { _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8)) }
 }
 
-pub(super) fn spaces(chunk: &[u8; 16]) -> u32 {
-    mask(is(load(chunk, 0), b' '))
+pub(super) fn leading_spaces(chunk: &[u8; 16]) -> u32 {
+    (!mask(is(load(chunk, 0), b' '))).trailing_zeros().min(16)
 }
 
 pub(super) fn run(chunk: &[u8; 16]) -> Run {
@@ -33,10 +33,10 @@ pub(super) fn run(chunk: &[u8; 16]) -> Run {
         // A byte is at most 0x1f when its unsigned max with 0x1f is 0x1f.
         let control = _mm_set1_epi8(0x1f);
         let low = _mm_cmpeq_epi8(_mm_max_epu8(x, control), control);
-        Run {
-            stop: mask(_mm_or_si128(_mm_or_si128(is(x, b'"'), is(x, b'\\')), low)),
-            high: mask(x),
-        }
+        Run::of_masks(
+            mask(_mm_or_si128(_mm_or_si128(is(x, b'"'), is(x, b'\\')), low)),
+            mask(x),
+        )
     }
 }
 

@@ -19,11 +19,16 @@ fn by_definition(chunk: &[u8]) -> (Block, Run, u32) {
         open: bits(&|c| c == b'{' || c == b'['),
         close: bits(&|c| c == b'}' || c == b']'),
     };
+    let stop = chunk
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .unwrap_or(chunk.len());
     let run = Run {
-        stop: bits(&|c| c == b'"' || c == b'\\' || c < 0x20) as u32 & 0xffff,
-        high: bits(&|c| c >= 0x80) as u32 & 0xffff,
+        stop: stop as u32,
+        wide: chunk[..stop].iter().any(|&c| c >= 0x80),
     };
-    (block, run, bits(&|c| c == b' ') as u32 & 0xffff)
+    let spaces = chunk.iter().take_while(|&&c| c == b' ').count() as u32;
+    (block, run, spaces)
 }
 
 /// Bytes a classifier could confuse: the classes, their neighbours by one
@@ -49,9 +54,27 @@ proptest! {
             let (_, run_want, spaces_want) = by_definition(c);
             prop_assert_eq!(portable::run(c), run_want);
             prop_assert_eq!(fast::run(c), run_want);
-            prop_assert_eq!(portable::spaces(c), spaces_want);
-            prop_assert_eq!(fast::spaces(c), spaces_want);
+            prop_assert_eq!(portable::leading_spaces(c), spaces_want);
+            prop_assert_eq!(fast::leading_spaces(c), spaces_want);
         }
+    }
+
+    #[test]
+    fn runs_of_spaces_and_plain_bytes_stop_where_they_end(
+        spaces in 0usize..17,
+        plain in 0usize..17,
+        rest in prop::collection::vec(tricky(), 32),
+    ) {
+        // Long runs, which random bytes seldom make.
+        let mut bytes = vec![b' '; spaces];
+        bytes.extend(std::iter::repeat_n(b'a', plain));
+        bytes.extend(rest);
+        let c: &[u8; 16] = bytes[..16].try_into().unwrap();
+        let (_, run_want, spaces_want) = by_definition(c);
+        prop_assert_eq!(portable::leading_spaces(c), spaces_want);
+        prop_assert_eq!(fast::leading_spaces(c), spaces_want);
+        prop_assert_eq!(portable::run(c), run_want);
+        prop_assert_eq!(fast::run(c), run_want);
     }
 
     #[test]
