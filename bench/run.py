@@ -513,8 +513,6 @@ def w_tables(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
             30,
             "official get_result loop + a list comprehension over json.loads's dicts",
         )
-    if a.portable:
-        w_portable(a, rep, Path(a.portable))
 
 
 @contextlib.contextmanager
@@ -535,9 +533,12 @@ def extension(build: Path) -> Iterator[None]:
         os.replace(saved, target)
 
 
-def w_portable(a: argparse.Namespace, rep: Report, build: Path) -> None:
+def w_portable(a: argparse.Namespace, rep: Report, ceil: Path | None) -> None:
     """The portable build (`--features portable`: bodies read eight bytes to a word) against
     the installed one on the tables' workloads, alternating the two in each round."""
+    if not a.portable:
+        raise SystemExit("--only portable needs --portable FILE (a portable build's extension)")
+    build = Path(a.portable)
     hits, n = (5_000, 20) if a.quick else (50_000, 100)
     sides: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         ("table_pandas_rs", dict(scans=hits + 500, seed=1), dict(hits=hits)),
@@ -1143,6 +1144,7 @@ WORKLOADS = {
     "search_cpu": w_search_cpu,
     "results_cpu": w_results_cpu,
     "tables": w_tables,
+    "portable": w_portable,
     "datadumps": w_datadumps,
     "json_layout": w_json_layout,
     "fanout": w_fanout,
@@ -1171,7 +1173,7 @@ def main() -> int:
     ap.add_argument(
         "--portable",
         default="",
-        help="with tables: the extension of a portable build, compared with the installed one "
+        help="for --only portable: the extension of a portable build, compared with the installed one "
         "(cargo build --release --lib --features python,portable; copy target/release/liburlscan_rs.so)",
     )
     a = ap.parse_args()
