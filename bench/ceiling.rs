@@ -899,7 +899,7 @@ async fn floor_search(url: &str, key: &str, hits: u64, size: Option<u64>, all: b
         for b in &bodies {
             let doc = urlscan_core::models::index::search_page(b.clone()).expect("page");
             for (i, idx) in doc.head.hits.iter().enumerate() {
-                let parts = doc.head.parts.get(i).map_or(&[][..], Vec::as_slice);
+                let parts = doc.head.hits.parts(i);
                 t.append_parts(
                     &doc.body,
                     Some(idx),
@@ -1036,7 +1036,7 @@ fn floor_results_all(bodies: &[bytes::Bytes], stages: &mut Vec<Stage>, reps: usi
         let mut t = urlscan_tables::TableBuilder::new(&RESULTS, None).expect("builder");
         for (i, b) in bodies.iter().enumerate() {
             let doc = urlscan_core::models::index::result_doc(b.clone()).expect("result");
-            t.append(&doc.body, doc.index.as_ref(), &format!("[{i}]"))
+            t.append(&doc.body, doc.index.as_deref(), &format!("[{i}]"))
                 .expect("row");
         }
         t.finish().expect("batch").num_rows()
@@ -1121,7 +1121,7 @@ fn floor_projection(bodies: &[bytes::Bytes], stages: &mut Vec<Stage>, reps: usiz
         let mut t = urlscan_tables::TableBuilder::new(&RESULTS, Some(&names)).expect("builder");
         for (i, b) in bodies.iter().enumerate() {
             let doc = urlscan_core::models::index::result_doc(b.clone()).expect("result");
-            t.append(&doc.body, doc.index.as_ref(), &format!("[{i}]"))
+            t.append(&doc.body, doc.index.as_deref(), &format!("[{i}]"))
                 .expect("row");
         }
         t.finish().expect("batch").num_rows()

@@ -575,8 +575,8 @@ pub fn lazy_hits<'py>(
     let cls = model_class(py, class)?;
     let results = pyo3::intern!(py, "results");
     let out = PyList::empty(py);
-    for (i, idx) in hits.into_iter().enumerate() {
-        let d = LazyDoc::new(body.clone(), idx);
+    for (i, idx) in hits.iter().enumerate() {
+        let d = LazyDoc::new(body.clone(), idx.to_vec());
         let path = Path::Item(results.clone().unbind(), i);
         out.append(new_model(&cls, Wrapped::Doc(d), path)?)?;
     }

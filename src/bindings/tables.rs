@@ -422,7 +422,7 @@ pub(super) fn batch_of(
 ) -> PyResult<RecordBatch> {
     py.detach(|| -> core::Result<_> {
         for (body, idx, path) in rows {
-            builder.append(body, idx.as_ref(), path)?;
+            builder.append(body, idx.as_deref(), path)?;
         }
         builder.finish()
     })
@@ -461,7 +461,7 @@ pub fn table_stream(
     // The rows given are the first of the first batch.
     py.detach(|| -> core::Result<()> {
         for (body, idx, path) in &rows[..n] {
-            builder.append(body, idx.as_ref(), path)?;
+            builder.append(body, idx.as_deref(), path)?;
         }
         Ok(())
     })

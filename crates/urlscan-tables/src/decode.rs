@@ -12,7 +12,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use urlscan_core::models::index::DocIndex;
-use urlscan_core::models::index::{parsed_object_index_into, Entry, Key, Part};
+use urlscan_core::models::index::{parsed_object_index_into, Entry, Key, Parts};
 use urlscan_core::{Error, Result};
 
 use crate::cells::{c_ref, infer, is_null, join, put, put_each, wrong, At, Cells};
@@ -279,8 +279,8 @@ impl TableBuilder {
     /// Append the JSON object `body` (known to be valid JSON); `index` is
     /// its members' spans when already found (a search page's hits),
     /// relative to `body`; `at` names it in errors.
-    pub fn append(&mut self, body: &[u8], index: Option<&DocIndex>, at: &dyn At) -> Result<()> {
-        self.append_parts(body, index, &[], at)
+    pub fn append(&mut self, body: &[u8], index: Option<&[Entry]>, at: &dyn At) -> Result<()> {
+        self.append_parts(body, index, Parts::NONE, at)
     }
 
     /// `append`, given also the members of objects among the row's values
@@ -288,8 +288,8 @@ impl TableBuilder {
     pub fn append_parts(
         &mut self,
         body: &[u8],
-        index: Option<&DocIndex>,
-        parts: &[Part],
+        index: Option<&[Entry]>,
+        parts: Parts<'_>,
         at: &dyn At,
     ) -> Result<()> {
         if let Some(sizes) = self.reserve.take() {
@@ -307,7 +307,7 @@ impl TableBuilder {
                     let end = body.len().min(60);
                     return Err(wrong(at.path(), "an object", &body[..end]));
                 }
-                &self.top
+                &self.top[..]
             }
         };
         resolve(
@@ -459,7 +459,7 @@ fn resolve(
     body: &[u8],
     entries: &[Entry],
     base: usize,
-    parts: &[Part],
+    parts: Parts<'_>,
     spans: &mut [Span],
     scratch: &mut [DocIndex],
     path: &dyn Fn() -> String,
@@ -512,7 +512,7 @@ fn visit_child(
     e: &Entry,
     body: &[u8],
     base: usize,
-    parts: &[Part],
+    parts: Parts<'_>,
     spans: &mut [Span],
     scratch: &mut [DocIndex],
     path: &dyn Fn() -> String,
@@ -534,8 +534,8 @@ fn visit_child(
         .split_first_mut()
         .expect("a scratch index per node");
     // Found already (spans relative to `body`), or scanned now (relative to the value).
-    let (sub, sub_base): (&[Entry], usize) = match parts.iter().find(|p| p.start == a) {
-        Some(p) => (&p.index, 0),
+    let (sub, sub_base): (&[Entry], usize) = match parts.at(a) {
+        Some(p) => (p, 0),
         None => {
             if v.first() != Some(&b'{') || parsed_object_index_into(v, sub).is_none() {
                 return Err(wrong(child_path(), "an object", v));
@@ -548,7 +548,7 @@ fn visit_child(
         body,
         sub,
         sub_base,
-        &[],
+        Parts::NONE,
         spans,
         &mut rest[..child.below],
         &child_path,

@@ -184,15 +184,15 @@ fn members_found_with_the_page_read_as_a_scan_finds_them() {
     let head = urlscan_core::models::index::search_page(body.clone())
         .unwrap()
         .head;
-    assert_eq!(head.parts.len(), 5);
+    assert_eq!(head.hits.len(), 5);
     assert!(
-        head.parts.iter().all(|p| p.len() == 4),
+        (0..5).all(|i| head.hits.parts(i).len() == 4),
         "task, page, stats, verdicts"
     );
     let mut with = TableBuilder::new(&SCANS, None).unwrap();
     let mut without = TableBuilder::new(&SCANS, None).unwrap();
     for (i, idx) in head.hits.iter().enumerate() {
-        with.append_parts(&body, Some(idx), &head.parts[i], &Item("results", i))
+        with.append_parts(&body, Some(idx), head.hits.parts(i), &Item("results", i))
             .unwrap();
         without
             .append(&body, Some(idx), &Item("results", i))

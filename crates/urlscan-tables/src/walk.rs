@@ -246,9 +246,9 @@ pub fn append_search_page(
         index::search_page(body.clone())?.head
     };
     let n = head.hits.len().min(max);
-    for (i, idx) in head.hits.iter().take(n).enumerate() {
-        // The members of the hit's objects, when the page's scan found them.
-        let parts = head.parts.get(i).map_or(&[][..], Vec::as_slice);
+    for i in 0..n {
+        // With the members of the hit's objects, when the page's scan found them.
+        let (idx, parts) = (&head.hits[i], head.hits.parts(i));
         builder.append_parts(&body, Some(idx), parts, &Item("results", i))?;
     }
     let cursor = n.checked_sub(1).and_then(|i| head.results[i].cursor());

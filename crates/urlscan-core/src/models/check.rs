@@ -17,7 +17,7 @@
 //! serde_json refuses would be a defect, and the property tests look for that.
 
 use super::blocks;
-use super::doc::{DocIndex, Entry, Key, Part};
+use super::doc::{DocIndex, Entry, Key, PageIndex};
 
 /// Containers open at once (one bit each in a `u128`) beyond which the
 /// scan leaves the body to serde_json, whose check has no such limit.
@@ -27,15 +27,14 @@ const MAX_DEPTH: usize = 128;
 /// order, duplicates kept), if `body` is valid JSON and an object; None
 /// otherwise, or when the scan cannot tell (see the module docs).
 pub fn object_members(b: &[u8]) -> Option<DocIndex> {
-    scan::<false>(b, &mut Vec::new(), &mut Vec::new())
+    scan::<false>(b, &mut PageIndex::default())
 }
 
 /// What a search page's scan found: the page's members, each hit's, and
 /// the members of each hit's objects (`page`, `task`; spans relative to the page).
 pub struct PageMembers {
     pub top: DocIndex,
-    pub hits: Vec<DocIndex>,
-    pub parts: Vec<Vec<Part>>,
+    pub hits: PageIndex,
 }
 
 /// `object_members` of a search page, and in the same pass the members of
@@ -43,20 +42,17 @@ pub struct PageMembers {
 /// `results` is there twice or holds something other than objects: the
 /// caller reads such a page another way.
 pub fn page_members(b: &[u8]) -> Option<PageMembers> {
-    let (mut hits, mut parts) = (Vec::new(), Vec::new());
-    let top = scan::<true>(b, &mut hits, &mut parts)?;
-    Some(PageMembers { top, hits, parts })
+    // About 2 KB a hit as the service sends them: room for the page's hits.
+    let mut hits = PageIndex::with_capacity(b.len() / 2048 + 1);
+    let top = scan::<true>(b, &mut hits)?;
+    Some(PageMembers { top, hits })
 }
 
 /// The scan; with `HITS`, the members of the objects in the top-level
 /// `results` list go to `hits` as well (a hit is an object at depth 3),
-/// and those of the objects that are their members' values to `parts`
-/// (depth 4), one list a hit.
-fn scan<const HITS: bool>(
-    b: &[u8],
-    hits: &mut Vec<DocIndex>,
-    parts: &mut Vec<Vec<Part>>,
-) -> Option<DocIndex> {
+/// and those of the objects that are their members' values as its parts
+/// (depth 4).
+fn scan<const HITS: bool>(b: &[u8], hits: &mut PageIndex) -> Option<DocIndex> {
     let mut out = DocIndex::with_capacity(16);
     let mut i = ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -80,11 +76,10 @@ fn scan<const HITS: bool>(
     // With HITS: inside the value of `results` (a list), the hit being read,
     // and the member of it being read.
     let mut in_results = false;
-    let mut hit = DocIndex::new();
     let (mut hit_key, mut hit_start) = (Key::At(0, 0), 0);
-    // The hit's parts, and the one being read (its members at depth 4).
-    let mut hit_parts: Vec<Part> = Vec::new();
-    let mut part: Option<Part> = None;
+    // The part being read (its members at depth 4): where its value
+    // starts, and its first member in `hits`' part entries.
+    let mut part: Option<(usize, usize)> = None;
     let (mut part_key, mut part_start) = (Key::At(0, 0), 0);
     loop {
         // A value starts at `i`.
@@ -101,8 +96,7 @@ fn scan<const HITS: bool>(
                 }
                 if b.get(j) == Some(if object { &b'}' } else { &b']' }) {
                     if HITS && in_results && depth == 2 {
-                        hits.push(DocIndex::new());
-                        parts.push(Vec::new());
+                        hits.end_hit();
                     }
                     in_results &= depth > 1;
                     i = j + 1;
@@ -116,10 +110,7 @@ fn scan<const HITS: bool>(
                             (hit_key, i) = member_key(b, j, true)?;
                             hit_start = i;
                         } else if HITS && in_results && depth == 3 {
-                            part = Some(Part {
-                                start: i,
-                                index: DocIndex::with_capacity(24),
-                            });
+                            part = Some((i, hits.part_mark()));
                             (part_key, i) = member_key(b, j, true)?;
                             part_start = i;
                         } else {
@@ -145,20 +136,18 @@ fn scan<const HITS: bool>(
                 out.push(Entry { key, start, end: i });
             } else if HITS && in_results && depth == 3 {
                 let key = std::mem::replace(&mut hit_key, Key::At(0, 0));
-                hit.push(Entry {
+                hits.push_entry(Entry {
                     key,
                     start: hit_start,
                     end: i,
                 });
-            } else if HITS && depth == 4 {
-                if let Some(p) = &mut part {
-                    let key = std::mem::replace(&mut part_key, Key::At(0, 0));
-                    p.index.push(Entry {
-                        key,
-                        start: part_start,
-                        end: i,
-                    });
-                }
+            } else if HITS && depth == 4 && part.is_some() {
+                let key = std::mem::replace(&mut part_key, Key::At(0, 0));
+                hits.push_part_entry(Entry {
+                    key,
+                    start: part_start,
+                    end: i,
+                });
             }
             i = ws(b, i);
             let object = objects >> (depth - 1) & 1 == 1;
@@ -192,11 +181,12 @@ fn scan<const HITS: bool>(
             }
             if HITS && in_results {
                 match depth {
-                    4 => hit_parts.extend(part.take()),
-                    3 => {
-                        hits.push(std::mem::take(&mut hit));
-                        parts.push(std::mem::take(&mut hit_parts));
+                    4 => {
+                        if let Some((start, from)) = part.take() {
+                            hits.push_part(start, from);
+                        }
                     }
+                    3 => hits.end_hit(),
                     2 => in_results = false,
                     _ => {}
                 }

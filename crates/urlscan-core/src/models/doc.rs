@@ -97,12 +97,142 @@ pub fn member<'a>(index: &'a [Entry], body: &[u8], key: &str) -> Option<&'a Entr
     index.iter().rev().find(|e| e.key_is(body, key))
 }
 
-/// The members of an object that is the value of a member (`hit.page`),
-/// found with its parent's: `start` is where that value starts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Part {
+/// The members of an object that is the value of a hit's member
+/// (`hit.page`), found with the hit's: `start` is where that value starts,
+/// its members are `from..to` of the page's part entries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartAt {
     pub start: usize,
-    pub index: DocIndex,
+    from: usize,
+    to: usize,
+}
+
+/// The members of each hit of a search page, and of each hit's objects
+/// (`page`, `task`), in two flat lists in body order: a page's index is a
+/// few allocations, read front to back, however many hits it has (a list
+/// a hit and a part left a page of 10,000 hits scattered over the heap).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageIndex {
+    entries: Vec<Entry>,
+    part_entries: Vec<Entry>,
+    parts: Vec<PartAt>,
+    /// Where each hit's entries and parts end.
+    ends: Vec<(usize, usize)>,
+}
+
+/// The parts of one hit (see `PageIndex::parts`).
+#[derive(Debug, Clone, Copy)]
+pub struct Parts<'a> {
+    list: &'a [PartAt],
+    entries: &'a [Entry],
+}
+
+impl<'a> Parts<'a> {
+    pub const NONE: Parts<'static> = Parts {
+        list: &[],
+        entries: &[],
+    };
+
+    /// The members of the part whose value starts at `start`, if it is one.
+    pub fn at(&self, start: usize) -> Option<&'a [Entry]> {
+        let p = self.list.iter().find(|p| p.start == start)?;
+        Some(&self.entries[p.from..p.to])
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Each part: where its value starts, and its members.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &'a [Entry])> + 'a {
+        let entries = self.entries;
+        self.list
+            .iter()
+            .map(move |p| (p.start, &entries[p.from..p.to]))
+    }
+}
+
+impl PageIndex {
+    pub fn with_capacity(hits: usize) -> PageIndex {
+        PageIndex {
+            entries: Vec::with_capacity(hits * 16),
+            part_entries: Vec::with_capacity(hits * 40),
+            parts: Vec::with_capacity(hits * 4),
+            ends: Vec::with_capacity(hits),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// A member of the hit being read.
+    pub fn push_entry(&mut self, e: Entry) {
+        self.entries.push(e);
+    }
+
+    /// Where the next part's members will start (`push_part`'s `from`).
+    pub fn part_mark(&self) -> usize {
+        self.part_entries.len()
+    }
+
+    /// A member of the part being read.
+    pub fn push_part_entry(&mut self, e: Entry) {
+        self.part_entries.push(e);
+    }
+
+    /// The part whose value starts at `start` ends: its members are those
+    /// pushed since `from` (a `part_mark`).
+    pub fn push_part(&mut self, start: usize, from: usize) {
+        let to = self.part_entries.len();
+        self.parts.push(PartAt { start, from, to });
+    }
+
+    /// The hit being read ends (with the entries and parts pushed since the last).
+    pub fn end_hit(&mut self) {
+        self.ends.push((self.entries.len(), self.parts.len()));
+    }
+
+    /// A hit of these members, without parts.
+    pub fn push_hit(&mut self, members: impl IntoIterator<Item = Entry>) {
+        self.entries.extend(members);
+        self.end_hit();
+    }
+
+    fn begin(&self, i: usize) -> (usize, usize) {
+        i.checked_sub(1).map_or((0, 0), |j| self.ends[j])
+    }
+
+    /// The parts of hit `i`.
+    pub fn parts(&self, i: usize) -> Parts<'_> {
+        let (a, b) = (self.begin(i).1, self.ends[i].1);
+        Parts {
+            list: &self.parts[a..b],
+            entries: &self.part_entries,
+        }
+    }
+
+    /// Each hit's members.
+    pub fn iter(&self) -> impl Iterator<Item = &[Entry]> + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+impl std::ops::Index<usize> for PageIndex {
+    type Output = [Entry];
+
+    /// The members of hit `i`.
+    fn index(&self, i: usize) -> &[Entry] {
+        &self.entries[self.begin(i).0..self.ends[i].0]
+    }
 }
 
 #[cfg(test)]

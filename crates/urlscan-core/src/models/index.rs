@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::doc::Doc;
-pub use super::doc::{DocIndex, Entry, Key, Part};
+pub use super::doc::{DocIndex, Entry, Key, PageIndex, Parts};
 use super::json::{decode, decode_error, lenient_value_u64, wrong};
 use super::scanning::{ResultHead, TaskHead};
 use super::search::{SearchHitHead, SearchPageHead};
@@ -298,7 +298,6 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
     let super::check::PageMembers {
         top,
         hits: page_hits,
-        parts: page_parts,
     } = super::check::page_members(body)?;
     let member = |k: &str| top.iter().rev().find(|e| e.key.is(body, k));
     let scalar = |k: &str| -> Option<Option<Value>> {
@@ -311,10 +310,10 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
     };
     let (total, took, has_more) =
         page_counts(scalar("total")?, scalar("took")?, scalar("has_more")?).ok()?;
-    let (mut results, mut hits, mut parts) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut results, mut hits) = (Vec::new(), PageIndex::default());
     let listed = match member("results") {
         Some(e) if body[e.start] == b'[' => {
-            (hits, parts) = (page_hits, page_parts);
+            hits = page_hits;
             results = hits
                 .iter()
                 .map(|index| hit_head(body, index))
@@ -337,12 +336,11 @@ fn search_page_scanned(body: &[u8]) -> Option<SearchPageHead> {
         has_more,
         took,
         hits,
-        parts,
     })
 }
 
 /// A hit's id and sort values, as `Entries::head` reads them; None for a wrong type.
-fn hit_head(body: &[u8], index: &DocIndex) -> Option<SearchHitHead> {
+fn hit_head(body: &[u8], index: &[Entry]) -> Option<SearchHitHead> {
     let get = |k: &str| {
         index
             .iter()
@@ -410,10 +408,10 @@ pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
         .map_err(|e| decode_error(e, "search page", "", &body))?;
     let origin = t.as_ptr() as usize;
     let mut results = Vec::with_capacity(page.hits.len());
-    let mut hits = Vec::with_capacity(page.hits.len());
+    let mut hits = PageIndex::default();
     for (i, e) in page.hits.into_iter().enumerate() {
         results.push(e.head(i)?);
-        hits.push(e.index(origin));
+        hits.push_hit(e.index(origin));
     }
     let (total, took, has_more) = page_counts(page.total, page.took, page.has_more)?;
     let head = SearchPageHead {
@@ -422,7 +420,6 @@ pub fn search_page_by_serde(body: Bytes) -> Result<Doc<SearchPageHead>> {
         has_more,
         took,
         hits,
-        parts: Vec::new(),
     };
     if let Some(announced) = announced(total, has_more).filter(|_| !page.listed) {
         return Err(Error::Decode(format!(

@@ -14,14 +14,17 @@ fn pages_and_objects() {
             let head = search_page_scanned(b).expect("read by the scan");
             assert_eq!(head.hits.len(), 2);
             // The first hit's `page` has its members; the second hit has no object.
-            assert_eq!(head.parts.len(), 2);
+            assert_eq!(head.hits.parts(0).len(), 1);
             let page = &head.hits[0].iter().find(|e| e.key(b) == "page").unwrap();
-            let part = &head.parts[0][0];
-            assert_eq!(part.start, page.start);
-            assert_eq!(part.index.len(), 1);
-            assert_eq!(part.index[0].key(b), "x");
-            assert_eq!(&b[part.index[0].start..part.index[0].end], b"1");
-            assert!(head.parts[1].is_empty());
+            let part = head
+                .hits
+                .parts(0)
+                .at(page.start)
+                .expect("the page's members");
+            assert_eq!(part.len(), 1);
+            assert_eq!(part[0].key(b), "x");
+            assert_eq!(&b[part[0].start..part[0].end], b"1");
+            assert!(head.hits.parts(1).is_empty());
             assert_eq!(head.results[0].cursor().as_deref(), Some("2,a"));
         }
     }

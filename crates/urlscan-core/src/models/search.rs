@@ -1,7 +1,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::doc::{DocIndex, Part};
+use super::doc::PageIndex;
 use super::json::{lenient_u64, list_or_empty};
 
 /// What pagination needs of a search page.
@@ -15,13 +15,11 @@ pub struct SearchPageHead {
     #[serde(default, deserialize_with = "lenient_u64")]
     pub took: Option<u64>,
     /// Where each hit's top-level values are in the body (set by
-    /// `index::search_page`; empty when the head was decoded otherwise).
+    /// `index::search_page`; empty when the head was decoded otherwise),
+    /// and the members of each hit's objects (`page`, `task`) when the page
+    /// was read by the checking scan.
     #[serde(skip)]
-    pub hits: Vec<DocIndex>,
-    /// The members of each hit's objects (`page`, `task`), when the page
-    /// was read by the checking scan; empty otherwise.
-    #[serde(skip)]
-    pub parts: Vec<Vec<Part>>,
+    pub hits: PageIndex,
 }
 
 #[derive(Debug, Clone, Deserialize)]
