@@ -51,6 +51,24 @@ pub struct Block {
     pub close: u64,
 }
 
+impl Block {
+    /// The block of the classes of its four 16-byte quarters (`quarter(k)`:
+    /// quote, backslash, open and close, bit i for byte 16k + i).
+    #[allow(dead_code)] // (the portable back-end classifies whole words)
+    #[inline(always)]
+    fn of_quarters(quarter: impl Fn(usize) -> [u32; 4]) -> Block {
+        let mut out = Block::default();
+        for k in 0..4 {
+            let [quote, backslash, open, close] = quarter(k).map(|m| u64::from(m) << (16 * k));
+            out.quote |= quote;
+            out.backslash |= backslash;
+            out.open |= open;
+            out.close |= close;
+        }
+        out
+    }
+}
+
 /// Where the 16 bytes of a string's run stop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Run {

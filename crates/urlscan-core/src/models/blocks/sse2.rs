@@ -41,16 +41,10 @@ pub(super) fn run(chunk: &[u8; 16]) -> Run {
 }
 
 pub(super) fn block(chunk: &[u8; 64]) -> Block {
-    let mut out = Block::default();
-    for k in 0..4 {
+    Block::of_quarters(|k| {
         let x = load(chunk, k);
         // `{` and `[` differ by the 0x20 bit only, as do `}` and `]`.
         let lower = unsafe { _mm_or_si128(x, _mm_set1_epi8(0x20)) };
-        let at = 16 * k;
-        out.quote |= u64::from(mask(is(x, b'"'))) << at;
-        out.backslash |= u64::from(mask(is(x, b'\\'))) << at;
-        out.open |= u64::from(mask(is(lower, b'{'))) << at;
-        out.close |= u64::from(mask(is(lower, b'}'))) << at;
-    }
-    out
+        [is(x, b'"'), is(x, b'\\'), is(lower, b'{'), is(lower, b'}')].map(mask)
+    })
 }
