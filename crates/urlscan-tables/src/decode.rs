@@ -12,7 +12,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema as ArrowSchema, SchemaRef};
 use urlscan_core::models::index::DocIndex;
-use urlscan_core::models::index::{parsed_object_index_into, Entry, Key, Parts};
+use urlscan_core::models::index::{parsed_object_index_into, Entry, Parts};
 use urlscan_core::{Error, Result};
 
 use crate::cells::{c_ref, infer, is_null, join, put, put_each, wrong, At, Cells};
@@ -484,10 +484,7 @@ fn resolve(
         if want == 0 {
             break;
         }
-        let key = match &e.key {
-            Key::At(a, b) => &here[*a..*b],
-            Key::Owned(s) => s.as_bytes(),
-        };
+        let key = e.key.bytes(here);
         let mut candidates = node.by_len.get(key.len()).map_or(0, |m| m & want);
         while candidates != 0 {
             let c = candidates.trailing_zeros() as usize;

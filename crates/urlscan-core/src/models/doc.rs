@@ -74,18 +74,20 @@ impl Key {
         })
     }
 
+    /// The key's bytes: in `body` for `Key::At`, its decoded text otherwise.
+    pub fn bytes<'a>(&'a self, body: &'a [u8]) -> &'a [u8] {
+        match self {
+            Key::At(a, b) => &body[*a..*b],
+            Key::Owned(s) => s.as_bytes(),
+        }
+    }
+
     /// Whether this key (in `body`, for `Key::At`) is `key`.
     pub fn is(&self, body: &[u8], key: &str) -> bool {
-        match self {
-            // Length and first byte before the bytes: most keys differ there,
-            // and a slice comparison calls memcmp for every equal length.
-            Key::At(a, b) => {
-                let k = key.as_bytes();
-                let at = &body[*a..*b];
-                at.len() == k.len() && at.first() == k.first() && at == k
-            }
-            Key::Owned(s) => s == key,
-        }
+        // Length and first byte before the bytes: most keys differ there,
+        // and a slice comparison calls memcmp for every equal length.
+        let (at, k) = (self.bytes(body), key.as_bytes());
+        at.len() == k.len() && at.first() == k.first() && at == k
     }
 }
 

@@ -71,13 +71,23 @@ pub fn parsed_object_index_into(body: &[u8], out: &mut DocIndex) -> Option<()> {
 /// the bytes are not an object after all.
 pub fn parsed_member(body: &[u8], key: &str) -> Option<Option<(usize, usize)>> {
     let mut found = None;
-    scan_members(body, |k, start, end| {
+    scan_members(body, last_of(body, key, &mut found))?;
+    Some(found)
+}
+
+/// A `scan_members` callback that keeps in `found` the span of the member
+/// `key` (the last of duplicate keys).
+fn last_of<'a>(
+    body: &'a [u8],
+    key: &'a str,
+    found: &'a mut Option<(usize, usize)>,
+) -> impl FnMut(Key, usize, usize) -> Option<()> + 'a {
+    move |k, start, end| {
         if k.is(body, key) {
-            found = Some((start, end));
+            *found = Some((start, end));
         }
         Some(())
-    })?;
-    Some(found)
+    }
 }
 
 /// Each member of the JSON object that is `body` (known to be valid JSON):
@@ -242,12 +252,7 @@ fn scan_array(
         let (end, member) = match key {
             Some(key) if body.get(i) == Some(&b'{') => {
                 let mut found = None;
-                let end = scan_object_at(body, i, |k, start, end| {
-                    if k.is(body, key) {
-                        found = Some((start, end));
-                    }
-                    Some(())
-                })?;
+                let end = scan_object_at(body, i, last_of(body, key, &mut found))?;
                 (end, Some(found.map(|(a, b)| (a - i, b - i))))
             }
             _ => (value_end(body, i)?, None),
