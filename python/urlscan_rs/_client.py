@@ -801,14 +801,15 @@ class _BaseClient:
         for the other data sources.
 
         The next page is requested while the current one is read, and past the third page up to three
-        pages are read ahead (never past the walk's end or ``limit``): a long walk left early may have
-        asked for up to three pages it never handed out. By default the query is sent as given, one page
-        after another. With ``parallel=N`` a large export (several pages still to come) is walked as N
-        shards of the scans at once (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is
-        exactly that of a single walk; ``parallel="auto"`` shards in 8 only when pages are slow to come
-        back (25 ms or more). Never more shards run than the searches the service lets the key run at
-        once (its ``X-Rate-Limit-Concurrency-Limit``, when it sends one). Sharding rewrites the query
-        and multiplies the searches in flight on your key: the service's answers to such queries are
+        pages of up to 4 MB are read ahead (never past the walk's end or ``limit``; larger pages, such
+        as 10,000 hits, one at a time): a long walk left early may have asked for up to three pages it
+        never handed out. By default the query is sent as given, one page after another. With
+        ``parallel=N`` a large export (several pages still to come) is walked as N shards of the scans
+        at once (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is exactly that of a
+        single walk; ``parallel="auto"`` shards in 8 only when pages are slow to come back (25 ms or
+        more). Never more shards run than the searches the service lets the key run at once (its
+        ``X-Rate-Limit-Concurrency-Limit``, when it sends one). Sharding rewrites the query and
+        multiplies the searches in flight on your key: the service's answers to such queries are
         verified only against the emulator.
 
         A walk always ends: a page whose cursor comes back or goes against the order of the pages

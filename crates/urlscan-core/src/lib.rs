@@ -11,6 +11,7 @@ pub mod models;
 pub mod observe;
 pub mod paginate;
 pub mod record;
+mod recycle;
 pub mod redact;
 pub mod runtime;
 pub mod transport;

@@ -2,13 +2,13 @@
 //! the next page starts after the last hit's `sort`; `total` is exact only up
 //! to 10,000, beyond which `has_more` is true.
 //!
-//! Speed: the next page is always requested while the current one is being
-//! read (prefetch). Past its third page, a walk reads further ahead: the
-//! task that fetched a page asks for the one after it itself, `CHAIN` times,
-//! so the caller wakes the I/O thread once per `CHAIN + 1` pages rather than
-//! once per page (a wake-up costs about what reading a page of hits does).
-//! A walk left early has then asked for up to `CHAIN + 1` pages it did not
-//! read (1 before its fourth page, as with any prefetch).
+//! Speed: the next page is requested while the current one is read. Past
+//! its third page, the task that fetched a page asks for the one after it
+//! itself, `CHAIN` times, so the caller wakes the I/O thread once per
+//! `CHAIN + 1` pages (a wake-up costs what reading 100 hits does). Pages over
+//! `CHAIN_BYTES` do not chain: one page ahead, the buffers of the page read
+//! serve the page after next (`recycle`). A walk left early has asked for up
+//! to `CHAIN + 1` pages it did not read (1 before its fourth page).
 //! When asked for (`parallel=`; never by default, as it rewrites the query
 //! and multiplies the requests), a large scan export is split into shards by
 //! the first hex digit of the scan's uuid (`task.uuid:(0* OR 1*)`, ...),
@@ -47,6 +47,8 @@ fn fetch(client: &Client, p: &SearchParams, size: u64, after: Option<String>) ->
 /// Pages the task of a page asks for after it, past a walk's third page (see
 /// the module docs).
 const CHAIN: u32 = 2;
+/// About 2,000 hits: larger pages are a few wake-ups' worth of reading.
+const CHAIN_BYTES: usize = 4 << 20;
 
 /// A page read ahead, and the request of the page after it when the task
 /// asked for that one too.
@@ -136,7 +138,7 @@ fn fetch_ahead(
     let pending = Task::spawn(async move {
         let doc = c.search_page(&params, size, sent.as_deref()).await;
         let next = match &doc {
-            Ok(d) if chain > 0 => {
+            Ok(d) if chain > 0 && d.body.len() <= CHAIN_BYTES => {
                 let n = d.head.results.len() as u64;
                 let seen = seen.after(&d.head);
                 let cursor = d.head.results.last().and_then(|h| h.cursor());

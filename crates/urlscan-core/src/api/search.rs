@@ -44,9 +44,10 @@ use crate::cache::Keep;
 const SEARCH_DOC: &str = "Hits of ``q``, newest first, fetched lazily page by page
 
 The next page is requested while the current one is read, and past the
-third page up to three pages are read ahead (never past the walk's end
-or ``limit``): a long walk left early may have asked for up to three
-pages it never handed out. By default the query is sent as given, one
+third page up to three pages of up to 4 MB are read ahead (never past
+the walk's end or ``limit``; larger pages, such as 10,000 hits, one at a
+time): a long walk left early may have asked for up to three pages it
+never handed out. By default the query is sent as given, one
 page after another. With ``parallel=N`` a large export (several pages
 still to come) is walked as N shards of the scans at once
 (``(q) AND task.uuid:(0* OR 1*)``, ...) and merged, so the order is

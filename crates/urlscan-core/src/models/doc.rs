@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::json::decode;
 use crate::error::Result;
+use crate::recycle::{self, Kept};
 
 /// A decoded JSON answer: the body as sent, and a typed head.
 #[derive(Debug, Clone)]
@@ -158,14 +159,38 @@ impl<'a> Parts<'a> {
     }
 }
 
+/// The lists of the last large page index dropped (`recycle`).
+static KEPT: Kept<PageIndex> = Kept::new();
+
 impl PageIndex {
+    /// Room for about `hits` hits: the lists of the page index dropped last
+    /// when they hold that many (see `recycle`).
     pub fn with_capacity(hits: usize) -> PageIndex {
-        PageIndex {
-            entries: Vec::with_capacity(hits * 16),
-            part_entries: Vec::with_capacity(hits * 40),
-            parts: Vec::with_capacity(hits * 4),
+        // With a quarter to spare: `hits` is a guess from the body's length,
+        // and a list that outgrows its room is copied to one twice the size.
+        let hits = hits + hits / 4;
+        let (entries, part_entries, parts) = (hits * 16, hits * 40, hits * 4);
+        let fits = |k: &PageIndex| {
+            k.entries.capacity() >= entries
+                && k.part_entries.capacity() >= part_entries
+                && k.parts.capacity() >= parts
+                && k.ends.capacity() >= hits
+        };
+        KEPT.take(fits).unwrap_or_else(|| PageIndex {
+            entries: Vec::with_capacity(entries),
+            part_entries: Vec::with_capacity(part_entries),
+            parts: Vec::with_capacity(parts),
             ends: Vec::with_capacity(hits),
-        }
+        })
+    }
+
+    /// The bytes of room of its lists.
+    fn room(&self) -> usize {
+        use std::mem::size_of;
+        self.entries.capacity() * size_of::<Entry>()
+            + self.part_entries.capacity() * size_of::<Entry>()
+            + self.parts.capacity() * size_of::<PartAt>()
+            + self.ends.capacity() * size_of::<(usize, usize)>()
     }
 
     pub fn len(&self) -> usize {
@@ -228,6 +253,27 @@ impl PageIndex {
     }
 }
 
+impl Drop for PageIndex {
+    fn drop(&mut self) {
+        let room = self.room();
+        if room < recycle::MIN {
+            return;
+        }
+        let mut lists = std::mem::take(self);
+        lists.entries.clear();
+        lists.part_entries.clear();
+        lists.parts.clear();
+        lists.ends.clear();
+        if let Some(mut other) = KEPT.keep(lists, room, PageIndex::room) {
+            // Freed here: with no room left its own drop keeps nothing.
+            other.entries = Vec::new();
+            other.part_entries = Vec::new();
+            other.parts = Vec::new();
+            other.ends = Vec::new();
+        }
+    }
+}
+
 impl std::ops::Index<usize> for PageIndex {
     type Output = [Entry];
 
@@ -240,6 +286,33 @@ impl std::ops::Index<usize> for PageIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page index made with room, fresh or kept from an index dropped
+    /// before, starts empty and holds what is pushed to it. (Which lists
+    /// come back is not asserted: other tests' indexes share the one kept.)
+    #[test]
+    fn an_index_fresh_or_kept_starts_empty_and_holds_its_hits() {
+        let mut first = PageIndex::with_capacity(10_000);
+        for _ in 0..10_000 {
+            first.push_hit([Entry {
+                key: Key::At(1, 2),
+                start: 3,
+                end: 4,
+            }]);
+        }
+        assert_eq!(first.len(), 10_000);
+        drop(first);
+        let mut next = PageIndex::with_capacity(10_000);
+        assert!(next.is_empty() && next.iter().next().is_none());
+        assert!(next.parts.is_empty() && next.part_entries.is_empty());
+        let e = Entry {
+            key: Key::At(5, 6),
+            start: 7,
+            end: 8,
+        };
+        next.push_hit([e.clone()]);
+        assert_eq!((next.len(), &next[0]), (1, &[e][..]));
+    }
 
     #[test]
     fn keys_compare_by_their_bytes() {

@@ -4,6 +4,7 @@ use bytes::Bytes;
 
 use super::wire::map_reqwest_error;
 use crate::error::{Error, Result};
+use crate::recycle::{self, Kept};
 
 pub(super) async fn read_capped(
     mut resp: reqwest::Response,
@@ -19,29 +20,73 @@ pub(super) async fn read_capped(
     // Sized once from the length announced (a hint: a wrong one only means
     // regrowth): growing by doubling copies a large body several times and
     // maps fresh pages for each copy.
-    let mut buf = bytes::BytesMut::with_capacity(announced as usize);
-    if kept {
-        populate(&mut buf);
+    let mut buf = Body::new(announced as usize);
+    if kept && buf.fresh {
+        populate(&mut buf.bytes);
     }
     while let Some(chunk) = resp.chunk().await.map_err(map_reqwest_error)? {
-        if buf.len() + chunk.len() > cap {
+        if buf.bytes.len() + chunk.len() > cap {
             return Err(Error::Decode(format!(
                 "response body exceeds the limit of {cap} bytes"
             )));
         }
-        buf.extend_from_slice(&chunk);
+        buf.bytes.extend_from_slice(&chunk);
     }
-    Ok(buf.freeze())
+    Ok(Bytes::from_owner(buf))
+}
+
+/// The buffer of the last large body freed (`recycle`).
+static KEPT: Kept<Vec<u8>> = Kept::new();
+
+/// A body's buffer: the one kept when it is large enough, and kept again
+/// when the last `Bytes` of it is dropped.
+struct Body {
+    bytes: Vec<u8>,
+    /// Newly allocated (its pages not yet written).
+    fresh: bool,
+}
+
+impl Body {
+    fn new(len: usize) -> Body {
+        if len >= recycle::MIN {
+            if let Some(bytes) = KEPT.take(|b| b.capacity() >= len) {
+                return Body {
+                    bytes,
+                    fresh: false,
+                };
+            }
+        }
+        Body {
+            bytes: Vec::with_capacity(recycle::room(len)),
+            fresh: true,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Body {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Body {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        bytes.clear();
+        let room = bytes.capacity();
+        // A buffer not kept is freed as it is dropped here.
+        let _ = KEPT.keep(bytes, room, Vec::capacity);
+    }
 }
 
 /// The pages of a large body's buffer, asked of the kernel in one call
 /// (MADV_POPULATE_WRITE, Linux 5.14+) rather than one page fault per 4 KB as
-/// the body is written. Only for bodies kept with many others: each lands
-/// in fresh memory, and a `results()` batch of 500 results of 0.1-2 MB took
-/// 9% less client CPU; a single fetch reuses the memory of the one before,
-/// where it cost 7% more (`bench/ab.py`). Other systems, older kernels and
+/// the body is written. Only for fresh buffers of bodies kept with many
+/// others: each lands in fresh memory, and a `results()` batch of 500
+/// results of 0.1-2 MB took 9% less client CPU; a single fetch reuses the
+/// memory of the one before, where it cost 7% more (`bench/ab.py`). Other systems, older kernels and
 /// small bodies skip it; a refusal changes nothing but the speed.
-pub(super) fn populate(buf: &mut bytes::BytesMut) {
+pub(super) fn populate(buf: &mut Vec<u8>) {
     #[cfg(target_os = "linux")]
     {
         const MIN: usize = 64 * 1024;
@@ -68,4 +113,29 @@ pub(super) fn populate(buf: &mut bytes::BytesMut) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = buf;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body's buffer, fresh or kept from an earlier body, starts empty
+    /// with room for what was announced, and holds what is written to it.
+    /// (Which buffer comes back is not asserted: other tests' bodies share
+    /// the one kept.)
+    #[test]
+    fn a_buffer_fresh_or_kept_starts_empty_with_room_and_keeps_its_bytes() {
+        let len = 2 * recycle::MIN;
+        let mut first = Body::new(len);
+        first.bytes.resize(len, b'x');
+        drop(Bytes::from_owner(first));
+        for announced in [len, len / 2, 100] {
+            let mut next = Body::new(announced);
+            assert!(next.bytes.is_empty(), "a buffer starts empty");
+            assert!(next.bytes.capacity() >= announced);
+            next.bytes.extend_from_slice(b"{\"a\":1}");
+            let body = Bytes::from_owner(next);
+            assert_eq!(&body[..], b"{\"a\":1}");
+        }
+    }
 }
