@@ -8,9 +8,10 @@
 //! not fit the next request. The large blocks here are search pages (a page
 //! of 10,000 hits is 19 MB), results, their indexes and table buffers,
 //! allocated on the I/O thread and freed on the caller's. Measured with
-//! `bench/workloads.py` against the same build without the setting:
-//! `to_arrow()` of 100,000 hits peaked 45 to 90 MB lower, `results()` of 100
-//! results of 0.1 to 2 MB 35 MB lower, with client CPU unchanged or lower;
+//! `bench/workloads.py` against the same build without the setting
+//! (`bench/RESULTS.md`): `to_arrow()` of every column of 100,000 hits peaked
+//! 36 to 64 MB lower, `results()` of 100 results of 0.1 to 2 MB 33 to 38 MB
+//! lower, with client CPU within the runs' spread;
 //! 1 MiB cost the `result()` loop 15% more CPU (its bodies of 1 to 2 MB were
 //! then mapped afresh each time), 4 MiB kept the peak where it was.
 //!

@@ -52,8 +52,8 @@ impl<T> Kept<T> {
     }
 }
 
-/// Room for `len` bytes or items, with some to spare when it is large, so
-/// that the next of about this size fits the same buffer (pages of one size
+/// Room for `len` bytes, with some to spare when they are many, so that the
+/// next buffer of about this size fits the same allocation (pages of one size
 /// differ by a few bytes; room never written costs no memory).
 pub fn room(len: usize) -> usize {
     if len >= MIN {

@@ -84,8 +84,9 @@ impl Drop for Body {
 /// the body is written. Only for fresh buffers of bodies kept with many
 /// others: each lands in fresh memory, and a `results()` batch of 500
 /// results of 0.1-2 MB took 9% less client CPU; a single fetch reuses the
-/// memory of the one before, where it cost 7% more (`bench/ab.py`). Other systems, older kernels and
-/// small bodies skip it; a refusal changes nothing but the speed.
+/// memory of the one before, where it cost 7% more (`bench/ab.py`). Other
+/// systems, older kernels and small bodies skip it; a refusal changes
+/// nothing but the speed.
 pub(super) fn populate(buf: &mut Vec<u8>) {
     #[cfg(target_os = "linux")]
     {
