@@ -273,8 +273,9 @@ class Emulator(_Serving):
         return self._native.now()
 
     def stats(self) -> dict[str, int]:
-        """Counters: ``submissions`` (scans accepted), ``requests`` served and
-        ``faults`` (requests a fault of :meth:`inject` affected).
+        """Counters: ``submissions`` (scans accepted), ``requests`` served,
+        ``faults`` (requests a fault of :meth:`inject` affected), ``throttled``
+        (the rate limiter's 429s) and ``connections`` (TCP connections accepted).
 
         A submission answered by a fault that skips the handler ("status",
         "rate_limit", "reset", ...) is not in ``submissions``; one that was

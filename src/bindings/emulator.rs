@@ -112,16 +112,17 @@ impl NativeEmulator {
         self.with(|e| e.state.now_ms() as f64 / 1000.0)
     }
 
-    /// Counters: scans submitted, requests served, requests a fault affected
-    /// and 429s the rate limiter gave.
+    /// Counters: scans submitted, requests served, requests a fault affected,
+    /// 429s the rate limiter gave and TCP connections accepted.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (subs, reqs, faults, throttled) = self.with(|e| {
+        let (subs, reqs, faults, throttled, conns) = self.with(|e| {
             use std::sync::atomic::Ordering::Relaxed;
             (
                 e.state.submissions.load(Relaxed),
                 e.state.requests.load(Relaxed),
                 e.state.faults.lock().unwrap().affected(),
                 e.state.throttled.load(Relaxed),
+                e.state.connections.load(Relaxed),
             )
         })?;
         let d = PyDict::new(py);
@@ -129,6 +130,7 @@ impl NativeEmulator {
         d.set_item("requests", reqs)?;
         d.set_item("faults", faults)?;
         d.set_item("throttled", throttled)?;
+        d.set_item("connections", conns)?;
         Ok(d)
     }
 

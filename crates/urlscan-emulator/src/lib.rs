@@ -87,7 +87,7 @@ impl Emulator {
         };
         let (tx, rx) = oneshot::channel::<()>();
         let header_timeout = Duration::from_secs_f64(state.cfg.header_read_timeout.max(0.001));
-        tokio::spawn(serve(listener, app, rx, header_timeout));
+        tokio::spawn(serve(listener, app, rx, header_timeout, Arc::clone(&state)));
         let (runner, ticker) = events::start(&state);
         log::info!("emulator listening on http://{addr}");
         Ok(Emulator {
@@ -157,6 +157,7 @@ async fn serve(
     app: axum::Router,
     mut stop: oneshot::Receiver<()>,
     header_timeout: Duration,
+    state: Arc<AppState>,
 ) {
     let (closing, _) = watch::channel(());
     loop {
@@ -170,6 +171,9 @@ async fn serve(
                 }
             },
         };
+        state
+            .connections
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let service = TowerToHyperService::new(app.clone());
         let mut closed = closing.subscribe();
         tokio::spawn(async move {

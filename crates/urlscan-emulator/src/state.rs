@@ -446,6 +446,8 @@ pub struct AppState {
     /// 429 answers of the rate limiter (injected ones count as faults).
     pub throttled: AtomicU64,
     pub requests: AtomicU64,
+    /// TCP connections accepted: a test tells a kept connection from a new one.
+    pub connections: AtomicU64,
     /// The fault plan (and how many requests it affected).
     pub faults: Mutex<FaultPlan>,
     /// Search totals by (query, caller): see `search`.
@@ -482,6 +484,7 @@ impl AppState {
             submissions: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
             requests: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
             faults: Mutex::new(FaultPlan::default()),
             totals: Mutex::new(HashMap::new()),
             on_scan: Default::default(),
