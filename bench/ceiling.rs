@@ -358,8 +358,9 @@ fn report_floor(what: &str, extra: &str, bytes: usize, rows: usize, stages: &[St
     );
 }
 
-/// The body of a GET of `url` with the key (a failure is a panic: a bench).
-async fn get_body(http: &reqwest::Client, key: &str, url: &str) -> bytes::Bytes {
+/// A GET of `url` with the key, answered with a success (a failure is a
+/// panic: a bench).
+async fn get(http: &reqwest::Client, key: &str, url: &str) -> reqwest::Response {
     let r = http
         .get(url)
         .header("API-Key", key)
@@ -367,7 +368,12 @@ async fn get_body(http: &reqwest::Client, key: &str, url: &str) -> bytes::Bytes 
         .await
         .expect("GET");
     assert!(r.status().is_success(), "{url}: {}", r.status());
-    r.bytes().await.expect("body")
+    r
+}
+
+/// The body of `get`.
+async fn get_body(http: &reqwest::Client, key: &str, url: &str) -> bytes::Bytes {
+    get(http, key, url).await.bytes().await.expect("body")
 }
 
 /// GET each of `urls` in turn (as the client's walk does): the bodies, and the
@@ -401,13 +407,7 @@ async fn receive_warm(http: &reqwest::Client, key: &str, urls: &[String]) -> Sta
         let (t0, c0) = (Instant::now(), cpu_seconds());
         let mut check = 0;
         for u in urls {
-            let mut r = http
-                .get(u)
-                .header("API-Key", key)
-                .send()
-                .await
-                .expect("GET");
-            assert!(r.status().is_success(), "{u}: {}", r.status());
+            let mut r = get(http, key, u).await;
             buf.clear();
             while let Some(c) = r.chunk().await.expect("body") {
                 buf.extend_from_slice(&c);
