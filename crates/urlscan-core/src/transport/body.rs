@@ -22,7 +22,7 @@ pub(super) async fn read_capped(
     // maps fresh pages for each copy.
     let mut buf = Body::new(announced as usize);
     if kept && buf.fresh {
-        populate(&mut buf.bytes);
+        populate(&mut buf.bytes, announced as usize);
     }
     while let Some(chunk) = resp.chunk().await.map_err(map_reqwest_error)? {
         if buf.bytes.len() + chunk.len() > cap {
@@ -86,13 +86,16 @@ impl Drop for Body {
 /// results of 0.1-2 MB took 9% less client CPU; a single fetch reuses the
 /// memory of the one before, where it cost 7% more (`bench/ab.py`). Other
 /// systems, older kernels and small bodies skip it; a refusal changes
-/// nothing but the speed.
-pub(super) fn populate(buf: &mut Vec<u8>) {
+/// nothing but the speed. Only the `len` bytes announced: the room to spare
+/// past them (`recycle::room`) is mapped only if a body is longer.
+pub(super) fn populate(buf: &mut Vec<u8>, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const MIN: usize = 64 * 1024;
         const PAGE: usize = 4096;
         let spare = buf.spare_capacity_mut();
+        let n = len.min(spare.len());
+        let spare = &mut spare[..n];
         if spare.len() < MIN {
             return;
         }
